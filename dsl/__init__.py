@@ -1,0 +1,1 @@
+"""The grimorio rules language: grammar, parser, AST, loader, checker, diagnostics."""

@@ -1,0 +1,580 @@
+"""Lark syntax trees to the AST, with table cells parsed on their own."""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from lark import Token, Tree
+
+from . import nodes as n
+from .diagnostics import Diagnostic, GrimorioError, Span
+from .parser import parse_cell, parse_text
+
+WORDS = re.compile(r"^[^\W\d][\w' ]*$")
+RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
+SCALE = re.compile(r"^\s*(x|/)\s*(\d+)\s*$")
+
+
+def _unquote(s: str) -> str:
+    return re.sub(r'\\(.)', r'\1', s[1:-1])
+
+
+class Builder:
+    def __init__(self, file: str):
+        self.file = file
+        self.diags: list[Diagnostic] = []
+
+    # -------------------------------------------------------------- spans
+    def span(self, item) -> Span:
+        if isinstance(item, Token):
+            return Span(self.file, item.line or 0, item.column or 0,
+                        item.end_line or item.line or 0, item.end_column or item.column or 0)
+        meta = item.meta
+        if getattr(meta, "empty", True):
+            return Span(self.file, 0, 0)
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    # -------------------------------------------------------------- declarations
+    def declaration(self, t: Tree):
+        method = getattr(self, "d_" + t.data, None)
+        try:
+            return method(t)
+        except GrimorioError as exc:
+            self.diags.extend(exc.diagnostics)
+            return None
+
+    def d_edition(self, t):
+        name, *items = t.children
+        title = desc = ext = None
+        includes, settings = [], []
+        for it in items:
+            k = it.data
+            if k == "ed_title":
+                title = _unquote(it.children[0])
+            elif k == "ed_description":
+                desc = _unquote(it.children[0])
+            elif k == "ed_extends":
+                ext = str(it.children[0])
+            elif k == "ed_include":
+                includes += [(_unquote(s), self.span(s)) for s in it.children]
+            elif k == "ed_set":
+                settings.append((str(it.children[0]), self.expr(it.children[1])))
+        return n.Edition(self.span(t), str(name), title, desc, ext, tuple(includes), tuple(settings))
+
+    def d_option(self, t):
+        name, value, desc = t.children
+        return n.Option(self.span(t), str(name), self.expr(value), _unquote(desc) if desc else None)
+
+    def d_var(self, t):
+        return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
+
+    def d_sheet(self, t):
+        fields = []
+        for f in t.children[1:]:
+            name, ty, default = f.children
+            kw = dict(type=ty.data[2:])
+            if ty.data == "t_int" and ty.children and ty.children[0] is not None:
+                kw.update(low=int(ty.children[0]), high=int(ty.children[1]))
+            if ty.data == "t_row":
+                kw.update(table=str(ty.children[0]))
+            fields.append(n.Field(self.span(f), str(name), default=self.expr(default) if default else None, **kw))
+        return n.Sheet(self.span(t), str(t.children[0]), tuple(fields))
+
+    def d_outcomes(self, t):
+        return n.Outcomes(self.span(t), str(t.children[0]), tuple(str(c) for c in t.children[1:]))
+
+    def d_condition(self, t):
+        name = str(t.children[0])
+        grades = tuple(str(c) for c in t.children[1:] if isinstance(c, Token))
+        items = [c for c in t.children[1:] if isinstance(c, Tree)]
+        rows = [c.children[0] for c in items if c.data == "cond_row"]
+        columns, cells = (), []
+        if rows:
+            header, body = self.table_rows(rows)
+            columns = tuple(h for h, _ in header[1:])
+            for row, cols in body:
+                grade = self.word(row[0], cols[0])
+                cells.append((grade, tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:]))))
+        on = [c for c in items if c.data == "on_receive"]
+        on_receive = None
+        if on:
+            on_receive = (self.params(on[0].children[0]), self.body(on[0].children[1]))
+        return n.Condition(self.span(t), name, grades, columns, tuple(cells), on_receive)
+
+    def d_table(self, t):
+        name, dice, *rows = t.children
+        header, body = self.table_rows(rows)
+        columns = tuple(h for h, _ in header)
+        out, spans = [], []
+        for row, cols in body:
+            if dice is not None:
+                m = RANGE.match(row[0])
+                if not m:
+                    raise GrimorioError(Diagnostic("E0105", f'"{row[0].strip()}" is not a roll or a range of rolls',
+                                                   cols[0], "write a number such as 7, or a range such as 4-6"))
+                lo = int(m.group(1))
+                key = (lo, int(m.group(2) or lo))
+            else:
+                key = self.value_cell(row[0], cols[0])
+            out.append((key,) + tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:])))
+            spans.append(cols[0])
+        dice_node = self.dice_token(dice) if dice is not None else None
+        return n.Table(self.span(t), str(name), dice_node, columns, tuple(out), tuple(spans))
+
+    def d_check(self, t):
+        name, params, roll_name, dice, *rows = t.children
+        decide = self.decide_table("first", rows, self.span(t))
+        return n.Check(self.span(t), str(name), self.params(params), str(roll_name), self.expr(dice), decide)
+
+    def d_message(self, t):
+        name, params, template = t.children
+        return n.Message(self.span(t), str(name), self.params(params), _unquote(template))
+
+    def d_event(self, t):
+        fields = []
+        for f in t.children[1].children:
+            if f is None:
+                continue
+            fname, default = f.children
+            fields.append((str(fname), self.expr(default) if default is not None else None))
+        return n.Event(self.span(t), str(t.children[0]), tuple(fields))
+
+    def d_rule(self, t):
+        name, params, body = t.children
+        return n.Rule(self.span(t), str(name), self.params(params), self.body(body))
+
+    def _clauses(self, items):
+        requires, costs, stmts, by = [], [], [], None
+        for it in items:
+            if isinstance(it, Tree) and it.data == "requires":
+                requires.append(self.expr(it.children[0]))
+            elif isinstance(it, Tree) and it.data == "cost":
+                costs.append((str(it.children[0]), self.expr(it.children[1])))
+            elif isinstance(it, Tree) and it.data == "reactor":
+                by = self.expr(it.children[0])
+            else:
+                stmts.append(it)
+        return tuple(requires), tuple(costs), self.stmts(stmts), by
+
+    def d_action(self, t):
+        name, params, *items = t.children
+        requires, costs, body, by = self._clauses(items)
+        if by is not None:
+            self.diags.append(Diagnostic("E0101", '"by" names who reacts; it belongs in a reaction', by.span))
+        return n.Action(self.span(t), str(name), self.params(params), requires, costs, body)
+
+    def d_reaction(self, t):
+        name, params, event, *items = t.children
+        requires, costs, body, by = self._clauses(items)
+        return n.Reaction(self.span(t), str(name), self.params(params), str(event), by, requires, costs, body)
+
+    def d_tactic(self, t):
+        act, react = [], []
+        for it in t.children[1:]:
+            if it.data == "t_act":
+                act.extend(self.prefs(it.children[0]))
+            else:
+                react.append((str(it.children[0]), self.prefs(it.children[1])))
+        return n.Tactic(self.span(t), str(t.children[0]), tuple(act), tuple(react))
+
+    def prefs(self, t):
+        out = []
+        for p in t.children:
+            name, args, when = p.children
+            out.append(n.Pref(self.span(p), str(name), self.args(args) if args is not None else (),
+                              self.expr(when) if when is not None else None))
+        return tuple(out)
+
+    def d_round(self, t):
+        steps, until, final = [], None, None
+        for it in t.children[1:]:
+            if it.data == "step":
+                steps.append(n.Step(self.span(it), str(it.children[0]), self.body(it.children[1])))
+            elif it.data == "until":
+                until = self.expr(it.children[0])
+            else:
+                final = self.body(it.children[0])
+        return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final)
+
+    def params(self, t):
+        out = []
+        for p in t.children:
+            if p is None:
+                continue
+            name, domain = p.children
+            out.append(n.Param(self.span(p), str(name), self.expr(domain) if domain is not None else None))
+        return tuple(out)
+
+    # -------------------------------------------------------------- tables
+    def table_rows(self, rows):
+        """Split TABLE_ROW tokens into (header, body) of cell texts with spans."""
+        parsed = []
+        for tok in rows:
+            cells = self.split_row(tok)
+            if all(set(c.strip()) <= set("-: ") for c, _ in cells):
+                continue                                   # |---|---| separator
+            parsed.append((tok, cells))
+        if not parsed:
+            raise GrimorioError(Diagnostic("E0207", "this table has no header row", self.span(rows[0])))
+        (htok, header), body = parsed[0], parsed[1:]
+        hdr = [(c.strip(), sp) for c, sp in header]
+        for c, sp in hdr:
+            if not c:
+                raise GrimorioError(Diagnostic("E0207", "a table column has no name", sp,
+                                               "write a name in every cell of the header row"))
+        out = []
+        for tok, cells in body:
+            if len(cells) != len(hdr):
+                raise GrimorioError(Diagnostic(
+                    "E0207", f"this row has {len(cells)} cells but the header has {len(hdr)}", self.span(tok),
+                    "give every row one cell per column"))
+            out.append(([c for c, _ in cells], [sp for _, sp in cells]))
+        return hdr, out
+
+    def split_row(self, tok: Token):
+        text = str(tok)
+        if not text.rstrip().endswith("|") or len(text.strip()) < 2:
+            sp = self.span(tok)
+            raise GrimorioError(Diagnostic("E0207", "a table row must end with \"|\"",
+                                           Span(self.file, sp.line, sp.col + len(text.rstrip()), sp.line,
+                                                sp.col + len(text.rstrip()) + 1)))
+        cells, start, inq = [], 1, False
+        for i, ch in enumerate(text):
+            if ch == '"':
+                inq = not inq
+            elif ch == "|" and not inq and i > 0:
+                cells.append((text[start:i], start))
+                start = i + 1
+        out = []
+        for cell, off in cells:
+            lead = len(cell) - len(cell.lstrip())
+            col = tok.column + off + lead
+            width = max(1, len(cell.strip()))
+            out.append((cell.strip(), Span(self.file, tok.line, col, tok.line, col + width)))
+        return out
+
+    def word(self, text: str, span: Span) -> str:
+        if not WORDS.match(text):
+            raise GrimorioError(Diagnostic("E0105", f'"{text}" should be a name', span))
+        return text.strip()
+
+    def value_cell(self, text: str, span: Span):
+        """A data cell: words are names (text), else numbers, dice, lists, scales."""
+        text = text.strip()
+        if text in ("", "-"):
+            return n.Const(span, None)
+        if text in ("yes", "true"):
+            return n.Const(span, True)
+        if text in ("no", "false"):
+            return n.Const(span, False)
+        m = SCALE.match(text)
+        if m:
+            k = int(m.group(2))
+            if k == 0:
+                raise GrimorioError(Diagnostic("E0105", "a scale cannot divide by zero", span))
+            return n.Const(span, Fraction(k) if m.group(1) == "x" else Fraction(1, k))
+        if "," in text and all(WORDS.match(p.strip()) for p in text.split(",")):
+            return n.ListExp(span, tuple(n.Const(span, p.strip()) for p in text.split(",")))
+        if WORDS.match(text) and text not in ("none",):
+            return n.Const(span, text)
+        tree = parse_cell(text, "cell_value", self.file, span.line, span.col)
+        return self.cell_expr(tree.children[0], span)
+
+    def cell_expr(self, tree, span):
+        saved = self.file
+        node = self.expr(tree)
+        return _relocate(node, span)
+
+    def decide_table(self, policy: str, rows, span: Span) -> n.Decide:
+        header, body = self.table_rows(rows)
+        if len(header) < 2:
+            raise GrimorioError(Diagnostic("E0207", "a decision table needs at least one input column and one "
+                                                    "output column", header[0][1]))
+        inputs = []
+        for text, sp in header[:-1]:
+            tree = parse_cell(text, "cell_value", self.file, sp.line, sp.col)
+            inputs.append(_relocate(self.expr(tree.children[0]), sp, exact=False, origin=sp))
+        out_name, out_span = header[-1]
+        if not WORDS.match(out_name) or " " in out_name:
+            raise GrimorioError(Diagnostic("E0207", f'the output column "{out_name}" needs a plain name', out_span,
+                                           'name it "then" for actions, or after the value it gives'))
+        drows = []
+        for cells, spans in body:
+            tests = []
+            for text, sp in zip(cells[:-1], spans[:-1]):
+                tree = parse_cell(text, "cell_tests", self.file, sp.line, sp.col)
+                tests.append(tuple(self.test(c, sp) for c in tree.children))
+            text, sp = cells[-1], spans[-1]
+            if out_name == "then":
+                tree = parse_cell(text, "cell_stmts", self.file, sp.line, sp.col)
+                output = tuple(_relocate(self.stmt(c), sp, exact=False, origin=sp) for c in tree.children)
+            else:
+                output = self.value_cell(text, sp)
+            drows.append(n.DecisionRow(sp, tuple(tests), output))
+        return n.Decide(span, policy, tuple(inputs), out_name, tuple(drows))
+
+    def test(self, t, span):
+        k = t.data
+        if k == "t_any":
+            return n.Test(span, "any")
+        if k == "t_cmp":
+            return n.Test(span, "cmp", str(t.children[0].children[0]), _relocate(self.expr(t.children[1]), span, False, span))
+        if k == "t_range":
+            return n.Test(span, "range", None, _relocate(self.expr(t.children[0]), span, False, span),
+                          _relocate(self.expr(t.children[1]), span, False, span))
+        value = _relocate(self.expr(t.children[0]), span, False, span)
+        if isinstance(value, n.Const) and value.value is None:
+            return n.Test(span, "none")
+        return n.Test(span, "eq", None, value)
+
+    # -------------------------------------------------------------- statements
+    def body(self, t):
+        return self.stmts(t.children)
+
+    def stmts(self, items):
+        out = []
+        for s in items:
+            try:
+                out.append(self.stmt(s))
+            except GrimorioError as exc:
+                self.diags.extend(exc.diagnostics)
+        return tuple(out)
+
+    def stmt(self, t):
+        k, c, sp = t.data, t.children, self.span(t)
+        if k == "let":
+            return n.Let(sp, str(c[0]), self.expr(c[1]))
+        if k == "set":
+            return n.Set(sp, self.expr(c[0]), self.expr(c[1]))
+        if k == "say":
+            return n.Say(sp, str(c[0]), self.args(c[1]))
+        if k == "return_":
+            return n.Return(sp, self.expr(c[0]) if c and c[0] is not None else None)
+        if k in ("receive", "add", "remove"):
+            return n.CardOp(sp, k, self.expr(c[0]), str(c[1]), str(c[2]) if c[2] is not None else None,
+                            self.span(c[1]))
+        if k == "append":
+            return n.Append(sp, self.expr(c[0]), self.expr(c[1]))
+        if k == "act":
+            return n.Act(sp, self.expr(c[0]))
+        if k == "pass_":
+            return n.Pass(sp)
+        if k == "stop":
+            return n.Stop(sp)
+        if k == "expr_stmt":
+            return n.ExprStmt(sp, self.expr(c[0]))
+        if k == "if_stmt":
+            branches = [(self.expr(c[0]), self.body(c[1]))]
+            orelse = None
+            for extra in c[2:]:
+                if extra is None:
+                    continue
+                if extra.data == "elif":
+                    branches.append((self.expr(extra.children[0]), self.body(extra.children[1])))
+                else:
+                    orelse = self.body(extra.children[0])
+            return n.If(sp, tuple(branches), orelse)
+        if k in ("for_stmt", "for_group"):
+            var, it, order, where, body = c
+            key, desc = None, False
+            if order is not None:
+                key = self.expr(order.children[0])
+                desc = order.children[1] is not None
+            return n.For(sp, str(var), self.expr(it), key, desc, self.expr(where) if where is not None else None,
+                         self.body(body), k == "for_group")
+        if k == "while_stmt":
+            return n.While(sp, self.expr(c[0]), self.body(c[1]))
+        if k == "decide":
+            return self.decide_table(str(c[0]), c[1:], sp)
+        raise GrimorioError(Diagnostic("E0101", "this is not a statement", sp))
+
+    # -------------------------------------------------------------- expressions
+    def args(self, t):
+        out = []
+        if t is None:
+            return ()
+        for a in t.children:
+            if a is None:
+                continue
+            name, value = a.children
+            out.append(n.Arg(self.span(a), str(name) if name is not None else None, self.expr(value)))
+        return tuple(out)
+
+    def dice_token(self, tok) -> n.DiceLit:
+        text = str(tok).lower()
+        count, sides = text.split("d")
+        count, sides = int(count or 1), int(sides)
+        sp = self.span(tok)
+        if sides < 1 or count < 1:
+            raise GrimorioError(Diagnostic("E0204", f'"{tok}" rolls no dice', sp,
+                                           "dice need at least one die of at least one face, such as 1D6"))
+        if count > 1000 or sides > 1000000:
+            raise GrimorioError(Diagnostic("E0204", f'"{tok}" is too many dice', sp,
+                                           "at most 1000 dice of at most 1000000 faces"))
+        return n.DiceLit(sp, count, sides)
+
+    def expr(self, t):
+        if isinstance(t, Token):
+            return self.token_expr(t)
+        k, c, sp = t.data, t.children, self.span(t)
+        if k == "int_":
+            return n.Const(sp, int(c[0]))
+        if k == "neg_int":
+            return n.Const(sp, -int(c[0]))
+        if k == "percent":
+            return n.Const(sp, int(str(c[0])[:-1]))
+        if k == "string":
+            return n.Const(sp, _unquote(c[0]))
+        if k == "dice":
+            return self.dice_token(c[0])
+        if k == "name":
+            return n.Name(sp, str(c[0]))
+        if k == "true":
+            return n.Const(sp, True)
+        if k == "false":
+            return n.Const(sp, False)
+        if k == "none":
+            return n.Const(sp, None)
+        if k == "option_ref":
+            return n.OptionRef(sp, str(c[0]))
+        if k == "list_":
+            return n.ListExp(sp, tuple(self.expr(x) for x in c if x is not None))
+        if k == "comprehension":
+            return n.Comprehension(sp, self.expr(c[0]), str(c[1]), self.expr(c[2]),
+                                   self.expr(c[3]) if c[3] is not None else None)
+        if k == "record":
+            return n.RecordExp(sp, tuple((str(f.children[0]), self.expr(f.children[1])) for f in c if f is not None))
+        if k == "roll":
+            return n.Roll(sp, self.expr(c[0]), self.expr(c[1]) if c[1] is not None else None,
+                          _unquote(c[2]) if c[2] is not None else None)
+        if k == "check_call":
+            return n.CheckCall(sp, str(c[0]), self.args(c[1]), self.expr(c[2]) if c[2] is not None else None,
+                               _unquote(c[3]) if c[3] is not None else None)
+        if k == "emit":
+            return n.Emit(sp, str(c[0]), self.args(c[1]))
+        if k == "maximum":
+            return n.Maximum(sp, self.expr(c[0]))
+        if k == "attr":
+            return n.Attr(sp, self.expr(c[0]), str(c[1]), self.span(c[1]))
+        if k == "index":
+            return n.Index(sp, self.expr(c[0]), self.expr(c[1]))
+        if k == "call":
+            return n.Call(sp, self.expr(c[0]), self.args(c[1]))
+        if k == "neg":
+            return n.Unary(sp, "-", self.expr(c[0]))
+        if k == "not_":
+            return n.Unary(sp, "not", self.expr(c[0]))
+        if k == "binop" or k == "compare":
+            return n.Binary(sp, str(c[1].children[0]), self.expr(c[0]), self.expr(c[2]))
+        if k == "in_":
+            return n.Binary(sp, "in", self.expr(c[0]), self.expr(c[1]))
+        if k == "not_in":
+            return n.Binary(sp, "notin", self.expr(c[0]), self.expr(c[1]))
+        if k == "and_":
+            return n.Binary(sp, "and", self.expr(c[0]), self.expr(c[1]))
+        if k == "or_":
+            return n.Binary(sp, "or", self.expr(c[0]), self.expr(c[1]))
+        if k == "ifexp":
+            return n.IfExp(sp, self.expr(c[1]), self.expr(c[0]), self.expr(c[2]))
+        raise GrimorioError(Diagnostic("E0101", "this is not an expression", sp))
+
+    def token_expr(self, tok):
+        sp = self.span(tok)
+        if tok.type == "INT":
+            return n.Const(sp, int(tok))
+        if tok.type == "NAME":
+            return n.Name(sp, str(tok))
+        raise GrimorioError(Diagnostic("E0101", f'"{tok}" is not a value', sp))
+
+    # -------------------------------------------------------------- encounters
+    def encounter(self, items) -> n.Encounter:
+        title = edition = seed = rounds = None
+        ed_span = None
+        settings, combatants, pins, script, do, expects = [], [], [], [], [], []
+        strict = False
+        for it in items:
+            k, c = it.data, it.children
+            try:
+                if k == "e_title":
+                    title = _unquote(c[0])
+                elif k == "e_edition":
+                    edition, ed_span = str(c[0]), self.span(c[0])
+                elif k == "e_seed":
+                    seed = int(c[0])
+                elif k == "e_set":
+                    settings.append((str(c[0]), self.expr(c[1])))
+                elif k == "e_rounds":
+                    rounds = int(c[0])
+                elif k == "e_combatant":
+                    combatants.append(self.combatant(it))
+                elif k == "e_dice":
+                    strict = strict or c[0] is not None
+                    for p in c[1:]:
+                        words = tuple(str(x) for x in p.children if x.type == "NAME")
+                        faces = tuple(int(x) for x in p.children if x.type == "INT")
+                        pins.append(n.Pin(self.span(p), words, faces))
+                elif k == "e_round":
+                    decisions = []
+                    for d in c[1:]:
+                        choices = tuple((tuple(str(w) for w in ch.children), self.span(ch)) for ch in d.children[1:])
+                        decisions.append(n.Decision(self.span(d), str(d.children[0]), choices))
+                    script.append((int(c[0]), tuple(decisions)))
+                elif k == "e_do":
+                    do.extend(self.body(c[0]))
+                elif k == "e_expect":
+                    expects.append(self.expr(c[0]))
+            except GrimorioError as exc:
+                self.diags.extend(exc.diagnostics)
+        sp = Span(self.file, 1, 1)
+        return n.Encounter(sp, title, edition, ed_span, seed, tuple(settings), rounds, tuple(combatants), strict,
+                           tuple(pins), tuple(script), tuple(do), tuple(expects))
+
+    def combatant(self, t):
+        name = str(t.children[0])
+        fields, holds = [], []
+        for line in t.children[1:]:
+            if line.data == "c_holds":
+                cond, grade = line.children
+                holds.append((str(cond), str(grade) if grade is not None else None, self.span(line)))
+                continue
+            for pair in line.children:
+                fname, value = pair.children
+                v = self.expr(value)
+                if isinstance(v, n.Name):
+                    v = n.Const(v.span, v.id)
+                fields.append((str(fname), v.value, self.span(pair)))
+        return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
+
+
+def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):
+    """Move spans of a node parsed from a cell (line 1) onto the cell's place in the file."""
+    import dataclasses
+    if isinstance(node, tuple):
+        return tuple(_relocate(x, cell, exact, origin) for x in node)
+    if not dataclasses.is_dataclass(node) or isinstance(node, Span):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, Span):
+            if v.line == 1 and v.file == cell.file:
+                changes[f.name] = Span(cell.file, cell.line, cell.col + v.col - 1, cell.line, cell.col + v.end_col - 1)
+            elif v.line == 0:
+                changes[f.name] = cell
+        elif isinstance(v, (tuple, n.Node)):
+            changes[f.name] = _relocate(v, cell, exact, origin)
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
+    trees, diags = parse_text(text, file, "rules_file")
+    b = Builder(file)
+    decls = [d for d in (b.declaration(t) for t in trees) if d is not None]
+    return decls, diags + b.diags
+
+
+def build_encounter(text: str, file: str) -> tuple[n.Encounter, list[Diagnostic]]:
+    trees, diags = parse_text(text, file, "encounter_file")
+    b = Builder(file)
+    enc = b.encounter(trees)
+    return enc, diags + b.diags

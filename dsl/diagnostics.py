@@ -1,0 +1,99 @@
+"""One diagnostic type for every stage: parse, build, load, check, run.
+
+A diagnostic carries a code, a message in designer words, a span and an
+optional help line. `render` shows it with the source line and a caret.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from difflib import get_close_matches
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NOWHERE = Span("<input>", 0, 0)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span = NOWHERE
+    help: str | None = None
+    severity: str = "error"
+
+
+class GrimorioError(Exception):
+    """Raised with one or more diagnostics; the CLI renders them."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = list(diagnostics)
+        super().__init__("; ".join(d.message for d in self.diagnostics))
+
+
+def error(code: str, message: str, span: Span = NOWHERE, help: str | None = None) -> GrimorioError:
+    return GrimorioError(Diagnostic(code, message, span, help))
+
+
+@dataclass
+class Sources:
+    """The text of every file read, so a diagnostic can show its line."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def line(self, file: str, number: int) -> str | None:
+        text = self.texts.get(file)
+        if text is None or number < 1:
+            return None
+        lines = text.splitlines()
+        return lines[number - 1] if number <= len(lines) else None
+
+
+def did_you_mean(word: str, candidates) -> str | None:
+    """A "did you mean" help line, by edit distance, or None."""
+    names = sorted({str(c) for c in candidates})
+    close = get_close_matches(word, names, n=1, cutoff=0.6)
+    if not close:
+        lowered = {n.lower(): n for n in names}
+        close = get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+        close = [lowered[c] for c in close]
+    return f'did you mean "{close[0]}"?' if close else None
+
+
+def render(diag: Diagnostic, sources: Sources | None = None) -> str:
+    out = [f"{diag.severity}[{diag.code}]: {diag.message}"]
+    span = diag.span
+    if span is not NOWHERE and span.line:
+        out.append(f"  --> {span}")
+        text = sources.line(span.file, span.line) if sources else None
+        if text is not None:
+            text = text.replace("\t", " ")
+            gutter = " " * len(str(span.line))
+            width = 1
+            if span.end_line == span.line and span.end_col > span.col:
+                width = span.end_col - span.col
+            width = max(1, min(width, len(text) - span.col + 2))
+            out.append(f"{gutter} |")
+            out.append(f"{span.line} | {text}")
+            out.append(f"{gutter} | {' ' * max(0, span.col - 1)}{'^' * width}")
+    elif span.file and span is not NOWHERE:
+        out.append(f"  --> {span.file}")
+    if diag.help:
+        out.append(f"   = help: {diag.help}")
+    return "\n".join(out)
+
+
+def render_all(diags, sources: Sources | None = None) -> str:
+    return "\n\n".join(render(d, sources) for d in diags)

@@ -1,0 +1,158 @@
+"""Files to a Ruleset: an edition, the editions it extends, and its includes,
+merged into one table of named declarations.
+
+Declarations live in namespaces by kind; later files of a derived edition
+replace same-named declarations of the edition they extend, keeping their
+place, so transcripts stay in a stable order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from . import nodes as n
+from .builder import build_rules
+from .diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from .source import read_text
+
+# Which kinds share a namespace (a name must be unique within one).
+NAMESPACE = {
+    n.Rule: "value", n.Table: "value", n.Condition: "value", n.Var: "value", n.Outcomes: "value",
+    n.Option: "option", n.Sheet: "sheet", n.Check: "check", n.Message: "message", n.Event: "event",
+    n.Action: "action", n.Reaction: "reaction", n.Tactic: "tactic", n.Round: "round", n.Edition: "edition",
+}
+
+
+@dataclass
+class Ruleset:
+    edition: n.Edition
+    root: Path
+    spaces: dict[str, dict[str, n.Decl]] = field(default_factory=dict)
+    origin: dict[tuple[str, str], str] = field(default_factory=dict)
+    sources: Sources = field(default_factory=Sources)
+
+    def space(self, kind: str) -> dict[str, n.Decl]:
+        return self.spaces.setdefault(kind, {})
+
+    def all(self, cls):
+        return [d for d in self.space(NAMESPACE[cls]).values() if isinstance(d, cls)]
+
+
+def bundled_root() -> Path:
+    return Path(str(resources.files("rulesets")))
+
+
+def find_editions(roots: list[Path] | None = None) -> dict[str, Path]:
+    """Edition name -> entry file, for every folder under the roots."""
+    out: dict[str, Path] = {}
+    for root in roots or [bundled_root()]:
+        if not root.is_dir():
+            continue
+        for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+            for f in sorted(folder.glob("*.rules")):
+                try:
+                    text = f.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                for line in text.splitlines():
+                    if line.startswith("edition "):
+                        name = line[len("edition "):].split(":")[0].strip()
+                        out.setdefault(name, f)
+    return out
+
+
+def load_edition(name: str, roots: list[Path] | None = None, span: Span | None = None,
+                 sources: Sources | None = None) -> Ruleset:
+    editions = find_editions(roots)
+    if name not in editions:
+        raise GrimorioError(Diagnostic("E0301", f'there is no edition "{name}"', span or Span("<command line>", 0, 0),
+                                       did_you_mean(name, editions) or f"the editions are: {', '.join(sorted(editions))}"))
+    return load_entry(editions[name], roots, sources)
+
+
+def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | None = None,
+               _seen: tuple[str, ...] = ()) -> Ruleset:
+    sources = sources if sources is not None else Sources()
+    diags: list[Diagnostic] = []
+    decls = _read(entry, sources, diags)
+    editions = [d for d in decls if isinstance(d, n.Edition)]
+    if not editions:
+        if diags:
+            raise GrimorioError(diags)
+        raise GrimorioError(Diagnostic("E0301", f'"{_display(entry)}" declares no edition',
+                                       Span(_display(entry), 1, 1), 'an entry file starts with "edition NAME:"'))
+    ed = editions[0]
+    if ed.name in _seen:
+        raise GrimorioError(Diagnostic("E0302", f'edition "{ed.name}" extends itself through {" -> ".join(_seen)}',
+                                       ed.span))
+    if ed.extends:
+        base = load_edition(ed.extends, roots, ed.span, sources) if not _seen else None
+        if base is None:
+            eds = find_editions(roots)
+            if ed.extends not in eds:
+                raise GrimorioError(Diagnostic("E0301", f'there is no edition "{ed.extends}"', ed.span,
+                                               did_you_mean(ed.extends, eds)))
+            base = load_entry(eds[ed.extends], roots, sources, _seen + (ed.name,))
+        rs = Ruleset(ed, entry.parent, base.spaces, base.origin, sources)
+    else:
+        rs = Ruleset(ed, entry.parent, sources=sources)
+    folder = entry.parent.resolve()
+    for d in decls:
+        if d is not ed:
+            _add(rs, d, diags, replacing=bool(ed.extends))
+    for inc, sp in ed.includes:
+        path = (entry.parent / inc).resolve()
+        if folder not in path.parents:
+            diags.append(Diagnostic("E0303", f'"{inc}" is outside the edition\'s folder', sp,
+                                    "an edition includes only files inside its own folder"))
+            continue
+        if not path.exists():
+            here = [p.name for p in entry.parent.glob("*.rules")]
+            diags.append(Diagnostic("E0304", f'there is no file "{inc}" in this edition\'s folder', sp,
+                                    did_you_mean(inc, here)))
+            continue
+        for d in _read(path, sources, diags):
+            if isinstance(d, n.Edition):
+                diags.append(Diagnostic("E0305", "an included file cannot declare another edition", d.span))
+                continue
+            _add(rs, d, diags, replacing=bool(ed.extends))
+    rs.space("edition")[ed.name] = ed
+    if diags:
+        raise GrimorioError(diags)
+    return rs
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        try:
+            return "rulesets/" + str(path.resolve().relative_to(bundled_root().resolve()))
+        except ValueError:
+            return str(path)
+
+
+def _read(path: Path, sources: Sources, diags: list[Diagnostic]) -> list[n.Decl]:
+    display = _display(path)
+    try:
+        text = read_text(path, display)
+    except GrimorioError as exc:
+        diags.extend(exc.diagnostics)
+        return []
+    sources.texts[display] = text
+    decls, errs = build_rules(text, display)
+    diags.extend(errs)
+    return decls
+
+
+def _add(rs: Ruleset, d: n.Decl, diags: list[Diagnostic], replacing: bool) -> None:
+    kind = NAMESPACE[type(d)]
+    space = rs.space(kind)
+    old = space.get(d.name)
+    if old is not None and not (replacing and rs.origin.get((kind, d.name)) != rs.edition.name):
+        diags.append(Diagnostic("E0202", f'"{d.name}" is declared twice', d.span,
+                                f"the first is at {old.span}; rename one of them"))
+        return
+    space[d.name] = d
+    rs.origin[(kind, d.name)] = rs.edition.name

@@ -1,0 +1,405 @@
+"""The AST: frozen dataclasses, each carrying the span of its source text."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .diagnostics import Span
+
+# ------------------------------------------------------------------ expressions
+
+
+@dataclass(frozen=True)
+class Node:
+    span: Span = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Const(Node):
+    value: object          # int, bool, str, None, Fraction, Dice
+
+
+@dataclass(frozen=True)
+class DiceLit(Node):
+    count: int
+    sides: int
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    id: str
+
+
+@dataclass(frozen=True)
+class OptionRef(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class Attr(Node):
+    obj: Node
+    name: str
+    name_span: Span = field(compare=False, repr=False, default=None)
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    obj: Node
+    key: Node
+
+
+@dataclass(frozen=True)
+class Arg(Node):
+    name: str | None
+    value: Node
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    func: Node
+    args: tuple[Arg, ...]
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    op: str                # "-" or "not"
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    op: str                # + - * / % == != < <= > >= in notin and or
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class IfExp(Node):
+    cond: Node
+    then: Node
+    other: Node
+
+
+@dataclass(frozen=True)
+class ListExp(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Comprehension(Node):
+    elt: Node
+    var: str
+    iter: Node
+    cond: Node | None
+
+
+@dataclass(frozen=True)
+class RecordExp(Node):
+    fields: tuple[tuple[str, Node], ...]
+
+
+@dataclass(frozen=True)
+class Roll(Node):
+    dice: Node
+    by: Node | None
+    purpose: str | None
+
+
+@dataclass(frozen=True)
+class CheckCall(Node):
+    name: str
+    args: tuple[Arg, ...]
+    by: Node | None
+    purpose: str | None
+
+
+@dataclass(frozen=True)
+class Emit(Node):
+    event: str
+    args: tuple[Arg, ...]
+
+
+@dataclass(frozen=True)
+class Maximum(Node):
+    dice: Node
+
+# ------------------------------------------------------------------ table cells
+
+
+@dataclass(frozen=True)
+class Test(Node):
+    kind: str              # any, eq, cmp, range
+    op: str | None = None
+    value: Node | None = None
+    high: Node | None = None
+
+
+@dataclass(frozen=True)
+class DecisionRow(Node):
+    tests: tuple[tuple[Test, ...], ...]    # one tuple of alternatives per input column
+    output: object                          # Node (value) or tuple of statements
+
+
+@dataclass(frozen=True)
+class Decide(Node):
+    policy: str            # first | all
+    inputs: tuple[Node, ...]
+    output: str            # "then" for actions, or the name bound to the value
+    rows: tuple[DecisionRow, ...]
+
+# ------------------------------------------------------------------ statements
+
+
+@dataclass(frozen=True)
+class Let(Node):
+    name: str
+    value: Node
+
+
+@dataclass(frozen=True)
+class Set(Node):
+    target: Node
+    value: Node
+
+
+@dataclass(frozen=True)
+class Say(Node):
+    message: str
+    args: tuple[Arg, ...]
+
+
+@dataclass(frozen=True)
+class Return(Node):
+    value: Node | None
+
+
+@dataclass(frozen=True)
+class CardOp(Node):
+    op: str                # receive | add | remove
+    who: Node
+    condition: str
+    grade: str | None
+    cond_span: Span = field(compare=False, repr=False, default=None)
+
+
+@dataclass(frozen=True)
+class Append(Node):
+    target: Node
+    value: Node
+
+
+@dataclass(frozen=True)
+class Act(Node):
+    who: Node
+
+
+@dataclass(frozen=True)
+class Pass(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Stop(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class ExprStmt(Node):
+    expr: Node
+
+
+@dataclass(frozen=True)
+class If(Node):
+    branches: tuple[tuple[Node, tuple], ...]
+    orelse: tuple | None
+
+
+@dataclass(frozen=True)
+class For(Node):
+    var: str
+    iter: Node
+    key: Node | None
+    desc: bool
+    where: Node | None
+    body: tuple
+    group: bool = False
+
+
+@dataclass(frozen=True)
+class While(Node):
+    cond: Node
+    body: tuple
+
+# ------------------------------------------------------------------ declarations
+
+
+@dataclass(frozen=True)
+class Decl(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class Edition(Decl):
+    title: str | None
+    description: str | None
+    extends: str | None
+    includes: tuple[tuple[str, Span], ...]
+    settings: tuple[tuple[str, Node], ...]
+
+
+@dataclass(frozen=True)
+class Option(Decl):
+    default: Node
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Var(Decl):
+    value: Node
+
+
+@dataclass(frozen=True)
+class Field(Node):
+    name: str
+    type: str              # int percent bool text list row
+    low: int | None = None
+    high: int | None = None
+    table: str | None = None
+    default: Node | None = None
+
+
+@dataclass(frozen=True)
+class Sheet(Decl):
+    fields: tuple[Field, ...]
+
+
+@dataclass(frozen=True)
+class Outcomes(Decl):
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Param(Node):
+    name: str
+    domain: Node | None = None
+
+
+@dataclass(frozen=True)
+class Condition(Decl):
+    grades: tuple[str, ...]
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, tuple], ...]      # (grade, cell values)
+    on_receive: tuple[tuple[Param, ...], tuple] | None
+
+
+@dataclass(frozen=True)
+class Table(Decl):
+    dice: object | None                       # Dice for a dice table
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]                   # cell values; key range (lo, hi) for dice tables
+    row_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
+
+
+@dataclass(frozen=True)
+class Check(Decl):
+    params: tuple[Param, ...]
+    roll_name: str
+    dice: Node
+    decide: Decide
+
+
+@dataclass(frozen=True)
+class Message(Decl):
+    params: tuple[Param, ...]
+    template: str
+
+
+@dataclass(frozen=True)
+class Event(Decl):
+    fields: tuple[tuple[str, Node | None], ...]
+
+
+@dataclass(frozen=True)
+class Rule(Decl):
+    params: tuple[Param, ...]
+    body: tuple
+
+
+@dataclass(frozen=True)
+class Action(Decl):
+    params: tuple[Param, ...]
+    requires: tuple[Node, ...]
+    costs: tuple[tuple[str, Node], ...]
+    body: tuple
+
+
+@dataclass(frozen=True)
+class Reaction(Decl):
+    params: tuple[Param, ...]
+    event: str
+    by: Node | None
+    requires: tuple[Node, ...]
+    costs: tuple[tuple[str, Node], ...]
+    body: tuple
+
+
+@dataclass(frozen=True)
+class Pref(Node):
+    name: str
+    args: tuple[Arg, ...]
+    when: Node | None
+
+
+@dataclass(frozen=True)
+class Tactic(Decl):
+    act: tuple[Pref, ...]
+    react: tuple[tuple[str, tuple[Pref, ...]], ...]
+
+
+@dataclass(frozen=True)
+class Step(Node):
+    name: str
+    body: tuple
+
+
+@dataclass(frozen=True)
+class Round(Decl):
+    steps: tuple[Step, ...]
+    until: Node | None
+    final: tuple | None
+
+# ------------------------------------------------------------------ encounters
+
+
+@dataclass(frozen=True)
+class Combatant(Node):
+    name: str
+    fields: tuple[tuple[str, object, Span], ...]
+    holds: tuple[tuple[str, str | None, Span], ...]
+
+
+@dataclass(frozen=True)
+class Pin(Node):
+    words: tuple[str, ...]     # [who] [purpose]
+    faces: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Decision(Node):
+    who: str
+    choices: tuple[tuple[tuple[str, ...], Span], ...]
+
+
+@dataclass(frozen=True)
+class Encounter(Node):
+    title: str | None
+    edition: str | None
+    edition_span: Span | None
+    seed: int | None
+    settings: tuple[tuple[str, Node], ...]
+    rounds: int | None
+    combatants: tuple[Combatant, ...]
+    strict_dice: bool
+    pins: tuple[Pin, ...]
+    script: tuple[tuple[int, tuple[Decision, ...]], ...]
+    do: tuple
+    expects: tuple[Node, ...]
