@@ -309,7 +309,8 @@ class Builder:
                 tree = parse_cell(text, "cell_stmts", self.file, sp.line, sp.col)
                 output = tuple(_relocate(self.stmt(c), sp, exact=False, origin=sp) for c in tree.children)
             else:
-                output = self.value_cell(text, sp)
+                tree = parse_cell(text, "cell_value", self.file, sp.line, sp.col)
+                output = _relocate(self.expr(tree.children[0]), sp, False, sp)
             drows.append(n.DecisionRow(sp, tuple(tests), output))
         return n.Decide(span, policy, tuple(inputs), out_name, tuple(drows))
 
@@ -516,7 +517,8 @@ class Builder:
                 elif k == "e_round":
                     decisions = []
                     for d in c[1:]:
-                        choices = tuple((tuple(str(w) for w in ch.children), self.span(ch)) for ch in d.children[1:])
+                        choices = tuple((tuple(str(w) for w in ch.children) or (ch.data[len("choice_"):],), self.span(ch))
+                                        for ch in d.children[1:])
                         decisions.append(n.Decision(self.span(d), str(d.children[0]), choices))
                     script.append((int(c[0]), tuple(decisions)))
                 elif k == "e_do":

@@ -1,0 +1,87 @@
+"""Name resolution shared by the checker and the compiler.
+
+A bare name is looked up, in order: a local; a grade of the condition whose
+block we are in; a combatant of the encounter; a declaration in the value
+namespace (rule, table, condition, var); an outcome; a builtin.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import nodes as n
+
+# Builtin functions of the language: name -> (min args, max args, what it does).
+BUILTINS = {
+    "combatants": (0, 0, "every combatant, in the encounter's order"),
+    "enemies": (1, 1, "the combatants on another side than this one"),
+    "allies": (1, 1, "the other combatants on the same side"),
+    "has": (2, 3, "whether a combatant holds a condition (of a grade)"),
+    "cards": (2, 2, "the grades of a condition a combatant holds"),
+    "conditions": (0, 0, "every condition that has grades"),
+    "distinct": (1, 1, "a list without repeats, in order"),
+    "len": (1, 1, "how many items a list has"),
+    "min": (1, 9, "the smallest of its arguments, or of a list"),
+    "max": (1, 9, "the largest of its arguments, or of a list"),
+    "sum": (1, 1, "the sum of a list"),
+    "abs": (1, 1, "the absolute value"),
+    "floor": (1, 1, "rounds down"),
+    "ceil": (1, 1, "rounds up"),
+    "clamp": (3, 3, "clamp(x, low, high)"),
+    "first": (1, 1, "the first item of a list, or none"),
+    "round_number": (0, 0, "the number of the current round"),
+    "act": (1, 1, "asks a combatant's controller for an action and runs it; false if it passes"),
+}
+
+
+@dataclass
+class Scope:
+    locals: set = field(default_factory=set)
+    condition: n.Condition | None = None
+    combatants: tuple = ()
+    allow_it: bool = False
+
+    def child(self, *names) -> "Scope":
+        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    kind: str          # local grade combatant rule table condition var outcome builtin it
+    target: object = None
+
+
+class Resolver:
+    def __init__(self, ruleset):
+        self.rs = ruleset
+        self.values = ruleset.space("value")
+        self.outcomes: dict[str, tuple[n.Outcomes, int]] = {}
+        for d in self.values.values():
+            if isinstance(d, n.Outcomes):
+                for i, v in enumerate(d.values):
+                    self.outcomes.setdefault(v, (d, i))
+
+    def resolve(self, name: str, scope: Scope) -> Resolved | None:
+        if name in scope.locals:
+            return Resolved("local")
+        if name == "it" and scope.allow_it:
+            return Resolved("local")
+        if scope.condition is not None and name in scope.condition.grades:
+            return Resolved("grade", (scope.condition, name))
+        if name in scope.combatants:
+            return Resolved("combatant", scope.combatants.index(name))
+        d = self.values.get(name)
+        if d is not None:
+            kind = {n.Rule: "rule", n.Table: "table", n.Condition: "condition", n.Var: "var",
+                    n.Outcomes: "outcomes"}[type(d)]
+            return Resolved(kind, d)
+        if name in self.outcomes:
+            return Resolved("outcome", self.outcomes[name])
+        if name in BUILTINS:
+            return Resolved("builtin", name)
+        return None
+
+    def candidates(self, scope: Scope):
+        out = set(scope.locals) | set(self.values) | set(self.outcomes) | set(BUILTINS) | set(scope.combatants)
+        if scope.condition is not None:
+            out |= set(scope.condition.grades)
+        return out

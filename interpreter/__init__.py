@@ -1,0 +1,1 @@
+"""The grimorio runtime: compiles a checked Ruleset into Python callables and runs encounters."""

@@ -1,0 +1,98 @@
+"""Dice as values: sums of NdM terms and a constant, rolled with a passed-in RNG."""
+from __future__ import annotations
+
+
+class Dice:
+    """terms: tuple of (sign, count, sides); const: int."""
+
+    __slots__ = ("terms", "const", "_text", "max", "min")
+
+    def __init__(self, terms: tuple, const: int = 0):
+        self.terms = terms
+        self.const = const
+        self.max = sum(s * (c * f if s > 0 else c) for s, c, f in terms) + const
+        self.min = sum(s * (c if s > 0 else c * f) for s, c, f in terms) + const
+        self._text = None
+
+    @staticmethod
+    def of(count: int, sides: int) -> "Dice":
+        return Dice(((1, count, sides),))
+
+    def __add__(self, other):
+        if isinstance(other, Dice):
+            return Dice(self.terms + other.terms, self.const + other.const)
+        if isinstance(other, int) and not isinstance(other, bool):
+            return Dice(self.terms, self.const + other)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, Dice):
+            return Dice(self.terms + tuple((-s, c, f) for s, c, f in other.terms), self.const - other.const)
+        if isinstance(other, int) and not isinstance(other, bool):
+            return Dice(self.terms, self.const - other)
+        return NotImplemented
+
+    def __rsub__(self, other):
+        if isinstance(other, int) and not isinstance(other, bool):
+            return Dice(tuple((-s, c, f) for s, c, f in self.terms), other - self.const)
+        return NotImplemented
+
+    def __eq__(self, other):
+        return isinstance(other, Dice) and self.terms == other.terms and self.const == other.const
+
+    def __hash__(self):
+        return hash((self.terms, self.const))
+
+    def face_count(self) -> int:
+        return sum(c for _, c, _ in self.terms)
+
+    def __str__(self):
+        if self._text is None:
+            parts = []
+            for s, c, f in self.terms:
+                word = f"d{f}" if (c == 1 and f == 100) else f"{c}D{f}"
+                parts.append(("-" if s < 0 else ("+" if parts else "")) + word)
+            if self.const:
+                parts.append(f"{self.const:+d}")
+            self._text = "".join(parts) or "0"
+        return self._text
+
+    __repr__ = __str__
+
+
+def roll_faces(dice: Dice, random) -> list[int]:
+    """One face per die, in the order the expression names them."""
+    out = []
+    for _s, count, sides in dice.terms:
+        for _ in range(count):
+            out.append(int(random() * sides) + 1)
+    return out
+
+
+def total(dice: Dice, faces) -> int:
+    t, i = dice.const, 0
+    for s, count, _sides in dice.terms:
+        for _ in range(count):
+            t += s * faces[i]
+            i += 1
+    return t
+
+
+class Roll(int):
+    """A rolled total that remembers its dice and faces (made only when a transcript is kept)."""
+
+    def __new__(cls, value, dice, faces):
+        obj = int.__new__(cls, value)
+        obj.dice = dice
+        obj.faces = faces
+        return obj
+
+    def __str__(self):
+        text = f"{self.dice}={int(self)}"
+        if len(self.faces) > 1:
+            text += " (" + "+".join(str(f) for f in self.faces) + ")"
+        return text
+
+    __repr__ = __str__

@@ -1,0 +1,242 @@
+"""Encounter scripts: combatants, pinned dice, scripted decisions, activities
+and expectations, validated against a compiled program and run."""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dsl import nodes as n
+from dsl.builder import build_encounter
+from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from dsl.loader import load_edition
+from dsl.source import read_text
+
+from .compiler import Program
+from .engine import Engine, guarded
+from .values import mangle
+
+_counter = itertools.count()
+_programs: dict = {}
+
+BUILTIN_FIELDS = ("side", "tactic")
+
+
+@dataclass
+class Outcome:
+    engine: Engine
+    expectations: list = field(default_factory=list)   # (Node, passed)
+    program: Program | None = None
+
+    @property
+    def failed(self):
+        return [e for e, ok in self.expectations if not ok]
+
+
+def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None) -> Program:
+    """One compiled program per edition, shared by every run in this process."""
+    key = (edition, tuple(str(r) for r in roots or ()))
+    prog = _programs.get(key)
+    if prog is None:
+        rs = load_edition(edition, roots, span, sources)
+        prog = _programs[key] = Program(rs)
+    elif sources is not None:
+        sources.texts.update(prog.ruleset.sources.texts)
+    return prog
+
+
+def load_encounter(path, sources: Sources) -> n.Encounter:
+    display = str(path)
+    text = read_text(Path(path), display)
+    sources.texts[display] = text
+    enc, diags = build_encounter(text, display)
+    if diags:
+        raise GrimorioError(diags)
+    return enc
+
+
+class Prepared:
+    """An encounter validated and compiled against a program: run it many times."""
+
+    def __init__(self, enc: n.Encounter, program: Program, option_overrides=None):
+        self.enc, self.p = enc, program
+        diags: list[Diagnostic] = []
+        names = [c.name for c in enc.combatants]
+        for c in enc.combatants:
+            if names.count(c.name) > 1:
+                diags.append(Diagnostic("E0202", f'two combatants are named "{c.name}"', c.span))
+        self.options = {}
+        for name, value in list(enc.settings) + list((option_overrides or {}).items()):
+            span = value.span if isinstance(value, n.Node) else Span("<command line>", 0, 0)
+            if name not in program.options:
+                diags.append(Diagnostic("E0201", f'there is no option "{name}"', span,
+                                        did_you_mean(name, program.options) or
+                                        f"the options are: {', '.join(program.options) or 'none'}"))
+                continue
+            v = value.value if isinstance(value, n.Const) else value
+            default = program.options[name]
+            if type(v) is not type(default):
+                diags.append(Diagnostic("E0204", f'option "{name}" takes {_kind(default)}, not {_kind(v)}', span))
+                continue
+            self.options[name] = v
+        self.fields = {f.name: f for f in program.sheet.fields}
+        for c in enc.combatants:
+            diags.extend(self._check_combatant(c))
+        self.pins = []
+        for pin in enc.pins:
+            who = purpose = None
+            words = list(pin.words)
+            if words and words[0] in names:
+                who = words.pop(0)
+            if words:
+                purpose = words.pop(0)
+                if purpose not in program.purposes:
+                    diags.append(Diagnostic("E0201", f'no roll of these rules is made for "{purpose}"', pin.span,
+                                            did_you_mean(purpose, program.purposes) or
+                                            f"the purposes are: {', '.join(sorted(program.purposes))}"))
+            if words:
+                diags.append(Diagnostic("E0201", f'"{words[0]}" is not a combatant of this encounter', pin.span,
+                                        did_you_mean(words[0], names)))
+            self.pins.append({"who": who, "purpose": purpose, "faces": pin.faces, "span": pin.span})
+        self.script = {}
+        for rnd, decisions in enc.script:
+            for d in decisions:
+                if d.who not in names:
+                    diags.append(Diagnostic("E0201", f'"{d.who}" is not a combatant of this encounter', d.span,
+                                            did_you_mean(d.who, names)))
+                    continue
+                for words, span in d.choices:
+                    kind = self._kind_of(words[0], span, diags)
+                    if kind:
+                        q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": []})
+                        q[kind].append((words, span))
+        if diags:
+            raise GrimorioError(diags)
+        self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, enc.expects, names)
+
+    def _kind_of(self, word, span, diags):
+        if word == "pass" or word in self.p.actions:
+            return "action"
+        if word == "none" or word in self.p.reaction_by_name:
+            return "reaction"
+        diags.append(Diagnostic("E0201", f'there is no action or reaction "{word}"', span,
+                                did_you_mean(word, list(self.p.actions) + list(self.p.reaction_by_name))))
+        return None
+
+    def _check_combatant(self, c: n.Combatant) -> list[Diagnostic]:
+        out = []
+        given = {}
+        for name, value, span in c.fields:
+            if name in given:
+                out.append(Diagnostic("E0202", f'"{name}" is given twice for {c.name}', span))
+                continue
+            given[name] = value
+            if name == "tactic":
+                if value not in self.p.tactics:
+                    out.append(Diagnostic("E0201", f'there is no tactic "{value}"', span,
+                                          did_you_mean(str(value), self.p.tactics)))
+                continue
+            if name == "side":
+                continue
+            f = self.fields.get(name)
+            if f is None:
+                out.append(Diagnostic("E0203", f'the sheet has no field "{name}"', span,
+                                      did_you_mean(name, list(self.fields) + list(BUILTIN_FIELDS))))
+                continue
+            out.extend(_check_value(f, value, span, self.p))
+        for f in self.fields.values():
+            if f.default is None and f.name not in given:
+                out.append(Diagnostic("E0206", f'{c.name} needs a value for "{f.name}"', c.span,
+                                      f"add {f.name} to the combatant's lines"))
+        for cond, grade, span in c.holds:
+            ct = self.p.conditions.get(cond)
+            if ct is None:
+                out.append(Diagnostic("E0201", f'there is no condition "{cond}"', span,
+                                      did_you_mean(cond, self.p.conditions)))
+            elif ct.grades and grade not in ct.by_name:
+                out.append(Diagnostic("E0201", f'condition "{cond}" has no grade "{grade}"', span,
+                                      did_you_mean(str(grade), ct.by_name) or f"its grades: {', '.join(ct.by_name)}"))
+            elif not ct.grades and grade is not None:
+                out.append(Diagnostic("E0204", f'"{cond}" has no grades', span))
+        return out
+
+    def make_combatants(self):
+        cls = self.p.combatant_class
+        out = []
+        sides = {}
+        for i, c in enumerate(self.enc.combatants):
+            obj = cls()
+            given = {k: v for k, v, _ in c.fields}
+            obj.a_name = c.name
+            obj.a_side = given.get("side", c.name)
+            obj.tactic = given.get("tactic", next(iter(self.p.tactics), None))
+            obj.cards = {}
+            obj.index = i
+            for k, v in given.items():
+                f = self.fields.get(k)
+                if f is None:
+                    continue
+                if f.type == "row":
+                    v = self.p.tables[f.table].lookup(v)
+                setattr(obj, mangle(k), v)
+            sides[obj.a_side] = True
+            out.append((obj, given, c))
+        return out
+
+    def run(self, seed=None, record=True, json=False, max_rounds=None) -> Outcome:
+        enc, p = self.enc, self.p
+        seed = enc.seed if seed is None else seed
+        pins = [dict(pin, used=False) for pin in self.pins]
+        script = {k: {"action": list(v["action"]), "reaction": list(v["reaction"])} for k, v in self.script.items()}
+        eng = Engine(p, [], seed or 0, record, json, pins, enc.strict_dice, script, self.options,
+                     max_rounds or enc.rounds or 100)
+        made = self.make_combatants()
+        eng.cb = [obj for obj, _, _ in made]
+        for obj, given, c in made:
+            guarded(p, p.sheet_defaults, eng, obj, given)
+            for cond, grade, _span in c.holds:
+                ct = p.conditions[cond]
+                eng.add(obj, ct, ct.by_name.get(grade) if grade else None)
+        if record:
+            eng.events = [e for e in eng.events if e[0] != "card"]
+        guarded(p, p.init_vars, eng)
+        guarded(p, self.code["do"], eng)
+        if p.rounds and (enc.rounds is None or enc.rounds > 0) and not enc.do:
+            guarded(p, eng.run_rounds)
+        elif p.rounds and enc.rounds:
+            guarded(p, eng.run_rounds)
+        if enc.strict_dice:
+            left = [pin for pin in pins if not pin["used"]]
+            if left:
+                raise GrimorioError([Diagnostic("E0505", "this pinned roll was never made", pin["span"],
+                                                "the scenario went otherwise than the script expects")
+                                     for pin in left])
+        out = Outcome(eng, program=p)
+        for node, fn in zip(enc.expects, self.code["expects"]):
+            out.expectations.append((node, bool(guarded(p, fn, eng))))
+        return out
+
+
+def _kind(v) -> str:
+    return {bool: "true or false", int: "a number", str: "a name"}.get(type(v), "a value")
+
+
+def _check_value(f: n.Field, value, span, program) -> list[Diagnostic]:
+    kind = f.type
+    if kind in ("int", "percent"):
+        if type(value) is not int:
+            return [Diagnostic("E0204", f'"{f.name}" is a number, not {_kind(value)}', span)]
+        lo, hi = (f.low, f.high) if kind == "int" else (0, 100)
+        if lo is not None and not lo <= value <= hi:
+            return [Diagnostic("E0204", f'{f.name} {value} is out of range', span,
+                               f"{f.name} goes from {lo} to {hi}{'%' if kind == 'percent' else ''}")]
+    elif kind == "bool" and type(value) is not bool:
+        return [Diagnostic("E0204", f'"{f.name}" is true or false, not {_kind(value)}', span)]
+    elif kind == "text" and type(value) is not str:
+        return [Diagnostic("E0204", f'"{f.name}" is a text', span)]
+    elif kind == "row":
+        table = program.tables.get(f.table)
+        if table is not None and value not in table.index:
+            return [Diagnostic("E0201", f'there is no "{value}" in table "{f.table}"', span,
+                               did_you_mean(str(value), [str(k) for k in table.index]))]
+    return []

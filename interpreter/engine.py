@@ -1,0 +1,367 @@
+"""The runtime: one Engine per encounter run. It owns the RNG, the
+combatants, the pinned dice and the transcript, and answers the generated
+code's calls (roll, emit, act, cards)."""
+from __future__ import annotations
+
+import random as _random
+import sys
+from itertools import product
+from types import SimpleNamespace
+
+from dsl.diagnostics import Diagnostic, GrimorioError, Span
+
+from . import runtime_helpers as H
+from .compiler import FILENAME
+from .dice import Dice, Roll, roll_faces, total
+from .values import to_json
+
+STEP_BUDGET = 1_000_000
+EMIT_DEPTH = 16
+
+
+class Budget(Exception):
+    pass
+
+
+class Engine:
+    def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
+                 script=None, options=None, max_rounds=100):
+        self.p = program
+        self.cb = combatants
+        self.rng = _random.Random(seed)
+        self.random = self.rng.random
+        self.rec = record
+        self.json = json
+        self.events: list = []
+        self.pins = list(pins)            # dicts: who, purpose, faces, span, used
+        self.strict = strict
+        self.script = script or {}        # (round, name) -> {"action": [...], "reaction": [...]}
+        self.opt = dict(program.options)
+        self.opt.update(options or {})
+        self.max_rounds = max_rounds
+        self.round = 0
+        self.steps = 0
+        self.depth = 0
+        self.v = SimpleNamespace()
+        self.pin_span = None
+
+    # ------------------------------------------------------------ budget
+    def tick(self):
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise Budget()
+
+    # ------------------------------------------------------------ dice
+    def roll(self, dice, by, purpose):
+        if not isinstance(dice, Dice):
+            raise H.RuleFailure(f"only dice can be rolled, not {H.show(dice)}")
+        faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
+        if faces is None:
+            terms = dice.terms
+            if not self.rec and len(terms) == 1 and terms[0][1] == 1:
+                s, _, f = terms[0]
+                return s * (int(self.random() * f) + 1) + dice.const
+            faces = roll_faces(dice, self.random)
+        t = total(dice, faces)
+        if self.rec:
+            who = getattr(by, "a_name", None)
+            self.events.append(("roll", {"by": who, "purpose": purpose, "dice": str(dice), "faces": faces, "total": t}))
+            return Roll(t, dice, faces)
+        return t
+
+    def _pinned(self, dice, by, purpose):
+        who = getattr(by, "a_name", None)
+        for pin in self.pins:
+            if pin["used"]:
+                continue
+            if pin["who"] not in (None, who) or pin["purpose"] not in (None, purpose):
+                continue
+            pin["used"] = True
+            faces = list(pin["faces"])
+            want = dice.face_count()
+            if len(faces) != want:
+                if len(faces) == 1 and want > 1 and dice.min <= faces[0] <= dice.max:
+                    raise H.RuleFailure(f"pinned roll {faces[0]} gives a total, but {dice} needs one face per die",
+                                        f"pin {want} faces, such as " + " ".join("1" for _ in range(want)))
+                raise _PinError(pin["span"], f"{dice} needs {want} face{'s' if want > 1 else ''}; this pin gives {len(faces)}")
+            i = 0
+            for _s, count, sides in dice.terms:
+                for _ in range(count):
+                    if not 1 <= faces[i] <= sides:
+                        raise _PinError(pin["span"], f"{faces[i]} is not a face of a d{sides}",
+                                        f"a d{sides} shows 1 to {sides}")
+                    i += 1
+            return faces
+        if self.strict:
+            raise H.RuleFailure(f"the script has no pinned dice left for {who or 'this roll'} ({purpose})",
+                                f'add a line "{who + " " if who else ""}{purpose} N" to the dice block')
+        return None
+
+    # ------------------------------------------------------------ transcript
+    def say(self, name, text, args, line_id):
+        payload = {"line": line_id}
+        if self.json:
+            payload["args"] = [to_json(a) for a in args]
+        self.events.append(("say", name, text, payload))
+
+    def record_check(self, name, by, purpose, result):
+        if self.json:
+            self.events.append(("check", {"check": name, "by": getattr(by, "a_name", None), "purpose": purpose,
+                                          "result": result.to_json()}))
+
+    # ------------------------------------------------------------ combatants and conditions
+    def round_number(self):
+        return self.round
+
+    def combatants(self):
+        return list(self.cb)
+
+    def enemies(self, c):
+        return [x for x in self.cb if x.a_side != c.a_side]
+
+    def allies(self, c):
+        return [x for x in self.cb if x.a_side == c.a_side and x is not c]
+
+    def conditions(self):
+        return list(self.p.graded)
+
+    def _cond(self, cond):
+        if not isinstance(cond, H.ConditionType):
+            raise H.RuleFailure(f"{H.show(cond)} is not a condition")
+        return cond
+
+    def has(self, c, cond, grade=None):
+        cards = c.cards.get(self._cond(cond).name)
+        if not cards:
+            return False
+        return grade is None or grade in cards
+
+    def cards(self, c, cond):
+        if not isinstance(cond, H.ConditionType):
+            raise H.RuleFailure(f"{H.show(cond)} is not a condition")
+        return [g for g in c.cards.get(cond.name, ()) if g is not None]
+
+    def add(self, c, cond, grade):
+        c.cards.setdefault(cond.name, []).append(grade if cond.grades else None)
+        if self.rec:
+            self.events.append(("card", {"who": c.a_name, "op": "add", "condition": cond.name,
+                                         "grade": grade.name if grade is not None else None}))
+
+    def remove(self, c, cond, grade):
+        held = c.cards.get(cond.name)
+        if not held:
+            return
+        if grade is None:
+            held.clear()
+        elif grade in held:
+            held.remove(grade)
+        if self.rec:
+            self.events.append(("card", {"who": c.a_name, "op": "remove", "condition": cond.name,
+                                         "grade": grade.name if grade is not None else None}))
+
+    def receive(self, c, cond, grade):
+        if cond.on_receive is not None:
+            self.tick()
+            cond.on_receive(self, c, grade)
+        else:
+            self.add(c, cond, grade)
+
+    # ------------------------------------------------------------ events and reactions
+    def emit(self, name, ev):
+        reactions = self.p.reactions.get(name)
+        if not reactions:
+            return ev
+        self.depth += 1
+        if self.depth > EMIT_DEPTH:
+            raise Budget()
+        try:
+            reactors = []
+            for r in reactions:
+                who = r.by(self, ev)
+                if who is not None and who not in reactors:
+                    reactors.append(who)
+            for who in reactors:
+                options = [r for r in reactions if r.by(self, ev) is who and r.req(self, who, ev)]
+                choice = self.choose_reaction(who, name, options, ev)
+                if choice is not None:
+                    self.tick()
+                    choice.run(self, who, ev)
+        finally:
+            self.depth -= 1
+        return ev
+
+    def choose_reaction(self, who, event, options, ev):
+        entry = self._scripted(who, "reaction")
+        if entry is not None:
+            words, span = entry
+            if words[0] == "none":
+                return None
+            for r in options:
+                if r.name == words[0]:
+                    return r
+            raise _ScriptError(span, f'the rules do not allow {who} to "{words[0]}" now',
+                               f"allowed: {', '.join(r.name for r in options) or 'no reaction'}")
+        if not options:
+            return None
+        tactic = self.p.tactics.get(who.tactic)
+        if tactic is not None and event in tactic.react:
+            for r, (_args, when) in tactic.react[event]:
+                if r in options and when(self, who, ev):
+                    return r
+            return None
+        return options[0] if tactic is None else None
+
+    # ------------------------------------------------------------ actions
+    def act(self, c):
+        entry = self._scripted(c, "action")
+        if entry is not None:
+            return self._scripted_action(c, entry)
+        tactic = self.p.tactics.get(c.tactic)
+        if tactic is None:
+            return False
+        for action, (arg_fns, when) in tactic.act:
+            for args in self._arg_choices(action, arg_fns, c):
+                if action.req(self, c, *args) and when(self, c, *args):
+                    self.tick()
+                    action.run(self, c, *args)
+                    return True
+        return False
+
+    def _arg_choices(self, action, arg_fns, c):
+        if not action.domains:
+            yield ()
+            return
+
+        def rec(prefix):
+            i = len(prefix)
+            if i == len(action.domains):
+                yield tuple(prefix)
+                return
+            fn = arg_fns[i] if i < len(arg_fns) and arg_fns[i] is not None else action.domains[i]
+            for v in fn(self, c, *prefix):
+                yield from rec(prefix + [v])
+        yield from rec([])
+
+    def _scripted_action(self, c, entry):
+        words, span = entry
+        if words[0] == "pass":
+            return False
+        action = self.p.actions.get(words[0])
+        if action is None:
+            raise _ScriptError(span, f'there is no action "{words[0]}"',
+                               H_did_you_mean(words[0], self.p.actions))
+        if len(words) - 1 != len(action.domains):
+            raise _ScriptError(span, f'"{words[0]}" takes {len(action.domains)} choice'
+                                     f'{"s" if len(action.domains) != 1 else ""} after it, not {len(words) - 1}',
+                               f"its parameters: {', '.join(action.params[1:]) or 'none'}")
+        args = []
+        for word, domain in zip(words[1:], action.domains):
+            options = domain(self, c, *args)
+            match = [o for o in options if str(o) == word]
+            if not match:
+                raise _ScriptError(span, f'"{word}" is not a choice for {action.name} here',
+                                   f"choices: {', '.join(str(o) for o in options) or 'none'}")
+            args.append(match[0])
+        if not action.req(self, c, *args):
+            raise _ScriptError(span, f"the rules forbid {c} to {' '.join(words)} now",
+                               "its requirements or its cost are not met at this point of the round")
+        self.tick()
+        action.run(self, c, *args)
+        return True
+
+    def _scripted(self, c, kind):
+        queue = self.script.get((self.round, c.a_name))
+        if queue:
+            q = queue[kind]
+            if q:
+                return q.pop(0)
+        return None
+
+    # ------------------------------------------------------------ running
+    def run_rounds(self):
+        if not self.p.rounds:
+            return
+        name, steps, until, final = self.p.rounds[0]
+        try:
+            while self.round < self.max_rounds:
+                self.round += 1
+                for _step_name, step in steps:
+                    step(self)
+                if until(self):
+                    break
+        except H.StopRun:
+            pass
+        final(self)
+
+
+def H_did_you_mean(word, names):
+    from dsl.diagnostics import did_you_mean
+    return did_you_mean(word, names)
+
+
+class _ScriptError(Exception):
+    def __init__(self, span, message, help=None):
+        super().__init__(message)
+        self.span, self.message, self.help = span, message, help
+
+
+class _PinError(_ScriptError):
+    pass
+
+
+def locate(program, exc) -> Diagnostic:
+    """A Python exception raised in generated code, as a diagnostic at the rule text."""
+    if isinstance(exc, _ScriptError):
+        return Diagnostic("E0504" if not isinstance(exc, _PinError) else "E0503", exc.message, exc.span, exc.help)
+    span = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == FILENAME:
+            line = tb.tb_lineno - 1
+            if 0 <= line < len(program.line_spans) and program.line_spans[line] is not None:
+                span = program.line_spans[line]
+        tb = tb.tb_next
+    span = span or Span("<rules>", 0, 0)
+    if isinstance(exc, Budget):
+        return Diagnostic("E0502", "the rules ran too long (a loop or a cascade of events that does not end)", span,
+                          f"the budget is {STEP_BUDGET} steps and {EMIT_DEPTH} nested events")
+    if isinstance(exc, RecursionError):
+        return Diagnostic("E0502", "the rules call themselves without end", span)
+    if isinstance(exc, H.RuleFailure):
+        code = "E0503" if "pinned" in exc.message else "E0501"
+        return Diagnostic(code, exc.message, span, exc.help)
+    if isinstance(exc, AttributeError):
+        name = getattr(exc, "name", None) or str(exc).rsplit("'", 2)[-2] if "'" in str(exc) else "?"
+        field = _unmangle(name)
+        obj = getattr(exc, "obj", None)
+        what = H.show(obj) if obj is not None and not isinstance(obj, type) else "this value"
+        return Diagnostic("E0203", f'{what} has no field "{field}"', span,
+                          "check the spelling against the sheet, the table columns or the event")
+    if isinstance(exc, TypeError):
+        return Diagnostic("E0204", "these values cannot be used together here", span,
+                          "check the types: numbers, dice, names, lists and records do not mix freely")
+    if isinstance(exc, ZeroDivisionError):
+        return Diagnostic("E0501", "division by zero", span)
+    if isinstance(exc, (IndexError, KeyError, ValueError, OverflowError)):
+        return Diagnostic("E0501", "a value is out of range here", span)
+    return Diagnostic("E0501", f"the rules failed here ({type(exc).__name__})", span)
+
+
+def _unmangle(name: str) -> str:
+    import re
+    if name.startswith("a_"):
+        name = name[2:]
+    return re.sub(r"__([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)), name)
+
+
+def guarded(program, fn, *args):
+    """Run fn; turn anything a rule can raise into a GrimorioError."""
+    try:
+        return fn(*args)
+    except GrimorioError:
+        raise
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - every failure becomes a diagnostic
+        raise GrimorioError(locate(program, exc)) from None
+
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))

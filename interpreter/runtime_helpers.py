@@ -1,0 +1,162 @@
+"""Small helpers the generated code calls. Kept apart so the generated module
+has no access to anything else (rules are hermetic)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .dice import Dice, Roll
+from .values import Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
+
+
+class RuleFailure(Exception):
+    """A rule did something the language forbids; located by the engine."""
+
+    def __init__(self, message, help=None):
+        super().__init__(message)
+        self.message, self.help = message, help
+
+
+class StopRun(Exception):
+    """The `stop` statement: ends the encounter."""
+
+
+def floor(x):
+    if isinstance(x, int):
+        return int(x)
+    return math.floor(x)
+
+
+def ceil(x):
+    if isinstance(x, int):
+        return int(x)
+    return math.ceil(x)
+
+
+def floordiv(a, b):
+    if b == 0:
+        raise RuleFailure("division by zero")
+    if type(a) is int and type(b) is int:
+        return a // b
+    return math.floor(Fraction(a) / b)
+
+
+def ceildiv(a, b):
+    if b == 0:
+        raise RuleFailure("division by zero")
+    if type(a) is int and type(b) is int:
+        return -(-a // b)
+    return math.ceil(Fraction(a) / b)
+
+
+def div(a, b):
+    if b == 0:
+        raise RuleFailure("division by zero")
+    return Fraction(a) / b
+
+
+def mod(a, b):
+    if b == 0:
+        raise RuleFailure("division by zero", "the right side of % must not be 0")
+    return a % b
+
+
+def eq(value, test):
+    """A decision-table cell: membership when the input is a list."""
+    if type(value) is list:
+        return test in value
+    return value == test
+
+
+def is_none(value):
+    return value is None or value == []
+
+
+def index(obj, key):
+    if isinstance(key, str) and isinstance(obj, (Combatant, Struct)):
+        try:
+            return getattr(obj, mangle(key))
+        except AttributeError:
+            raise RuleFailure(f'{show(obj)} has no field "{key}"') from None
+    lookup = getattr(obj, "lookup", None)
+    if lookup is not None:
+        return lookup(key)
+    raise RuleFailure(f"{show(obj)} cannot be looked up by {show(key)}")
+
+
+def groups(items, key, reverse):
+    """Items sorted by key, as lists of equal keys (ties act together)."""
+    out, last = [], object()
+    for item in sorted(items, key=key, reverse=reverse):
+        k = key(item)
+        if out and k == last:
+            out[-1].append(item)
+        else:
+            out.append([item])
+            last = k
+    return out
+
+
+def maximum(dice):
+    if not isinstance(dice, Dice):
+        raise RuleFailure(f"maximum() takes dice, not {show(dice)}")
+    return dice.max
+
+
+def len_(x):
+    if not isinstance(x, list):
+        raise RuleFailure(f"len() takes a list, not {show(x)}")
+    return len(x)
+
+
+def abs_(x):
+    return abs(x)
+
+
+def sum_(x):
+    if not isinstance(x, list):
+        raise RuleFailure(f"sum() takes a list, not {show(x)}")
+    return sum(x)
+
+
+def _extreme(fn, args):
+    if len(args) == 1 and isinstance(args[0], list):
+        args = args[0]
+    if not args:
+        raise RuleFailure("min() and max() need at least one value", "check the list is not empty first")
+    out = fn(args)
+    return int(out) if type(out) is Roll else out
+
+
+def min_(*args):
+    return _extreme(min, args)
+
+
+def max_(*args):
+    return _extreme(max, args)
+
+
+def clamp(x, lo, hi):
+    return lo if x < lo else hi if x > hi else x
+
+
+def distinct(xs):
+    out = []
+    for x in xs:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def first(xs):
+    return xs[0] if xs else None
+
+
+def regrade(condition: ConditionType, grade):
+    """The grade of `condition` with the same name as `grade` (of any condition)."""
+    if grade is None:
+        return None
+    g = condition.by_name.get(getattr(grade, "name", grade))
+    if g is None:
+        raise RuleFailure(f'condition "{condition.name}" has no grade "{show(grade)}"')
+    return g

@@ -1,0 +1,34 @@
+"""Rendering a run's events: text (the ruleset's own words) or JSON lines."""
+from __future__ import annotations
+
+import json
+
+
+def render_text(engine, explain=False) -> str:
+    out = []
+    program = engine.p
+    for ev in engine.events:
+        if ev[0] != "say":
+            continue
+        _, name, text, payload = ev
+        if explain:
+            line = payload["line"]
+            span = program.line_spans[line]
+            owner = program.line_owner[line]
+            layer = program.ruleset.origin.get(("message", name), program.ruleset.edition.name)
+            text = f"{text}    [{owner} at {span}; edition {layer}]"
+        out.append(text)
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def render_jsonl(engine) -> str:
+    lines = []
+    for ev in engine.events:
+        kind = ev[0]
+        if kind == "say":
+            _, name, text, payload = ev
+            rec = {"event": "say", "message": name, "text": text.strip(), "args": payload.get("args", [])}
+        else:
+            rec = {"event": kind, **ev[1]}
+        lines.append(json.dumps(rec, ensure_ascii=False, sort_keys=True))
+    return "\n".join(lines) + ("\n" if lines else "")
