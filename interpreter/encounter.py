@@ -38,8 +38,14 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     key = (edition, tuple(str(r) for r in roots or ()))
     prog = _programs.get(key)
     if prog is None:
-        rs = load_edition(edition, roots, span, sources)
-        prog = _programs[key] = Program(rs)
+        own = Sources()
+        try:
+            rs = load_edition(edition, roots, span, own)
+            prog = Program(rs)
+        finally:
+            if sources is not None:
+                sources.texts.update(own.texts)
+        _programs[key] = prog
     elif sources is not None:
         sources.texts.update(prog.ruleset.sources.texts)
     return prog

@@ -287,11 +287,30 @@ class Engine:
                 self.round += 1
                 for _step_name, step in steps:
                     step(self)
+                self._script_left(self.round)
                 if until(self):
                     break
         except H.StopRun:
             pass
         final(self)
+        for (rnd, _who) in sorted(self.script, key=lambda k: k[0]):
+            if rnd > self.round:
+                self._script_left(rnd, ended=True)
+
+    def _script_left(self, rnd, ended=False):
+        """A scripted decision the rules never asked for means the scenario went otherwise."""
+        for (r, who), queues in self.script.items():
+            if r != rnd:
+                continue
+            for words, span in queues["action"] + queues["reaction"]:
+                if words[0] in ("pass", "none"):
+                    continue
+                if ended:
+                    raise _ScriptError(span, f"the encounter ended before round {rnd}",
+                                       f"it lasted {self.round} round{'s' if self.round != 1 else ''}")
+                raise _ScriptError(span, f'{who} never got to "{" ".join(words)}" in round {rnd}',
+                                   "the rules asked for no more such decisions that round "
+                                   "(no actions left, no attack to answer, or the fight ended)")
 
 
 def H_did_you_mean(word, names):

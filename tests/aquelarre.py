@@ -1,0 +1,32 @@
+"""Two Aquelarre combatants for scenario tests, and a way to script them."""
+from __future__ import annotations
+
+import textwrap
+
+RODRIGO = """\
+combatant Rodrigo:
+  side cristianos
+  FUE 14, AGI 12, HAB 13, RES 14, PER 11
+  Espadas 60%, Esquivar 40%, Cuchillos 50%
+  arma {arma_r}
+  armadura "Gambesón"
+"""
+
+BANDIDO = """\
+combatant Bandido:
+  side bandidos
+  FUE 13, AGI 10, HAB 11, RES 13, PER 10
+  Mazas 45%, Esquivar 30%, Cuchillos 50%
+  arma {arma_b}
+  armadura "Ropas gruesas"
+"""
+
+
+def duel(dice: str, script: str = "", rounds: int = 1, extra: str = "", arma_r='"Espada corta"',
+         arma_b='"Garrote"', strict: bool = True) -> str:
+    """An encounter text: Rodrigo (Espada corta 60%, Gambesón) against Bandido
+    (Garrote 45%, Ropas gruesas), with the given pinned dice and scripted rounds."""
+    head = f'encounter "escena"\nedition aquelarre\nrounds {rounds}\n'
+    body = RODRIGO.format(arma_r=arma_r) + BANDIDO.format(arma_b=arma_b)
+    dice_block = f"dice{' strict' if strict else ''}:\n" + textwrap.indent(textwrap.dedent(dice).strip(), "  ") + "\n"
+    return head + body + dice_block + textwrap.dedent(script) + textwrap.dedent(extra)

@@ -1,0 +1,70 @@
+"""Shared test helpers: run an encounter written inline, read its transcript."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from dsl.builder import build_encounter
+from dsl.diagnostics import GrimorioError, Sources, render_all
+from interpreter.encounter import Prepared, program_for
+from interpreter.transcript import render_jsonl, render_text
+
+
+class Run:
+    def __init__(self, outcome):
+        self.outcome = outcome
+        self.engine = outcome.engine
+        self.text = render_text(outcome.engine)
+        self.lines = self.text.splitlines()
+
+    def c(self, name):
+        """A combatant by name."""
+        return next(x for x in self.engine.cb if x.a_name == name)
+
+    def field(self, name, field):
+        return self.c(name).get(field)
+
+    def grades(self, name, condition):
+        return [g.name for g in self.c(name).cards.get(condition, []) if g is not None]
+
+    def has(self, name, condition):
+        return bool(self.c(name).cards.get(condition))
+
+    def jsonl(self):
+        return render_jsonl(self.engine)
+
+
+def run_text(text: str, file: str = "scenario.enc", seed=None, record=True, json=False, options=None) -> Run:
+    text = textwrap.dedent(text).lstrip("\n")
+    enc, diags = build_encounter(text, file)
+    if diags:
+        raise GrimorioError(diags)
+    sources = Sources({file: text})
+    program = program_for(enc.edition, enc.edition_span, sources)
+    outcome = Prepared(enc, program, options).run(seed=seed, record=record, json=json)
+    failed = outcome.failed
+    if failed:
+        raise AssertionError("expectations failed:\n" + "\n".join(
+            sources.line(e.span.file, e.span.line) or "?" for e in failed) + "\n--- transcript:\n" + render_text(outcome.engine))
+    return Run(outcome)
+
+
+def diagnostics_of(text: str, file: str = "scenario.enc") -> str:
+    """The rendered diagnostics an encounter text produces (empty if none)."""
+    text = textwrap.dedent(text).lstrip("\n")
+    sources = Sources({file: text})
+    try:
+        enc, diags = build_encounter(text, file)
+        if diags:
+            raise GrimorioError(diags)
+        program = program_for(enc.edition, enc.edition_span, sources)
+        Prepared(enc, program).run()
+    except GrimorioError as exc:
+        return render_all(exc.diagnostics, sources)
+    return ""
+
+
+@pytest.fixture
+def run():
+    return run_text

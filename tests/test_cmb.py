@@ -1,0 +1,368 @@
+"""Scenario tests of the Aquelarre combat clauses (CMB-xx): each pins the dice it
+needs and asserts the outcome the seed text demands."""
+from __future__ import annotations
+
+import pytest
+
+from tests.aquelarre import duel
+from tests.conftest import diagnostics_of, run_text
+
+# Rodrigo: AGI 12, Espadas 60 (crítico <= 6), Esquivar 40, Gambesón (Protección 2, Resistencia 50), RES 14.
+# Bandido: AGI 10, Mazas 45 (crítico <= 5), Esquivar 30, Ropas gruesas (Protección 1, Resistencia 30), RES 13.
+
+
+def test_CMB_01_round_is_initiative_then_actions_then_damage_in_resolution_order():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 2
+        Rodrigo ataque 14
+        Bandido ataque 25
+        daño 5
+        daño 3
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass, none
+          Bandido: none, atacar Rodrigo, pass
+    """))
+    lines = r.lines
+    assert lines[0] == "Asalto 1"
+    assert lines[1].startswith("  Iniciativa: Rodrigo") and lines[2].startswith("  Iniciativa: Bandido")
+    # Both attacks resolve before any damage is determined ...
+    ataque_r = lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=14 contra 60% -> éxito")
+    ataque_b = lines.index("  Bandido ataca a Rodrigo con Garrote: d100=25 contra 45% -> éxito")
+    danos = [i for i, ln in enumerate(lines) if ln.startswith("  Daños de")]
+    assert ataque_r < ataque_b < danos[0]
+    # ... and damage is determined in the order the hits resolved.
+    assert lines[danos[0]].startswith("  Daños de Rodrigo a Bandido")
+    assert lines[danos[1]].startswith("  Daños de Bandido a Rodrigo")
+    assert r.field("Bandido", "pv") == 13 - (5 + 1 - 1)  # 1D6+1, Ropas gruesas absorb 1, Pecho x1
+    assert r.field("Rodrigo", "pv") == 14 - (3 - 2)     # Pecho x1, Gambesón absorbs 2
+
+
+def test_CMB_02_initiative_is_1d10_plus_agilidad_every_round():
+    r = run_text(duel("""
+        Rodrigo iniciativa 7
+        Bandido iniciativa 4
+        Rodrigo iniciativa 1
+        Bandido iniciativa 10
+    """, """
+        round 1:
+          Rodrigo: pass
+          Bandido: pass
+        round 2:
+          Rodrigo: pass
+          Bandido: pass
+    """, rounds=2))
+    assert "  Iniciativa: Rodrigo 19 (1D10=7 + AGI 12)" in r.lines
+    assert "  Iniciativa: Bandido 14 (1D10=4 + AGI 10)" in r.lines
+    assert "  Iniciativa: Rodrigo 13 (1D10=1 + AGI 12)" in r.lines
+    assert "  Iniciativa: Bandido 20 (1D10=10 + AGI 10)" in r.lines
+    assert r.field("Bandido", "iniciativa") == 20
+
+
+def test_CMB_03_highest_initiative_acts_first():
+    # Bandido 10+9 = 19 beats Rodrigo 12+1 = 13, although Rodrigo is listed first.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 80
+        Rodrigo ataque 70
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: atacar Rodrigo, pass
+    """))
+    first = next(ln for ln in r.lines if " ataca a " in ln)
+    assert first.startswith("  Bandido ataca a Rodrigo")
+
+
+def test_CMB_04_equal_initiatives_act_simultaneously():
+    # Both at 16. Rodrigo's critical would fell Bandido (7 x2 at the head = 14 >= 13),
+    # yet Bandido, tied with him, still attacks in the same round and hits.
+    r = run_text(duel("""
+        Rodrigo iniciativa 4
+        Bandido iniciativa 6
+        Rodrigo ataque 1
+        Bandido ataque 24
+        daño 6
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass, none
+          Bandido: none, atacar Rodrigo, pass
+    """))
+    assert "  Iniciativa: Rodrigo 16 (1D10=4 + AGI 12)" in r.lines
+    assert "  Iniciativa: Bandido 16 (1D10=6 + AGI 10)" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: d100=24 contra 45% -> éxito" in r.lines
+    assert r.field("Bandido", "pv") == 13 - 14
+    assert r.has("Bandido", "inconsciente")
+    assert r.field("Rodrigo", "pv") == 14 - (6 - 2)
+
+
+def test_CMB_07_two_actions_per_round_of_any_type():
+    # Bandido parries (one action) and then has one attack left; Rodrigo attacks twice.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 20
+        Bandido parada 10
+        Rodrigo ataque 70
+        Bandido ataque 90
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+          Bandido: parar, none, atacar Rodrigo
+    """))
+    assert r.field("Rodrigo", "acciones") == 0
+    assert r.field("Bandido", "acciones") == 0
+    assert sum(" ataca a " in ln for ln in r.lines) == 3
+
+
+def test_CMB_07_a_third_action_is_refused_with_the_script_line():
+    text = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido, atacar Bandido
+          Bandido: pass
+    """)
+    out = diagnostics_of(text)
+    assert 'error[E0504]: Rodrigo never got to "atacar Bandido" in round 1' in out
+    assert "--> scenario.enc:23:44" in out
+    assert "23 |   Rodrigo: atacar Bandido, atacar Bandido, atacar Bandido" in out
+
+
+def test_CMB_19_defence_answers_the_attack_at_once_whatever_the_initiative():
+    # Bandido has the lower initiative but parries right after Rodrigo's attack.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 30
+        Bandido parada 12
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: parar, pass
+    """))
+    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=30 contra 60% -> éxito")
+    assert r.lines[i + 1] == "    Bandido para con Garrote: d100=12 contra 45% -> éxito"
+    assert r.field("Bandido", "acciones") == 1
+
+
+def test_CMB_20_dodge_rolls_esquivar_halved_against_a_critical():
+    # Normal hit: Esquivar 30 in full; a 28 dodges.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 40
+        Bandido esquiva 28
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: esquivar, pass
+    """))
+    assert "    Bandido esquiva: d100=28 contra 30% -> éxito" in r.lines
+    assert r.field("Bandido", "pv") == 13
+    # Critical hit (03 <= 6): the chance is halved to 15%, so the same 28 fails.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 3
+        Bandido esquiva 28
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: esquivar, pass
+    """))
+    assert "  Rodrigo ataca a Bandido con Espada corta: d100=3 contra 60% -> crítico" in r.lines
+    assert "    Bandido esquiva: d100=28 contra 15% -> fallo" in r.lines
+    assert r.field("Bandido", "pv") < 13
+
+
+def test_CMB_22_parry_uses_the_weapon_skill_and_stops_even_a_critical():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 2
+        Bandido parada 40
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: parar, pass
+    """))
+    assert "  Rodrigo ataca a Bandido con Espada corta: d100=2 contra 60% -> crítico" in r.lines
+    assert "    Bandido para con Garrote: d100=40 contra 45% -> éxito" in r.lines
+    assert r.field("Bandido", "pv") == 13
+    assert not any(ln.startswith("  Daños") for ln in r.lines)
+
+
+def test_CMB_22_a_stiletto_cannot_parry():
+    text = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 30
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: parar
+    """, arma_b='"Estilete"')
+    out = diagnostics_of(text)
+    assert 'error[E0504]: the rules do not allow Bandido to "parar" now' in out
+    assert "allowed: esquivar" in out
+    # Unscripted, the ruleset's tactic dodges instead.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 30
+        Bandido esquiva 99
+        daño 4
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: pass
+    """, arma_b='"Estilete"'))
+    assert "    Bandido esquiva: d100=99 contra 30% -> pifia" in r.lines
+
+
+@pytest.mark.parametrize("defence, pins, hit", [
+    ("none", "", True),                       # no defence declared
+    ("parar", "Bandido parada 80", True),     # defence failed
+    ("parar", "Bandido parada 20", False),    # defence succeeded
+])
+def test_CMB_36_a_blow_hits_when_the_defence_fails_or_none_was_declared(defence, pins, hit):
+    dice = f"""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 35
+        {pins}
+        {"daño 4" if hit else ""}
+    """
+    r = run_text(duel(dice, f"""
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: {defence}, pass
+    """))
+    assert (r.field("Bandido", "pv") < 13) is hit
+    if defence == "none":
+        assert "    Bandido no se defiende" in r.lines
+
+
+def test_CMB_37_a_critical_deals_maximum_damage_ignoring_armour():
+    # 04 <= 6 is a critical; the units digit 4 is the Pecho (x1). Espada corta 1D6+1: 7.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 4
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """))
+    assert r.field("Bandido", "pv") == 13 - 7
+    assert r.field("Bandido", "resistencia_armadura") == 30      # armour ignored, untouched
+    assert "  Daños de Rodrigo a Bandido: crítico, daño máximo 7 sin armadura; Pecho x1 -> 7" in r.lines
+
+
+def test_CMB_42_armour_loses_resistance_equal_to_damage_and_stops_its_proteccion():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 44
+        daño 5
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: none, pass
+    """))
+    assert r.field("Rodrigo", "resistencia_armadura") == 50 - 5
+    assert r.field("Rodrigo", "pv") == 14 - (5 - 2)
+
+
+@pytest.mark.parametrize("roll, lugar, expected", [
+    (41, "Cabeza", 8),            # 1: x2 -> (6-2)*2
+    (32, "Brazo derecho", 2),     # 2: /2 -> 4/2
+    (43, "Brazo izquierdo", 2),   # 3: /2
+    (25, "Pecho", 4),             # 4-6: x1
+    (38, "Abdomen", 4),           # 7-8: x1
+    (19, "Pierna derecha", 2),    # 9: /2
+    (30, "Pierna izquierda", 2),  # 0 counts as 10: /2
+])
+def test_CMB_44_units_digit_gives_location_applied_after_armour(roll, lugar, expected):
+    # Bandido's Garrote 1D6 = 6 against Rodrigo's Gambesón (2): 4 get through.
+    r = run_text(duel(f"""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque {roll}
+        daño 6
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: none, pass
+    """))
+    assert r.field("Rodrigo", "pv") == 14 - expected
+    assert any(f"; {lugar} " in ln and ln.endswith(f"-> {expected}") for ln in r.lines)
+
+
+def test_CMB_44_location_divides_rounding_down():
+    # 5 through the armour at an arm: 5/2 = 2.5 -> 2 (the seed: round down).
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 22
+        daño 6
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """))
+    # Espada corta 1D6+1: 6+1 = 7, Ropas gruesas absorb 1 -> 6 through, Brazo derecho /2 -> 3.
+    assert r.field("Bandido", "pv") == 13 - 3
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 22
+        daño 5
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """))
+    assert r.field("Bandido", "pv") == 13 - 2     # 5 through /2 = 2.5 -> 2
+
+
+def test_CMB_51_at_zero_resistance_the_combatant_faints_and_stops_acting():
+    # A head critical: 7 x2 = 14 >= Bandido's 13 -> PV -1: fainted, not dead.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 1
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """, rounds=2))
+    assert r.field("Bandido", "pv") == -1
+    assert r.has("Bandido", "inconsciente") and not r.has("Bandido", "muerto")
+    assert "    Bandido se desmaya" in r.lines
+    # The fight is over: only one side stands, and Bandido rolls no initiative again.
+    assert r.lines[-1] == "Fin del combate. En pie: Rodrigo"
+    assert r.engine.round == 1
+
+
+def test_CMB_52_at_minus_its_resistance_the_combatant_dies():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 1
+        Rodrigo ataque 1
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+          Bandido: none, none, pass
+    """))
+    # Two head criticals: 14 + 14 = 28 -> PV -15 <= -13.
+    assert r.field("Bandido", "pv") == 13 - 28
+    assert r.has("Bandido", "muerto") and not r.has("Bandido", "inconsciente")
+    assert "    Bandido muere" in r.lines
