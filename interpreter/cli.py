@@ -10,6 +10,7 @@ from dsl.loader import find_editions
 
 from .encounter import Prepared, load_encounter, program_for
 from .transcript import render_jsonl, render_text
+from .values import show
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,9 +65,11 @@ def cmd_run(args, sources: Sources) -> int:
     outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
     text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
     sys.stdout.write(text)
-    for node in outcome.failed:
-        line = sources.line(node.span.file, node.span.line) or ""
-        print(render(Diagnostic("E0601", "this expectation failed", node.span, line.strip())), file=sys.stderr)
+    for node, left, right in outcome.failed:
+        help = None
+        if left is not None or right is not None:
+            help = f"the left side is {show(left)}, the right side is {show(right)}"
+        print(render(Diagnostic("E0601", "this expectation failed", node.span, help), sources), file=sys.stderr)
     return 1 if outcome.failed else 0
 
 

@@ -50,21 +50,50 @@ class TacticDef:
 class Table:
     """A catalogue (keyed by its first column) or a dice table (keyed by roll)."""
 
-    __slots__ = ("name", "rows", "index", "low", "high", "dice")
+    __slots__ = ("name", "rows", "index", "low", "high", "dice", "ranges")
 
-    def __init__(self, name, rows, index, dice=None, low=0, high=-1):
+    def __init__(self, name, rows, index, dice=None, low=0, high=-1, ranges=()):
         self.name, self.rows, self.index, self.dice, self.low, self.high = name, rows, index, dice, low, high
+        self.ranges = ranges          # (lo, hi, row) of a dice table: no dict entry per roll, dice can be huge
 
     def lookup(self, key):
-        row = self.index.get(key)
+        row = self.index.get(key) if self.dice is None else self._by_roll(key)
         if row is None:
             raise H.RuleFailure(f'table "{self.name}" has no row for {H.show(key)}',
                                 f"its keys are {H.show(list(self.index)[:12])}" if self.dice is None
                                 else f"it covers rolls {self.low} to {self.high}")
         return row
 
+    def _by_roll(self, key):
+        for lo, hi, row in self.ranges:
+            try:
+                if lo <= key <= hi:
+                    return row
+            except TypeError:
+                return None
+        return None
+
     def __str__(self):
         return self.name
+
+
+def compile_checked(ruleset) -> "Program":
+    """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
+    from dsl.checker import check_ruleset
+    diags = check_ruleset(ruleset)
+    try:
+        return_value = Program(ruleset)
+    except GrimorioError as exc:
+        # The compiler repeats a few checks (a cost field, a row table): keep the checker's, better placed.
+        seen = {(d.code, d.message, d.span.file) for d in diags} | {(d.span.file, d.span.line, d.span.col) for d in diags}
+        diags += [d for d in exc.diagnostics
+                  if (d.code, d.message, d.span.file) not in seen and (d.span.file, d.span.line, d.span.col) not in seen]
+    except Exception:  # noqa: BLE001 - the compiler assumes a checked ruleset; the checker's errors explain it
+        if not diags:
+            raise
+    if diags:
+        raise GrimorioError(diags)
+    return return_value
 
 
 class Program:
@@ -169,7 +198,7 @@ class Program:
         if d.dice is not None:
             cols = [d.columns[0]] + cols
         cls = make_struct(d.name, cols, key=d.columns[0] if d.dice is None else cols[1] if len(cols) > 1 else None)
-        rows, index = [], {}
+        rows, index, ranges = [], {}, []
         for row in d.rows:
             try:
                 if d.dice is not None:
@@ -183,13 +212,12 @@ class Program:
             obj = cls(*values)
             rows.append(obj)
             if d.dice is not None:
-                for k in range(row[0][0], row[0][1] + 1):
-                    index[k] = obj
+                ranges.append((row[0][0], row[0][1], obj))
             else:
                 index[values[0]] = obj
         if d.dice is not None:
             dice = Dice.of(d.dice.count, d.dice.sides)
-            return Table(d.name, rows, index, dice, dice.min, dice.max)
+            return Table(d.name, rows, index, dice, dice.min, dice.max, tuple(ranges))
         return Table(d.name, rows, index)
 
     # ------------------------------------------------------------ code
@@ -860,12 +888,18 @@ class Program:
         self.emit(0, f"def {name}_do(_E):")
         self.block(tuple(stmts), 1, scope)
         for i, e in enumerate(exprs):
+            # An expectation returns its verdict and, for a comparison, both sides.
             self.emit(0, f"def {name}_x{i}(_E):", e.span)
             try:
-                self.emit(1, f"return {self.expr(e, scope)}", e.span)
+                if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+                    self.emit(1, f"_a = {self.expr(e.left, scope)}", e.left.span)
+                    self.emit(1, f"_b = {self.expr(e.right, scope)}", e.right.span)
+                    self.emit(1, f"return ((_a {e.op} _b), _a, _b)", e.span)
+                else:
+                    self.emit(1, f"return ({self.expr(e, scope)}, None, None)", e.span)
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
-                self.emit(1, "return True")
+                self.emit(1, "return (True, None, None)")
         if self.diags:
             del self.lines[mark:], self.line_spans[mark:], self.line_owner[mark:]
             raise GrimorioError(self.diags)

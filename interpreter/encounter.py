@@ -12,7 +12,7 @@ from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_me
 from dsl.loader import load_edition
 from dsl.source import read_text
 
-from .compiler import Program
+from .compiler import Program, compile_checked
 from .engine import Engine, guarded
 from .values import mangle
 
@@ -30,7 +30,7 @@ class Outcome:
 
     @property
     def failed(self):
-        return [e for e, ok in self.expectations if not ok]
+        return [(e, left, right) for e, ok, left, right in self.expectations if not ok]
 
 
 def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None) -> Program:
@@ -41,7 +41,7 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
         own = Sources()
         try:
             rs = load_edition(edition, roots, span, own)
-            prog = Program(rs)
+            prog = compile_checked(rs)
         finally:
             if sources is not None:
                 sources.texts.update(own.texts)
@@ -219,7 +219,8 @@ class Prepared:
                                      for pin in left])
         out = Outcome(eng, program=p)
         for node, fn in zip(enc.expects, self.code["expects"]):
-            out.expectations.append((node, bool(guarded(p, fn, eng))))
+            ok, left, right = guarded(p, fn, eng)
+            out.expectations.append((node, bool(ok), left, right))
         return out
 
 

@@ -46,7 +46,7 @@ def run_text(text: str, file: str = "scenario.enc", seed=None, record=True, json
     failed = outcome.failed
     if failed:
         raise AssertionError("expectations failed:\n" + "\n".join(
-            sources.line(e.span.file, e.span.line) or "?" for e in failed) + "\n--- transcript:\n" + render_text(outcome.engine))
+            f"{sources.line(e.span.file, e.span.line)}  (left {a!r}, right {b!r})" for e, a, b in failed) + "\n--- transcript:\n" + render_text(outcome.engine))
     return Run(outcome)
 
 
