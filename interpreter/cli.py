@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
 import sys
 from pathlib import Path
 
+from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
 from dsl.loader import find_editions
 
+from .checking import check_path
 from .encounter import Prepared, load_encounter, program_for
 from .transcript import render_jsonl, render_text
 from .values import show
@@ -15,10 +19,47 @@ from .values import show
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        self.print_usage(sys.stderr)
-        print(render(Diagnostic("E0002", f"bad command line: {message}", Span("<command line>", 0, 0),
-                                "grimorio --help lists the commands and their options")), file=sys.stderr)
-        sys.exit(2)
+        raise _UsageError(self, message)
+
+
+class _UsageError(Exception):
+    def __init__(self, parser, message):
+        super().__init__(message)
+        self.parser, self.message = parser, message
+
+
+class CommandLine:
+    """The command line as a one-line source, so its mistakes are shown like a file's."""
+
+    FILE = "<command line>"
+
+    def __init__(self, argv, sources: Sources):
+        self.args, col, parts = [], len("grimorio ") + 1, []
+        for a in argv:
+            q = shlex.quote(a)
+            self.args.append((a, col, len(q)))
+            parts.append(q)
+            col += len(q) + 1
+        self.text = sources.texts[self.FILE] = " ".join(["grimorio"] + parts)
+
+    def span(self, value: str | None = None) -> Span:
+        """The argument that is `value` (or holds it, as --seed=x does); else the end of the line."""
+        for exact in (True, False):
+            for a, col, width in self.args:
+                if value is not None and (a == value if exact else value in a):
+                    return Span(self.FILE, 1, col, 1, col + width)
+        end = len(self.text) + 1
+        return Span(self.FILE, 1, end, 1, end + 1)
+
+    def whole(self) -> Span:
+        return Span(self.FILE, 1, len("grimorio ") + 1, 1, len(self.text) + 1)
+
+    def usage_error(self, exc: _UsageError) -> Diagnostic:
+        # argparse quotes the offending value ('abc') or lists it after a colon.
+        m = re.search(r"'([^']*)'", exc.message) or re.search(r"arguments?: (\S+)$", exc.message)
+        where = self.span(m.group(1) if m and "required" not in exc.message else None)
+        return Diagnostic("E0002", f"bad command line: {exc.message}", where,
+                          f"{exc.parser.prog} --help lists the commands and their options")
 
 
 def _parser():
@@ -47,20 +88,20 @@ def _option_value(text: str):
         return text
 
 
-def cmd_run(args, sources: Sources) -> int:
-    enc = load_encounter(args.encounter, sources)
+def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
     edition = args.edition or enc.edition
     if not edition:
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
-                                       'add a line "edition NAME", or pass --edition NAME'))
-    program = program_for(edition, enc.edition_span if not args.edition else None, sources)
+                                       "name it on a line of its own: \"edition\" and the edition's name; or pass --edition"))
+    program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
-            raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs the form OPTION=VALUE',
-                                           Span("<command line>", 0, 0)))
+            raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs the form OPTION=VALUE', cl.span(item),
+                                           "for example: --set NAME=true"))
         k, v = item.split("=", 1)
-        overrides[k.strip()] = _option_value(v.strip())
+        overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
     prepared = Prepared(enc, program, overrides)
     outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
     text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
@@ -73,11 +114,12 @@ def cmd_run(args, sources: Sources) -> int:
     return 1 if outcome.failed else 0
 
 
-def cmd_check(args, sources: Sources) -> int:
-    from dsl.checker import check_path
+def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
     diags = []
     for path in args.paths:
-        diags.extend(check_path(Path(path), sources))
+        for d in check_path(Path(path), sources, cl.span(path)):
+            if d not in diags:          # two paths of one edition report its errors once
+                diags.append(d)
     if diags:
         print(render_all(diags, sources), file=sys.stderr)
         print(f"{len(diags)} error{'s' if len(diags) != 1 else ''}", file=sys.stderr)
@@ -86,7 +128,7 @@ def cmd_check(args, sources: Sources) -> int:
     return 0
 
 
-def cmd_editions(args, sources) -> int:
+def cmd_editions(args, sources, cl) -> int:
     from dsl.loader import load_entry
     for name, path in sorted(find_editions().items()):
         try:
@@ -98,18 +140,30 @@ def cmd_editions(args, sources) -> int:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     sources = Sources()
+    cl = CommandLine(argv, sources)
+    try:
+        args = _parser().parse_args(argv)
+    except _UsageError as exc:
+        exc.parser.print_usage(sys.stderr)
+        print(render(cl.usage_error(exc), sources), file=sys.stderr)
+        return 2
     if args.command is None:
         _parser().print_help()
         return 2
     try:
-        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources)
+        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
+        print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
+                                f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
+                     sources), file=sys.stderr)
+        return 2
     sys.stdout.flush()
     return code
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 class Dice:
     """terms: tuple of (sign, count, sides); const: int."""
 
-    __slots__ = ("terms", "const", "_text", "max", "min")
+    __slots__ = ("terms", "const", "_text", "max", "min", "single")
 
     def __init__(self, terms: tuple, const: int = 0):
         self.terms = terms
         self.const = const
+        # The faces of a lone positive die (1D10, d100), for the fast path; else 0.
+        self.single = terms[0][2] if len(terms) == 1 and terms[0][:2] == (1, 1) else 0
         self.max = sum(s * (c * f if s > 0 else c) for s, c, f in terms) + const
         self.min = sum(s * (c if s > 0 else c * f) for s, c, f in terms) + const
         self._text = None

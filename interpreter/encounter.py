@@ -51,9 +51,9 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     return prog
 
 
-def load_encounter(path, sources: Sources) -> n.Encounter:
+def load_encounter(path, sources: Sources, at: Span | None = None) -> n.Encounter:
     display = str(path)
-    text = read_text(Path(path), display)
+    text = read_text(Path(path), display, at, sources)
     sources.texts[display] = text
     enc, diags = build_encounter(text, display)
     if diags:
@@ -118,6 +118,7 @@ class Prepared:
                         q[kind].append((words, span))
         if diags:
             raise GrimorioError(diags)
+        self.blueprints = self._blueprints()
         self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, enc.expects, names)
 
     def _kind_of(self, word, span, diags):
@@ -166,28 +167,39 @@ class Prepared:
                 out.append(Diagnostic("E0204", f'"{cond}" has no grades', span))
         return out
 
-    def make_combatants(self):
-        cls = self.p.combatant_class
+    def _blueprints(self):
+        """What each run needs to make the combatants, worked out once."""
+        default_tactic = next(iter(self.p.tactics), None)
         out = []
-        sides = {}
         for i, c in enumerate(self.enc.combatants):
-            obj = cls()
             given = {k: v for k, v, _ in c.fields}
-            obj.a_name = c.name
-            obj.a_side = given.get("side", c.name)
-            obj.tactic = given.get("tactic", next(iter(self.p.tactics), None))
-            obj.cards = {}
-            obj.index = i
+            attrs = []
             for k, v in given.items():
                 f = self.fields.get(k)
-                if f is None:
-                    continue
-                if f.type == "row":
-                    v = self.p.tables[f.table].lookup(v)
-                setattr(obj, mangle(k), v)
-            sides[obj.a_side] = True
-            out.append((obj, given, c))
+                if f is not None:
+                    attrs.append((mangle(k), self.p.tables[f.table].lookup(v) if f.type == "row" else v))
+            holds = [(self.p.conditions[cond], grade) for cond, grade, _ in c.holds]
+            holds = [(ct, ct.by_name.get(grade) if grade else None) for ct, grade in holds]
+            out.append((i, c.name, given.get("side", c.name), given.get("tactic", default_tactic), attrs,
+                        frozenset(given), holds))
         return out
+
+    def make_combatants(self, eng):
+        cls = self.p.combatant_class
+        made = []
+        for i, name, side, tactic, attrs, given, _holds in self.blueprints:
+            obj = cls()
+            obj.a_name, obj.a_side, obj.tactic, obj.cards, obj.index = name, side, tactic, {}, i
+            for attr, v in attrs:
+                setattr(obj, attr, v)
+            made.append(obj)
+        eng.cb = made
+        p = self.p
+        for obj, (_i, _n, _s, _t, _a, given, holds) in zip(made, self.blueprints):
+            guarded(p, p.sheet_defaults, eng, obj, given)
+            for ct, grade in holds:
+                obj.cards.setdefault(ct.name, []).append(grade)
+        return made
 
     def run(self, seed=None, record=True, json=False, max_rounds=None) -> Outcome:
         enc, p = self.enc, self.p
@@ -196,15 +208,7 @@ class Prepared:
         script = {k: {"action": list(v["action"]), "reaction": list(v["reaction"])} for k, v in self.script.items()}
         eng = Engine(p, [], seed or 0, record, json, pins, enc.strict_dice, script, self.options,
                      max_rounds or enc.rounds or 100)
-        made = self.make_combatants()
-        eng.cb = [obj for obj, _, _ in made]
-        for obj, given, c in made:
-            guarded(p, p.sheet_defaults, eng, obj, given)
-            for cond, grade, _span in c.holds:
-                ct = p.conditions[cond]
-                eng.add(obj, ct, ct.by_name.get(grade) if grade else None)
-        if record:
-            eng.events = [e for e in eng.events if e[0] != "card"]
+        self.make_combatants(eng)
         guarded(p, p.init_vars, eng)
         guarded(p, self.code["do"], eng)
         if p.rounds and (enc.rounds is None or enc.rounds > 0) and not enc.do:

@@ -16,11 +16,8 @@ from .dice import Dice, Roll, roll_faces, total
 from .values import to_json
 
 STEP_BUDGET = 1_000_000
-EMIT_DEPTH = 16
-
-
-class Budget(Exception):
-    pass
+EMIT_DEPTH = H.EMIT_DEPTH
+Budget = H.Budget
 
 
 class Engine:
@@ -44,6 +41,7 @@ class Engine:
         self.depth = 0
         self.v = SimpleNamespace()
         self.pin_span = None
+        self.plain = not record and not self.pins and not strict   # the fast path: nothing to pin or show
 
     # ------------------------------------------------------------ budget
     def tick(self):
@@ -55,13 +53,15 @@ class Engine:
     def roll(self, dice, by, purpose):
         if not isinstance(dice, Dice):
             raise H.RuleFailure(f"only dice can be rolled, not {H.show(dice)}")
-        faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
-        if faces is None:
-            terms = dice.terms
-            if not self.rec and len(terms) == 1 and terms[0][1] == 1:
-                s, _, f = terms[0]
-                return s * (int(self.random() * f) + 1) + dice.const
+        if self.plain:
+            one = dice.single
+            if one:
+                return int(self.random() * one) + 1 + dice.const
             faces = roll_faces(dice, self.random)
+        else:
+            faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
+            if faces is None:
+                faces = roll_faces(dice, self.random)
         t = total(dice, faces)
         if self.rec:
             who = getattr(by, "a_name", None)
@@ -98,7 +98,8 @@ class Engine:
         return None
 
     # ------------------------------------------------------------ transcript
-    def say(self, name, text, args, line_id):
+    def say(self, name, message, args, line_id):
+        text = message(self, *args)
         payload = {"line": line_id}
         if self.json:
             payload["args"] = [to_json(a) for a in args]
@@ -167,29 +168,6 @@ class Engine:
             self.add(c, cond, grade)
 
     # ------------------------------------------------------------ events and reactions
-    def emit(self, name, ev):
-        reactions = self.p.reactions.get(name)
-        if not reactions:
-            return ev
-        self.depth += 1
-        if self.depth > EMIT_DEPTH:
-            raise Budget()
-        try:
-            reactors = []
-            for r in reactions:
-                who = r.by(self, ev)
-                if who is not None and who not in reactors:
-                    reactors.append(who)
-            for who in reactors:
-                options = [r for r in reactions if r.by(self, ev) is who and r.req(self, who, ev)]
-                choice = self.choose_reaction(who, name, options, ev)
-                if choice is not None:
-                    self.tick()
-                    choice.run(self, who, ev)
-        finally:
-            self.depth -= 1
-        return ev
-
     def choose_reaction(self, who, event, options, ev):
         entry = self._scripted(who, "reaction")
         if entry is not None:
@@ -219,28 +197,9 @@ class Engine:
         tactic = self.p.tactics.get(c.tactic)
         if tactic is None:
             return False
-        for action, (arg_fns, when) in tactic.act:
-            for args in self._arg_choices(action, arg_fns, c):
-                if action.req(self, c, *args) and when(self, c, *args):
-                    self.tick()
-                    action.run(self, c, *args)
-                    return True
-        return False
-
-    def _arg_choices(self, action, arg_fns, c):
-        if not action.domains:
-            yield ()
-            return
-
-        def rec(prefix):
-            i = len(prefix)
-            if i == len(action.domains):
-                yield tuple(prefix)
-                return
-            fn = arg_fns[i] if i < len(arg_fns) and arg_fns[i] is not None else action.domains[i]
-            for v in fn(self, c, *prefix):
-                yield from rec(prefix + [v])
-        yield from rec([])
+        if self.steps > STEP_BUDGET:
+            raise Budget()
+        return tactic.act(self, c)
 
     def _scripted_action(self, c, entry):
         words, span = entry
@@ -270,6 +229,8 @@ class Engine:
         return True
 
     def _scripted(self, c, kind):
+        if not self.script:
+            return None
         queue = self.script.get((self.round, c.a_name))
         if queue:
             q = queue[kind]

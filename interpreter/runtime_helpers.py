@@ -6,7 +6,7 @@ import math
 from fractions import Fraction
 
 from .dice import Dice, Roll
-from .values import Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
+from .values import _MANGLED, Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
 
 
 class RuleFailure(Exception):
@@ -15,6 +15,22 @@ class RuleFailure(Exception):
     def __init__(self, message, help=None):
         super().__init__(message)
         self.message, self.help = message, help
+
+
+EMIT_DEPTH = 16
+
+
+class Budget(Exception):
+    """A loop or a cascade of events ran past its budget."""
+
+
+def reactors(whos):
+    """Who may react, without repeats, in order; none is nobody."""
+    out = []
+    for w in whos:
+        if w is not None and w not in out:
+            out.append(w)
+    return out
 
 
 class StopRun(Exception):
@@ -33,20 +49,11 @@ def ceil(x):
     return math.ceil(x)
 
 
-def floordiv(a, b):
-    if b == 0:
-        raise RuleFailure("division by zero")
-    if type(a) is int and type(b) is int:
-        return a // b
-    return math.floor(Fraction(a) / b)
-
-
-def ceildiv(a, b):
-    if b == 0:
-        raise RuleFailure("division by zero")
-    if type(a) is int and type(b) is int:
-        return -(-a // b)
-    return math.ceil(Fraction(a) / b)
+def mulfloor(a, b):
+    """floor(a * b) without building a fraction when b is a table scale."""
+    if isinstance(b, Fraction) and type(a) is not Fraction:
+        return (a * b.numerator) // b.denominator
+    return math.floor(a * b)
 
 
 def div(a, b):
@@ -73,6 +80,10 @@ def is_none(value):
 
 
 def index(obj, key):
+    try:
+        return getattr(obj, _MANGLED[key])          # a sheet field or column named by a value
+    except (KeyError, AttributeError, TypeError):
+        pass
     if isinstance(key, str) and isinstance(obj, (Combatant, Struct)):
         try:
             return getattr(obj, mangle(key))

@@ -7,9 +7,16 @@ from fractions import Fraction
 from .dice import Dice, Roll
 
 
+_MANGLED: dict[str, str] = {}
+
+
 def mangle(name: str) -> str:
     """A DSL name as an ASCII Python identifier (Python would NFKC-fold others)."""
-    return "a_" + "".join(ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else f"__{ord(ch):x}_" for ch in name)
+    out = _MANGLED.get(name)
+    if out is None:
+        out = _MANGLED[name] = "a_" + "".join(
+            ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else f"__{ord(ch):x}_" for ch in str(name))
+    return out
 
 
 class Ranked:

@@ -1,0 +1,102 @@
+"""`grimorio check`: every diagnostic of a path, without running anything.
+
+A folder or an edition's entry file is loaded as an edition, checked and
+compiled; another .rules file is checked with the edition of its folder that
+includes it, or else read for syntax; an encounter is read, its edition
+compiled, and the encounter validated against it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from dsl import nodes as n
+from dsl.builder import build_rules
+from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
+from dsl.loader import bundled_root, load_entry
+from dsl.source import read_text
+
+from .compiler import compile_checked
+from .encounter import Prepared, load_encounter, program_for
+
+
+def check_path(path: Path, sources: Sources, at: Span | None = None) -> list[Diagnostic]:
+    """The diagnostics of one path; `at` is where the path was named (the command line)."""
+    at = at or Span(str(path), 0, 0)
+    try:
+        if path.is_dir():
+            return _folder(path, sources, at)
+        if path.suffix == ".enc":
+            return _encounter(path, sources, at)
+        if path.suffix == ".rules" or not path.exists():
+            return _rules(path, sources, at)
+        return [Diagnostic("E0001", f'"{path}" is neither rules nor an encounter', at,
+                           "grimorio checks .rules files, .enc files and edition folders")]
+    except GrimorioError as exc:
+        return exc.diagnostics
+
+
+def _entries(folder: Path) -> list[Path]:
+    """The .rules files of a folder that declare an edition (the line starts at the margin)."""
+    out = []
+    for f in sorted(folder.glob("*.rules")):
+        try:
+            text = read_text(f)
+        except GrimorioError:
+            continue
+        if any(line.startswith("edition ") for line in text.split("\n")):
+            out.append(f)
+    return out
+
+
+def _roots(folder: Path) -> list[Path]:
+    # Sibling folders first, so an edition can extend one beside it; then the bundled ones.
+    return [folder.parent, bundled_root()]
+
+
+def _edition(entry: Path, sources: Sources) -> list[Diagnostic]:
+    try:
+        compile_checked(load_entry(entry, _roots(entry.parent), sources))
+    except GrimorioError as exc:
+        return exc.diagnostics
+    return []
+
+
+def _folder(folder: Path, sources: Sources, at: Span) -> list[Diagnostic]:
+    entries = _entries(folder)
+    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and _entries(p)]
+    if not entries and not subfolders:
+        return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
+                           'an edition folder has one .rules file that starts with "edition", the edition\'s name and ":"')]
+    out = []
+    for entry in entries:
+        out += _edition(entry, sources)
+    for f in sorted(folder.glob("*.enc")):
+        out += check_path(f, sources, at)
+    for sub in subfolders:
+        out += _folder(sub, sources, at)
+    return out
+
+
+def _rules(path: Path, sources: Sources, at: Span) -> list[Diagnostic]:
+    text = read_text(path, str(path), at, sources)
+    if path.resolve() in [e.resolve() for e in _entries(path.parent)]:
+        return _edition(path, sources)
+    for entry in _entries(path.parent):
+        try:
+            includes = [inc for d in build_rules(read_text(entry), str(entry))[0] if isinstance(d, n.Edition)
+                        for inc, _ in d.includes]
+        except GrimorioError:
+            continue
+        if path.name in includes:
+            return _edition(entry, sources)
+    sources.texts[str(path)] = text
+    return build_rules(text, str(path))[1]
+
+
+def _encounter(path: Path, sources: Sources, at: Span) -> list[Diagnostic]:
+    enc = load_encounter(path, sources, at)
+    if not enc.edition:
+        return [Diagnostic("E0301", "the encounter names no edition", Span(str(path), 1, 1),
+                           "name it on a line of its own: \"edition\" and the edition's name")]
+    Prepared(enc, program_for(enc.edition, enc.edition_span, sources))
+    return []
