@@ -346,13 +346,35 @@ class Program:
         self.block(body, 1, Scope({p.name for p in params}, condition=d))
 
     def _cost_and_req(self, d, scope, depth):
-        actor = L(d.params[0].name)
-        conds = []
-        for f, amount in d.costs:
-            self._check_field(f, d.span)
-            conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount, scope)})")
-        conds += [f"({self.expr(r, scope)})" for r in d.requires]
-        self.emit(depth, f"return {' and '.join(conds) if conds else 'True'}")
+        self.emit(depth, f"return {self.req_expr(d)}")
+
+    def req_expr(self, d, args: list[str] | None = None) -> str:
+        """Whether an action or reaction is allowed: its costs are affordable and its
+        requirements hold. With `args`, compiled in place for those arguments."""
+        names = [p.name for p in d.params]
+        saved = self.alias
+        if args is not None:
+            self.alias = dict(zip(names, args))
+        try:
+            scope = Scope(set(names))
+            actor = self.alias.get(names[0], L(names[0]))
+            conds = []
+            for f, amount in d.costs:
+                self._check_field(f, d.span)
+                conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount, scope)})")
+            conds += [f"({self.expr(r, scope)})" for r in d.requires]
+            return " and ".join(conds) if conds else "True"
+        finally:
+            self.alias = saved
+
+    def in_place(self, node, params, args) -> str:
+        """An expression over some parameters, compiled for the given arguments."""
+        saved = self.alias
+        self.alias = dict(zip([p.name for p in params], args))
+        try:
+            return self.expr(node, Scope({p.name for p in params}))
+        finally:
+            self.alias = saved
 
     def _check_field(self, f, span):
         if f not in {x.name for x in self.sheet_fields()}:
@@ -415,14 +437,19 @@ class Program:
         self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
         self.emit(2, "raise H.Budget()")
         self.emit(1, "_E.depth += 1")
-        whos = []
+        whos, seen = [], {}
         for i, r in enumerate(reactions):
-            self.emit(1, f"_w{i} = w_{mangle(r.name)}(_E, _ev)")
-            whos.append(f"_w{i}")
-        self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
+            by = self.in_place(r.by, r.params[1:], ["_ev"])
+            if by not in seen:                      # reactions by the same expression share it
+                seen[by] = f"_w{len(seen)}"
+                self.emit(1, f"{seen[by]} = {by}", r.by.span)
+                whos.append(seen[by])
+        self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):" if len(whos) > 1 else
+                  f"for _who in (() if {whos[0]} is None else ({whos[0]},)):")
         self.emit(2, "_opts = []")
         for i, r in enumerate(reactions):
-            self.emit(2, f"if _w{i} is _who and q_{mangle(r.name)}(_E, _who, _ev):")
+            w = seen[self.in_place(r.by, r.params[1:], ["_ev"])]
+            self.emit(2, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
             self.emit(3, f"_opts.append(R_{mangle(r.name)})")
         self.emit(2, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
         self.emit(2, "if _ch is not None:")
@@ -464,13 +491,16 @@ class Program:
             args = ["_c"]
             depth = 1
             for j, param in enumerate(a.params[1:], 1):
-                source = f"{base}{i}_arg{j}" if param.name in given else f"d_{m}_{j}"
-                self.emit(depth, f"for _v{j} in {source}(_E, {', '.join(args)}):", p.span)
+                if param.name in given:
+                    source = f"{base}{i}_arg{j}(_E, {', '.join(args)})"
+                else:
+                    source = self.in_place(param.domain, a.params[:j], args)
+                self.emit(depth, f"for _v{j} in {source}:", p.span)
                 args.append(f"_v{j}")
                 depth += 1
             call = ", ".join(args)
-            when = f" and {base}{i}_when(_E, {call})" if p.when is not None else ""
-            self.emit(depth, f"if q_{m}(_E, {call}){when}:", p.span)
+            when = f" and ({self.in_place(p.when, a.params, args)})" if p.when is not None else ""
+            self.emit(depth, f"if {self.req_expr(a, args)}{when}:", p.span)
             self.emit(depth + 1, "_E.steps += 1")
             self.emit(depth + 1, f"x_{m}(_E, {call})", p.span)
             self.emit(depth + 1, "return True")
@@ -612,12 +642,15 @@ class Program:
             if s.where is not None:
                 inner = scope.child(s.var)
                 items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
-            e(depth, f"for {var} in list({items}):", s.span)
+            if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
+                items = f"list({items})"        # a stored list may change while we walk it
+            e(depth, f"for {var} in {items}:", s.span)
             self.block(s.body, depth + 1, scope.child(s.var))
             return scope
         if isinstance(s, n.While):
             e(depth, f"while {self.expr(s.cond, scope)}:", s.span)
-            e(depth + 1, "_E.tick()")
+            e(depth + 1, "_E.steps += 1")
+            e(depth + 1, "if _E.steps > H.STEP_BUDGET: raise H.Budget()")
             self.block(s.body, depth + 1, scope)
             return scope
         if isinstance(s, n.Decide):

@@ -15,7 +15,7 @@ from .compiler import FILENAME
 from .dice import Dice, Roll, roll_faces, total
 from .values import to_json
 
-STEP_BUDGET = 1_000_000
+STEP_BUDGET = H.STEP_BUDGET
 EMIT_DEPTH = H.EMIT_DEPTH
 Budget = H.Budget
 
@@ -191,15 +191,12 @@ class Engine:
 
     # ------------------------------------------------------------ actions
     def act(self, c):
-        entry = self._scripted(c, "action")
-        if entry is not None:
-            return self._scripted_action(c, entry)
+        if self.script:
+            entry = self._scripted(c, "action")
+            if entry is not None:
+                return self._scripted_action(c, entry)
         tactic = self.p.tactics.get(c.tactic)
-        if tactic is None:
-            return False
-        if self.steps > STEP_BUDGET:
-            raise Budget()
-        return tactic.act(self, c)
+        return tactic.act(self, c) if tactic is not None else False
 
     def _scripted_action(self, c, entry):
         words, span = entry

@@ -18,6 +18,7 @@ class RuleFailure(Exception):
 
 
 EMIT_DEPTH = 16
+STEP_BUDGET = 1_000_000
 
 
 class Budget(Exception):
