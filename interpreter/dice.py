@@ -5,11 +5,14 @@ from __future__ import annotations
 class Dice:
     """terms: tuple of (sign, count, sides); const: int."""
 
-    __slots__ = ("terms", "const", "_text", "max", "min", "single")
+    __slots__ = ("terms", "const", "_text", "max", "min", "single", "sides", "signed")
 
     def __init__(self, terms: tuple, const: int = 0):
         self.terms = terms
         self.const = const
+        # One entry per die, in order: its faces, and whether it is subtracted.
+        self.sides = tuple(f for _s, c, f in terms for _ in range(c))
+        self.signed = any(s < 0 for s, _c, _f in terms)
         # The faces of a lone positive die (1D10, d100), for the fast path; else 0.
         self.single = terms[0][2] if len(terms) == 1 and terms[0][:2] == (1, 1) else 0
         self.max = sum(s * (c * f if s > 0 else c) for s, c, f in terms) + const
@@ -47,6 +50,21 @@ class Dice:
     def __hash__(self):
         return hash((self.terms, self.const))
 
+    def roll(self, random) -> "Roll":
+        """Roll once, remembering the faces (the recording path; see engine.roll)."""
+        one = self.single
+        if one:
+            face = int(random() * one) + 1
+            faces = [face]
+            value = face + self.const
+        else:
+            faces = [int(random() * s) + 1 for s in self.sides]
+            value = self.const + sum(faces) if not self.signed else total(self, faces)
+        obj = _new_int(Roll, value)
+        obj.dice = self
+        obj.faces = faces
+        return obj
+
     def face_count(self) -> int:
         return sum(c for _, c, _ in self.terms)
 
@@ -66,14 +84,12 @@ class Dice:
 
 def roll_faces(dice: Dice, random) -> list[int]:
     """One face per die, in the order the expression names them."""
-    out = []
-    for _s, count, sides in dice.terms:
-        for _ in range(count):
-            out.append(int(random() * sides) + 1)
-    return out
+    return [int(random() * s) + 1 for s in dice.sides]
 
 
 def total(dice: Dice, faces) -> int:
+    if not dice.signed:
+        return dice.const + sum(faces)
     t, i = dice.const, 0
     for s, count, _sides in dice.terms:
         for _ in range(count):
@@ -82,14 +98,14 @@ def total(dice: Dice, faces) -> int:
     return t
 
 
+_new_int = int.__new__
+
+
 class Roll(int):
     """A rolled total that remembers its dice and faces (made only when a transcript is kept)."""
 
     def __new__(cls, value, dice, faces):
-        obj = int.__new__(cls, value)
-        obj.dice = dice
-        obj.faces = faces
-        return obj
+        return make_roll(value, dice, faces)
 
     def __str__(self):
         text = f"{self.dice}={int(self)}"
@@ -98,3 +114,10 @@ class Roll(int):
         return text
 
     __repr__ = __str__
+
+
+def make_roll(value, dice, faces) -> Roll:
+    obj = _new_int(Roll, value)
+    obj.dice = dice
+    obj.faces = faces
+    return obj

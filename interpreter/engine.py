@@ -12,7 +12,7 @@ from dsl.diagnostics import Diagnostic, GrimorioError, Span
 
 from . import runtime_helpers as H
 from .compiler import FILENAME
-from .dice import Dice, Roll, roll_faces, total
+from .dice import Dice, make_roll, roll_faces, total
 from .values import to_json
 
 STEP_BUDGET = H.STEP_BUDGET
@@ -57,17 +57,13 @@ class Engine:
             one = dice.single
             if one:
                 return int(self.random() * one) + 1 + dice.const
-            faces = roll_faces(dice, self.random)
-        else:
-            faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
-            if faces is None:
-                faces = roll_faces(dice, self.random)
-        t = total(dice, faces)
+            return total(dice, roll_faces(dice, self.random))
+        faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
+        r = dice.roll(self.random) if faces is None else make_roll(total(dice, faces), dice, faces)
         if self.rec:
-            who = getattr(by, "a_name", None)
-            self.events.append(("roll", {"by": who, "purpose": purpose, "dice": str(dice), "faces": faces, "total": t}))
-            return Roll(t, dice, faces)
-        return t
+            self.events.append(("roll", by, purpose, r))
+            return r
+        return int(r)
 
     def _pinned(self, dice, by, purpose):
         who = getattr(by, "a_name", None)

@@ -28,6 +28,10 @@ def render_jsonl(engine) -> str:
         if kind == "say":
             _, name, text, payload = ev
             rec = {"event": "say", "message": name, "text": text.strip(), "args": payload.get("args", [])}
+        elif kind == "roll":
+            _, by, purpose, r = ev
+            rec = {"event": "roll", "by": getattr(by, "a_name", None), "purpose": purpose, "dice": str(r.dice),
+                   "faces": list(r.faces), "total": int(r)}
         else:
             rec = {"event": kind, **ev[1]}
         lines.append(json.dumps(rec, ensure_ascii=False, sort_keys=True))
