@@ -57,6 +57,11 @@ class Dice:
             face = int(random() * one) + 1
             faces = [face]
             value = face + self.const
+        elif len(self.sides) == 2 and not self.signed:       # 2D6, 1D10+1D4: the next most common
+            a, b = self.sides
+            a, b = int(random() * a) + 1, int(random() * b) + 1
+            faces = [a, b]
+            value = a + b + self.const
         else:
             faces = [int(random() * s) + 1 for s in self.sides]
             value = self.const + sum(faces) if not self.signed else total(self, faces)
