@@ -366,3 +366,55 @@ def test_CMB_52_at_minus_its_resistance_the_combatant_dies():
     assert r.field("Bandido", "pv") == 13 - 28
     assert r.has("Bandido", "muerto") and not r.has("Bandido", "inconsciente")
     assert "    Bandido muere" in r.lines
+
+
+IMMEDIATE = "set daños_al_final = false\n"
+
+
+def test_CMB_01_option_damage_as_each_attack_resolves():
+    # With the option off, damage is determined right after each attack: Bandido,
+    # felled by Rodrigo's earlier blow, does not get to attack later in the round.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 2
+        Rodrigo ataque 1
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none
+    """, extra=IMMEDIATE))
+    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=1 contra 60% -> crítico")
+    assert r.lines[i + 2].startswith("  Daños de Rodrigo a Bandido: crítico")
+    assert r.has("Bandido", "inconsciente")
+    assert not any(ln.startswith("  Bandido ataca") for ln in r.lines)
+
+
+def test_CMB_04_ties_act_simultaneously_even_with_damage_as_attacks_resolve():
+    # Damage lands at once, yet Bandido, tied with Rodrigo at 16, was standing when
+    # their shared turn began: he still attacks, though Rodrigo's blow felled him.
+    r = run_text(duel("""
+        Rodrigo iniciativa 4
+        Bandido iniciativa 6
+        Rodrigo ataque 1
+        Bandido ataque 24
+        daño 6
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass, none
+          Bandido: none, atacar Rodrigo, pass
+    """, extra=IMMEDIATE))
+    assert r.has("Bandido", "inconsciente")
+    assert "  Bandido ataca a Rodrigo con Garrote: d100=24 contra 45% -> éxito" in r.lines
+    assert r.field("Rodrigo", "pv") == 14 - (6 - 2)
+    # One point lower, Bandido acts after Rodrigo and, felled, does not attack.
+    r = run_text(duel("""
+        Rodrigo iniciativa 4
+        Bandido iniciativa 5
+        Rodrigo ataque 1
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none
+    """, extra=IMMEDIATE))
+    assert r.has("Bandido", "inconsciente")
+    assert not any(ln.startswith("  Bandido ataca") for ln in r.lines)
