@@ -76,30 +76,34 @@ class Builder:
             if ty.data == "t_int" and ty.children and ty.children[0] is not None:
                 kw.update(low=int(ty.children[0]), high=int(ty.children[1]))
             if ty.data == "t_row":
-                kw.update(table=str(ty.children[0]))
+                kw.update(table=str(ty.children[0]), type_span=self.span(ty.children[0]))
             fields.append(n.Field(self.span(f), str(name), default=self.expr(default) if default else None, **kw))
         return n.Sheet(self.span(t), str(t.children[0]), tuple(fields))
 
     def d_outcomes(self, t):
-        return n.Outcomes(self.span(t), str(t.children[0]), tuple(str(c) for c in t.children[1:]))
+        return n.Outcomes(self.span(t), str(t.children[0]), tuple(str(c) for c in t.children[1:]),
+                          tuple(self.span(c) for c in t.children[1:]))
 
     def d_condition(self, t):
         name = str(t.children[0])
         grades = tuple(str(c) for c in t.children[1:] if isinstance(c, Token))
         items = [c for c in t.children[1:] if isinstance(c, Tree)]
         rows = [c.children[0] for c in items if c.data == "cond_row"]
-        columns, cells = (), []
+        columns, cells, row_spans, header_spans = (), [], [], ()
         if rows:
             header, body = self.table_rows(rows)
             columns = tuple(h for h, _ in header[1:])
+            header_spans = tuple(sp for _, sp in header)
             for row, cols in body:
                 grade = self.word(row[0], cols[0])
                 cells.append((grade, tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:]))))
+                row_spans.append(cols[0])
         on = [c for c in items if c.data == "on_receive"]
         on_receive = None
         if on:
             on_receive = (self.params(on[0].children[0]), self.body(on[0].children[1]))
-        return n.Condition(self.span(t), name, grades, columns, tuple(cells), on_receive)
+        return n.Condition(self.span(t), name, grades, columns, tuple(cells), on_receive, tuple(row_spans),
+                           header_spans)
 
     def d_table(self, t):
         name, dice, *rows = t.children
@@ -119,7 +123,8 @@ class Builder:
             out.append((key,) + tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:])))
             spans.append(cols[0])
         dice_node = self.dice_token(dice) if dice is not None else None
-        return n.Table(self.span(t), str(name), dice_node, columns, tuple(out), tuple(spans))
+        return n.Table(self.span(t), str(name), dice_node, columns, tuple(out), tuple(spans),
+                       tuple(sp for _, sp in header))
 
     def d_check(self, t):
         name, params, roll_name, dice, *rows = t.children
@@ -144,29 +149,31 @@ class Builder:
         return n.Rule(self.span(t), str(name), self.params(params), self.body(body))
 
     def _clauses(self, items):
-        requires, costs, stmts, by = [], [], [], None
+        requires, costs, cost_spans, stmts, by = [], [], [], [], None
         for it in items:
             if isinstance(it, Tree) and it.data == "requires":
                 requires.append(self.expr(it.children[0]))
             elif isinstance(it, Tree) and it.data == "cost":
                 costs.append((str(it.children[0]), self.expr(it.children[1])))
+                cost_spans.append(self.span(it.children[0]))
             elif isinstance(it, Tree) and it.data == "reactor":
                 by = self.expr(it.children[0])
             else:
                 stmts.append(it)
-        return tuple(requires), tuple(costs), self.stmts(stmts), by
+        return tuple(requires), tuple(costs), self.stmts(stmts), by, tuple(cost_spans)
 
     def d_action(self, t):
         name, params, *items = t.children
-        requires, costs, body, by = self._clauses(items)
+        requires, costs, body, by, cost_spans = self._clauses(items)
         if by is not None:
             self.diags.append(Diagnostic("E0101", '"by" names who reacts; it belongs in a reaction', by.span))
-        return n.Action(self.span(t), str(name), self.params(params), requires, costs, body)
+        return n.Action(self.span(t), str(name), self.params(params), requires, costs, body, cost_spans)
 
     def d_reaction(self, t):
         name, params, event, *items = t.children
-        requires, costs, body, by = self._clauses(items)
-        return n.Reaction(self.span(t), str(name), self.params(params), str(event), by, requires, costs, body)
+        requires, costs, body, by, cost_spans = self._clauses(items)
+        return n.Reaction(self.span(t), str(name), self.params(params), str(event), by, requires, costs, body,
+                          cost_spans)
 
     def d_tactic(self, t):
         act, react = [], []

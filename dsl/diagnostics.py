@@ -57,7 +57,8 @@ class Sources:
         text = self.texts.get(file)
         if text is None or number < 1:
             return None
-        lines = text.splitlines()
+        # Split as the parser counts lines: on "\n" only (splitlines also splits on form feeds and more).
+        lines = text.split("\n")
         return lines[number - 1] if number <= len(lines) else None
 
 
@@ -79,7 +80,8 @@ def render(diag: Diagnostic, sources: Sources | None = None) -> str:
         out.append(f"  --> {span}")
         text = sources.line(span.file, span.line) if sources else None
         if text is not None:
-            text = text.replace("\t", " ")
+            # One column per character, as spans count them: tabs and control characters become spaces.
+            text = "".join(" " if ch < " " or ch == "\x7f" else ch for ch in text)
             gutter = " " * len(str(span.line))
             width = 1
             if span.end_line == span.line and span.end_col > span.col:

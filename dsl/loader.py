@@ -81,7 +81,8 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
         if diags:
             raise GrimorioError(diags)
         raise GrimorioError(Diagnostic("E0301", f'"{_display(entry)}" declares no edition',
-                                       Span(_display(entry), 1, 1), 'an entry file starts with "edition NAME:"'))
+                                       Span(_display(entry), 1, 1),
+                                       'an entry file starts with "edition", the edition\'s name and ":"'))
     ed = editions[0]
     if ed.name in _seen:
         raise GrimorioError(Diagnostic("E0302", f'edition "{ed.name}" extends itself through {" -> ".join(_seen)}',
@@ -112,7 +113,7 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
             diags.append(Diagnostic("E0304", f'there is no file "{inc}" in this edition\'s folder', sp,
                                     did_you_mean(inc, here)))
             continue
-        for d in _read(path, sources, diags):
+        for d in _read(path, sources, diags, sp):
             if isinstance(d, n.Edition):
                 diags.append(Diagnostic("E0305", "an included file cannot declare another edition", d.span))
                 continue
@@ -133,10 +134,10 @@ def _display(path: Path) -> str:
             return str(path)
 
 
-def _read(path: Path, sources: Sources, diags: list[Diagnostic]) -> list[n.Decl]:
+def _read(path: Path, sources: Sources, diags: list[Diagnostic], at: Span | None = None) -> list[n.Decl]:
     display = _display(path)
     try:
-        text = read_text(path, display)
+        text = read_text(path, display, at, sources)
     except GrimorioError as exc:
         diags.extend(exc.diagnostics)
         return []

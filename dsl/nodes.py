@@ -265,6 +265,7 @@ class Field(Node):
     high: int | None = None
     table: str | None = None
     default: Node | None = None
+    type_span: Span | None = field(compare=False, repr=False, default=None)
 
 
 @dataclass(frozen=True)
@@ -275,6 +276,7 @@ class Sheet(Decl):
 @dataclass(frozen=True)
 class Outcomes(Decl):
     values: tuple[str, ...]
+    value_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,8 @@ class Condition(Decl):
     columns: tuple[str, ...]
     rows: tuple[tuple[str, tuple], ...]      # (grade, cell values)
     on_receive: tuple[tuple[Param, ...], tuple] | None
+    row_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())      # each row's grade cell
+    header_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())   # every header cell
 
 
 @dataclass(frozen=True)
@@ -297,6 +301,7 @@ class Table(Decl):
     columns: tuple[str, ...]
     rows: tuple[tuple, ...]                   # cell values; key range (lo, hi) for dice tables
     row_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
+    header_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
 
 
 @dataclass(frozen=True)
@@ -330,6 +335,7 @@ class Action(Decl):
     requires: tuple[Node, ...]
     costs: tuple[tuple[str, Node], ...]
     body: tuple
+    cost_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())   # each cost's field name
 
 
 @dataclass(frozen=True)
@@ -340,6 +346,7 @@ class Reaction(Decl):
     requires: tuple[Node, ...]
     costs: tuple[tuple[str, Node], ...]
     body: tuple
+    cost_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
 
 
 @dataclass(frozen=True)

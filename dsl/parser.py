@@ -13,19 +13,19 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
-from .diagnostics import Diagnostic, GrimorioError, Span
+from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
-# Words a designer understands, for the grammar's terminals.
+# Words a designer understands, for the grammar's terminals that are patterns;
+# terminals that are fixed text ("rule", "(", "..") are shown as that text.
 TOKEN_WORDS = {
     "NAME": "a name", "INT": "a number", "PERCENT": "a percentage", "STRING": "a quoted text",
     "DICE": "dice such as 1D10", "TABLE_ROW": "a table row", "_NL": "the end of the line",
-    "_INDENT": "an indented block", "_DEDENT": "the end of the block", "$END": "the end of the file",
-    "DESC": '"desc"', "POLICY": '"first" or "all"', "DICE_MODE": '"strict"',
-    "LPAR": '"("', "RPAR": '")"', "LSQB": '"["', "RSQB": '"]"', "LBRACE": '"{"', "RBRACE": '"}"',
-    "COLON": '":"', "COMMA": '","', "DOT": '"."', "EQUAL": '"="', "SEMICOLON": '";"',
-    "PLUS": '"+"', "MINUS": '"-"', "STAR": '"*"', "SLASH": '"/"', "PERCENT_SIGN": '"%"',
-    "LESSTHAN": '"<"', "MORETHAN": '">"', "__ANON_0": '".."',
+    "_INDENT": "an indented block", "_DEDENT": "the end of the block", "$END": "the end of the declaration",
+    "DESC": '"desc"', "POLICY": '"first" or "all"', "DICE_MODE": '"strict"', "COMMENT": "a comment",
 }
+# Deeper syntax trees than this are refused: the generated Python would
+# overflow its own limits (nesting of brackets and blocks).
+MAX_DEPTH = 90
 
 
 class _Indenter(Indenter):
@@ -46,11 +46,12 @@ class _Indenter(Indenter):
             self.indent_level.append(indent)
             yield Token.new_borrow_pos(self.INDENT_type, indent_str, token)
             return
+        levels = list(self.indent_level)
         while indent < self.indent_level[-1]:
             self.indent_level.pop()
             yield Token.new_borrow_pos(self.DEDENT_type, indent_str, token)
         if indent != self.indent_level[-1]:
-            raise _BadDedent(token, indent, self.indent_level[-1])
+            raise _BadDedent(token, indent, levels)
 
     def _process(self, stream):
         token = None
@@ -72,8 +73,8 @@ class _Indenter(Indenter):
 
 
 class _BadDedent(Exception):
-    def __init__(self, token, got, want):
-        self.token, self.got, self.want = token, got, want
+    def __init__(self, token, got, levels):
+        self.token, self.got, self.levels = token, got, levels
 
 
 START = ["rules_file", "encounter_file", "cell_tests", "cell_value", "cell_stmts"]
@@ -130,6 +131,10 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
         except (UnexpectedInput, _BadDedent) as exc:
             diags.append(syntax_diagnostic(exc, file, padded))
             continue
+        deep = _too_deep(tree, file)
+        if deep:
+            diags.append(deep)
+            continue
         trees.extend(tree.children)
     return trees, diags
 
@@ -137,81 +142,162 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
 def parse_cell(text: str, start: str, file: str, line: int, col: int) -> Tree:
     """Parse one table cell; raise a diagnostic placed at the cell."""
     try:
-        return _cell_parser().parse(text, start=start)
+        tree = _cell_parser().parse(text, start=start)
     except UnexpectedInput as exc:
-        d = syntax_diagnostic(exc, file, text)
-        inner = d.span
-        span = Span(file, line, col + inner.col - 1, line, col + inner.end_col - 1)
-        raise GrimorioError(Diagnostic(d.code, d.message, span, d.help)) from None
+        d = syntax_diagnostic(exc, file, text, _cell_parser())
+    else:
+        d = _too_deep(tree, file)
+        if d is None:
+            return tree
+    inner = d.span
+    span = Span(file, line, col + max(1, inner.col) - 1, line, col + max(1, inner.end_col) - 1)
+    raise GrimorioError(Diagnostic(d.code, d.message, span, d.help)) from None
 
 
-def _describe(tok) -> str:
-    if tok is None or tok.type == "$END":
-        return "the end of the file"
-    if tok.type == "_NL":
-        return "the end of the line"
-    if tok.type in ("_INDENT",):
-        return "an indented block"
-    if tok.type in ("_DEDENT",):
-        return "the end of the block"
-    return f'"{str(tok)}"'
+def _too_deep(tree: Tree, file: str) -> Diagnostic | None:
+    """A diagnostic at a subtree nested deeper than MAX_DEPTH, or None."""
+    stack = [(tree, 1)]
+    while stack:
+        t, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            meta = t.meta
+            line, col = (meta.line, meta.column) if not getattr(meta, "empty", True) else (1, 1)
+            return Diagnostic("E0106", f"this is nested too deeply (more than {MAX_DEPTH} levels)",
+                              Span(file, line, col, line, col + 1),
+                              "split it: give a part its own rule, or a name with let")
+        stack.extend((c, depth + 1) for c in t.children if isinstance(c, Tree))
+    return None
 
 
-def _expected(names) -> str:
-    words = sorted({TOKEN_WORDS.get(n, _literal_word(n)) for n in names if not n.startswith("__ANON") or n in TOKEN_WORDS})
-    if len(words) > 6:
-        words = words[:6] + ["..."]
-    return ", ".join(words)
+# ------------------------------------------------------------------ syntax errors
+@lru_cache(maxsize=None)
+def _words(parser: Lark) -> dict[str, str]:
+    out = {}
+    for t in parser.terminals:
+        out[t.name] = f'"{t.pattern.value}"' if t.pattern.type == "str" else TOKEN_WORDS.get(t.name, "a word")
+    out.update((k, v) for k, v in TOKEN_WORDS.items() if k not in out)
+    return out
 
 
-def _literal_word(name: str) -> str:
-    # Keyword terminals are named by their text in upper case.
-    return f'"{name.lower()}"'
+def _expected(names, parser: Lark) -> str:
+    words = {_words(parser).get(n, "something else") for n in names}
+    # Descriptions first (a name, a number), then keywords, then punctuation.
+    order = sorted(words, key=lambda w: (w[:1] == '"', not w[1:2].isalpha(), w))
+    if len(order) > 7:
+        return "one of " + ", ".join(order[:7]) + ", ..."
+    return ", ".join(order[:-1]) + " or " + order[-1] if len(order) > 1 else "".join(order)
 
 
-def syntax_diagnostic(exc, file: str, text: str) -> Diagnostic:
+def _keywords(names, parser: Lark) -> list[str]:
+    words = _words(parser)
+    return [words[n].strip('"') for n in names if words.get(n, "")[1:2].isalpha() and words[n][:1] == '"']
+
+
+def _show(text: str) -> str:
+    if len(text) == 1 and (not text.isprintable() or text.isspace()):
+        return f"U+{ord(text):04X}"
+    return '"' + (text if len(text) <= 30 else text[:27] + "...") + '"'
+
+
+BRACKETS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _open_brackets(lines: list[str], upto: tuple[int, int] | None = None) -> list[tuple[int, int, str]]:
+    """The brackets still open (line, column, bracket) before a position, skipping texts, comments and rows."""
+    stack = []
+    for ln, line in enumerate(lines, 1):
+        if line.lstrip().startswith("|"):
+            continue
+        quoted = False
+        for col, ch in enumerate(line, 1):
+            if upto is not None and (ln, col) >= upto:
+                return stack
+            if ch == '"':
+                quoted = not quoted
+            elif quoted:
+                continue
+            elif ch == "#":
+                break
+            elif ch in BRACKETS:
+                stack.append((ln, col, ch))
+            elif ch in BRACKETS.values() and stack and BRACKETS[stack[-1][2]] == ch:
+                stack.pop()
+    return stack
+
+
+def _unclosed(file: str, line: int, col: int, ch: str) -> Diagnostic:
+    return Diagnostic("E0104", f'this "{ch}" is never closed', Span(file, line, col, line, col + 1),
+                      f'add the "{BRACKETS[ch]}" that closes it')
+
+
+def syntax_diagnostic(exc, file: str, text: str, parser: Lark | None = None) -> Diagnostic:
+    parser = parser or lark_parser()
     lines = text.split("\n")
     if isinstance(exc, _BadDedent):
         tok = exc.token
         line = tok.end_line or tok.line
+        levels = " or ".join(str(x) for x in exc.levels)
+        tabs = " (a tab counts 4)" if "\t" in str(tok).rsplit("\n", 1)[-1] else ""
         return Diagnostic("E0103", "this line's indentation matches no enclosing block",
-                          Span(file, line, 1, line, exc.got + 1),
-                          f"indent it by {exc.want} spaces, like the lines of the block it belongs to")
+                          Span(file, line, 1, line, max(2, exc.got + 1)),
+                          f"line it up with the block it belongs to: indent it by {levels} spaces{tabs}")
     if isinstance(exc, UnexpectedCharacters):
         line, col = exc.line, exc.column
-        ch = lines[line - 1][col - 1:col] if 0 < line <= len(lines) else "?"
+        ch = lines[line - 1][col - 1:col] if 0 < line <= len(lines) else ""
         help = None
         if ch == '"':
-            help = "a text must open and close its quotes on the same line"
+            return Diagnostic("E0102", "this text has no closing quote", Span(file, line, col, line, col + 1),
+                              "a text must open and close its quotes on the same line")
+        if ch == "'":
+            help = 'texts are written in double quotes, "like this"'
         elif ch == "\t":
             help = "use spaces for indentation"
-        return Diagnostic("E0102", f'unexpected character "{ch}"', Span(file, line, col, line, col + 1), help)
+        elif ch == "|":
+            help = "a table row starts its own line, inside a table"
+        return Diagnostic("E0102", f"unexpected character {_show(ch or '?')}", Span(file, line, col, line, col + 1),
+                          help)
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
         if tok.type == "$END" or (tok.type == "_DEDENT" and not str(tok)):
-            last = max(1, len(text.rstrip("\n").split("\n")))
-            lastline = lines[last - 1] if last <= len(lines) else ""
-            return Diagnostic("E0104", "the file ends in the middle of a declaration",
-                              Span(file, last, len(lastline) + 1, last, len(lastline) + 2),
-                              f"expected {_expected(exc.expected)}")
-        line, col = tok.line, tok.column
+            opened = _open_brackets(lines)
+            if opened:
+                return _unclosed(file, *opened[-1])
+            code = [i for i, ln in enumerate(lines, 1) if ln.split("#", 1)[0].strip()] or [1]
+            last = code[-1]
+            end = len(lines[last - 1].split("#", 1)[0].rstrip()) + 1 if last <= len(lines) else 1
+            return Diagnostic("E0104", "the declaration stops before it is complete",
+                              Span(file, last, end, last, end + 1), f"expected {_expected(exc.expected, parser)}")
+        line, col = tok.line or 1, tok.column or 1
+        width = max(1, len(str(tok)))
+        expected = f"expected {_expected(exc.expected, parser)}" if exc.expected else None
         if tok.type in ("_NL", "_INDENT", "_DEDENT"):
             # Point at the end of the line where something was missing.
-            line = tok.line
             src = lines[line - 1] if 0 < line <= len(lines) else ""
-            col = len(src.split("#")[0].rstrip()) + 1
-            width = 1
-        else:
-            width = max(1, len(str(tok)))
-        help = f"expected {_expected(exc.expected)}" if exc.expected else None
+            col, width = len(src.split("#")[0].rstrip()) + 1, 1
         if tok.type == "_INDENT":
-            msg = "unexpected indentation"
-            help = "indent a line only inside a block opened by a line ending in \":\""
+            # The indented line is the one after the token's line.
+            return Diagnostic("E0101", "unexpected indentation", Span(file, line, col, line, col + 1),
+                              "indent a line only inside a block opened by a line ending in \":\"")
+        if tok.type == "_NL":
+            msg = "this line stops before it is complete"
+        elif tok.type == "_DEDENT":
+            msg = "this block stops before it is complete"
+        elif tok.type == "TABLE_ROW":
+            msg, width = "unexpected table row", 1
         else:
-            msg = f"unexpected {_describe(tok)}"
-        return Diagnostic("E0101", msg, Span(file, line, col, line, col + width), help)
+            msg = f"unexpected {_show(str(tok))}"
+        opened = _open_brackets(lines, (line, col))
+        if opened and opened[-1][0] < line:
+            # Inside brackets lines run on: the cause is the bracket left open, not where reading stopped.
+            ln, c, ch = opened[-1]
+            return Diagnostic("E0104", f'this "{ch}" is never closed', Span(file, ln, c, ln, c + 1),
+                              f'add the "{BRACKETS[ch]}" that closes it; line {line} cannot go on inside it')
+        if tok.type == "NAME":
+            close = did_you_mean(str(tok), _keywords(exc.expected, parser))
+            expected = close or expected
+        return Diagnostic("E0101", msg, Span(file, line, col, line, col + width), expected)
     if isinstance(exc, UnexpectedEOF):
         last = max(1, len(lines))
-        return Diagnostic("E0104", "the text ends too early", Span(file, last, 1, last, 2),
-                          f"expected {_expected(exc.expected)}")
+        return Diagnostic("E0104", "the text stops before it is complete", Span(file, last, 1, last, 2),
+                          f"expected {_expected(exc.expected, parser)}")
     return Diagnostic("E0101", "this text cannot be read as rules", Span(file, 1, 1, 1, 2))

@@ -1,6 +1,7 @@
 """Reading rule and encounter files, refusing what is not text with a diagnostic."""
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 from .diagnostics import Diagnostic, GrimorioError, Span
@@ -8,10 +9,13 @@ from .diagnostics import Diagnostic, GrimorioError, Span
 MAX_BYTES = 4 * 1024 * 1024
 
 
-def read_text(path: Path | str, display: str | None = None) -> str:
+def read_text(path: Path | str, display: str | None = None, at: Span | None = None, sources=None) -> str:
+    """The text of a file. `at` is where the file was named (a command line argument, an include),
+    the place of errors about the file as a whole; `sources` receives a readable copy of a file that
+    is not UTF-8, so its diagnostic can show the line."""
     p = Path(path)
     name = display or str(path)
-    where = Span(name, 0, 0)
+    where = at or Span(name, 0, 0)
     if not p.exists():
         raise GrimorioError(Diagnostic("E0001", f'there is no file "{name}"', where,
                                        "check the path; it is relative to the folder you run grimorio from"))
@@ -28,11 +32,15 @@ def read_text(path: Path | str, display: str | None = None) -> str:
     if b"\x00" in data:
         raise GrimorioError(Diagnostic("E0001", f'"{name}" is a binary file, not text', where,
                                        "rules and encounters are UTF-8 text files"))
+    # Line ends first: "\r" and "\n" are never part of a longer UTF-8 character.
+    data = data.removeprefix(codecs.BOM_UTF8).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[start:exc.start].decode("utf-8", "replace")) + 1
+        if sources is not None:
+            sources.texts[name] = data.decode("utf-8", "replace")
         raise GrimorioError(Diagnostic("E0001", f'"{name}" is not UTF-8 text', Span(name, line, col, line, col + 1),
                                        "save the file as UTF-8")) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")

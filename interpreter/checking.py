@@ -66,7 +66,8 @@ def _folder(folder: Path, sources: Sources, at: Span) -> list[Diagnostic]:
     subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and _entries(p)]
     if not entries and not subfolders:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
-                           'an edition folder has one .rules file that starts with "edition", the edition\'s name and ":"')]
+                           'an edition folder has one .rules file that starts with "edition", '
+                           'the edition\'s name and ":"')]
     out = []
     for entry in entries:
         out += _edition(entry, sources)

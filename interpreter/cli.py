@@ -89,17 +89,21 @@ def _option_value(text: str):
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    if args.encounter.endswith(".rules"):
+        raise GrimorioError(Diagnostic("E0002", "grimorio run takes an encounter (a .enc file), not rules",
+                                       cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
     enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
     edition = args.edition or enc.edition
     if not edition:
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
-                                       "name it on a line of its own: \"edition\" and the edition's name; or pass --edition"))
+                                       "name it on a line of its own: \"edition\" and the edition's name; "
+                                       "or pass --edition"))
     program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
-            raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs the form OPTION=VALUE', cl.span(item),
-                                           "for example: --set NAME=true"))
+            raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs a name, "=" and a value', cl.span(item),
+                                           f"for example: --set {item or 'name'}=true"))
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
     prepared = Prepared(enc, program, overrides)

@@ -83,7 +83,7 @@ def compile_checked(ruleset) -> "Program":
     from dsl.checker import check_ruleset
     diags = check_ruleset(ruleset)
     try:
-        return_value = Program(ruleset)
+        program = Program(ruleset)
     except GrimorioError as exc:
         # The compiler repeats a few checks (a cost field, a row table): keep the checker's, better placed.
         seen = {(d.code, d.message, d.span.file) for d in diags} | {(d.span.file, d.span.line, d.span.col) for d in diags}
@@ -94,7 +94,7 @@ def compile_checked(ruleset) -> "Program":
             raise
     if diags:
         raise GrimorioError(diags)
-    return return_value
+    return program
 
 
 class Program:
@@ -122,8 +122,18 @@ class Program:
             raise GrimorioError(self.diags)
         source = "\n".join(self.lines) + "\n"
         self.source = source
-        exec(compile(source, FILENAME, "exec"), self.ns)  # noqa: S102 - generated from a checked ruleset
+        exec(self._compile(source), self.ns)  # noqa: S102 - generated from a checked ruleset
         self._link()
+
+    def _compile(self, source: str):
+        """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
+        try:
+            return compile(source, FILENAME, "exec")
+        except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+            line = (getattr(exc, "lineno", None) or 0) - 1
+            span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None
+            raise GrimorioError(Diagnostic("E0106", "this is too complex to run", span or self.ruleset.edition.span,
+                                           "split it: give a part its own rule, or a name with let")) from None
 
     # ------------------------------------------------------------ data
     def k(self, obj, hint="k") -> str:
@@ -251,7 +261,10 @@ class Program:
         for d in rs.all(n.Reaction):
             self._guard(self.reaction, d)
         for event in self.reacted:
-            self.emitter(event, [r for r in rs.all(n.Reaction) if r.event == event])
+            # A reaction without "by" is reported by self.reaction; the emitter does without it.
+            able = [r for r in rs.all(n.Reaction) if r.event == event and r.by is not None]
+            if able:
+                self._guard(lambda ev, reactions=able: self.emitter(ev, reactions), event)
         for d in rs.all(n.Tactic):
             self._guard(self.tactic, d)
         for d in rs.all(n.Round):
@@ -438,8 +451,9 @@ class Program:
         self.emit(2, "raise H.Budget()")
         self.emit(1, "_E.depth += 1")
         whos, seen = [], {}
-        for i, r in enumerate(reactions):
-            by = self.in_place(r.by, r.params[1:], ["_ev"])
+        # Once per reaction: compiling an expression twice can name its constants twice.
+        bys = [self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions]
+        for r, by in zip(reactions, bys):
             if by not in seen:                      # reactions by the same expression share it
                 seen[by] = f"_w{len(seen)}"
                 self.emit(1, f"{seen[by]} = {by}", r.by.span)
@@ -447,8 +461,8 @@ class Program:
         self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):" if len(whos) > 1 else
                   f"for _who in (() if {whos[0]} is None else ({whos[0]},)):")
         self.emit(2, "_opts = []")
-        for i, r in enumerate(reactions):
-            w = seen[self.in_place(r.by, r.params[1:], ["_ev"])]
+        for r, by in zip(reactions, bys):
+            w = seen[by]
             self.emit(2, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
             self.emit(3, f"_opts.append(R_{mangle(r.name)})")
         self.emit(2, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
@@ -798,7 +812,7 @@ class Program:
                     self.fail("E0201", f'condition "{ct.name}" has no grade "{x.name}"', x.name_span or x.span,
                               did_you_mean(x.name, ct.by_name))
                 return self.k(ct.by_name[x.name], "grade")
-        return f"{self.expr(x.obj, scope)}.{mangle(x.name)}"
+        return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
 
     def x_Index(self, x, scope):
         if isinstance(x.obj, n.Name):
@@ -1044,5 +1058,5 @@ class Program:
         # Padding keeps line numbers of this snippet equal to its index in line_spans.
         src = "\n" * mark + "\n".join(self.lines[mark:]) + "\n"
         ns = self.ns
-        exec(compile(src, FILENAME, "exec"), ns)  # noqa: S102 - generated from a checked encounter
+        exec(self._compile(src), ns)  # noqa: S102 - generated from a checked encounter
         return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}

@@ -147,7 +147,8 @@ class Prepared:
                 continue
             f = self.fields.get(name)
             if f is None:
-                out.append(Diagnostic("E0203", f'the sheet has no field "{name}"', span,
+                at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
+                out.append(Diagnostic("E0203", f'the sheet has no field "{name}"', at,
                                       did_you_mean(name, list(self.fields) + list(BUILTIN_FIELDS))))
                 continue
             out.extend(_check_value(f, value, span, self.p))

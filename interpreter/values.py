@@ -147,7 +147,7 @@ def show(v) -> str:
     if v is False:
         return "false"
     if isinstance(v, list):
-        return ", ".join(show(x) for x in v) if v else "-"
+        return _nested(lambda: ", ".join(show(x) for x in v), "...") if v else "-"
     if isinstance(v, Fraction) and not isinstance(v, Scale):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     return str(v)
@@ -161,9 +161,23 @@ def to_json(v):
     if isinstance(v, int):
         return int(v)
     if isinstance(v, list):
-        return [to_json(x) for x in v]
+        return _nested(lambda: [to_json(x) for x in v], "...")
     if isinstance(v, Struct):
-        return v.to_json()
+        return _nested(v.to_json, "...")
     if isinstance(v, Fraction):
         return str(v)
     return str(v)
+
+
+_depth = [0]
+
+
+def _nested(fn, cut):
+    """fn(), or `cut` past a depth no real value reaches: a list that holds itself must still show."""
+    if _depth[0] > 32:
+        return cut
+    _depth[0] += 1
+    try:
+        return fn()
+    finally:
+        _depth[0] -= 1
