@@ -278,7 +278,9 @@ class Builder:
         if m:
             k = int(m.group(2))
             if k == 0:
-                raise GrimorioError(Diagnostic("E0105", "a scale cannot divide by zero", span))
+                raise GrimorioError(Diagnostic("E0105", "a scale of zero" if m.group(1) == "x" else
+                                               "a scale cannot divide by zero", span,
+                                               "write x1 for no change, x2 to double, /2 to halve"))
             return n.Const(span, Fraction(k) if m.group(1) == "x" else Fraction(1, k))
         if "," in text and all(WORDS.match(p.strip()) for p in text.split(",")):
             return n.ListExp(span, tuple(n.Const(span, p.strip()) for p in text.split(",")))

@@ -28,6 +28,44 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _outcomes(rs.all(n.Outcomes))
     out += _options(rs)
     out += _parameters(rs)
+    out += _shapes(rs)
+    return out
+
+
+# Every combatant has these, set by the encounter; a sheet field cannot take their names.
+RESERVED_FIELDS = ("name", "side", "tactic")
+
+
+def _shapes(rs) -> list[Diagnostic]:
+    """Declarations whose shape the runtime relies on."""
+    out = []
+    for s in rs.all(n.Sheet):
+        for f in s.fields:
+            if f.name in RESERVED_FIELDS:
+                out.append(Diagnostic("E0202", f'"{f.name}" is a field every combatant already has', f.span,
+                                      f"the encounter sets {', '.join(RESERVED_FIELDS)}; give this field another name"))
+    rounds = rs.all(n.Round)
+    for extra in rounds[1:]:
+        out.append(Diagnostic("E0202", f'round "{extra.name}" is a second round procedure', extra.span,
+                              f'an edition runs one round procedure: add its steps to "{rounds[0].name}"'))
+    for kind in (n.Rule, n.Message, n.Check, n.Reaction):
+        for d in rs.all(kind):
+            for p in d.params:
+                if p.domain is not None:
+                    out.append(Diagnostic("E0204", f'"{p.name} in ..." gives a list to choose from; only an action\'s '
+                                                   "parameters are chosen", p.span,
+                                          f'write just "{p.name}"'))
+    for c in rs.all(n.Condition):
+        if c.on_receive is not None and len(c.on_receive[0]) != 2:
+            out.append(Diagnostic("E0206", f'"on receive" of "{c.name}" takes two parameters: who receives, and the '
+                                           "grade", c.span, "for example: on receive(pj, grado):"))
+    for t in rs.all(n.Tactic):
+        seen = set()
+        for event, prefs in t.react:
+            if event in seen:
+                out.append(Diagnostic("E0202", f'tactic "{t.name}" says twice how to react to "{event}"',
+                                      prefs[0].span if prefs else t.span, "merge the two lines into one"))
+            seen.add(event)
     return out
 
 

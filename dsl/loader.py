@@ -85,16 +85,15 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
                                        'an entry file starts with "edition", the edition\'s name and ":"'))
     ed = editions[0]
     if ed.name in _seen:
-        raise GrimorioError(Diagnostic("E0302", f'edition "{ed.name}" extends itself through {" -> ".join(_seen)}',
-                                       ed.span))
+        chain = " -> ".join(_seen + (ed.name,))
+        raise GrimorioError(Diagnostic("E0302", f'edition "{ed.name}" extends itself: {chain}', ed.span,
+                                       "an edition may extend another, but not come back to itself"))
     if ed.extends:
-        base = load_edition(ed.extends, roots, ed.span, sources) if not _seen else None
-        if base is None:
-            eds = find_editions(roots)
-            if ed.extends not in eds:
-                raise GrimorioError(Diagnostic("E0301", f'there is no edition "{ed.extends}"', ed.span,
-                                               did_you_mean(ed.extends, eds)))
-            base = load_entry(eds[ed.extends], roots, sources, _seen + (ed.name,))
+        eds = find_editions(roots)
+        if ed.extends not in eds:
+            raise GrimorioError(Diagnostic("E0301", f'there is no edition "{ed.extends}"', ed.span,
+                                           did_you_mean(ed.extends, eds)))
+        base = load_entry(eds[ed.extends], roots, sources, _seen + (ed.name,))
         rs = Ruleset(ed, entry.parent, base.spaces, base.origin, sources)
     else:
         rs = Ruleset(ed, entry.parent, sources=sources)

@@ -44,6 +44,9 @@ class Dice:
             return Dice(tuple((-s, c, f) for s, c, f in self.terms), other - self.const)
         return NotImplemented
 
+    def __neg__(self):
+        return 0 - self
+
     def __eq__(self, other):
         return isinstance(other, Dice) and self.terms == other.terms and self.const == other.const
 
@@ -115,7 +118,9 @@ class Roll(int):
     def __str__(self):
         text = f"{self.dice}={int(self)}"
         if len(self.faces) > 1:
-            text += " (" + "+".join(str(f) for f in self.faces) + ")"
+            signs = [s for s, c, _f in self.dice.terms for _ in range(c)]
+            parts = [("-" if s < 0 else "+" if i else "") + str(f) for i, (s, f) in enumerate(zip(signs, self.faces))]
+            text += " (" + "".join(parts) + ")"
         return text
 
     __repr__ = __str__

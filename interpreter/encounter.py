@@ -13,6 +13,7 @@ from dsl.loader import load_edition
 from dsl.source import read_text
 
 from .compiler import Program, compile_checked
+from . import runtime_helpers as H
 from .engine import Engine, guarded
 from .values import mangle
 
@@ -211,7 +212,10 @@ class Prepared:
                      max_rounds or enc.rounds or 100)
         self.make_combatants(eng)
         guarded(p, p.init_vars, eng)
-        guarded(p, self.code["do"], eng)
+        try:
+            guarded(p, self.code["do"], eng)
+        except H.StopRun:
+            pass
         if p.rounds and (enc.rounds is None or enc.rounds > 0) and not enc.do:
             guarded(p, eng.run_rounds)
         elif p.rounds and enc.rounds:

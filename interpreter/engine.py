@@ -89,8 +89,9 @@ class Engine:
                     i += 1
             return faces
         if self.strict:
-            raise H.RuleFailure(f"the script has no pinned dice left for {who or 'this roll'} ({purpose})",
-                                f'add a line "{who + " " if who else ""}{purpose} N" to the dice block')
+            what = " ".join(w for w in (who, purpose) if w)
+            raise H.RuleFailure(f"the script has no pinned dice left for {what or 'this roll'} ({dice})",
+                                f'add a line "{what + " " if what else ""}N" to the dice block')
         return None
 
     # ------------------------------------------------------------ transcript
@@ -183,7 +184,7 @@ class Engine:
                 if r in options and when(self, who, ev):
                     return r
             return None
-        return options[0] if tactic is None else None
+        return options[0]          # no preference for this event: the first reaction allowed
 
     # ------------------------------------------------------------ actions
     def act(self, c):
@@ -301,8 +302,10 @@ def locate(program, exc) -> Diagnostic:
     if isinstance(exc, RecursionError):
         return Diagnostic("E0502", "the rules call themselves without end", span)
     if isinstance(exc, H.RuleFailure):
-        code = "E0503" if "pinned" in exc.message else "E0501"
+        code = "E0503" if "pinned" in exc.message else exc.code
         return Diagnostic(code, exc.message, span, exc.help)
+    if isinstance(exc, TypeError) and "cannot be compared by order" in str(exc):
+        return Diagnostic("E0204", str(exc), span, H.ORDER_HELP)
     if isinstance(exc, AttributeError):
         name = getattr(exc, "name", None) or str(exc).rsplit("'", 2)[-2] if "'" in str(exc) else "?"
         field = _unmangle(name)
@@ -331,7 +334,7 @@ def guarded(program, fn, *args):
     """Run fn; turn anything a rule can raise into a GrimorioError."""
     try:
         return fn(*args)
-    except GrimorioError:
+    except (GrimorioError, H.StopRun):
         raise
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - every failure becomes a diagnostic
         raise GrimorioError(locate(program, exc)) from None

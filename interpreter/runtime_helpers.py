@@ -12,9 +12,9 @@ from .values import _MANGLED, Combatant, ConditionType, Ranked, Struct, mangle, 
 class RuleFailure(Exception):
     """A rule did something the language forbids; located by the engine."""
 
-    def __init__(self, message, help=None):
+    def __init__(self, message, help=None, code="E0501"):
         super().__init__(message)
-        self.message, self.help = message, help
+        self.message, self.help, self.code = message, help, code
 
 
 EMIT_DEPTH = 16
@@ -23,6 +23,13 @@ STEP_BUDGET = 1_000_000
 
 class Budget(Exception):
     """A loop or a cascade of events ran past its budget."""
+
+
+def cannot_order(value, named):
+    raise RuleFailure(f"{show(value)} and {show(named)} cannot be compared by order", ORDER_HELP, "E0204")
+
+
+ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
 
 
 def reactors(whos):

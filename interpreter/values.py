@@ -29,7 +29,7 @@ class Ranked:
 
     def _cmp(self, other):
         if not isinstance(other, Ranked) or other.kind != self.kind:
-            raise TypeError(f'cannot order "{self.name}" against {show(other)}')
+            raise TypeError(f"{self.name} and {show(other)} cannot be compared by order")
         return other.rank
 
     def __lt__(self, other):

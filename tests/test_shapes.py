@@ -1,0 +1,95 @@
+"""Declarations the runtime relies on the shape of, and language behaviours
+found while writing the reference: each refused with a located diagnostic,
+or working as documented."""
+from __future__ import annotations
+
+import pytest
+
+from dsl.diagnostics import GrimorioError
+from dsl.loader import load_edition
+from interpreter.encounter import program_for
+from tests.test_checker import check, only, write_edition
+from tests.conftest import diagnostics_of, run_text
+
+SHEET = """
+sheet ficha:
+  FUE: int 1..20
+"""
+
+
+def test_a_sheet_field_cannot_take_a_name_every_combatant_has(tmp_path):
+    d = only(check(tmp_path, SHEET + "  side: text\n"), "E0202")
+    assert d.message == '"side" is a field every combatant already has'
+
+
+def test_an_edition_has_one_round_procedure(tmp_path):
+    rules = SHEET + "round uno:\n  step a:\n    pass\nround dos:\n  step b:\n    pass\n"
+    d = only(check(tmp_path, rules), "E0202")
+    assert d.message == 'round "dos" is a second round procedure'
+
+
+def test_only_action_parameters_have_lists_to_choose_from(tmp_path):
+    d = only(check(tmp_path, "rule r(a in combatants()):\n  return a\n"), "E0204")
+    assert d.help == 'write just "a"'
+
+
+def test_on_receive_takes_two_parameters(tmp_path):
+    rules = "condition Herida grades Leve < Grave:\n  on receive(pj):\n    pass\n"
+    assert only(check(tmp_path, rules), "E0206").message.startswith('"on receive" of "Herida" takes two')
+
+
+def test_a_tactic_reacts_to_an_event_once(tmp_path):
+    rules = SHEET + """
+event golpe(quien)
+reaction aguantar(yo, e) to golpe:
+  by e.quien
+  pass
+tactic t:
+  react golpe: aguantar
+  react golpe: aguantar
+"""
+    assert only(check(tmp_path, rules), "E0202").message == 'tactic "t" says twice how to react to "golpe"'
+
+
+def test_an_edition_that_extends_itself_is_refused(tmp_path):
+    for name, other in (("uno", "dos"), ("dos", "uno")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "e.rules").write_text(f"edition {name}:\n  extends {other}\n", encoding="utf-8")
+    with pytest.raises(GrimorioError) as exc:
+        load_edition("uno", roots=[tmp_path])
+    d = exc.value.diagnostics[0]
+    assert d.code == "E0302" and "uno -> dos -> uno" in d.message
+
+
+YOKAI = """
+encounter "x"
+edition yokai
+combatant Akira:
+  FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2
+"""
+
+
+def test_ordering_a_value_against_an_outcome_needs_an_outcome_of_that_list():
+    out = diagnostics_of(YOKAI + "expect 5 < éxito\n")
+    assert "error[E0204]: éxito and 5 cannot be compared by order" in out
+    out = diagnostics_of(YOKAI + "expect Heridas.Leve < éxito\n")
+    assert "error[E0204]: Leve and éxito cannot be compared by order" in out
+
+
+def test_stop_ends_an_encounter_script():
+    r = run_text(YOKAI + 'do:\n  receive Akira Heridas Leve\n  stop\n  receive Akira Fatiga Leve\n')
+    assert r.grades("Akira", "Heridas") == ["Leve"] and r.grades("Akira", "Fatiga") == []
+
+
+def test_a_name_given_in_only_one_branch_is_unknown_after_the_if():
+    out = diagnostics_of(YOKAI + "do:\n  if true:\n    let x = 1\n  let y = x\n")
+    assert 'error[E0201]: unknown name "x"' in out
+    # Given in every branch, it is known.
+    run_text(YOKAI + "do:\n  if true:\n    let x = 1\n  else:\n    let x = 2\n  let y = x\n")
+
+
+def test_negated_and_subtracted_dice():
+    r = run_text(YOKAI + 'dice:\n  3\n  5 2\ndo:\n  let a = roll (-1D6)\n  let b = roll (1D6 - 1D4)\nexpect 1 == 1\n')
+    assert [int(e[3]) for e in r.engine.events if e[0] == "roll"] == [-3, 3]
+    assert [str(e[3]) for e in r.engine.events if e[0] == "roll"][1] == "1D6-1D4=3 (5-2)"
