@@ -16,7 +16,7 @@ from dsl.loader import bundled_root, load_entry
 from dsl.source import read_text
 
 from .compiler import compile_checked
-from .encounter import Prepared, load_encounter, program_for
+from .encounter import Prepared, load_encounter, program_for, roots_for
 
 
 def check_path(path: Path, sources: Sources, at: Span | None = None) -> list[Diagnostic]:
@@ -99,5 +99,5 @@ def _encounter(path: Path, sources: Sources, at: Span) -> list[Diagnostic]:
     if not enc.edition:
         return [Diagnostic("E0301", "the encounter names no edition", Span(str(path), 1, 1),
                            "name it on a line of its own: \"edition\" and the edition's name")]
-    Prepared(enc, program_for(enc.edition, enc.edition_span, sources))
+    Prepared(enc, program_for(enc.edition, enc.edition_span, sources, roots_for(path)))
     return []

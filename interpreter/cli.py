@@ -12,7 +12,7 @@ from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, re
 from dsl.loader import find_editions
 
 from .checking import check_path
-from .encounter import Prepared, load_encounter, program_for
+from .encounter import Prepared, load_encounter, program_for, roots_for
 from .transcript import render_jsonl, render_text
 from .values import show
 
@@ -72,6 +72,8 @@ def _parser():
     r.add_argument("--format", choices=["text", "jsonl"], default="text")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
+    r.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="a folder of edition folders to look in first (repeatable)")
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+")
     sub.add_parser("editions", help="list the bundled editions")
@@ -98,7 +100,12 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
-    program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources)
+    for folder in args.rules:
+        if not Path(folder).is_dir():
+            raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
+                                           "--rules names a folder that holds edition folders"))
+    program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources,
+                          roots_for(args.encounter, args.rules))
     overrides = {}
     for item in args.set:
         if "=" not in item:

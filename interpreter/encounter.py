@@ -9,7 +9,7 @@ from pathlib import Path
 from dsl import nodes as n
 from dsl.builder import build_encounter
 from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
-from dsl.loader import load_edition
+from dsl.loader import bundled_root, load_edition
 from dsl.source import read_text
 
 from .compiler import Program, compile_checked
@@ -32,6 +32,14 @@ class Outcome:
     @property
     def failed(self):
         return [(e, left, right) for e, ok, left, right in self.expectations if not ok]
+
+
+def roots_for(path, extra=()) -> list[Path]:
+    """Where an encounter's edition is looked for, first match first: the folders
+    named on the command line, the folder around the encounter's own folder (so an
+    encounter kept beside its edition finds it), then the bundled rulesets."""
+    here = Path(path).resolve().parent
+    return [Path(p) for p in extra] + [here.parent, bundled_root()]
 
 
 def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None) -> Program:
