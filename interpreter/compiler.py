@@ -290,6 +290,13 @@ class Program:
     def fail(self, code, msg, span, help=None):
         raise GrimorioError(Diagnostic(code, msg, span, help))
 
+    def known(self, space: dict, name: str, what: str, span):
+        """The declaration called `name`, or an error with the closest name."""
+        found = space.get(name)
+        if found is None:
+            self.fail("E0201", f'there is no {what} "{name}"', span, did_you_mean(name, space))
+        return found
+
     def params(self, params) -> str:
         return "".join(", " + L(p.name) for p in params)
 
@@ -425,8 +432,7 @@ class Program:
         self.owner = f"reaction {d.name}"
         if len(d.params) != 2:
             self.fail("E0206", f'reaction "{d.name}" takes two parameters: who reacts, and the event', d.span)
-        if d.event not in self.event_types:
-            self.fail("E0201", f'there is no event "{d.event}"', d.span, did_you_mean(d.event, self.event_types))
+        self.known(self.event_types, d.event, "event", d.span)
         if d.by is None:
             self.fail("E0206", f'reaction "{d.name}" needs a "by" line naming who reacts', d.span,
                       f'for example: by {d.params[1].name}.defensor')
@@ -477,18 +483,13 @@ class Program:
         actions = self.ruleset.space("action")
         reactions = self.ruleset.space("reaction")
         for i, p in enumerate(d.act):
-            a = actions.get(p.name)
-            if a is None:
-                self.fail("E0201", f'there is no action "{p.name}"', p.span, did_you_mean(p.name, actions))
+            a = self.known(actions, p.name, "action", p.span)
             self._pref(d, "a", i, p, a)
         self._tactic_act(d, actions)
         for ev, prefs in d.react:
-            if ev not in self.event_types:
-                self.fail("E0201", f'there is no event "{ev}"', d.span, did_you_mean(ev, self.event_types))
+            self.known(self.event_types, ev, "event", d.span)
             for i, p in enumerate(prefs):
-                r = reactions.get(p.name)
-                if r is None:
-                    self.fail("E0201", f'there is no reaction "{p.name}"', p.span, did_you_mean(p.name, reactions))
+                r = self.known(reactions, p.name, "reaction", p.span)
                 if r.event != ev:
                     self.fail("E0204", f'reaction "{p.name}" answers "{r.event}", not "{ev}"', p.span)
                 self._pref(d, f"r_{mangle(ev)}_", i, p, r)
@@ -570,10 +571,7 @@ class Program:
             scope = scope.child(f.name)
 
     def table_ref(self, name, span):
-        t = self.tables.get(name)
-        if t is None:
-            self.fail("E0201", f'there is no table "{name}"', span, did_you_mean(name, self.tables))
-        return self.k(t, "table")
+        return self.k(self.known(self.tables, name, "table", span), "table")
 
     # ------------------------------------------------------------ statements
     def block(self, stmts, depth, scope) -> Scope:
@@ -607,10 +605,7 @@ class Program:
                 self.fail("E0204", "only a field or a var can be set", s.target.span)
             return scope
         if isinstance(s, n.Say):
-            msgs = self.ruleset.space("message")
-            m = msgs.get(s.message)
-            if m is None:
-                self.fail("E0201", f'there is no message "{s.message}"', s.span, did_you_mean(s.message, msgs))
+            m = self.known(self.ruleset.space("message"), s.message, "message", s.span)
             args = self.call_args(m.params, s.args, s.span, f'message "{m.name}"', scope)
             # Arguments are evaluated once, and only when a transcript is kept.
             e(depth, f"if _E.rec: _E.say({s.message!r}, m_{mangle(s.message)}, "
@@ -674,10 +669,7 @@ class Program:
         self.fail("E0101", "this statement is not supported here", s.span)
 
     def card_op(self, s: n.CardOp, depth, scope):
-        ct = self.conditions.get(s.condition)
-        if ct is None:
-            self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
-                      did_you_mean(s.condition, self.conditions))
+        ct = self.known(self.conditions, s.condition, "condition", s.cond_span or s.span)
         who = self.expr(s.who, scope)
         cref = self.k(ct, "cond")
         if s.grade is None:
@@ -797,8 +789,7 @@ class Program:
         self.fail("E0204", f'"{x.id}" cannot be used as a value', x.span)
 
     def x_OptionRef(self, x, scope):
-        if x.name not in self.options:
-            self.fail("E0201", f'there is no option "{x.name}"', x.span, did_you_mean(x.name, self.options))
+        self.known(self.options, x.name, "option", x.span)
         return f"_E.opt[{x.name!r}]"
 
     def x_Attr(self, x, scope):
@@ -953,10 +944,7 @@ class Program:
         return f"_E.roll({dice}, {by}, {purpose})"
 
     def x_CheckCall(self, x, scope):
-        checks = self.ruleset.space("check")
-        d = checks.get(x.name)
-        if d is None:
-            self.fail("E0201", f'there is no check "{x.name}"', x.span, did_you_mean(x.name, checks))
+        d = self.known(self.ruleset.space("check"), x.name, "check", x.span)
         if x.purpose:
             self.purposes.add(x.purpose)
         args = self.call_args(d.params, x.args, x.span, f'check "{x.name}"', scope)
@@ -965,10 +953,7 @@ class Program:
         return f"c_{mangle(x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)})"
 
     def x_Emit(self, x, scope):
-        events = self.ruleset.space("event")
-        d = events.get(x.event)
-        if d is None:
-            self.fail("E0201", f'there is no event "{x.event}"', x.span, did_you_mean(x.event, events))
+        d = self.known(self.ruleset.space("event"), x.event, "event", x.span)
         params = [n.Param(x.span, f) for f, _ in d.fields]
         given = {a.name for a in x.args}
         args = list(x.args)
