@@ -223,7 +223,7 @@ class Builder:
             parsed.append((tok, cells))
         if not parsed:
             raise GrimorioError(Diagnostic("E0207", "this table has no header row", self.span(rows[0])))
-        (htok, header), body = parsed[0], parsed[1:]
+        (_, header), body = parsed[0], parsed[1:]
         hdr = [(c.strip(), sp) for c, sp in header]
         for c, sp in hdr:
             if not c:
@@ -290,7 +290,6 @@ class Builder:
         return self.cell_expr(tree.children[0], span)
 
     def cell_expr(self, tree, span):
-        saved = self.file
         node = self.expr(tree)
         return _relocate(node, span)
 

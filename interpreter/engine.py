@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random as _random
 import sys
-from itertools import product
 from types import SimpleNamespace
 
 from dsl.diagnostics import Diagnostic, GrimorioError, Span

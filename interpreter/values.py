@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .dice import Dice, Roll
+from .dice import Roll
 
 
 _MANGLED: dict[str, str] = {}

@@ -1,0 +1,165 @@
+"""Runtime objects built once from a ruleset's data: outcomes, conditions and
+their grades, tables, and the definitions the engine calls (actions,
+reactions, tactics)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dsl import nodes as n
+from dsl.diagnostics import Diagnostic, GrimorioError
+
+from . import runtime_helpers as H
+from .dice import Dice
+from .values import ConditionType, Grade, Ranked, Scale, make_struct, mangle
+
+
+class ActionDef:
+    __slots__ = ("name", "params", "domains", "req", "run", "decl", "cost_field")
+
+    def __init__(self, name, params, domains, req, run, decl):
+        self.name, self.params, self.domains, self.req, self.run, self.decl = name, params, domains, req, run, decl
+
+
+class ReactionDef:
+    __slots__ = ("name", "event", "by", "req", "run", "decl")
+
+    def __init__(self, name, event, by, req, run, decl):
+        self.name, self.event, self.by, self.req, self.run, self.decl = name, event, by, req, run, decl
+
+
+class TacticDef:
+    __slots__ = ("name", "act", "react")
+
+    def __init__(self, name, act, react):
+        self.name, self.act, self.react = name, act, react
+
+
+class Table:
+    """A catalogue (keyed by its first column) or a dice table (keyed by roll)."""
+
+    __slots__ = ("name", "rows", "index", "low", "high", "dice", "ranges")
+
+    def __init__(self, name, rows, index, dice=None, low=0, high=-1, ranges=()):
+        self.name, self.rows, self.index, self.dice, self.low, self.high = name, rows, index, dice, low, high
+        self.ranges = ranges          # (lo, hi, row) of a dice table: no dict entry per roll, dice can be huge
+
+    def lookup(self, key):
+        row = self.index.get(key) if self.dice is None else self._by_roll(key)
+        if row is None:
+            raise H.RuleFailure(f'table "{self.name}" has no row for {H.show(key)}',
+                                f"its keys are {H.show(list(self.index)[:12])}" if self.dice is None
+                                else f"it covers rolls {self.low} to {self.high}")
+        return row
+
+    def _by_roll(self, key):
+        for lo, hi, row in self.ranges:
+            try:
+                if lo <= key <= hi:
+                    return row
+            except TypeError:
+                return None
+        return None
+
+    def __str__(self):
+        return self.name
+
+
+class DataBuilder:
+    """Mixin of Program: the ruleset's data as runtime values."""
+
+    def k(self, obj, hint="k") -> str:
+        key = id(obj)
+        if key not in self.consts:
+            name = f"K{len(self.consts)}_{hint}"
+            self.consts[key] = name
+            self.ns[name] = obj
+        return self.consts[key]
+
+    def _const_value(self, node):
+        """Evaluate a constant cell or default (numbers, dice, texts, lists, scales)."""
+        if isinstance(node, n.Const):
+            v = node.value
+            return Scale(v) if isinstance(v, Fraction) else v
+        if isinstance(node, n.DiceLit):
+            return Dice.of(node.count, node.sides)
+        if isinstance(node, n.ListExp):
+            return [self._const_value(x) for x in node.items]
+        if isinstance(node, n.Unary) and node.op == "-":
+            return -self._const_value(node.operand)
+        if isinstance(node, n.Binary) and node.op in "+-":
+            a, b = self._const_value(node.left), self._const_value(node.right)
+            try:
+                return a + b if node.op == "+" else a - b
+            except TypeError:
+                pass
+        if isinstance(node, n.Name) and node.id in self.resolver.outcomes:
+            return self.outcome_values[node.id]
+        raise GrimorioError(Diagnostic("E0204", "a table cell must be a plain value (a number, dice, a name, a list)",
+                                       node.span, "write rules in a rule, not in a table cell"))
+
+    def _build_data(self):
+        rs = self.ruleset
+        self.outcome_values: dict[str, Ranked] = {}
+        for d in rs.all(n.Outcomes):
+            for i, v in enumerate(d.values):
+                self.outcome_values.setdefault(v, Ranked(v, i, d.name))
+        self.conditions: dict[str, ConditionType] = {}
+        for d in rs.all(n.Condition):
+            ct = ConditionType(d.name, [])
+            rows = {g: cells for g, cells in d.rows}
+            for i, g in enumerate(d.grades):
+                cells = rows.get(g, (None,) * len(d.columns))
+                data = {}
+                for col, cell in zip(d.columns, cells):
+                    try:
+                        data[mangle(col)] = self._const_value(cell) if cell is not None else None
+                    except GrimorioError as exc:
+                        self.diags.extend(exc.diagnostics)
+                ct.grades.append(Grade(g, i, d.name, data))
+            ct.by_name = {g.name: g for g in ct.grades}
+            self.conditions[d.name] = ct
+        self.graded = [c for c in self.conditions.values() if c.grades]
+        self.tables: dict[str, Table] = {}
+        for d in rs.all(n.Table):
+            self.tables[d.name] = self._table(d)
+        self.event_types = {d.name: make_struct(d.name, [f for f, _ in d.fields]) for d in rs.all(n.Event)}
+        self.check_types = {}
+        for d in rs.all(n.Check):
+            names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
+            self.check_types[d.name] = make_struct(d.name, names)
+        self.options = {}
+        for d in rs.all(n.Option):
+            try:
+                self.options[d.name] = self._const_value(d.default)
+            except GrimorioError as exc:
+                self.diags.extend(exc.diagnostics)
+        for name, value in rs.edition.settings:
+            if name in self.options:
+                self.options[name] = self._const_value(value)
+
+    def _table(self, d: n.Table) -> Table:
+        cols = list(d.columns[1:]) if d.dice is not None else list(d.columns)
+        if d.dice is not None:
+            cols = [d.columns[0]] + cols
+        cls = make_struct(d.name, cols, key=d.columns[0] if d.dice is None else cols[1] if len(cols) > 1 else None)
+        rows, index, ranges = [], {}, []
+        for row in d.rows:
+            try:
+                if d.dice is not None:
+                    lo, hi = row[0]
+                    values = [lo if lo == hi else f"{lo}-{hi}"] + [self._const_value(c) for c in row[1:]]
+                else:
+                    values = [self._const_value(c) for c in row]
+            except GrimorioError as exc:
+                self.diags.extend(exc.diagnostics)
+                continue
+            obj = cls(*values)
+            rows.append(obj)
+            if d.dice is not None:
+                ranges.append((row[0][0], row[0][1], obj))
+            else:
+                index[values[0]] = obj
+        if d.dice is not None:
+            dice = Dice.of(d.dice.count, d.dice.sides)
+            return Table(d.name, rows, index, dice, dice.min, dice.max, tuple(ranges))
+        return Table(d.name, rows, index)

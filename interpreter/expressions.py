@@ -1,0 +1,259 @@
+"""Expressions to Python source text (a mixin of Program)."""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from dsl import nodes as n
+from dsl.diagnostics import did_you_mean
+from dsl.names import BUILTINS, Scope
+
+from .dice import Dice
+from .values import Scale, make_struct, mangle
+
+
+def L(name: str) -> str:
+    """A DSL local as a Python local."""
+    return "l_" + mangle(name)[2:]
+
+
+class ExpressionCompiler:
+    def call_args(self, params, args, span, what, scope) -> list[str]:
+        names = [p.name for p in params]
+        out: list[str | None] = [None] * len(names)
+        pos = 0
+        for a in args:
+            if a.name is None:
+                if pos >= len(names):
+                    self.fail("E0206", f"{what} takes {len(names)} argument{'s' if len(names) != 1 else ''}, "
+                                       f"this gives more", a.span, f"its parameters are: {', '.join(names) or 'none'}")
+                out[pos] = self.expr(a.value, scope)
+                pos += 1
+            else:
+                if a.name not in names:
+                    self.fail("E0206", f'{what} has no parameter "{a.name}"', a.span, did_you_mean(a.name, names))
+                out[names.index(a.name)] = self.expr(a.value, scope)
+        missing = [nm for nm, v in zip(names, out) if v is None]
+        if missing:
+            self.fail("E0206", f"{what} needs {', '.join(missing)}", span, f"its parameters are: {', '.join(names)}")
+        return out
+
+    def expr(self, x, scope: Scope) -> str:
+        m = getattr(self, "x_" + type(x).__name__)
+        return m(x, scope)
+
+    def x_Const(self, x, scope):
+        v = x.value
+        if isinstance(v, Fraction):
+            return self.k(Scale(v), "scale")
+        return repr(v)
+
+    def x_DiceLit(self, x, scope):
+        return self.k(Dice.of(x.count, x.sides), "dice")
+
+    def x_Name(self, x, scope):
+        r = self.resolver.resolve(x.id, scope)
+        if r is None:
+            self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.resolver.candidates(scope)))
+        k = r.kind
+        if k == "local":
+            return self.alias.get(x.id, L(x.id))
+        if k == "grade":
+            return self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade")
+        if k == "combatant":
+            return f"_E.cb[{r.target}]"
+        if k == "table":
+            return self.k(self.tables[x.id], "table")
+        if k == "condition":
+            return self.k(self.conditions[x.id], "cond")
+        if k == "var":
+            return f"_E.v.{mangle(x.id)}"
+        if k == "outcome":
+            return self.k(self.outcome_values[x.id], "out")
+        if k == "rule":
+            self.fail("E0204", f'"{x.id}" is a rule: call it with its arguments', x.span,
+                      f"{x.id}({', '.join(p.name for p in r.target.params)})")
+        self.fail("E0204", f'"{x.id}" cannot be used as a value', x.span)
+
+    def x_OptionRef(self, x, scope):
+        self.known(self.options, x.name, "option", x.span)
+        return f"_E.opt[{x.name!r}]"
+
+    def x_Attr(self, x, scope):
+        if isinstance(x.obj, n.Name):
+            r = self.resolver.resolve(x.obj.id, scope)
+            if r is not None and r.kind == "condition":
+                ct = self.conditions[x.obj.id]
+                if x.name not in ct.by_name:
+                    self.fail("E0201", f'condition "{ct.name}" has no grade "{x.name}"', x.name_span or x.span,
+                              did_you_mean(x.name, ct.by_name))
+                return self.k(ct.by_name[x.name], "grade")
+        return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
+
+    def x_Index(self, x, scope):
+        if isinstance(x.obj, n.Name):
+            r = self.resolver.resolve(x.obj.id, scope)
+            if r is not None and r.kind == "table":
+                return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
+        return f"H.index({self.expr(x.obj, scope)}, {self.expr(x.key, scope)})"
+
+    def x_Call(self, x, scope):
+        if not isinstance(x.func, n.Name):
+            self.fail("E0204", "only rules and builtins can be called", x.span)
+        name = x.func.id
+        r = self.resolver.resolve(name, scope)
+        if r is None:
+            self.fail("E0201", f'unknown rule "{name}"', x.func.span,
+                      did_you_mean(name, [k for k, v in self.ruleset.space("value").items() if isinstance(v, n.Rule)]
+                                   + list(BUILTINS)))
+        if r.kind == "rule":
+            args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
+            inlined = self.inline(r.target, args)
+            if inlined is not None:
+                return inlined
+            return f"r_{mangle(name)}(_E{''.join(', ' + a for a in args)})"
+        if r.kind != "builtin":
+            self.fail("E0204", f'"{name}" is not a rule and cannot be called', x.func.span)
+        lo, hi, _ = BUILTINS[name]
+        if any(a.name for a in x.args):
+            self.fail("E0206", f'builtin "{name}" takes its arguments in order, without names', x.span)
+        if not lo <= len(x.args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            self.fail("E0206", f'"{name}" takes {want} argument{"s" if hi != 1 else ""}, not {len(x.args)}', x.span)
+        args = [self.expr(a.value, scope) for a in x.args]
+        if name in ("len", "abs", "sum"):
+            return f"H.{name}_({args[0]})"
+        if name in ("min", "max"):
+            return f"H.{name}_({', '.join(args)})"
+        if name == "floor":
+            a = x.args[0].value
+            if isinstance(a, n.Binary) and a.op == "/":
+                return f"(({self.expr(a.left, scope)}) // ({self.expr(a.right, scope)}))"
+            if isinstance(a, n.Binary) and a.op == "*":
+                return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
+            return f"_floor({args[0]})"
+        if name == "ceil":
+            a = x.args[0].value
+            if isinstance(a, n.Binary) and a.op == "/":
+                return f"(-((-({self.expr(a.left, scope)})) // ({self.expr(a.right, scope)})))"
+            return f"_ceil({args[0]})"
+        if name == "has" and len(args) == 2 and isinstance(x.args[1].value, n.Name):
+            r2 = self.resolver.resolve(x.args[1].value.id, scope)
+            if r2 is not None and r2.kind == "condition":
+                # The condition is known here: test the combatant's cards directly.
+                return f"bool({args[0]}.cards.get({x.args[1].value.id!r}))"
+        if name in ("round_number", "combatants", "conditions", "act", "enemies", "allies", "has", "cards"):
+            return f"_E.{name}({', '.join(args)})"
+        return f"H.{name}({', '.join(args)})"
+
+    SIMPLE = re.compile(r"^[\w.\[\]]+$")
+
+    def inline(self, rule: n.Rule, args: list[str]) -> str | None:
+        """A rule that only returns an expression, called with plain arguments,
+        is compiled in place: no call on the hot path."""
+        body = rule.body
+        if len(body) != 1 or not isinstance(body[0], n.Return) or body[0].value is None:
+            return None
+        if len(self.inlining) > 3 or rule.name in self.inlining or not all(self.SIMPLE.match(a) for a in args):
+            return None
+        saved = self.alias
+        self.alias = {p.name: a for p, a in zip(rule.params, args)}
+        self.inlining.append(rule.name)
+        try:
+            return "(" + self.expr(body[0].value, Scope({p.name for p in rule.params})) + ")"
+        finally:
+            self.alias = saved
+            self.inlining.pop()
+
+    def x_Unary(self, x, scope):
+        if x.op == "not":
+            return f"(not {self.expr(x.operand, scope)})"
+        return f"(-{self.expr(x.operand, scope)})"
+
+    OPS = {"and": "and", "or": "or", "in": "in", "notin": "not in"}
+
+    def x_Binary(self, x, scope):
+        a, b = self.expr(x.left, scope), self.expr(x.right, scope)
+        if x.op == "/":
+            return f"H.div({a}, {b})"
+        if x.op == "%":
+            return f"H.mod({a}, {b})"
+        if x.op in ("<", "<=", ">", ">="):
+            known = self._const_ranked(x.right, scope)
+            if known is not None:
+                # Against a named outcome: compare ranks in place, after making sure
+                # the other side is an outcome of the same list.
+                t = self.tmp()
+                return (f"({t}.rank {x.op} {known.rank} if type({t} := {a}) is H.Ranked and {t}.kind == "
+                        f"{known.kind!r} else H.cannot_order({t}, {b}))")
+        if x.op in ("==", "!="):
+            return f"({a} {'is' if x.op == '==' else 'is not'} {b})" if "None" in (a, b) else f"({a} {x.op} {b})"
+        return f"({a} {self.OPS.get(x.op, x.op)} {b})"
+
+    def _const_ranked(self, node, scope):
+        """The outcome named here, if the node names one."""
+        if isinstance(node, n.Name):
+            r = self.resolver.resolve(node.id, scope)
+            if r is not None and r.kind == "outcome":
+                return self.outcome_values[node.id]
+        return None
+
+    def x_IfExp(self, x, scope):
+        return f"({self.expr(x.then, scope)} if {self.expr(x.cond, scope)} else {self.expr(x.other, scope)})"
+
+    def x_ListExp(self, x, scope):
+        return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
+
+    def x_Comprehension(self, x, scope):
+        inner = scope.child(x.var)
+        cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
+        return f"[{self.expr(x.elt, inner)} for {L(x.var)} in {self.expr(x.iter, scope)}{cond}]"
+
+    def x_RecordExp(self, x, scope):
+        names = tuple(f for f, _ in x.fields)
+        if len(set(names)) != len(names):
+            self.fail("E0202", "a record names a field twice", x.span)
+        cls = self.structs.get(names)
+        if cls is None:
+            cls = self.structs[names] = make_struct("record", names)
+        return f"{self.k(cls, 'rec')}({', '.join(self.expr(v, scope) for _, v in x.fields)})"
+
+    def x_Roll(self, x, scope):
+        if x.purpose:
+            self.purposes.add(x.purpose)
+        by = self.expr(x.by, scope) if x.by is not None else "None"
+        return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose))
+
+    def roll_code(self, dice: str, node, by: str, purpose: str) -> str:
+        if isinstance(node, n.DiceLit) and node.count == 1:
+            # A lone literal die: roll it in place when nothing is pinned or shown.
+            return f"(int(_E.random() * {node.sides}) + 1 if _E.plain else _E.roll({dice}, {by}, {purpose}))"
+        return f"_E.roll({dice}, {by}, {purpose})"
+
+    def x_CheckCall(self, x, scope):
+        d = self.known(self.ruleset.space("check"), x.name, "check", x.span)
+        if x.purpose:
+            self.purposes.add(x.purpose)
+        args = self.call_args(d.params, x.args, x.span, f'check "{x.name}"', scope)
+        by = self.expr(x.by, scope) if x.by is not None else "None"
+        purpose = x.purpose or x.name
+        return f"c_{mangle(x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)})"
+
+    def x_Emit(self, x, scope):
+        d = self.known(self.ruleset.space("event"), x.event, "event", x.span)
+        params = [n.Param(x.span, f) for f, _ in d.fields]
+        given = {a.name for a in x.args}
+        args = list(x.args)
+        for (f, default), p in zip(d.fields, params):
+            if f not in given and default is not None:
+                args.append(n.Arg(x.span, f, default))
+        if any(a.name is None for a in x.args):
+            self.fail("E0206", "name each value an event carries, as atacante: yo", x.span)
+        values = self.call_args(params, args, x.span, f'event "{x.event}"', scope)
+        cls = self.k(self.event_types[x.event], "event")
+        if x.event in self.reacted:
+            return f"em_{mangle(x.event)}(_E, {cls}({', '.join(values)}))"
+        return f"{cls}({', '.join(values)})"
+
+    def x_Maximum(self, x, scope):
+        return f"H.maximum({self.expr(x.dice, scope)})"
