@@ -196,10 +196,12 @@ class Prepared:
 
     def make_combatants(self, eng):
         cls = self.p.combatant_class
+        acts = {name: t.act for name, t in self.p.tactics.items()}
         made = []
         for i, name, side, tactic, attrs, given, _holds in self.blueprints:
             obj = cls()
             obj.a_name, obj.a_side, obj.tactic, obj.cards, obj.index = name, side, tactic, {}, i
+            obj.acts = acts.get(tactic, _no_tactic)
             for attr, v in attrs:
                 setattr(obj, attr, v)
             made.append(obj)
@@ -239,6 +241,10 @@ class Prepared:
             ok, left, right = guarded(p, fn, eng)
             out.expectations.append((node, bool(ok), left, right))
         return out
+
+
+def _no_tactic(_engine, _combatant):
+    return False
 
 
 def _kind(v) -> str:
