@@ -133,7 +133,41 @@ class Builder:
 
     def d_message(self, t):
         name, params, template = t.children
-        return n.Message(self.span(t), str(name), self.params(params), _unquote(template))
+        return n.Message(self.span(t), str(name), self.params(params), _unquote(template), self.template(template))
+
+    def template(self, tok) -> tuple:
+        """A message's text as literal parts and {placeholder} expressions, each placed in the file."""
+        text, parts, lit, i = _unquote(tok), [], "", 0
+        while i < len(text):
+            pair = text[i:i + 2]
+            if pair in ("{{", "}}"):
+                lit += pair[0]
+                i += 2
+                continue
+            if text[i] != "{":
+                lit += text[i]
+                i += 1
+                continue
+            col = tok.column + 1 + i                       # the "{" (after the opening quote)
+            j = text.find("}", i)
+            if j < 0:
+                raise GrimorioError(Diagnostic("E0105", 'this placeholder has no closing "}"',
+                                               Span(self.file, tok.line, col, tok.line, col + 1),
+                                               'close it, or write "{{" for a brace'))
+            if lit:
+                parts.append(lit)
+                lit = ""
+            inner = text[i + 1:j]
+            where = Span(self.file, tok.line, col + 1, tok.line, col + 1 + max(1, len(inner)))
+            if not inner.strip():
+                raise GrimorioError(Diagnostic("E0105", "this placeholder is empty", where,
+                                               'put a value between the braces, such as {c.pv}'))
+            tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
+            parts.append(_relocate(self.expr(tree.children[0]), where))
+            i = j + 1
+        if lit:
+            parts.append(lit)
+        return tuple(parts)
 
     def d_event(self, t):
         fields = []

@@ -6,7 +6,7 @@ namespace (rule, table, condition, var); an outcome; a builtin.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from . import nodes as n
 
@@ -50,9 +50,45 @@ class Resolved:
     target: object = None
 
 
+def walk(node):
+    """Every AST node under `node` (tuples and nested nodes included)."""
+    if isinstance(node, tuple):
+        for x in node:
+            yield from walk(x)
+    elif isinstance(node, n.Node):
+        yield node
+        for f in fields(node):
+            value = getattr(node, f.name)
+            if isinstance(value, (tuple, n.Node)):
+                yield from walk(value)
+
+
+def field_names(ruleset) -> set[str]:
+    """Every field any value of this ruleset can have: a name read as `x.NAME`
+    that is none of these is a mistake wherever it appears."""
+    out = {"name", "side"}
+    for s in ruleset.all(n.Sheet):
+        out |= {f.name for f in s.fields}
+    for t in ruleset.all(n.Table):
+        out |= set(t.columns)
+    for c in ruleset.all(n.Condition):
+        out |= set(c.columns)
+    for e in ruleset.all(n.Event):
+        out |= {f for f, _ in e.fields}
+    for c in ruleset.all(n.Check):
+        out |= {p.name for p in c.params} | {c.roll_name, c.decide.output}
+    for space in ruleset.spaces.values():
+        for d in space.values():
+            for node in walk(d):
+                if isinstance(node, n.RecordExp):
+                    out |= {f for f, _ in node.fields}
+    return out
+
+
 class Resolver:
     def __init__(self, ruleset):
         self.rs = ruleset
+        self.fields = field_names(ruleset)
         self.values = ruleset.space("value")
         self.outcomes: dict[str, tuple[n.Outcomes, int]] = {}
         for d in self.values.values():

@@ -316,6 +316,7 @@ class Check(Decl):
 class Message(Decl):
     params: tuple[Param, ...]
     template: str
+    parts: tuple = ()          # the template: texts, and expressions for its {placeholders}
 
 
 @dataclass(frozen=True)

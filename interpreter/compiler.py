@@ -170,39 +170,8 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
-        from dsl.parser import parse_cell
-        from dsl.builder import Builder
         scope = Scope({p.name for p in d.params})
-        parts, text, i = [], d.template, 0
-        lit = ""
-        while i < len(text):
-            ch = text[i]
-            if ch == "{" and text[i:i + 2] == "{{":
-                lit += "{"
-                i += 2
-            elif ch == "}" and text[i:i + 2] == "}}":
-                lit += "}"
-                i += 2
-            elif ch == "{":
-                j = text.find("}", i)
-                if j < 0:
-                    self.fail("E0105", "this placeholder has no closing \"}\"", d.span, 'write "{{" for a brace')
-                if lit:
-                    parts.append(repr(lit))
-                    lit = ""
-                b = Builder(d.span.file)
-                at = Span(d.span.file, d.span.line, d.span.col, d.span.line, d.span.end_col)
-                tree = parse_cell(text[i + 1:j] or " ", "cell_value", d.span.file, d.span.line, d.span.col)
-                node = b.expr(tree.children[0])
-                from dsl.builder import _relocate
-                node = _relocate(node, at)
-                parts.append(f"_show({self.expr(node, scope)})")
-                i = j + 1
-            else:
-                lit += ch
-                i += 1
-        if lit:
-            parts.append(repr(lit))
+        parts = [repr(p) if isinstance(p, str) else f"_show({self.expr(p, scope)})" for p in d.parts]
         self.emit(0, f"def m_{mangle(d.name)}(_E{self.params(d.params)}):", d.span)
         self.emit(1, f"return ''.join(({', '.join(parts)},))" if parts else "return ''", d.span)
 

@@ -88,6 +88,10 @@ class ExpressionCompiler:
                     self.fail("E0201", f'condition "{ct.name}" has no grade "{x.name}"', x.name_span or x.span,
                               did_you_mean(x.name, ct.by_name))
                 return self.k(ct.by_name[x.name], "grade")
+        if x.name not in self.resolver.fields:
+            self.fail("E0203", f'nothing in these rules has a field "{x.name}"', x.name_span or x.span,
+                      did_you_mean(x.name, self.resolver.fields) or
+                      "fields come from the sheet, table columns, events, checks and records")
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
 
     def x_Index(self, x, scope):

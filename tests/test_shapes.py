@@ -93,3 +93,20 @@ def test_negated_and_subtracted_dice():
     r = run_text(YOKAI + 'dice:\n  3\n  5 2\ndo:\n  let a = roll (-1D6)\n  let b = roll (1D6 - 1D4)\nexpect 1 == 1\n')
     assert [int(e[3]) for e in r.engine.events if e[0] == "roll"] == [-3, 3]
     assert [str(e[3]) for e in r.engine.events if e[0] == "roll"][1] == "1D6-1D4=3 (5-2)"
+
+
+def test_a_field_nothing_declares_is_refused_with_the_closest_name(tmp_path):
+    write_edition(tmp_path, SHEET + 'message hola(c) "Hola {c.FUEE}"\n')
+    with pytest.raises(GrimorioError) as exc:
+        program_for("prueba", roots=[tmp_path])
+    d = exc.value.diagnostics[0]
+    assert (d.code, d.message, d.help) == ("E0203", 'nothing in these rules has a field "FUEE"', 'did you mean "FUE"?')
+    assert (d.span.line, d.span.col, d.span.end_col) == (4, 26, 30)     # the field, inside the placeholder
+
+
+def test_a_placeholder_left_open_is_placed_at_its_brace(tmp_path):
+    write_edition(tmp_path, SHEET + 'message hola(c) "Hola {c.FUE"\n')
+    with pytest.raises(GrimorioError) as exc:
+        load_edition("prueba", roots=[tmp_path])
+    d = exc.value.diagnostics[0]
+    assert (d.code, d.span.line, d.span.col) == ("E0105", 4, 23)
