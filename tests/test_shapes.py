@@ -101,7 +101,7 @@ def test_a_field_nothing_declares_is_refused_with_the_closest_name(tmp_path):
         program_for("prueba", roots=[tmp_path])
     d = exc.value.diagnostics[0]
     assert (d.code, d.message, d.help) == ("E0203", 'nothing in these rules has a field "FUEE"', 'did you mean "FUE"?')
-    assert (d.span.line, d.span.col, d.span.end_col) == (4, 26, 30)     # the field, inside the placeholder
+    assert (d.span.line, d.span.col, d.span.end_col) == (3, 26, 30)     # the field, inside the placeholder
 
 
 def test_a_placeholder_left_open_is_placed_at_its_brace(tmp_path):
@@ -109,4 +109,4 @@ def test_a_placeholder_left_open_is_placed_at_its_brace(tmp_path):
     with pytest.raises(GrimorioError) as exc:
         load_edition("prueba", roots=[tmp_path])
     d = exc.value.diagnostics[0]
-    assert (d.code, d.span.line, d.span.col) == ("E0105", 4, 23)
+    assert (d.code, d.span.line, d.span.col) == ("E0105", 3, 23)
