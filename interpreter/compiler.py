@@ -48,8 +48,10 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def __init__(self, ruleset):
         self.ruleset = ruleset
         self.resolver = Resolver(ruleset)
-        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
-                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math}
+        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type,
+                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
+                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math,
+                         "_MG": H.MANGLED}
         self.lines: list[str] = []
         self.line_spans: list[Span | None] = []
         self.line_owner: list[str] = []

@@ -20,6 +20,9 @@ Budget = H.Budget
 
 
 class Engine:
+    __slots__ = ("p", "cb", "rng", "random", "rec", "json", "events", "pins", "strict", "script", "opt",
+                 "max_rounds", "round", "steps", "depth", "v", "pin_span", "plain")
+
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100):
         self.p = program
@@ -152,6 +155,8 @@ class Engine:
             held.clear()
         elif grade in held:
             held.remove(grade)
+        if not held:
+            del c.cards[cond.name]          # a condition held is a key; none held, no key
         if self.rec:
             self.events.append(("card", {"who": c.a_name, "op": "remove", "condition": cond.name,
                                          "grade": grade.name if grade is not None else None}))

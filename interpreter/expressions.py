@@ -99,7 +99,12 @@ class ExpressionCompiler:
             r = self.resolver.resolve(x.obj.id, scope)
             if r is not None and r.kind == "table":
                 return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
-        return f"H.index({self.expr(x.obj, scope)}, {self.expr(x.key, scope)})"
+        obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
+        if self.SIMPLE.match(obj):
+            # A field named by a value (yo[arma.competencia]): read it in place when the name is known.
+            k = self.tmp()
+            return f"(getattr({obj}, _MG[{k}]) if ({k} := {key}) in _MG else H.index({obj}, {k}))"
+        return f"H.index({obj}, {key})"
 
     def x_Call(self, x, scope):
         if not isinstance(x.func, n.Name):
@@ -125,8 +130,16 @@ class ExpressionCompiler:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.fail("E0206", f'"{name}" takes {want} argument{"s" if hi != 1 else ""}, not {len(x.args)}', x.span)
         args = [self.expr(a.value, scope) for a in x.args]
+        listed = bool(x.args) and isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
+        if name == "len" and listed:
+            return f"len({args[0]})"                      # a list by its very syntax
+        if name == "distinct" and listed:
+            return f"list(dict.fromkeys({args[0]}))"
         if name in ("len", "abs", "sum"):
             return f"H.{name}_({args[0]})"
+        if name in ("min", "max") and len(args) > 1:
+            # Two or more values: the builtin, unless a transcript could show a roll through it.
+            return f"(H.{name}_({', '.join(args)}) if _E.rec else {name}({', '.join(args)}))"
         if name in ("min", "max"):
             return f"H.{name}_({', '.join(args)})"
         if name == "floor":
@@ -145,13 +158,15 @@ class ExpressionCompiler:
             r2 = self.resolver.resolve(x.args[1].value.id, scope)
             if r2 is not None and r2.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
-                return f"bool({args[0]}.cards.get({x.args[1].value.id!r}))"
+                return f"({x.args[1].value.id!r} in {args[0]}.cards)"
         if name == "enemies" and self.SIMPLE.match(args[0]):
             return f"[_o for _o in _E.cb if _o.a_side != {args[0]}.a_side]"
         if name == "act" and self.SIMPLE.match(args[0]):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
-        if name in ("round_number", "combatants", "conditions", "act", "enemies", "allies", "has", "cards"):
+        if name == "combatants":
+            return "list(_E.cb)"
+        if name in ("round_number", "conditions", "act", "enemies", "allies", "has", "cards"):
             return f"_E.{name}({', '.join(args)})"
         return f"H.{name}({', '.join(args)})"
 

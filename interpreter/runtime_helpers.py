@@ -6,7 +6,7 @@ import math
 from fractions import Fraction
 
 from .dice import Dice, Roll
-from .values import _MANGLED, Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
+from .values import _MANGLED as MANGLED, Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
 
 
 class RuleFailure(Exception):
@@ -89,7 +89,7 @@ def is_none(value):
 
 def index(obj, key):
     try:
-        return getattr(obj, _MANGLED[key])          # a sheet field or column named by a value
+        return getattr(obj, MANGLED[key])          # a sheet field or column named by a value
     except (KeyError, AttributeError, TypeError):
         pass
     if isinstance(key, str) and isinstance(obj, (Combatant, Struct)):
