@@ -1,0 +1,82 @@
+"""What stops a run: budgets for loops and cascades, and pinned dice that do not
+fit; each a diagnostic at the rule or the script line, never a traceback."""
+from __future__ import annotations
+
+import textwrap
+
+from dsl.builder import build_encounter
+from dsl.diagnostics import GrimorioError, Sources, render_all
+from interpreter.encounter import Prepared, program_for
+from tests.test_checker import write_edition
+
+RULES = """
+sheet ficha:
+  FUE: int 1..20
+  acciones: int = 1
+event golpe(quien)
+reaction rebote(yo, e) to golpe:
+  by e.quien
+  emit golpe(quien: yo)
+rule sin_fin(x):
+  while true:
+    let x = x + 1
+rule eco(x):
+  return eco(x + 1)
+rule tirar(x):
+  return roll 2D6 by x as "tirada"
+"""
+
+HEAD = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\n'
+
+
+def failure(tmp_path, body: str) -> str:
+    write_edition(tmp_path, RULES)
+    text = HEAD + textwrap.dedent(body)
+    sources = Sources({"x.enc": text})
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    try:
+        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
+    except GrimorioError as exc:
+        return render_all(exc.diagnostics, sources)
+    raise AssertionError("the run did not fail")
+
+
+def test_a_loop_that_never_ends_stops_at_the_step_budget(tmp_path):
+    out = failure(tmp_path, "do:\n  sin_fin(1)\n")
+    assert "error[E0502]: the rules ran too long" in out
+    assert "reglas.rules:9:3" in out and "while true:" in out
+
+
+def test_a_rule_calling_itself_without_end(tmp_path):
+    out = failure(tmp_path, "do:\n  eco(1)\n")
+    assert "error[E0502]: the rules call themselves without end" in out
+    assert "return eco(x + 1)" in out
+
+
+def test_an_event_cascade_stops_at_its_depth(tmp_path):
+    out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n")
+    assert "error[E0502]" in out and "nested events" in out
+
+
+def test_a_pin_with_the_wrong_number_of_faces(tmp_path):
+    out = failure(tmp_path, "dice:\n  Ana tirada 3\ndo:\n  tirar(Ana)\n")
+    assert "error[E0503]" in out and "2D6 needs one face per die" in out
+
+
+def test_a_pin_that_is_no_face_of_its_die(tmp_path):
+    out = failure(tmp_path, "dice:\n  Ana tirada 3 7\ndo:\n  tirar(Ana)\n")
+    assert "error[E0503]: 7 is not a face of a d6" in out
+    assert "x.enc:6:3" in out
+
+
+def test_strict_dice_run_out(tmp_path):
+    out = failure(tmp_path, "dice strict:\n  Ana tirada 3 4\ndo:\n  tirar(Ana)\n  tirar(Ana)\n")
+    assert "error[E0503]: the script has no pinned dice left for Ana tirada (2D6)" in out
+    assert 'add a line "Ana tirada N"' in out
+
+
+def test_strict_dice_never_rolled(tmp_path):
+    out = failure(tmp_path, "dice strict:\n  Ana tirada 3 4\n  Ana tirada 1 1\ndo:\n  tirar(Ana)\n")
+    assert "error[E0505]: this pinned roll was never made" in out
+    assert "x.enc:7:3" in out
