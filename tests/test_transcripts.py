@@ -73,3 +73,11 @@ def test_a_failed_expectation_exits_1_with_both_sides(capsys, tmp_path):
     assert code == 1
     assert "error[E0601]: this expectation failed" in err
     assert "the left side is 9, the right side is 2" in err
+
+
+def test_a_run_never_touches_the_global_random(capsys):
+    import random
+    random.seed(42)
+    before = random.getstate()
+    run_cli(capsys, DEMO, "--seed", "5")
+    assert random.getstate() == before
