@@ -36,6 +36,11 @@ def check_ruleset(rs) -> list[Diagnostic]:
 RESERVED_FIELDS = ("name", "side", "tactic")
 
 
+def _no_lists(params) -> list[Diagnostic]:
+    return [Diagnostic("E0204", f'"{p.name} in ..." gives a list to choose from; only an action\'s parameters '
+                                "are chosen", p.span, f'write just "{p.name}"') for p in params if p.domain is not None]
+
+
 def _shapes(rs) -> list[Diagnostic]:
     """Declarations whose shape the runtime relies on."""
     out = []
@@ -50,12 +55,9 @@ def _shapes(rs) -> list[Diagnostic]:
                               f'an edition runs one round procedure: add its steps to "{rounds[0].name}"'))
     for kind in (n.Rule, n.Message, n.Check, n.Reaction):
         for d in rs.all(kind):
-            for p in d.params:
-                if p.domain is not None:
-                    out.append(Diagnostic("E0204", f'"{p.name} in ..." gives a list to choose from; only an action\'s '
-                                                   "parameters are chosen", p.span,
-                                          f'write just "{p.name}"'))
+            out += _no_lists(d.params)
     for c in rs.all(n.Condition):
+        out += _no_lists(c.on_receive[0] if c.on_receive else ())
         if c.on_receive is not None and len(c.on_receive[0]) != 2:
             out.append(Diagnostic("E0206", f'"on receive" of "{c.name}" takes two parameters: who receives, and the '
                                            "grade", c.span, "for example: on receive(pj, grado):"))

@@ -33,7 +33,8 @@ def compile_checked(ruleset) -> "Program":
         # The compiler repeats a few checks (a cost field, a row table): keep the checker's, better placed.
         seen = {(d.code, d.message, d.span.file) for d in diags} | {(d.span.file, d.span.line, d.span.col) for d in diags}
         diags += [d for d in exc.diagnostics
-                  if (d.code, d.message, d.span.file) not in seen and (d.span.file, d.span.line, d.span.col) not in seen]
+                  if (d.code, d.message, d.span.file) not in seen and (d.span.file, d.span.line, d.span.col) not in seen
+                  and not (diags and d.code == "E0106")]   # code the checker refused cannot compile either
     except Exception:  # noqa: BLE001 - the compiler assumes a checked ruleset; the checker's errors explain it
         if not diags:
             raise

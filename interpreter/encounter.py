@@ -88,7 +88,7 @@ class Prepared:
                                         did_you_mean(name, program.options) or
                                         f"the options are: {', '.join(program.options) or 'none'}"))
                 continue
-            v = value.value if isinstance(value, n.Const) else value
+            v = _plain(value)
             default = program.options[name]
             if type(v) is not type(default):
                 diags.append(Diagnostic("E0204", f'option "{name}" takes {_kind(default)}, not {_kind(v)}', span))
@@ -170,6 +170,9 @@ class Prepared:
             if ct is None:
                 out.append(Diagnostic("E0201", f'there is no condition "{cond}"', span,
                                       did_you_mean(cond, self.p.conditions)))
+            elif ct.grades and grade is None:
+                out.append(Diagnostic("E0204", f'condition "{cond}" has grades: say which', span,
+                                      f"for example: holds {cond} {ct.grades[0].name}"))
             elif ct.grades and grade not in ct.by_name:
                 out.append(Diagnostic("E0201", f'condition "{cond}" has no grade "{grade}"', span,
                                       did_you_mean(str(grade), ct.by_name) or f"its grades: {', '.join(ct.by_name)}"))
@@ -223,13 +226,12 @@ class Prepared:
         self.make_combatants(eng)
         guarded(p, p.init_vars, eng)
         try:
-            guarded(p, self.code["do"], eng)
+            guarded(p, self.code["do"], eng, stops=True)
+            # Rounds run unless the script only does things (a do: block without "rounds N").
+            if p.rounds and (enc.rounds if enc.do else enc.rounds is None or enc.rounds > 0):
+                guarded(p, eng.run_rounds)
         except H.StopRun:
-            pass
-        if p.rounds and (enc.rounds is None or enc.rounds > 0) and not enc.do:
-            guarded(p, eng.run_rounds)
-        elif p.rounds and enc.rounds:
-            guarded(p, eng.run_rounds)
+            pass                                  # "stop" in the do: block ends the encounter
         if enc.strict_dice:
             left = [pin for pin in pins if not pin["used"]]
             if left:
@@ -241,6 +243,14 @@ class Prepared:
             ok, left, right = guarded(p, fn, eng)
             out.expectations.append((node, bool(ok), left, right))
         return out
+
+
+def _plain(value):
+    """An option's value as written in an encounter: a constant, or a negative number."""
+    if isinstance(value, n.Unary) and value.op == "-" and isinstance(value.operand, n.Const) \
+            and type(value.operand.value) is int:
+        return -value.operand.value
+    return value.value if isinstance(value, n.Const) else value
 
 
 def _no_tactic(_engine, _combatant):

@@ -251,7 +251,10 @@ class Engine:
                     break
         except H.StopRun:
             pass
-        final(self)
+        try:
+            final(self)
+        except H.StopRun:
+            pass
         for (rnd, _who) in sorted(self.script, key=lambda k: k[0]):
             if rnd > self.round:
                 self._script_left(rnd, ended=True)
@@ -300,6 +303,9 @@ def locate(program, exc) -> Diagnostic:
                 span = program.line_spans[line]
         tb = tb.tb_next
     span = span or Span("<rules>", 0, 0)
+    if isinstance(exc, H.StopRun):
+        return Diagnostic("E0501", '"stop" ends an encounter, and nothing runs one here', span,
+                          "use stop in a round's steps, its finally, or an encounter's do: block")
     if isinstance(exc, Budget):
         return Diagnostic("E0502", "the rules ran too long (a loop or a cascade of events that does not end)", span,
                           f"the budget is {STEP_BUDGET} steps and {EMIT_DEPTH} nested events")
@@ -315,6 +321,11 @@ def locate(program, exc) -> Diagnostic:
         field = _unmangle(name)
         obj = getattr(exc, "obj", None)
         what = H.show(obj) if obj is not None and not isinstance(obj, type) else "this value"
+        if name in COMBATANT_ONLY:
+            return Diagnostic("E0204", f"{what} is not a combatant", span,
+                              "conditions, sides and tactics belong to combatants")
+        if name in ("rank", "kind"):
+            return Diagnostic("E0204", f"{what} is not an outcome or a grade", span, H.ORDER_HELP)
         return Diagnostic("E0203", f'{what} has no field "{field}"', span,
                           "check the spelling against the sheet, the table columns or the event")
     if isinstance(exc, TypeError):
@@ -327,6 +338,10 @@ def locate(program, exc) -> Diagnostic:
     return Diagnostic("E0501", f"the rules failed here ({type(exc).__name__})", span)
 
 
+# Attributes the runtime itself reads on combatants (a value without them is no combatant).
+COMBATANT_ONLY = ("cards", "a_side", "acts", "tactic")
+
+
 def _unmangle(name: str) -> str:
     import re
     if name.startswith("a_"):
@@ -334,12 +349,17 @@ def _unmangle(name: str) -> str:
     return re.sub(r"__([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)), name)
 
 
-def guarded(program, fn, *args):
-    """Run fn; turn anything a rule can raise into a GrimorioError."""
+def guarded(program, fn, *args, stops=False):
+    """Run fn; turn anything a rule can raise into a GrimorioError. `stops`: the
+    caller ends the encounter on a `stop`; elsewhere a `stop` is a mistake."""
     try:
         return fn(*args)
-    except (GrimorioError, H.StopRun):
+    except GrimorioError:
         raise
+    except H.StopRun as exc:
+        if stops:
+            raise
+        raise GrimorioError(locate(program, exc)) from None
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - every failure becomes a diagnostic
         raise GrimorioError(locate(program, exc)) from None
 

@@ -96,7 +96,8 @@ def index(obj, key):
         try:
             return getattr(obj, mangle(key))
         except AttributeError:
-            raise RuleFailure(f'{show(obj)} has no field "{key}"') from None
+            raise RuleFailure(f'{show(obj)} has no field "{key}"', "check the spelling against the sheet "
+                              "or the table's columns", "E0203") from None
     lookup = getattr(obj, "lookup", None)
     if lookup is not None:
         return lookup(key)

@@ -7,7 +7,8 @@ import pytest
 
 from dsl.diagnostics import GrimorioError
 from dsl.loader import load_edition
-from interpreter.encounter import program_for
+from dsl.builder import build_encounter
+from interpreter.encounter import Prepared, program_for
 from tests.test_checker import check, only, write_edition
 from tests.conftest import diagnostics_of, run_text
 
@@ -110,3 +111,44 @@ def test_a_placeholder_left_open_is_placed_at_its_brace(tmp_path):
         load_edition("prueba", roots=[tmp_path])
     d = exc.value.diagnostics[0]
     assert (d.code, d.span.line, d.span.col) == ("E0105", 3, 23)
+
+
+def test_stop_where_no_encounter_is_running_is_an_error(tmp_path):
+    write_edition(tmp_path, SHEET + """
+var v = parar()
+rule parar():
+  stop
+""")
+    with pytest.raises(GrimorioError) as exc:
+        from tests.conftest import Prepared
+        program = program_for("prueba", roots=[tmp_path])
+        from dsl.builder import build_encounter
+        enc, _ = build_encounter('encounter "x"\\nedition prueba\\ncombatant A:\\n  FUE 1\\n', "x.enc")
+        Prepared(enc, program).run()
+    d = exc.value.diagnostics[0]
+    assert d.code == "E0501" and d.message.startswith('"stop" ends an encounter')
+
+
+def test_stop_in_a_do_block_ends_the_encounter_before_its_rounds():
+    from tests.aquelarre import BANDIDO, RODRIGO
+    text = ('encounter "x"\nedition aquelarre\nrounds 3\n' + RODRIGO.format(arma_r='"Daga"')
+            + BANDIDO.format(arma_b='"Daga"') + "do:\n  stop\n")
+    r = run_text(text)
+    assert r.lines == [] and r.engine.round == 0
+
+
+def test_an_encounter_sets_a_negative_option(tmp_path):
+    write_edition(tmp_path, SHEET + "option dificultad = 0\nrule d():\n  return option dificultad\n")
+    enc, _ = build_encounter('encounter "x"\nedition prueba\nset dificultad = -3\ncombatant A:\n  FUE 1\n'
+                             'expect d() == -3\n', "x.enc")
+    assert not Prepared(enc, program_for("prueba", roots=[tmp_path])).run().failed
+
+
+def test_holding_a_graded_condition_needs_its_grade():
+    out = diagnostics_of(YOKAI + "  holds Heridas\n")
+    assert 'error[E0204]: condition "Heridas" has grades: say which' in out
+
+
+def test_a_condition_test_on_what_is_no_combatant():
+    out = diagnostics_of(YOKAI + "expect not has(first([]), Heridas)\n")
+    assert "error[E0204]: this value is not a combatant" in out
