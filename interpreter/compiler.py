@@ -14,6 +14,7 @@ from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 from dsl.names import Resolver, Scope
 
+from . import kinds as K
 from . import runtime_helpers as H
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
 from .expressions import L, ExpressionCompiler
@@ -451,6 +452,8 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             # An expectation returns its verdict and, for a comparison, both sides.
             self.emit(0, f"def {name}_x{i}(_E):", e.span)
             try:
+                if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
+                    K.check_order(e, self.resolving(scope))
                 if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
                     self.emit(1, f"_a = {self.expr(e.left, scope)}", e.left.span)
                     self.emit(1, f"_b = {self.expr(e.right, scope)}", e.right.span)

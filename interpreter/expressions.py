@@ -8,6 +8,7 @@ from dsl import nodes as n
 from dsl.diagnostics import did_you_mean
 from dsl.names import BUILTINS, Scope
 
+from . import kinds as K
 from .dice import Dice
 from .values import Scale, make_struct, mangle
 
@@ -129,6 +130,8 @@ class ExpressionCompiler:
         if not lo <= len(x.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.fail("E0206", f'"{name}" takes {want} argument{"s" if hi != 1 else ""}, not {len(x.args)}', x.span)
+        if name in ("has", "cards"):
+            K.expect_condition(x.args[1].value, self.resolving(scope), f"{name}()")
         args = [self.expr(a.value, scope) for a in x.args]
         listed = bool(x.args) and isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
         if name == "len" and listed:
@@ -197,6 +200,11 @@ class ExpressionCompiler:
     OPS = {"and": "and", "or": "or", "in": "in", "notin": "not in"}
 
     def x_Binary(self, x, scope):
+        resolve = self.resolving(scope)
+        if x.op in ("+", "-", "*", "/", "%"):
+            K.check_arithmetic(x, resolve)
+        elif x.op in ("<", "<=", ">", ">="):
+            K.check_order(x, resolve)
         a, b = self.expr(x.left, scope), self.expr(x.right, scope)
         if x.op == "/":
             return f"H.div({a}, {b})"
@@ -242,7 +250,11 @@ class ExpressionCompiler:
             cls = self.structs[names] = make_struct("record", names)
         return f"{self.k(cls, 'rec')}({', '.join(self.expr(v, scope) for _, v in x.fields)})"
 
+    def resolving(self, scope):
+        return lambda name: self.resolver.resolve(name, scope)
+
     def x_Roll(self, x, scope):
+        K.expect_dice(x.dice, self.resolving(scope), "roll")
         if x.purpose:
             self.purposes.add(x.purpose)
         by = self.expr(x.by, scope) if x.by is not None else "None"
@@ -280,4 +292,5 @@ class ExpressionCompiler:
         return f"{cls}({', '.join(values)})"
 
     def x_Maximum(self, x, scope):
+        K.expect_dice(x.dice, self.resolving(scope), "maximum()")
         return f"H.maximum({self.expr(x.dice, scope)})"

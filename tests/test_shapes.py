@@ -73,7 +73,7 @@ combatant Akira:
 
 def test_ordering_a_value_against_an_outcome_needs_an_outcome_of_that_list():
     out = diagnostics_of(YOKAI + "expect 5 < éxito\n")
-    assert "error[E0204]: éxito and 5 cannot be compared by order" in out
+    assert 'error[E0204]: a number and an outcome of "resultado" cannot be compared by order' in out
     out = diagnostics_of(YOKAI + "expect Heridas.Leve < éxito\n")
     assert "error[E0204]: Leve and éxito cannot be compared by order" in out
 
@@ -152,3 +152,21 @@ def test_holding_a_graded_condition_needs_its_grade():
 def test_a_condition_test_on_what_is_no_combatant():
     out = diagnostics_of(YOKAI + "expect not has(first([]), Heridas)\n")
     assert "error[E0204]: this value is not a combatant" in out
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("(roll 5) > 0", "roll takes dice, not a number"),
+    ('maximum("a") > 0', "maximum() takes dice, not a text"),
+    ('1 + "a" == 2', '"+" needs numbers (or dice), not a text'),
+    ("1D6 * 2 == 1", 'dice can be added and subtracted, not used with "*"'),
+    ("has(Akira, 3)", "has() takes a condition, not a number"),
+    ("éxito > 3", 'an outcome of "resultado" and a number cannot be compared by order'),
+])
+def test_kinds_the_text_shows_are_checked_before_running(expr, message):
+    out = diagnostics_of(YOKAI + f"expect {expr}\n")
+    assert f"error[E0204]: {message}" in out
+
+
+@pytest.mark.parametrize("expr", ["éxito > fallo", "[1] + [2] == [1, 2]", "1D6 + 2 == 1D6 + 2", "-(1D6) == 0 - 1D6"])
+def test_kinds_that_fit_pass(expr):
+    run_text(YOKAI + f"expect {expr}\n")

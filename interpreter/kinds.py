@@ -1,0 +1,95 @@
+"""What kind of value an expression gives, where the text alone tells: enough
+to refuse, before anything runs, rolling a number or adding a name to a
+number. Unknown stays unknown (None); only sure mismatches are errors."""
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.diagnostics import Diagnostic, GrimorioError
+
+NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
+
+LIST_BUILTINS = {"combatants", "enemies", "allies", "cards", "conditions", "distinct"}
+NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number"}
+
+
+def kind(node, resolve) -> str | None:
+    """The kind of a node; `resolve(name)` gives a Resolved or None."""
+    if isinstance(node, n.Const):
+        v = node.value
+        return {bool: BOOL, int: NUMBER, str: TEXT, type(None): NONE}.get(type(v))
+    if isinstance(node, n.DiceLit):
+        return DICE
+    if isinstance(node, (n.ListExp, n.Comprehension)):
+        return LIST
+    if isinstance(node, (n.Roll, n.Maximum)):
+        return NUMBER
+    if isinstance(node, n.Name):
+        r = resolve(node.id)
+        if r is None:
+            return None
+        if r.kind == "outcome":
+            return f'an outcome of "{r.target[0].name}"'
+        if r.kind in ("condition", "table"):
+            return f"the {r.kind} {node.id}"
+        if r.kind == "combatant":
+            return f"the combatant {node.id}"
+        return None
+    if isinstance(node, n.Unary):
+        return BOOL if node.op == "not" else kind(node.operand, resolve) if kind(node.operand, resolve) in (
+            NUMBER, DICE) else None
+    if isinstance(node, n.Binary):
+        if node.op in ("==", "!=", "<", "<=", ">", ">=", "in", "notin"):
+            return BOOL
+        a, b = kind(node.left, resolve), kind(node.right, resolve)
+        if node.op in "+-" and DICE in (a, b) and {a, b} <= {DICE, NUMBER}:
+            return DICE
+        if a == NUMBER and b == NUMBER and node.op in "+-*%":
+            return NUMBER
+        return None
+    if isinstance(node, n.Call) and isinstance(node.func, n.Name):
+        r = resolve(node.func.id)
+        if r is not None and r.kind == "builtin":
+            if r.target in LIST_BUILTINS:
+                return LIST
+            if r.target in NUMBER_BUILTINS:
+                return NUMBER
+            if r.target in ("has", "act"):
+                return BOOL
+    return None
+
+
+def _fail(node, message, help):
+    raise GrimorioError(Diagnostic("E0204", message, node.span, help))
+
+
+def expect_dice(node, resolve, what):
+    k = kind(node, resolve)
+    if k is not None and k not in (DICE,):
+        _fail(node, f"{what} takes dice, not {k}", "dice are written like 1D10, 2D6+1 or d100")
+
+
+def check_arithmetic(node: n.Binary, resolve):
+    a, b = kind(node.left, resolve), kind(node.right, resolve)
+    for side, k in ((node.left, a), (node.right, b)):
+        if k is not None and k not in (NUMBER, DICE) and not (node.op == "+" and a == b == LIST):
+            _fail(side, f'"{node.op}" needs numbers (or dice), not {k}',
+                  "arithmetic works on numbers and dice; lists join with +")
+    if DICE in (a, b) and node.op not in "+-":
+        _fail(node, f'dice can be added and subtracted, not used with "{node.op}"',
+              "roll them first: (roll 1D6) * 2")
+
+
+def check_order(node: n.Binary, resolve):
+    a, b = kind(node.left, resolve), kind(node.right, resolve)
+    if a is None or b is None or a == b:
+        return
+    if a == NUMBER and b == NUMBER:
+        return
+    _fail(node, f"{a} and {b} cannot be compared by order",
+          "order compares numbers with numbers, and outcomes of one list with each other")
+
+
+def expect_condition(node, resolve, what):
+    k = kind(node, resolve)
+    if k is not None and not k.startswith("the condition"):
+        _fail(node, f"{what} takes a condition, not {k}", "name a condition declared with \"condition\"")
