@@ -354,8 +354,9 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             if name in given:
                 self.emit(0, f"def {base}_arg{j}(_E{self.params(target.params[:j])}):", given[name].span)
                 self.emit(1, f"return [{self.expr(given[name], Scope(set(names[:j])))}]", given[name].span)
-        self.emit(0, f"def {base}_when(_E{self.params(target.params)}):", p.span)
-        self.emit(1, f"return {self.expr(p.when, scope) if p.when is not None else 'True'}", p.span)
+        if kind != "a":                     # an action's "when" is compiled into the tactic's function
+            self.emit(0, f"def {base}_when(_E{self.params(target.params)}):", p.span)
+            self.emit(1, f"return {self.expr(p.when, scope) if p.when is not None else 'True'}", p.span)
 
     def round(self, d: n.Round):
         self.owner = f"round {d.name}"
