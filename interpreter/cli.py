@@ -66,16 +66,17 @@ def _parser():
     p = _Parser(prog="grimorio", description="Run tabletop role-playing rules written as text.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     r = sub.add_parser("run", help="run an encounter and print its transcript")
-    r.add_argument("encounter")
+    r.add_argument("encounter", help="the encounter script (.enc)")
     r.add_argument("--edition", help="the edition to use instead of the one the encounter names")
-    r.add_argument("--seed", type=int)
-    r.add_argument("--format", choices=["text", "jsonl"], default="text")
+    r.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
+    r.add_argument("--format", choices=["text", "jsonl"], default="text",
+                   help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
     r.add_argument("--rules", action="append", default=[], metavar="DIR",
                    help="a folder of edition folders to look in first (repeatable)")
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
-    c.add_argument("paths", nargs="+")
+    c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     sub.add_parser("editions", help="list the bundled editions")
     return p
 
