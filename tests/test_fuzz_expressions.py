@@ -1,0 +1,87 @@
+"""Hypothesis builds expressions and statements from the language's own forms
+(literals, names of the yokai edition, operators, builtins, rolls, checks,
+lists, comprehensions, records) and runs them in an encounter: whatever they
+do, a run ends in a result or a located diagnostic, never a Python error."""
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dsl.builder import build_encounter
+from dsl.diagnostics import GrimorioError, Sources, render_all
+from interpreter.encounter import Prepared, program_for
+
+EXAMPLES = int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "150"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
+                suppress_health_check=[HealthCheck.too_slow])
+
+HEAD = 'encounter "fuzz"\nedition yokai\ncombatant Akira:\n  FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2\n' \
+       '  holds Heridas Leve\n'
+
+ATOMS = st.sampled_from([
+    "0", "1", "-1", "7", "100", "50%", "true", "false", "none", '"FUE"', '"x"', "1D6", "d100", "2D6+1",
+    "Akira", "Heridas", "Fatiga", "Heridas.Leve", "Fatiga.Grave", "éxito", "fallo", "incapacitado",
+    "Akira.FUE", "Akira.VOL", 'Akira["AGI"]', "x", "round_number()", "combatants()", "conditions()",
+])
+UNARY = ["-", "not "]
+BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "in", "not in"]
+CALLS = ["len", "min", "max", "sum", "abs", "floor", "ceil", "distinct", "first", "enemies", "allies"]
+
+
+def expressions():
+    def extend(inner):
+        return st.one_of(
+            st.tuples(st.sampled_from(UNARY), inner).map(lambda t: f"{t[0]}({t[1]})"),
+            st.tuples(inner, st.sampled_from(BINARY), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            st.tuples(st.sampled_from(CALLS), inner).map(lambda t: f"{t[0]}({t[1]})"),
+            st.tuples(inner, inner, inner).map(lambda t: f"clamp({t[0]}, {t[1]}, {t[2]})"),
+            st.tuples(inner, inner).map(lambda t: f"has({t[0]}, {t[1]})"),
+            st.tuples(inner, inner).map(lambda t: f"cards({t[0]}, {t[1]})"),
+            st.lists(inner, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"),
+            st.tuples(inner, inner).map(lambda t: f"[{t[0]} for x in {t[1]}]"),
+            st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
+            inner.map(lambda e: f"(roll {e})"),
+            inner.map(lambda e: f"maximum({e})"),
+            inner.map(lambda e: f"{{campo: {e}}}"),
+            st.tuples(inner, inner).map(lambda t: f"(check acción({t[0]}, {t[1]}) by Akira).resultado"),
+            st.tuples(inner, inner).map(lambda t: f"obstáculo({t[0]}, {t[1]})"),
+        )
+    return st.recursive(ATOMS, extend, max_leaves=8)
+
+
+def statements(expr):
+    return st.one_of(
+        expr.map(lambda e: f"let x = {e}"),
+        expr.map(lambda e: f"if {e}:\n    let x = 1\n  else:\n    let x = 2"),
+        expr.map(lambda e: f"for y in {e}:\n    pass"),
+        expr.map(lambda e: f"receive Akira Heridas {e}" if e.isidentifier() else f"let z = {e}"),
+        st.sampled_from(["receive Akira Fatiga Leve", "remove Akira Heridas", "add Akira incapacitado",
+                         "actuar(Akira, \"FUE\", 9)", "stop"]),
+    )
+
+
+def run(text: str):
+    sources = Sources({"fuzz.enc": text})
+    try:
+        enc, diags = build_encounter(text, "fuzz.enc")
+        if diags:
+            raise GrimorioError(diags)
+        Prepared(enc, program_for("yokai", sources=sources)).run(seed=1)
+    except GrimorioError as exc:
+        for d in exc.diagnostics:
+            assert d.span.line >= 1 and d.span.col >= 1, render_all([d], sources)
+        assert "-->" in render_all(exc.diagnostics, sources)
+
+
+@FUZZ
+@given(expressions())
+def test_any_expression_runs_or_is_a_located_diagnostic(expr):
+    run(HEAD + "do:\n  let x = 1\n" + f"expect {expr}\n")
+
+
+@FUZZ
+@given(st.lists(statements(expressions()), min_size=1, max_size=4))
+def test_any_statements_run_or_are_a_located_diagnostic(stmts):
+    run(HEAD + "do:\n  let x = 1\n" + "".join(f"  {s}\n" for s in stmts))
