@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
-from dsl.names import Resolver, Scope
+from dsl.names import BUILTINS, Resolver, Scope, walk
 
 from . import kinds as K
 from . import runtime_helpers as H
@@ -122,8 +122,17 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             self._guard(self.round, d)
         sheets = rs.all(n.Sheet)
         self.sheet = sheets[0] if sheets else n.Sheet(Span("<none>", 0, 0), "sheet", ())
+        # Defaults that roll nothing and call no rule can be worked out once per encounter.
+        impure = (n.Roll, n.CheckCall, n.Emit)
+        self.pure_defaults = not any(
+            isinstance(node, impure) or (isinstance(node, n.Call) and not (
+                isinstance(node.func, n.Name) and node.func.id in BUILTINS and node.func.id != "act"))
+            for f in self.sheet.fields if f.default is not None for node in walk(f.default))
         self._guard(self.sheet_init, self.sheet)
         self.vars = rs.all(n.Var)
+        slots = [f"c.{mangle(f.name)}" for f in self.sheet.fields]
+        self.emit(0, "def fill_sheet(c, values):")
+        self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
         self.emit(0, "def init_vars(_E):")
         self.owner = "var"
         self.emit(1, "pass")
@@ -429,6 +438,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(f"o_{mangle(name)}")
         self.sheet_defaults = g["sheet_defaults"]
+        self.fill_sheet = g["fill_sheet"]
         self.init_vars = g["init_vars"]
         fields = [mangle(f.name) for f in self.sheet.fields]
         self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})

@@ -127,6 +127,7 @@ class Prepared:
                         q[kind].append((words, span))
         if diags:
             raise GrimorioError(diags)
+        self.defaults_done = False
         self.blueprints = self._blueprints()
         self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, enc.expects, names)
 
@@ -195,23 +196,40 @@ class Prepared:
             holds = [(ct, ct.by_name.get(grade) if grade else None) for ct, grade in holds]
             out.append((i, c.name, given.get("side", c.name), given.get("tactic", default_tactic), attrs,
                         frozenset(given), holds))
+        if self.p.pure_defaults:
+            out = self._with_defaults(out)
         return out
+
+    def _with_defaults(self, blueprints):
+        """Sheet defaults that roll nothing are the same every run: work them out once."""
+        self.blueprints = blueprints
+        scratch = Engine(self.p, [], record=False)
+        made = self.make_combatants(scratch)
+        slots = [mangle(f.name) for f in self.p.sheet.fields]
+        self.defaults_done = True
+        return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots], given, holds)
+                for obj, (i, name, side, tactic, _attrs, given, holds) in zip(made, blueprints)]
 
     def make_combatants(self, eng):
         cls = self.p.combatant_class
         acts = {name: t.act for name, t in self.p.tactics.items()}
         made = []
+        fill = self.p.fill_sheet
         for i, name, side, tactic, attrs, given, _holds in self.blueprints:
             obj = cls()
             obj.a_name, obj.a_side, obj.tactic, obj.cards, obj.index = name, side, tactic, {}, i
             obj.acts = acts.get(tactic, _no_tactic)
-            for attr, v in attrs:
-                setattr(obj, attr, v)
+            if self.defaults_done:                 # every field known: one assignment
+                fill(obj, [list(v) if type(v) is list else v for _a, v in attrs])
+            else:
+                for attr, v in attrs:
+                    setattr(obj, attr, list(v) if type(v) is list else v)
             made.append(obj)
         eng.cb = made
         p = self.p
         for obj, (_i, _n, _s, _t, _a, given, holds) in zip(made, self.blueprints):
-            guarded(p, p.sheet_defaults, eng, obj, given)
+            if not self.defaults_done:
+                guarded(p, p.sheet_defaults, eng, obj, given)
             for ct, grade in holds:
                 obj.cards.setdefault(ct.name, []).append(grade)
         return made
