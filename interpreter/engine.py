@@ -7,7 +7,7 @@ import random as _random
 import sys
 from types import SimpleNamespace
 
-from dsl.diagnostics import Diagnostic, GrimorioError, Span
+from dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 from . import runtime_helpers as H
 from .compiler import FILENAME
@@ -21,7 +21,7 @@ Budget = H.Budget
 
 class Engine:
     __slots__ = ("p", "cb", "rng", "random", "rec", "json", "events", "pins", "strict", "script", "opt",
-                 "max_rounds", "round", "steps", "depth", "v", "pin_span", "plain")
+                 "max_rounds", "round", "steps", "depth", "v", "plain")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100):
@@ -42,7 +42,6 @@ class Engine:
         self.steps = 0
         self.depth = 0
         self.v = SimpleNamespace()
-        self.pin_span = None
         self.plain = not record and not self.pins and not strict   # the fast path: nothing to pin or show
 
     # ------------------------------------------------------------ budget
@@ -206,7 +205,7 @@ class Engine:
         action = self.p.actions.get(words[0])
         if action is None:
             raise _ScriptError(span, f'there is no action "{words[0]}"',
-                               H_did_you_mean(words[0], self.p.actions))
+                               did_you_mean(words[0], self.p.actions))
         if len(words) - 1 != len(action.domains):
             raise _ScriptError(span, f'"{words[0]}" takes {len(action.domains)} choice'
                                      f'{"s" if len(action.domains) != 1 else ""} after it, not {len(words) - 1}',
@@ -273,11 +272,6 @@ class Engine:
                 raise _ScriptError(span, f'{who} never got to "{" ".join(words)}" in round {rnd}',
                                    "the rules asked for no more such decisions that round "
                                    "(no actions left, no attack to answer, or the fight ended)")
-
-
-def H_did_you_mean(word, names):
-    from dsl.diagnostics import did_you_mean
-    return did_you_mean(word, names)
 
 
 class _ScriptError(Exception):
