@@ -169,7 +169,7 @@ class Engine:
 
     # ------------------------------------------------------------ events and reactions
     def choose_reaction(self, who, event, options, ev):
-        entry = self._scripted(who, "reaction")
+        entry = self._scripted(who, "reaction") if self.script else None
         if entry is not None:
             words, span = entry
             if words[0] == "none":
@@ -245,7 +245,8 @@ class Engine:
                 self.round += 1
                 for _step_name, step in steps:
                     step(self)
-                self._script_left(self.round)
+                if self.script:
+                    self._script_left(self.round)
                 if until(self):
                     break
         except H.StopRun:
