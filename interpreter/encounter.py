@@ -162,10 +162,11 @@ class Prepared:
                                       did_you_mean(name, list(self.fields) + list(BUILTIN_FIELDS))))
                 continue
             out.extend(_check_value(f, value, span, self.p))
-        for f in self.fields.values():
-            if f.default is None and f.name not in given:
-                out.append(Diagnostic("E0206", f'{c.name} needs a value for "{f.name}"', c.span,
-                                      f"add {f.name} to the combatant's lines"))
+        missing = [f.name for f in self.fields.values() if f.default is None and f.name not in given]
+        if missing:
+            names = ", ".join(f'"{m}"' for m in missing)
+            out.append(Diagnostic("E0206", f"{c.name} needs a value for {names}", c.span,
+                                  f"add {', '.join(f'{m} N' for m in missing)} to the combatant's lines"))
         for cond, grade, span in c.holds:
             ct = self.p.conditions.get(cond)
             if ct is None:

@@ -170,3 +170,9 @@ def test_kinds_the_text_shows_are_checked_before_running(expr, message):
 @pytest.mark.parametrize("expr", ["éxito > fallo", "[1] + [2] == [1, 2]", "1D6 + 2 == 1D6 + 2", "-(1D6) == 0 - 1D6"])
 def test_kinds_that_fit_pass(expr):
     run_text(YOKAI + f"expect {expr}\n")
+
+
+def test_a_combatant_missing_values_hears_of_them_all_at_once():
+    out = diagnostics_of('encounter "x"\nedition yokai\ncombatant Akira:\n  FUE 3, AGI 2\n')
+    assert 'error[E0206]: Akira needs a value for "DES", "PER", "INT", "VOL"' in out
+    assert out.count("error[") == 1
