@@ -50,6 +50,9 @@ def test_the_interpreter_fights_the_same_duel_as_its_hand_written_twin(duel):
 
 def test_a_duel_runs_within_bound_of_the_hand_written_twin(duel):
     seeds = range(400)
-    twin = best(lambda: [duelo(s) for s in seeds])
-    interp = best(lambda: [duel.run(seed=s, record=False) for s in seeds])
-    assert interp / twin <= DUEL_BOUND, f"interpreter {interp / twin:.2f}x the twin"
+    twin, interp = [], []
+    for _ in range(9):              # interleaved, so a busy moment weighs on both alike
+        twin.append(best(lambda: [duelo(s) for s in seeds], repeats=1))
+        interp.append(best(lambda: [duel.run(seed=s, record=False) for s in seeds], repeats=1))
+    ratio = min(interp) / min(twin)
+    assert ratio <= DUEL_BOUND, f"interpreter {ratio:.2f}x the twin"
