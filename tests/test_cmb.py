@@ -76,20 +76,25 @@ def test_CMB_03_highest_initiative_acts_first():
     assert first.startswith("  Bandido ataca a Rodrigo")
 
 
-def test_CMB_04_equal_initiatives_act_simultaneously():
-    # Both at 16. Rodrigo's critical would fell Bandido (7 x2 at the head = 14 >= 13),
-    # yet Bandido, tied with him, still attacks in the same round and hits.
-    r = run_text(duel("""
+# Both at 16 (4 + AGI 12, 6 + AGI 10); Rodrigo's head critical (01) would fell Bandido.
+TIE_DICE = """
         Rodrigo iniciativa 4
         Bandido iniciativa 6
         Rodrigo ataque 1
         Bandido ataque 24
         daño 6
-    """, """
+"""
+TIE_SCRIPT = """
         round 1:
           Rodrigo: atacar Bandido, pass, none
           Bandido: none, atacar Rodrigo, pass
-    """))
+"""
+
+
+def test_CMB_04_equal_initiatives_act_simultaneously():
+    # Both at 16. Rodrigo's critical would fell Bandido (7 x2 at the head = 14 >= 13),
+    # yet Bandido, tied with him, still attacks in the same round and hits.
+    r = run_text(duel(TIE_DICE, TIE_SCRIPT))
     assert "  Iniciativa: Rodrigo 16 (1D10=4 + AGI 12)" in r.lines
     assert "  Iniciativa: Bandido 16 (1D10=6 + AGI 10)" in r.lines
     assert "  Bandido ataca a Rodrigo con Garrote: d100=24 contra 45% -> éxito" in r.lines
@@ -392,17 +397,7 @@ def test_CMB_01_option_damage_as_each_attack_resolves():
 def test_CMB_04_ties_act_simultaneously_even_with_damage_as_attacks_resolve():
     # Damage lands at once, yet Bandido, tied with Rodrigo at 16, was standing when
     # their shared turn began: he still attacks, though Rodrigo's blow felled him.
-    r = run_text(duel("""
-        Rodrigo iniciativa 4
-        Bandido iniciativa 6
-        Rodrigo ataque 1
-        Bandido ataque 24
-        daño 6
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass, none
-          Bandido: none, atacar Rodrigo, pass
-    """, extra=IMMEDIATE))
+    r = run_text(duel(TIE_DICE, TIE_SCRIPT, extra=IMMEDIATE))
     assert r.has("Bandido", "inconsciente")
     assert "  Bandido ataca a Rodrigo con Garrote: d100=24 contra 45% -> éxito" in r.lines
     assert r.field("Rodrigo", "pv") == 14 - (6 - 2)

@@ -9,9 +9,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl.builder import build_encounter
-from dsl.diagnostics import GrimorioError, Sources, render_all
-from interpreter.encounter import Prepared, program_for
+from tests.test_fuzz import run_encounter as run
 
 EXAMPLES = int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
@@ -60,19 +58,6 @@ def statements(expr):
         st.sampled_from(["receive Akira Fatiga Leve", "remove Akira Heridas", "add Akira incapacitado",
                          "actuar(Akira, \"FUE\", 9)", "stop"]),
     )
-
-
-def run(text: str):
-    sources = Sources({"fuzz.enc": text})
-    try:
-        enc, diags = build_encounter(text, "fuzz.enc")
-        if diags:
-            raise GrimorioError(diags)
-        Prepared(enc, program_for("yokai", sources=sources)).run(seed=1)
-    except GrimorioError as exc:
-        for d in exc.diagnostics:
-            assert d.span.line >= 1 and d.span.col >= 1, render_all([d], sources)
-        assert "-->" in render_all(exc.diagnostics, sources)
 
 
 @FUZZ
