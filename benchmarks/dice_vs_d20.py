@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import d20  # noqa: E402
 
-from interpreter.dice import Dice  # noqa: E402
+from grimorio.interpreter.dice import Dice  # noqa: E402
 
 EXPRS = [("1d10+1d4+2", Dice.of(1, 10) + Dice.of(1, 4) + 2), ("1d100", Dice.of(1, 100)), ("2d6", Dice.of(2, 6))]
 

@@ -40,7 +40,7 @@ class Ruleset:
 
 
 def bundled_root() -> Path:
-    return Path(str(resources.files("rulesets")))
+    return Path(str(resources.files("grimorio.rulesets")))
 
 
 def find_editions(roots: list[Path] | None = None) -> dict[str, Path]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl import nodes as n
-from dsl.builder import build_rules
-from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
-from dsl.loader import bundled_root, load_entry
-from dsl.source import read_text
+from ..dsl import nodes as n
+from ..dsl.builder import build_rules
+from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
+from ..dsl.loader import bundled_root, load_entry
+from ..dsl.source import read_text
 
 from .compiler import compile_checked
 from .encounter import Prepared, load_encounter, program_for, roots_for

@@ -7,9 +7,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
-from dsl.loader import find_editions
+from ..dsl import nodes as n
+from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
+from ..dsl.loader import find_editions
 
 from .checking import check_path
 from .encounter import Prepared, load_encounter, program_for, roots_for
@@ -141,7 +141,7 @@ def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
 
 
 def cmd_editions(args, sources, cl) -> int:
-    from dsl.loader import load_entry
+    from ..dsl.loader import load_entry
     for name, path in sorted(find_editions().items()):
         try:
             ed = load_entry(path).edition

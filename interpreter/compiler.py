@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
-from dsl.names import BUILTINS, Resolver, Scope, walk
+from ..dsl import nodes as n
+from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
+from ..dsl.names import BUILTINS, Resolver, Scope, walk
 
 from . import kinds as K
 from . import runtime_helpers as H
@@ -26,7 +26,7 @@ FILENAME = "<grimorio>"
 
 def compile_checked(ruleset) -> "Program":
     """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
-    from dsl.checker import check_ruleset
+    from ..dsl.checker import check_ruleset
     diags = check_ruleset(ruleset)
     try:
         program = Program(ruleset)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, GrimorioError
+from ..dsl import nodes as n
+from ..dsl.diagnostics import Diagnostic, GrimorioError
 
 from . import runtime_helpers as H
 from .dice import Dice

@@ -6,11 +6,11 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl import nodes as n
-from dsl.builder import build_encounter
-from dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
-from dsl.loader import bundled_root, load_edition
-from dsl.source import read_text
+from ..dsl import nodes as n
+from ..dsl.builder import build_encounter
+from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from ..dsl.loader import bundled_root, load_edition
+from ..dsl.source import read_text
 
 from .compiler import Program, compile_checked
 from . import runtime_helpers as H

@@ -7,7 +7,7 @@ import random as _random
 import sys
 from types import SimpleNamespace
 
-from dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
+from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 from . import runtime_helpers as H
 from .compiler import FILENAME

@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from dsl import nodes as n
-from dsl.diagnostics import did_you_mean
-from dsl.names import BUILTINS, Scope
+from ..dsl import nodes as n
+from ..dsl.diagnostics import did_you_mean
+from ..dsl.names import BUILTINS, Scope
 
 from . import kinds as K
 from .dice import Dice

@@ -1,9 +1,9 @@
 """Statements to Python lines (a mixin of Program)."""
 from __future__ import annotations
 
-from dsl import nodes as n
-from dsl.diagnostics import GrimorioError, did_you_mean
-from dsl.names import Scope
+from ..dsl import nodes as n
+from ..dsl.diagnostics import GrimorioError, did_you_mean
+from ..dsl.names import Scope
 
 from .expressions import L
 from .values import mangle

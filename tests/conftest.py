@@ -5,10 +5,10 @@ import textwrap
 
 import pytest
 
-from dsl.builder import build_encounter
-from dsl.diagnostics import GrimorioError, Sources, render_all
-from interpreter.encounter import Prepared, program_for
-from interpreter.transcript import render_jsonl, render_text
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
+from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.transcript import render_jsonl, render_text
 
 
 class Run:

@@ -29,11 +29,11 @@ from pathlib import Path
 
 import pytest
 
-from dsl.builder import build_encounter, build_rules
-from dsl.diagnostics import GrimorioError, Sources, render_all
-from dsl.names import BUILTINS
-from interpreter.encounter import Prepared, program_for
-from interpreter.transcript import render_text
+from grimorio.dsl.builder import build_encounter, build_rules
+from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
+from grimorio.dsl.names import BUILTINS
+from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.transcript import render_text
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = ROOT / "docs" / "language.md"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from interpreter.encounter import program_for
+from grimorio.interpreter.encounter import program_for
 from tests.conftest import run_text
 
 PJ = """\

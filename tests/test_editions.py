@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from interpreter.cli import main
+from grimorio.interpreter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DUELO = (ROOT / "rulesets" / "aquelarre" / "duelo.enc").read_text(encoding="utf-8")

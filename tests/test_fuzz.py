@@ -12,11 +12,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl.builder import build_encounter
-from dsl.diagnostics import GrimorioError, Sources, render
-from dsl.loader import load_entry
-from interpreter.compiler import compile_checked
-from interpreter.encounter import Prepared, program_for
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.diagnostics import GrimorioError, Sources, render
+from grimorio.dsl.loader import load_entry
+from grimorio.interpreter.compiler import compile_checked
+from grimorio.interpreter.encounter import Prepared, program_for
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"

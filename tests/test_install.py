@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,31 @@ def test_installed_grimorio_runs_the_bundled_editions(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Asalto 1\n") and "Fin del combate" in run.stdout
     # It ran the installed package, not this source tree.
-    where = subprocess.run([sys.executable, "-c", "import interpreter; print(interpreter.__file__)"],
+    where = subprocess.run([sys.executable, "-c", "import grimorio.interpreter as i; print(i.__file__)"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert "site-packages" in where.stdout and not where.stdout.startswith(str(ROOT / "interpreter"))
+
+
+def test_one_import_name_beside_a_foreign_interpreter_package(tmp_path):
+    """The wheel installs only "grimorio" at top level: another distribution's
+    top-level "interpreter" (or "dsl") imports beside it untouched."""
+    wheels = tmp_path / "wheels"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                            "-w", str(wheels), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel = next(wheels.glob("grimorio-*.whl"))
+    tops = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"grimorio"}
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    (site / "interpreter").mkdir()
+    (site / "interpreter" / "__init__.py").write_text("WHO = 'someone else'\n", encoding="utf-8")
+    probe = ("import interpreter, grimorio\n"
+             "from grimorio.interpreter.encounter import program_for\n"
+             "assert interpreter.WHO == 'someone else'\n"
+             "print(grimorio.load_edition('aquelarre').ruleset.edition.name)\n")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "aquelarre"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.twin_duelo import duelo
-from dsl.diagnostics import Sources
-from interpreter.encounter import Prepared, load_encounter, program_for
+from grimorio.dsl.diagnostics import Sources
+from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
 
 ROOT = Path(__file__).resolve().parent.parent
 # The target is 1.5x the twin; this bound guards against regressions from where

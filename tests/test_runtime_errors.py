@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from dsl.builder import build_encounter
-from dsl.diagnostics import GrimorioError, Sources, render_all
-from interpreter.encounter import Prepared, program_for
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
+from grimorio.interpreter.encounter import Prepared, program_for
 from tests.test_checker import write_edition
 
 RULES = """

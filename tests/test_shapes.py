@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from dsl.diagnostics import GrimorioError
-from dsl.loader import load_edition
-from dsl.builder import build_encounter
-from interpreter.encounter import Prepared, program_for
+from grimorio.dsl.diagnostics import GrimorioError
+from grimorio.dsl.loader import load_edition
+from grimorio.dsl.builder import build_encounter
+from grimorio.interpreter.encounter import Prepared, program_for
 from tests.test_checker import check, only, write_edition
 from tests.conftest import diagnostics_of, run_text
 
@@ -122,7 +122,7 @@ rule parar():
     with pytest.raises(GrimorioError) as exc:
         from tests.conftest import Prepared
         program = program_for("prueba", roots=[tmp_path])
-        from dsl.builder import build_encounter
+        from grimorio.dsl.builder import build_encounter
         enc, _ = build_encounter('encounter "x"\\nedition prueba\\ncombatant A:\\n  FUE 1\\n', "x.enc")
         Prepared(enc, program).run()
     d = exc.value.diagnostics[0]
