@@ -1,8 +1,11 @@
 """Scenario tests of the Estados Alterados clauses (EALT-xx) of Yôkai Sensô."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from grimorio.interpreter.cli import main
 from grimorio.interpreter.encounter import program_for
 from tests.conftest import run_text
 
@@ -414,7 +417,7 @@ def test_EALT_25_shock_leve_takes_one_round():
                  extra="").replace("do:", "rounds 2\nround 2:\n  Akira: actuar_en_ronda FUE otra nada\ndo:")
     r = run_text(text)
     lines = said(r)
-    assert lines.index("Akira: E.Alt de Shock ninguno") < lines.index(
+    assert lines.index("Akira: ya no sufre E.Alt de Shock") < lines.index(
         "Akira actúa con FUE 3 y modificador 0: 1D12=8 + 3 contra CD 9 -> éxito")
     assert not r.has("Akira", "desprevenido")
 
@@ -429,7 +432,7 @@ def test_EALT_26_shock_grave_ts_vol_at_the_end_of_its_turn():
         "Akira hace una TS VOL por Shock Grave: 1D6=5 contra VOL 2 -> fallo",
         "Akira hace una TS VOL por Shock Grave: 1D6=1 contra VOL 2 -> éxito",
         "Akira: E.Alt de Shock Leve",
-        "Akira: E.Alt de Shock ninguno",
+        "Akira: ya no sufre E.Alt de Shock",
     ]
 
 
@@ -542,3 +545,17 @@ def test_EALT_36_medicina_takes_the_patients_afeccion_as_obstaculo(grado, obstá
                       dice="Hana medicina 7"))
     assert f"Hana actúa con INT 3 y modificador {obstáculo}: 1D12=7 + {3 + obstáculo} contra CD 9 -> {resultado}" in said(r)
     assert r.grades("Akira", "Heridas") == (["Leve"] if resultado == "éxito" else ["Grave"])
+
+
+# ---------------------------------------------------------------- bundled scripts
+
+BUNDLED = Path(__file__).resolve().parent.parent / "rulesets" / "yokai"
+
+
+@pytest.mark.parametrize("script", ["recuperacion.enc", "combate.enc", "afeccion.enc"])
+def test_bundled_scripts_transcripts(script, capsys, snapshot):
+    """Each read line by line against the seed (see the comment atop each script)."""
+    code = main(["run", str(BUNDLED / script)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out == snapshot
