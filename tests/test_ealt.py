@@ -241,8 +241,10 @@ def test_EALT_10_asleep_is_shock_persistente_and_one_descanso_a_day():
     r = run_text(scene(holds="Fatiga Persistente", do="descansar(Akira, 6); receive Akira Fatiga Persistente; descansar(Akira, 6)"))
     assert r.grades("Akira", "Fatiga") == ["Persistente"]
     assert "Akira ya hizo un Descanso hoy: no puede hacer otro" in said(r)
-    # Less than 6 hours is no Descanso.
+    # Less than 6 hours is no Descanso; nor is sleeping unfed.
     r = run_text(scene(holds="Fatiga Persistente", do="descansar(Akira, 5)"))
+    assert r.grades("Akira", "Fatiga") == ["Persistente"]
+    r = run_text(scene(holds="Fatiga Persistente", do="dormir(Akira, 8, false)"))
     assert r.grades("Akira", "Fatiga") == ["Persistente"]
 
 
@@ -255,6 +257,8 @@ def test_EALT_10_a_day_without_descanso():
     assert "Akira lleva 2 días sin Descanso" in said(r)
     assert "Akira queda inconsciente (Shock Persistente) durante 1D6=2 horas" in said(r)
     assert r.grades("Akira", "Shock") == [] and r.has("Akira", "derribado")
+    # Not cumulative: who already held a Fatiga Persistente gets no other (nor a Grave).
+    r = run_text(scene(holds="Fatiga Persistente", do='pasar(1, "días")', dice="Akira ts 1"))
     assert r.grades("Akira", "Fatiga") == ["Persistente"]
 
 
