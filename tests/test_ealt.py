@@ -1,12 +1,14 @@
 """Scenario tests of the Estados Alterados clauses (EALT-xx) of Yôkai Sensô."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from grimorio.interpreter.cli import main
-from grimorio.interpreter.encounter import program_for
+from grimorio.dsl.builder import build_encounter
+from grimorio.interpreter.encounter import Prepared, program_for
 from tests.conftest import run_text
 
 PJ = """\
@@ -563,3 +565,84 @@ def test_bundled_scripts_transcripts(script, capsys, snapshot):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert out == snapshot
+
+
+# ---------------------------------------------------------------- the clock
+
+def test_timed_events_fire_in_order_at_their_moment():
+    # Unconscious 2 hours (1d3 = 2), a Heridas Grave whose daily TS comes at 24 h,
+    # a day without Descanso at 24 h too: each at its time, in the order they came.
+    r = run_text(scene(holds="Heridas Grave", do='receive Akira Shock Persistente; pasar(1, "días")',
+                       dice="Akira duración 2; Akira ts 1; Akira ts 1"))
+    stamped = [ln for ln in r.lines if ln.startswith("[") or "despierta" in ln or "TS" in ln]
+    assert stamped == [
+        "[día 1, 0:00:00]",
+        "[día 1, 2:00:00]",
+        'Akira despierta: se recupera de todo su Shock y queda "derribado"',
+        "[día 2, 0:00:00]",
+        "Akira hace una TS FUE por infección: 1D6=1 contra FUE 3 -> éxito",
+        "Akira hace una TS VOL por sueño: 1D6=1 contra VOL 2 -> éxito",
+    ]
+
+
+def test_a_wait_in_pieces_is_a_wait_in_one():
+    one = run_text(scene(holds="Fatiga Grave", do='receive Akira Shock Persistente; reposar(Akira, 3, "horas")',
+                         dice="Akira duración 2"))
+    pieces = run_text(scene(holds="Fatiga Grave", do='receive Akira Shock Persistente; '
+                            + "; ".join(['reposar(Akira, 1, "horas")'] * 3), dice="Akira duración 2"))
+    for r in (one, pieces):
+        assert r.grades("Akira", "Fatiga") == [] and not r.has("Akira", "Shock")
+    assert [ln for ln in one.lines if "despierta" in ln] == [ln for ln in pieces.lines if "despierta" in ln]
+
+
+MODULE = ("estados.rules", "tiempo.rules", "actividades.rules", "obstaculos.rules", "mensajes.rules")
+
+
+def test_the_estados_module_can_be_included_by_another_edition(tmp_path):
+    """Another edition with its own sheet, outcomes and checks includes the module's five files."""
+    folder = tmp_path / "otra"
+    folder.mkdir()
+    for name in MODULE:
+        (folder / name).write_text((BUNDLED / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "propio.rules").write_text(textwrap.dedent("""\
+        sheet ficha:
+          FUE: int 0..9
+          AGI: int 0..9
+          DES: int 0..9
+          PER: int 0..9
+          INT: int 0..9
+          VOL: int 0..9
+          suerte: int = 3
+        outcomes resultado: pifia < fallo < éxito < crítico
+        check ts(atributo) rolls tirada = 1D10:
+          | tirada      | resultado |
+          |-------------|-----------|
+          | <= atributo | éxito     |
+          | any         | fallo     |
+        check acción(valor, cd) rolls tirada = 2D6:
+          | tirada + valor | resultado |
+          |----------------|-----------|
+          | >= cd          | éxito     |
+          | any            | fallo     |
+        """), encoding="utf-8")
+    (folder / "edicion.rules").write_text(
+        'edition otra:\n  title "Otra"\n  include "propio.rules", ' + ", ".join(f'"{m}"' for m in MODULE) + "\n",
+        encoding="utf-8")
+    text = textwrap.dedent("""\
+        edition otra
+        combatant Mio:
+          FUE 7, AGI 5, DES 5, PER 5, INT 5, VOL 5
+        dice strict:
+          Mio ts 9
+        do:
+          receive Mio Shock Leve
+          receive Mio Shock Leve
+          pasar(1, "rondas")
+          sentir(Mio, "miedo", "el lobo")
+        expect cards(Mio, Shock) == [Shock.Grave]
+        expect modificador(Mio, "FUE", "huir", none, 0).total == 1
+        """)
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for("otra", roots=[tmp_path])).run()
+    assert not out.failed
