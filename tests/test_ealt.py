@@ -60,6 +60,12 @@ def test_EALT_04_leve_or_persistente_on_leve_or_persistente_gives_grave(tipo, he
     assert sorted(r.grades("Akira", tipo)) == sorted(after)
 
 
+@pytest.mark.parametrize("tipo", ["Heridas", "Fatiga", "Shock"])
+def test_EALT_04_with_leve_and_persistente_the_leve_becomes_grave(tipo):
+    r = run_text(scene(holds=f"{tipo} Leve; {tipo} Persistente", do=f"receive Akira {tipo} Leve"))
+    assert sorted(r.grades("Akira", tipo)) == ["Grave", "Persistente"]
+
+
 def test_EALT_04_another_type_is_not_escalated():
     r = run_text(scene(holds="Heridas Leve", do="receive Akira Fatiga Leve"))
     assert r.grades("Akira", "Heridas") == ["Leve"]
