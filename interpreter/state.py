@@ -197,10 +197,11 @@ class StateFile:
             c = by_name.get(who)
             if c is None:
                 continue                 # someone of the last session who is not in this encounter
-            if not isinstance(saved, dict):
-                self.fail("E0805", f"the state of {who} is not a table", who)
+            if not isinstance(saved, dict) or not isinstance(saved.get("cards", {}), dict) \
+                    or not isinstance(saved.get("fields", {}), dict):
+                self.fail("E0805", f"the state of {who} is not a table of cards and fields", who)
             c.cards = self.cards(who, saved.get("cards", {}))
-            for field, value in (saved.get("fields") or {}).items():
+            for field, value in saved.get("fields", {}).items():
                 if field not in fields:
                     self.fail("E0805", f'the state gives {who} a field "{field}" the sheet does not have', field)
                 if field not in given_fields.get(who, ()):
@@ -216,7 +217,7 @@ class StateFile:
             for g in grades:
                 if g is None and not ct.grades:
                     held.append(None)
-                elif g in ct.by_name:
+                elif isinstance(g, str) and g in ct.by_name:
                     held.append(ct.by_name[g])
                 else:
                     self.fail("E0805", f'condition "{cond}" has no grade "{g}"', cond)

@@ -3,12 +3,16 @@ JSON written atomically; damaged, foreign or newer files refused at their place.
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from grimorio.interpreter.cli import main
 
@@ -198,3 +202,48 @@ def test_a_value_that_cannot_be_saved(tmp_path, capsys):
     status, _out, err = run(capsys, enc, "--save-state", str(tmp_path / "e.json"))
     assert status == 2 and "error[E0806]: the rules hold a value that cannot be saved (a whole table)" in err
     assert not (tmp_path / "e.json").exists()
+
+
+def _mutate(data, path, value):
+    """`data` with the node at `path` (a list of keys and indexes) replaced by `value`."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(data, dict):
+        return {k: (_mutate(v, rest, value) if k == head else v) for k, v in data.items()}
+    return [(_mutate(v, rest, value) if i == head else v) for i, v in enumerate(data)]
+
+
+def _paths(data, here=()):
+    yield list(here)
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _paths(v, here + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _paths(v, here + (i,))
+
+
+JSON_VALUE = st.recursive(st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4)
+                          | st.sampled_from(["Leve", "Grave", "Akira", "reloj", "record", "yokai"]),
+                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+                              ["combatant", "grade", "record", "fields", "row", "at", "dice", "const", "x"]),
+                              inner, max_size=3), max_leaves=6)
+
+
+@settings(max_examples=int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "60")), deadline=None,
+          derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_damaged_state_is_refused_with_a_diagnostic_or_loads(tmp_path, capsys, saved, data):
+    original = json.loads(saved.read_text(encoding="utf-8"))
+    paths = list(_paths(original))
+    path = data.draw(st.sampled_from(paths))
+    bad = tmp_path / "mutado.json"
+    bad.write_text(json.dumps(_mutate(original, path, data.draw(JSON_VALUE))), encoding="utf-8")
+    enc = write(tmp_path, "s2.enc", SESSION_2)
+    status, _out, err = run(capsys, enc, "--load-state", str(bad))
+    assert status in (0, 2)
+    assert "E0003" not in err and "Traceback" not in err, err
+    if status == 2:
+        assert re.search(r"error\[E08\d\d\]", err) or "error[E05" in err or "error[E02" in err, err
