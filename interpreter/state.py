@@ -32,35 +32,40 @@ class _Unsaveable(Exception):
         self.what = what
 
 
-def _encode(v, rows: dict):
+def _encode(v, rows: dict, depth: int = 0):
     """A value as JSON; `rows` tells the table rows (saved by table and place) from records."""
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, int):
-        return int(v)                                    # a roll keeps only its total
-    if isinstance(v, list):
-        return [_encode(x, rows) for x in v]
-    if isinstance(v, Combatant):
-        return {"combatant": v.a_name}
-    if isinstance(v, Grade):
-        return {"grade": [v.condition, v.name]}
-    if isinstance(v, Ranked):
-        return {"outcome": v.name}
-    if isinstance(v, ConditionType):
-        return {"condition": v.name}
-    if isinstance(v, Scale):
-        return {"scale": [v.numerator, v.denominator]}
-    if isinstance(v, Fraction):
-        return {"fraction": [v.numerator, v.denominator]}
-    if isinstance(v, Dice):
-        return {"dice": [list(t) for t in v.terms], "const": v.const}
-    if isinstance(v, Struct):
-        if id(v) in rows:
-            table, i = rows[id(v)]
-            return {"row": table, "at": i}
-        # Fields as pairs: a record keeps its order (the file's tables are sorted).
-        return {"record": v._title, "fields": [[n, _encode(getattr(v, mangle(n), None), rows)] for n in v._names]}
+    if depth > 64:
+        raise _Unsaveable("a list or record that holds itself")
+    for cls in type(v).__mro__:
+        encoder = _ENCODERS.get(cls)
+        if encoder is not None:
+            return encoder(v, rows, depth + 1)
     raise _Unsaveable("a whole table" if hasattr(v, "lookup") and hasattr(v, "rows") else "a value of the engine")
+
+
+def _struct(v, rows, depth):
+    if id(v) in rows:
+        table, i = rows[id(v)]
+        return {"row": table, "at": i}
+    # Fields as pairs: a record keeps its order (the file's tables are sorted).
+    return {"record": v._title, "fields": [[n, _encode(getattr(v, mangle(n), None), rows, depth)] for n in v._names]}
+
+
+_ENCODERS = {
+    type(None): lambda v, rows, depth: None,
+    bool: lambda v, rows, depth: v,
+    str: lambda v, rows, depth: v,
+    int: lambda v, rows, depth: int(v),                      # a roll keeps only its total
+    list: lambda v, rows, depth: [_encode(x, rows, depth) for x in v],
+    Combatant: lambda v, rows, depth: {"combatant": v.a_name},
+    Grade: lambda v, rows, depth: {"grade": [v.condition, v.name]},
+    Ranked: lambda v, rows, depth: {"outcome": v.name},
+    ConditionType: lambda v, rows, depth: {"condition": v.name},
+    Scale: lambda v, rows, depth: {"scale": [v.numerator, v.denominator]},
+    Fraction: lambda v, rows, depth: {"fraction": [v.numerator, v.denominator]},
+    Dice: lambda v, rows, depth: {"dice": [list(t) for t in v.terms], "const": v.const},
+    Struct: _struct,
+}
 
 
 def snapshot(engine) -> dict:
@@ -148,6 +153,10 @@ class StateFile:
                 "E0801", "the state file ends before its data does (it was cut short)" if cut
                 else f"the state file is damaged: {exc.msg.lower()}", Span(self.path, exc.lineno, exc.colno),
                 "write it again with --save-state; a run never leaves a half-written state")) from None
+        except RecursionError:
+            raise GrimorioError(Diagnostic("E0801", "the state file nests its data deeper than grimorio reads",
+                                           Span(self.path, 1, 1), "give the file a run wrote with --save-state")) \
+                from None
         self._check_header()
 
     def span(self, needle: str | None = None) -> Span:

@@ -247,3 +247,16 @@ def test_any_damaged_state_is_refused_with_a_diagnostic_or_loads(tmp_path, capsy
     assert "E0003" not in err and "Traceback" not in err, err
     if status == 2:
         assert re.search(r"error\[E08\d\d\]", err) or "error[E05" in err or "error[E02" in err, err
+
+
+def test_a_list_that_holds_itself_cannot_be_saved(tmp_path, capsys):
+    enc = write(tmp_path, "s.enc", SESSION_2.replace("  pass\n", "  append pendientes, pendientes\n"))
+    status, _out, err = run(capsys, enc, "--save-state", str(tmp_path / "e.json"))
+    assert status == 2 and "error[E0806]" in err and "a list or record that holds itself" in err
+
+
+def test_a_state_nested_past_reason(tmp_path, capsys):
+    bad = tmp_path / "hondo.json"
+    bad.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    status, _out, err = run(capsys, write(tmp_path, "s.enc", SESSION_2), "--load-state", str(bad))
+    assert status == 2 and "error[E0801]" in err and "Traceback" not in err
