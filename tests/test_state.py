@@ -231,11 +231,11 @@ JSON_VALUE = st.recursive(st.none() | st.booleans() | st.integers(-5, 5) | st.te
                               inner, max_size=3), max_leaves=6)
 
 
-@settings(max_examples=int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "60")), deadline=None,
+@settings(max_examples=int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "30")), deadline=None,
           derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_any_damaged_state_is_refused_with_a_diagnostic_or_loads(tmp_path, capsys, saved, data):
+def test_fuzz_any_damaged_state_is_refused_with_a_diagnostic_or_loads(tmp_path, capsys, saved, data):
     original = json.loads(saved.read_text(encoding="utf-8"))
     paths = list(_paths(original))
     path = data.draw(st.sampled_from(paths))
