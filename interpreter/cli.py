@@ -13,6 +13,7 @@ from ..dsl.loader import find_editions
 
 from .checking import check_path
 from .encounter import Prepared, load_encounter, program_for, roots_for
+from .state import StateFile, save as save_state
 from .transcript import render_jsonl, render_text
 from .values import show
 
@@ -75,6 +76,9 @@ def _parser():
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
     r.add_argument("--rules", action="append", default=[], metavar="DIR",
                    help="a folder of edition folders to look in first (repeatable)")
+    r.add_argument("--load-state", metavar="FILE", help="start from the state a run saved (cards, fields, vars)")
+    r.add_argument("--save-state", metavar="FILE",
+                   help="after a run that ends well, save its state there (atomically)")
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     sub.add_parser("editions", help="list the bundled editions")
@@ -115,7 +119,12 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
     prepared = Prepared(enc, program, overrides)
-    outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
+    setup = None
+    if args.load_state:
+        loaded = StateFile(args.load_state, program, sources, cl.span(args.load_state))
+        given = prepared.given_fields()
+        setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
+    outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup)
     text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
     sys.stdout.write(text)
     for node, left, right in outcome.failed:
@@ -123,7 +132,11 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         if left is not None or right is not None:
             help = f"the left side is {show(left)}, the right side is {show(right)}"
         print(render(Diagnostic("E0601", "this expectation failed", node.span, help), sources), file=sys.stderr)
-    return 1 if outcome.failed else 0
+    if outcome.failed:
+        return 1
+    if args.save_state:
+        save_state(args.save_state, outcome.engine, cl.span(args.save_state))
+    return 0
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:

@@ -211,6 +211,10 @@ class Prepared:
         return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots], given, holds)
                 for obj, (i, name, side, tactic, _attrs, given, holds) in zip(made, blueprints)]
 
+    def given_fields(self) -> dict:
+        """The sheet fields each combatant's lines give."""
+        return {name: given for _i, name, _s, _t, _a, given, _h in self.blueprints}
+
     def make_combatants(self, eng):
         cls = self.p.combatant_class
         acts = {name: t.act for name, t in self.p.tactics.items()}
@@ -235,7 +239,8 @@ class Prepared:
                 obj.cards.setdefault(ct.name, []).append(grade)
         return made
 
-    def run(self, seed=None, record=True, json=False, max_rounds=None) -> Outcome:
+    def run(self, seed=None, record=True, json=False, max_rounds=None, setup=None) -> Outcome:
+        """`setup(engine)`, if given, runs once the combatants and vars are made, before `do:`."""
         enc, p = self.enc, self.p
         seed = enc.seed if seed is None else seed
         pins = [dict(pin, used=False) for pin in self.pins]
@@ -244,6 +249,8 @@ class Prepared:
                      max_rounds or enc.rounds or 100)
         self.make_combatants(eng)
         guarded(p, p.init_vars, eng)
+        if setup is not None:
+            setup(eng)
         try:
             guarded(p, self.code["do"], eng, stops=True)
             # Rounds run unless the script only does things (a do: block without "rounds N").

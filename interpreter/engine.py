@@ -312,8 +312,8 @@ def locate(program, exc) -> Diagnostic:
     if isinstance(exc, TypeError) and "cannot be compared by order" in str(exc):
         return Diagnostic("E0204", str(exc), span, H.ORDER_HELP)
     if isinstance(exc, AttributeError):
-        name = getattr(exc, "name", None) or str(exc).rsplit("'", 2)[-2] if "'" in str(exc) else "?"
-        field = _unmangle(name)
+        name = _missing_name(exc)
+        field = _unmangle(name) if name else None
         obj = getattr(exc, "obj", None)
         what = H.show(obj) if obj is not None and not isinstance(obj, type) else "this value"
         if name in COMBATANT_ONLY:
@@ -321,7 +321,7 @@ def locate(program, exc) -> Diagnostic:
                               "conditions, sides and tactics belong to combatants")
         if name in ("rank", "kind"):
             return Diagnostic("E0204", f"{what} is not an outcome or a grade", span, H.ORDER_HELP)
-        return Diagnostic("E0203", f'{what} has no field "{field}"', span,
+        return Diagnostic("E0203", f'{what} has no field "{field}"' if field else f"{what} has no such field", span,
                           "check the spelling against the sheet, the table columns or the event")
     if isinstance(exc, TypeError):
         return Diagnostic("E0204", "these values cannot be used together here", span,
@@ -335,6 +335,20 @@ def locate(program, exc) -> Diagnostic:
 
 # Attributes the runtime itself reads on combatants (a value without them is no combatant).
 COMBATANT_ONLY = ("cards", "a_side", "acts", "tactic")
+
+
+def _missing_name(exc: AttributeError) -> str | None:
+    """The attribute an AttributeError is about: its `name`, the quoted name of
+    Python's own message, or the bare name a value's own lookup raised."""
+    name = getattr(exc, "name", None)
+    if name:
+        return name
+    text = str(exc)
+    if "'" in text:
+        return text.rsplit("'", 2)[-2]
+    if exc.args and isinstance(exc.args[0], str) and exc.args[0].isidentifier():
+        return exc.args[0]
+    return None
 
 
 def _unmangle(name: str) -> str:

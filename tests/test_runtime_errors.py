@@ -24,6 +24,14 @@ rule eco(x):
   return eco(x + 1)
 rule tirar(x):
   return roll 2D6 by x as "tirada"
+condition Sed grades Leve < Grave:
+  | grado | malus |
+  |-------|-------|
+  | Leve  | 1     |
+  | Grave | 2     |
+condition Hambre grades Leve < Grave
+rule malus(x):
+  return [g.malus for g in cards(x, Hambre)]
 """
 
 HEAD = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\n'
@@ -80,3 +88,11 @@ def test_strict_dice_never_rolled(tmp_path):
     out = failure(tmp_path, "dice strict:\n  Ana tirada 3 4\n  Ana tirada 1 1\ndo:\n  tirar(Ana)\n")
     assert "error[E0505]: this pinned roll was never made" in out
     assert "x.enc:7:3" in out
+
+
+def test_a_grade_without_the_column_read_names_the_field(tmp_path):
+    # Regression: the message said `Leve has no field "?"` (a grade's own lookup
+    # raised an AttributeError without a quoted name).
+    out = failure(tmp_path, "  holds Hambre Leve\ndo:\n  malus(Ana)\n")
+    assert 'error[E0203]: Leve has no field "malus"' in out
+    assert "malus(Ana)" in out
