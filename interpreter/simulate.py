@@ -1,0 +1,265 @@
+"""`grimorio simulate`: many runs of one encounter, counted as they go.
+
+Run i uses the seed `run_seed(S, i)`, a stable hash of the base seed and the
+run's index, so a run's dice do not depend on which process ran it: the same
+seed gives the same summary on one process, on W local processes, or on a
+Dask cluster. Each process loads the rules and prepares the encounter once
+(`Runner`), runs its share of the indices without a transcript, and hands
+back a `Tally`; the tallies of all the shares add up to the summary.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..dsl.diagnostics import Diagnostic, GrimorioError
+from . import runtime_helpers as H
+from .engine import locate
+from .tally import Tally
+
+CHUNK = 500          # runs per piece of work handed to a worker (progress moves by pieces)
+
+
+def run_seed(seed: int, index: int) -> int:
+    """The seed of run `index`: the same on any machine and any Python (hash() is salted; this is not)."""
+    digest = hashlib.blake2b(f"{seed}:{index}".encode(), digest_size=6).digest()
+    return int.from_bytes(digest, "big")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a worker needs to prepare the encounter itself: the command line's
+    arguments, with paths made absolute so any worker finds the same files."""
+    argv: tuple[str, ...]
+    seed: int
+
+
+class Runner:
+    """One prepared encounter and the program's tallies, reused for every run of a process."""
+
+    def __init__(self, prepared):
+        self.prepared = prepared
+        p = prepared.p
+        self.per_run = [(d, fn) for d, fn in p.tallies if d.param is None]
+        self.per_combatant = [(d, fn) for d, fn in p.tallies if d.param is not None and d.name != "stands"]
+        self.stands = next(((d, fn) for d, fn in p.tallies if d.name == "stands" and d.param is not None), None)
+
+    def run_all(self, tally: Tally, seeds):
+        """Run once per seed, counting into `tally`; a run that fails raises RunError."""
+        prepared, p = self.prepared, self.prepared.p
+        names = [b[1] for b in prepared.blueprints]
+        rounds, expected, standing, held = tally.rounds.counts, tally.expected, tally.standing, tally.held
+        per_run = [(d, fn, tally.histogram(None, d.name).counts) for d, fn in self.per_run]
+        per_combatant = [(d, fn, [tally.histogram(who, d.name).counts for who in names])
+                         for d, fn in self.per_combatant]
+        if self.stands is not None:
+            stands_decl, stands = self.stands
+            stood = [tally.histogram(who, "stands").counts for who in names]
+        for i, seed in seeds:
+            try:
+                outcome = prepared.run(seed=seed, record=False)
+                eng = outcome.engine
+                cb = eng.cb
+                for d, fn, counts in per_run:
+                    counts[_checked(d, fn(eng))] += 1
+                for d, fn, counts in per_combatant:
+                    for c, count in zip(cb, counts):
+                        count[_checked(d, fn(eng, c))] += 1
+                if self.stands is not None:
+                    up = set()
+                    for c, count in zip(cb, stood):
+                        v = _checked(stands_decl, stands(eng, c))
+                        count[v] += 1
+                        if v:
+                            up.add(c.a_side)
+                    standing[tuple(sorted(up))] += 1
+            except GrimorioError as exc:
+                raise RunError(i, seed, exc.diagnostics) from None
+            except (Exception, RecursionError) as exc:  # noqa: BLE001 - a tally that fails is a diagnostic
+                raise RunError(i, seed, [locate(p, exc)]) from None
+            tally.runs += 1
+            rounds[eng.round] += 1
+            for c in cb:
+                for cond, grades in c.cards.items():
+                    for g in set(grades):
+                        held[(c.a_name, cond, g.name if g is not None else None)] += 1
+            for k, (_node, ok, _l, _r) in enumerate(outcome.expectations):
+                if ok:
+                    expected[k] += 1
+
+
+_PLAIN = {int, Fraction, bool}
+
+
+def _checked(d, v):
+    if type(v) in _PLAIN and (type(v) is bool or d.name != "stands"):
+        return v
+    what = "true or false" if d.name == "stands" else "a number, or true or false"
+    raise GrimorioError(Diagnostic("E0031", f'"{d.name}" gave {H.show(v)}, not {what}', d.value.span,
+                                   f"a tally is summed over many runs: it must give {what} in every run"))
+
+
+class RunError(GrimorioError):
+    """A run stopped on an error: which run, and the seed that repeats it."""
+
+    def __init__(self, index, seed, diagnostics):
+        super().__init__(diagnostics)
+        self.index, self.seed = index, seed
+
+    def __reduce__(self):          # crosses process boundaries as its three fields
+        return RunError, (self.index, self.seed, self.diagnostics)
+
+
+# ---------------------------------------------------------------- one process's share
+_runners: dict = {}
+
+
+def runner_for(spec: Spec) -> Runner:
+    """The Runner of this process for a spec, prepared on first use."""
+    runner = _runners.get(spec.argv)
+    if runner is None:
+        from .cli import prepare_from_argv
+        runner = _runners[spec.argv] = Runner(prepare_from_argv(list(spec.argv)))
+    return runner
+
+
+def run_share(spec: Spec, start: int, stop: int):
+    """Runs start..stop-1 of a simulation: (Tally, None), or (None, RunError) for the first that failed."""
+    tally = Tally()
+    try:
+        runner_for(spec).run_all(tally, ((i, run_seed(spec.seed, i)) for i in range(start, stop)))
+    except RunError as exc:
+        return None, exc
+    return tally, None
+
+
+def shares(n: int, size: int = CHUNK):
+    return [(start, min(n, start + size)) for start in range(0, n, size)]
+
+
+# ---------------------------------------------------------------- backends
+def run_local(spec: Spec, n: int, workers: int):
+    """Every share on this process (workers 1) or on a pool of fresh processes."""
+    if workers <= 1:
+        for start, stop in shares(n):
+            yield run_share(spec, start, stop), stop - start
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    size = max(1, min(CHUNK, -(-n // (workers * 4))))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(run_share, spec, a, b): b - a for a, b in shares(n, size)}
+        for f in as_completed(futures):
+            yield f.result(), futures[f]
+
+
+def run_dask(spec: Spec, n: int, address: str | None, workers: int):
+    """Every share on a Dask distributed cluster (or a local one when no address is given)."""
+    from distributed import Client, as_completed
+    client = Client(address) if address else Client(n_workers=max(1, workers), processes=True)
+    try:
+        size = max(1, min(CHUNK, -(-n // (max(1, workers) * 4))))
+        futures = {client.submit(run_share, spec, a, b, pure=False): b - a for a, b in shares(n, size)}
+        for f in as_completed(futures):
+            yield f.result(), futures[f]
+    finally:
+        client.close()
+
+
+def simulate(spec: Spec, n: int, workers: int = 1, backend: str = "local", scheduler: str | None = None,
+             progress=None) -> Tally:
+    """The tally of runs 0..n-1; `progress(k)` is told as each share of k runs is done."""
+    results = run_dask(spec, n, scheduler, workers) if backend == "dask" else run_local(spec, n, workers)
+    total = Tally()
+    failures = []
+    for (tally, failure), count in results:
+        if failure is not None:
+            failures.append(failure)
+        else:
+            total.merge(tally)
+        if progress is not None:
+            progress(count)
+    if failures:
+        raise min(failures, key=lambda f: f.index)        # the same first failure on any backend
+    return total
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+# ---------------------------------------------------------------- the command
+def simulate_command(args, sources, cl) -> int:
+    import sys
+    from .cli import prepare
+    from .summary import render_json, render_text, summarize
+    prepared = prepare(args, sources, cl)          # every mistake is found here, before any worker starts
+    _backend_usable(args, cl)
+    seed = args.seed if args.seed is not None else (prepared.enc.seed or 0)
+    spec = Spec(_portable_argv(args), seed)
+    runner = _runners[spec.argv] = Runner(prepared)
+    try:
+        with _progress(args.runs) as tick:
+            tally = simulate(spec, args.runs, args.workers, args.backend, args.scheduler, tick)
+    except RunError as exc:
+        from ..dsl.diagnostics import render_all
+        print(render_all(exc.diagnostics, sources), file=sys.stderr)
+        print(f"run {exc.index} failed; to see it: grimorio run {args.encounter} --seed {exc.seed}", file=sys.stderr)
+        return 2
+    summary = summarize(tally, runner, seed, sources)
+    if args.report:
+        from .report import write_report
+        write_report(args.report, summary, cl.span(args.report))
+    sys.stdout.write(render_json(summary) if args.format == "json" else render_text(summary))
+    return 0
+
+
+def _backend_usable(args, cl):
+    import importlib.util
+    if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
+        raise GrimorioError(Diagnostic("E0032", "the dask backend needs Dask distributed, which is not installed",
+                                       cl.span("dask"), 'install it with: pip install "grimorio[dask]"'))
+    if args.scheduler and args.backend != "dask":
+        raise GrimorioError(Diagnostic("E0002", "--scheduler names a Dask scheduler: it goes with --backend dask",
+                                       cl.span(args.scheduler), f"add --backend dask, or leave out --scheduler"))
+
+
+def _portable_argv(args) -> tuple[str, ...]:
+    """The arguments a worker prepares the encounter from, paths made absolute."""
+    argv = ["simulate", os.path.abspath(args.encounter)]
+    if args.edition:
+        argv += ["--edition", args.edition]
+    for item in args.set:
+        argv += ["--set", item]
+    for folder in args.rules:
+        argv += ["--rules", os.path.abspath(folder)]
+    return tuple(argv)
+
+
+class _progress:
+    """A progress bar on a terminal (with rich, when installed); nothing otherwise."""
+
+    def __init__(self, total):
+        self.total, self.bar = total, None
+
+    def __enter__(self):
+        import sys
+        if not sys.stderr.isatty():
+            return None
+        try:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+        except ImportError:
+            return None
+        from rich.console import Console
+        self.bar = Progress("runs", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("runs", total=self.total)
+        return lambda k: self.bar.advance(task, k)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
