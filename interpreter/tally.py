@@ -20,7 +20,8 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     p, z2 = k / n, Z95 * Z95
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 and n the bounds are exactly 0 and 1; the arithmetic would leave them a rounding error away.
+    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
 def number(v):
