@@ -143,16 +143,23 @@ def prepared_duel():
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats and runs (a smoke test, not figures)")
+    p.add_argument("--only", choices=["twin", "dice", "start", "simulate", "memory", "crowd"], action="append",
+                   help="run only these benchmarks (repeatable)")
     args = p.parse_args(argv)
     r = 3 if args.quick else 7
+    benchmarks = {
+        "twin": lambda: interpreter_vs_twin(r),
+        "dice": lambda: dice_vs_d20(r),
+        "start": lambda: cold_start(r),
+        "simulate": lambda: simulate_throughput(r, 2000 if args.quick else 10_000),
+        "memory": lambda: peak_memory((1000, 10_000) if args.quick else (10_000, 100_000)),
+        "crowd": lambda: combatant_rounds((2, 16, 128, 256), r),
+    }
     print(f"grimorio benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
           f"load {os.getloadavg()[0]:.2f}", flush=True)
-    interpreter_vs_twin(r)
-    dice_vs_d20(r)
-    cold_start(r)
-    simulate_throughput(r, 2000 if args.quick else 10_000)
-    peak_memory((1000, 10_000) if args.quick else (10_000, 100_000))
-    combatant_rounds((2, 16, 128, 256), r)
+    for name, bench in benchmarks.items():
+        if not args.only or name in args.only:
+            bench()
     return 0
 
 

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError
 from . import runtime_helpers as H
 from .engine import locate
@@ -43,60 +44,77 @@ class Runner:
         self.prepared = prepared
         p = prepared.p
         self.per_run = [(d, fn) for d, fn in p.tallies if d.param is None]
-        self.per_combatant = [(d, fn) for d, fn in p.tallies if d.param is not None and d.name != "stands"]
-        self.stands = next(((d, fn) for d, fn in p.tallies if d.name == "stands" and d.param is not None), None)
+        self.per_combatant = [(d, fn) for d, fn in p.tallies if d.param is not None and not isinstance(d, n.Stands)]
+        self.stands = next(((d, fn) for d, fn in p.tallies if isinstance(d, n.Stands)), None)
 
     def run_all(self, tally: Tally, seeds):
-        """Run once per seed, counting into `tally`; a run that fails raises RunError."""
-        prepared, p = self.prepared, self.prepared.p
+        """Run once per (index, seed), counting into `tally`; a run that fails raises RunError."""
+        prepared = self.prepared
         names = [b[1] for b in prepared.blueprints]
-        rounds, expected, standing, held = tally.rounds.counts, tally.expected, tally.standing, tally.held
-        per_run = [(d, fn, tally.histogram(None, d.name).counts) for d, fn in self.per_run]
-        per_combatant = [(d, fn, [tally.histogram(who, d.name).counts for who in names])
+        per_run = [(d, fn, tally.histogram(None, d.name).counts, _KINDS) for d, fn in self.per_run]
+        per_combatant = [(d, fn, [tally.histogram(who, d.name).counts for who in names], _KINDS)
                          for d, fn in self.per_combatant]
+        stands = None
         if self.stands is not None:
-            stands_decl, stands = self.stands
-            stood = [tally.histogram(who, "stands").counts for who in names]
+            d, fn = self.stands
+            stands = (d, fn, [tally.histogram(who, d.name).counts for who in names], _TRUTH)
         for i, seed in seeds:
             try:
                 outcome = prepared.run(seed=seed, record=False)
                 eng = outcome.engine
-                cb = eng.cb
-                for d, fn, counts in per_run:
-                    counts[_checked(d, fn(eng))] += 1
-                for d, fn, counts in per_combatant:
-                    for c, count in zip(cb, counts):
-                        count[_checked(d, fn(eng, c))] += 1
-                if self.stands is not None:
-                    up = set()
-                    for c, count in zip(cb, stood):
-                        v = _checked(stands_decl, stands(eng, c))
+                for d, fn, counts, kinds in per_run:
+                    v = fn(eng)
+                    if type(v) not in kinds:
+                        _refuse(d, v)
+                    counts[v] += 1
+                for d, fn, counts, kinds in per_combatant:
+                    for c, count in zip(eng.cb, counts):
+                        v = fn(eng, c)
+                        if type(v) not in kinds:
+                            _refuse(d, v)
                         count[v] += 1
-                        if v:
-                            up.add(c.a_side)
-                    standing[tuple(sorted(up))] += 1
+                if stands is not None:
+                    tally.standing[self._standing(eng, *stands)] += 1
             except GrimorioError as exc:
                 raise RunError(i, seed, exc.diagnostics) from None
             except (Exception, RecursionError) as exc:  # noqa: BLE001 - a tally that fails is a diagnostic
-                raise RunError(i, seed, [locate(p, exc)]) from None
-            tally.runs += 1
-            rounds[eng.round] += 1
-            for c in cb:
-                for cond, grades in c.cards.items():
-                    for g in set(grades):
-                        held[(c.a_name, cond, g.name if g is not None else None)] += 1
-            for k, (_node, ok, _l, _r) in enumerate(outcome.expectations):
-                if ok:
-                    expected[k] += 1
+                raise RunError(i, seed, [locate(prepared.p, exc)]) from None
+            _count_the_end(tally, eng, outcome)
+
+    @staticmethod
+    def _standing(eng, d, fn, counts, kinds) -> tuple:
+        """The sides with a combatant that stands, counting each combatant's "stands"."""
+        up = set()
+        for c, count in zip(eng.cb, counts):
+            v = fn(eng, c)
+            if type(v) not in kinds:
+                _refuse(d, v)
+            count[v] += 1
+            if v:
+                up.add(c.a_side)
+        return tuple(sorted(up))
 
 
-_PLAIN = {int, Fraction, bool}
+def _count_the_end(tally: Tally, eng, outcome):
+    """What every run tells without a tally: its rounds, the cards held, the expectations met."""
+    tally.runs += 1
+    tally.rounds.counts[eng.round] += 1
+    held = tally.held
+    for c in eng.cb:
+        for cond, grades in c.cards.items():
+            for g in set(grades):
+                held[(c.a_name, cond, g.name if g is not None else None)] += 1
+    for k, (_node, ok, _l, _r) in enumerate(outcome.expectations):
+        if ok:
+            tally.expected[k] += 1
 
 
-def _checked(d, v):
-    if type(v) in _PLAIN and (type(v) is bool or d.name != "stands"):
-        return v
-    what = "true or false" if d.name == "stands" else "a number, or true or false"
+_KINDS = frozenset((int, Fraction, bool))
+_TRUTH = frozenset((bool,))
+
+
+def _refuse(d, v):
+    what = "true or false" if isinstance(d, n.Stands) else "a number, or true or false"
     raise GrimorioError(Diagnostic("E0031", f'"{d.name}" gave {H.show(v)}, not {what}', d.value.span,
                                    f"a tally is summed over many runs: it must give {what} in every run"))
 
