@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -132,14 +133,18 @@ class RunError(GrimorioError):
 
 # ---------------------------------------------------------------- one process's share
 _runners: dict = {}
+_preparing = threading.Lock()        # a Dask worker may run shares on several threads
 
 
 def runner_for(spec: Spec) -> Runner:
     """The Runner of this process for a spec, prepared on first use."""
     runner = _runners.get(spec.argv)
     if runner is None:
-        from .cli import prepare_from_argv
-        runner = _runners[spec.argv] = Runner(prepare_from_argv(list(spec.argv)))
+        with _preparing:
+            runner = _runners.get(spec.argv)
+            if runner is None:
+                from .cli import prepare_from_argv
+                runner = _runners[spec.argv] = Runner(prepare_from_argv(list(spec.argv)))
     return runner
 
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -227,3 +229,22 @@ def test_bad_command_lines(capsys, args, message):
     assert main(["simulate", DUELO, *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- progress
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_progress_bar_on_a_terminal_and_nothing_elsewhere(monkeypatch, capsys):
+    needed("rich")
+    assert main(["simulate", DUELO, "-n", "20"]) == 0
+    assert capsys.readouterr().err == ""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["simulate", DUELO, "-n", "20"]) == 0
+    assert "20/20" in terminal.getvalue()
+    assert capsys.readouterr().out.startswith("Duelo en el camino")
