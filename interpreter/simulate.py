@@ -21,6 +21,7 @@ from . import runtime_helpers as H
 from .engine import locate
 from .tally import Tally
 
+CONNECT_TIMEOUT = "10s"    # how long to try to reach a Dask scheduler
 CHUNK = 500          # runs per piece of work handed to a worker (progress moves by pieces)
 
 
@@ -181,7 +182,7 @@ def run_local(spec: Spec, n: int, workers: int):
 def run_dask(spec: Spec, n: int, address: str | None, workers: int):
     """Every share on a Dask distributed cluster (or a local one when no address is given)."""
     from distributed import Client, as_completed
-    client = Client(address) if address else Client(n_workers=max(1, workers), processes=True)
+    client = Client(address, timeout=CONNECT_TIMEOUT) if address else Client(n_workers=max(1, workers))
     try:
         size = max(1, min(CHUNK, -(-n // (max(1, workers) * 4))))
         futures = {client.submit(run_share, spec, a, b, pure=False): b - a for a, b in shares(n, size)}
@@ -209,10 +210,6 @@ def simulate(spec: Spec, n: int, workers: int = 1, backend: str = "local", sched
     return total
 
 
-def default_workers() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 # ---------------------------------------------------------------- the command
 def simulate_command(args, sources, cl) -> int:
     import sys
@@ -226,6 +223,13 @@ def simulate_command(args, sources, cl) -> int:
     try:
         with _progress(args.runs) as tick:
             tally = simulate(spec, args.runs, args.workers, args.backend, args.scheduler, tick)
+    except (OSError, TimeoutError) as exc:
+        if args.backend != "dask":
+            raise
+        raise GrimorioError(Diagnostic("E0034", f"the Dask scheduler cannot be reached ({exc})",
+                                       cl.span(args.scheduler or "dask"),
+                                       "start it (dask scheduler) and its workers, and check the address: "
+                                       "tcp://HOST:8786")) from None
     except RunError as exc:
         from ..dsl.diagnostics import render_all
         print(render_all(exc.diagnostics, sources), file=sys.stderr)

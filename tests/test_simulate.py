@@ -220,6 +220,15 @@ def test_the_dask_backend_without_dask(monkeypatch, capsys):
     assert "error[E0032]: the dask backend needs Dask distributed" in capsys.readouterr().err
 
 
+def test_a_dask_scheduler_that_does_not_answer(monkeypatch, capsys):
+    needed("distributed")
+    from grimorio.interpreter import simulate as module
+    monkeypatch.setattr(module, "CONNECT_TIMEOUT", "1s")
+    assert main(["simulate", DUELO, "-n", "5", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0034]: the Dask scheduler cannot be reached" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("args, message", [
     (["-n", "0"], "argument -n/--runs: invalid count value: '0'"),
     (["--workers", "x"], "argument --workers: invalid count value: 'x'"),
