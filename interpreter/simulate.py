@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
@@ -165,7 +166,9 @@ def shares(n: int, size: int = CHUNK):
 
 # ---------------------------------------------------------------- backends
 def run_local(spec: Spec, n: int, workers: int):
-    """Every share on this process (workers 1) or on a pool of fresh processes."""
+    """Every share on this process (workers 1) or on a pool of processes. On Linux
+    they are forked, and find the encounter this process prepared; elsewhere they
+    start afresh and prepare it from the spec (shares are plain, picklable ranges)."""
     if workers <= 1:
         for start, stop in shares(n):
             yield run_share(spec, start, stop), stop - start
@@ -173,7 +176,8 @@ def run_local(spec: Spec, n: int, workers: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     size = max(1, min(CHUNK, -(-n // (workers * 4))))
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    method = "fork" if sys.platform == "linux" else "spawn"
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
         futures = {pool.submit(run_share, spec, a, b): b - a for a, b in shares(n, size)}
         for f in as_completed(futures):
             yield f.result(), futures[f]
@@ -212,7 +216,6 @@ def simulate(spec: Spec, n: int, workers: int = 1, backend: str = "local", sched
 
 # ---------------------------------------------------------------- the command
 def simulate_command(args, sources, cl) -> int:
-    import sys
     from .cli import prepare
     from .summary import render_json, render_text, summarize
     prepared = prepare(args, sources, cl)          # every mistake is found here, before any worker starts
@@ -272,7 +275,6 @@ class _progress:
         self.total, self.bar = total, None
 
     def __enter__(self):
-        import sys
         if not sys.stderr.isatty():
             return None
         try:
@@ -280,11 +282,16 @@ class _progress:
         except ImportError:
             return None
         from rich.console import Console
+        # Refreshed by hand, not by a thread of its own: worker processes may be forked from this one.
         self.bar = Progress("runs", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True)
+                            console=Console(stderr=True), transient=True, auto_refresh=False)
         self.bar.start()
         task = self.bar.add_task("runs", total=self.total)
-        return lambda k: self.bar.advance(task, k)
+
+        def tick(k):
+            self.bar.advance(task, k)
+            self.bar.refresh()
+        return tick
 
     def __exit__(self, *exc):
         if self.bar is not None:

@@ -160,6 +160,19 @@ def test_the_same_seed_gives_the_same_summary_on_any_number_of_workers(duelo):
     assert simulate_summary(["simulate", DUELO], 400, 5, workers=2) == duelo
 
 
+def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch):
+    """What a spawned worker (or a Dask worker on another machine) does: nothing prepared yet."""
+    from grimorio.interpreter import simulate as module
+    spec = Spec(("simulate", DUELO), 5)
+    here = module.run_share(spec, 0, 400)[0]
+    monkeypatch.setattr(module, "_runners", {})
+    fresh, failure = module.run_share(spec, 0, 400)
+    assert failure is None and module._runners and fresh.__dict__.keys() == here.__dict__.keys()
+    assert (fresh.runs, fresh.rounds.counts, fresh.standing, fresh.held) == \
+        (here.runs, here.rounds.counts, here.standing, here.held)
+    assert {k: h.counts for k, h in fresh.measures.items()} == {k: h.counts for k, h in here.measures.items()}
+
+
 def test_the_dask_backend_gives_the_same_summary_as_local(duelo):
     distributed = needed("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
