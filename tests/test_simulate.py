@@ -270,3 +270,30 @@ def test_a_progress_bar_on_a_terminal_and_nothing_elsewhere(monkeypatch, capsys)
     assert main(["simulate", DUELO, "-n", "20"]) == 0
     assert "20/20" in terminal.getvalue()
     assert capsys.readouterr().out.startswith("Duelo en el camino")
+
+
+def test_yokai_tallies_count_the_cards(tmp_path, capsys):
+    enc = tmp_path / "escena.enc"
+    enc.write_text("""edition yokai
+combatant Aiko:
+  side kitsune
+  FUE 2, AGI 2, DES 2, PER 2, INT 2, VOL 2
+combatant Ren:
+  side tengu
+  FUE 2, AGI 2, DES 2, PER 2, INT 2, VOL 2
+  holds Heridas Grave
+do:
+  if roll 1D6 <= 3:
+    receive Aiko Heridas Leve
+  else:
+    receive Ren Heridas Leve
+""", encoding="utf-8")
+    s = simulate_json(capsys, str(enc), "-n", "200")
+    aiko, ren = s["combatants"]
+    hurt = aiko["tallies"]["cartas_de_heridas"]["histogram"]
+    # Aiko gets one card in the runs where the die says so; Ren's Grave, hit again, takes him out (EALT-13).
+    assert dict(map(tuple, hurt)) == {0: 200 - dict(map(tuple, hurt))[1], 1: dict(map(tuple, hurt))[1]}
+    out = ren["tallies"]["stands"]["runs"] - ren["tallies"]["stands"]["true"]
+    assert out == dict(map(tuple, hurt))[0] > 0
+    assert [x["runs"] for x in s["sides"]] == [out, 0] and s["undecided"]["runs"] == 200 - out
+    assert sum(v * c for v, c in s["tallies"]["fuera"]["histogram"]) == out
