@@ -6,8 +6,7 @@ from __future__ import annotations
 import resource
 import sys
 
-from grimorio.interpreter.cli import prepare_from_argv
-from grimorio.interpreter.simulate import Runner, Spec, _runners, simulate
+from grimorio.interpreter.simulate import Spec, runner_for, simulate
 
 
 def current_rss() -> int:
@@ -18,7 +17,7 @@ def current_rss() -> int:
 def main() -> int:
     path, n = sys.argv[1], int(sys.argv[2])
     spec = Spec(("simulate", path), 7)
-    _runners[spec.argv] = Runner(prepare_from_argv(list(spec.argv)))
+    runner_for(spec)                           # load and prepare before measuring
     before, rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, current_rss()
     simulate(spec, n)                          # as `grimorio simulate` runs it, on one process
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, before, current_rss() - rss)

@@ -163,7 +163,7 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
 
 
 def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
-    from .simulate import simulate_command
+    from .simulate_cli import simulate_command
     return simulate_command(args, sources, cl)
 
 

@@ -10,7 +10,6 @@ back a `Tally`; the tallies of all the shares add up to the summary.
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 import threading
 from dataclasses import dataclass
@@ -129,7 +128,7 @@ class RunError(GrimorioError):
         super().__init__(diagnostics)
         self.index, self.seed = index, seed
 
-    def __reduce__(self):          # crosses process boundaries as its three fields
+    def __reduce__(self):
         return RunError, (self.index, self.seed, self.diagnostics)
 
 
@@ -147,6 +146,12 @@ def runner_for(spec: Spec) -> Runner:
             if runner is None:
                 from .cli import prepare_from_argv
                 runner = _runners[spec.argv] = Runner(prepare_from_argv(list(spec.argv)))
+    return runner
+
+
+def keep(spec: Spec, prepared) -> Runner:
+    """Use this prepared encounter for the spec's runs in this process (and in workers forked from it)."""
+    runner = _runners[spec.argv] = Runner(prepared)
     return runner
 
 
@@ -212,88 +217,3 @@ def simulate(spec: Spec, n: int, workers: int = 1, backend: str = "local", sched
     if failures:
         raise min(failures, key=lambda f: f.index)        # the same first failure on any backend
     return total
-
-
-# ---------------------------------------------------------------- the command
-def simulate_command(args, sources, cl) -> int:
-    from .cli import prepare
-    from .summary import render_json, render_text, summarize
-    prepared = prepare(args, sources, cl)          # every mistake is found here, before any worker starts
-    _backend_usable(args, cl)
-    seed = args.seed if args.seed is not None else (prepared.enc.seed or 0)
-    spec = Spec(_portable_argv(args), seed)
-    runner = _runners[spec.argv] = Runner(prepared)
-    try:
-        with _progress(args.runs) as tick:
-            tally = simulate(spec, args.runs, args.workers, args.backend, args.scheduler, tick)
-    except (OSError, TimeoutError) as exc:
-        if args.backend != "dask":
-            raise
-        raise GrimorioError(Diagnostic("E0034", f"the Dask scheduler cannot be reached ({exc})",
-                                       cl.span(args.scheduler or "dask"),
-                                       "start it (dask scheduler) and its workers, and check the address: "
-                                       "tcp://HOST:8786")) from None
-    except RunError as exc:
-        from ..dsl.diagnostics import render_all
-        print(render_all(exc.diagnostics, sources), file=sys.stderr)
-        print(f"run {exc.index} failed; to see it: grimorio run {args.encounter} --seed {exc.seed}", file=sys.stderr)
-        return 2
-    summary = summarize(tally, runner, seed, sources)
-    if args.report:
-        from .report import write_report
-        write_report(args.report, summary, cl.span(args.report))
-    sys.stdout.write(render_json(summary) if args.format == "json" else render_text(summary))
-    return 0
-
-
-def _backend_usable(args, cl):
-    import importlib.util
-    if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
-        raise GrimorioError(Diagnostic("E0032", "the dask backend needs Dask distributed, which is not installed",
-                                       cl.span("dask"), 'install it with: pip install "grimorio[dask]"'))
-    if args.scheduler and args.backend != "dask":
-        raise GrimorioError(Diagnostic("E0002", "--scheduler names a Dask scheduler: it goes with --backend dask",
-                                       cl.span(args.scheduler), f"add --backend dask, or leave out --scheduler"))
-
-
-def _portable_argv(args) -> tuple[str, ...]:
-    """The arguments a worker prepares the encounter from, paths made absolute."""
-    argv = ["simulate", os.path.abspath(args.encounter)]
-    if args.edition:
-        argv += ["--edition", args.edition]
-    for item in args.set:
-        argv += ["--set", item]
-    for folder in args.rules:
-        argv += ["--rules", os.path.abspath(folder)]
-    return tuple(argv)
-
-
-class _progress:
-    """A progress bar on a terminal (with rich, when installed); nothing otherwise."""
-
-    def __init__(self, total):
-        self.total, self.bar = total, None
-
-    def __enter__(self):
-        if not sys.stderr.isatty():
-            return None
-        try:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-        except ImportError:
-            return None
-        from rich.console import Console
-        # Refreshed by hand, not by a thread of its own: worker processes may be forked from this one.
-        self.bar = Progress("runs", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True, auto_refresh=False)
-        self.bar.start()
-        task = self.bar.add_task("runs", total=self.total)
-
-        def tick(k):
-            self.bar.advance(task, k)
-            self.bar.refresh()
-        return tick
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-        return False

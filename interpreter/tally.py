@@ -39,9 +39,6 @@ class Histogram:
     def __init__(self):
         self.counts: Counter = Counter()
 
-    def add(self, v):
-        self.counts[v] += 1
-
     def merge(self, other: "Histogram"):
         self.counts.update(other.counts)
 

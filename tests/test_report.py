@@ -27,15 +27,10 @@ def chromium() -> str:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("report")
-    page = folder / "duelo.html"
-    summary = folder / "duelo.json"
-    import contextlib
-    import io
+    page = tmp_path_factory.mktemp("report") / "duelo.html"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["simulate", DUELO, "-n", "300", "--seed", "4", "--format", "json", "--report", str(page)]) == 0
-    summary.write_text(out.getvalue(), encoding="utf-8")
     return page, json.loads(out.getvalue())
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grimorio.interpreter.cli import main, prepare_from_argv
-from grimorio.interpreter.simulate import Runner, Spec, _runners, run_seed, simulate
+from grimorio.interpreter.simulate import Runner, Spec, run_seed, runner_for, simulate
 from grimorio.interpreter.summary import bins, summarize
 from grimorio.interpreter.tally import Tally, wilson
 from grimorio.dsl.diagnostics import Sources
@@ -81,8 +81,7 @@ def duelo():
 
 def simulate_summary(argv, n, seed, workers=1, backend="local", scheduler=None):
     spec = Spec(tuple(argv), seed)
-    runner = _runners.get(spec.argv) or Runner(prepare_from_argv(list(argv)))
-    _runners[spec.argv] = runner
+    runner = runner_for(spec)
     sources = Sources()
     sources.texts.update(runner.prepared.p.ruleset.sources.texts)
     tally = simulate(spec, n, workers, backend, scheduler)
@@ -297,3 +296,15 @@ do:
     assert out == dict(map(tuple, hurt))[0] > 0
     assert [x["runs"] for x in s["sides"]] == [out, 0] and s["undecided"]["runs"] == 200 - out
     assert sum(v * c for v, c in s["tallies"]["fuera"]["histogram"]) == out
+
+
+def test_a_worker_that_cannot_prepare_the_encounter_reports_why(tmp_path, monkeypatch):
+    """A worker process (or a Dask worker elsewhere) that does not find the files says so, located."""
+    import pickle
+    from grimorio.dsl.diagnostics import GrimorioError
+    from grimorio.interpreter import simulate as module
+    monkeypatch.setattr(module, "_runners", {})
+    with pytest.raises(GrimorioError) as caught:
+        module.run_share(Spec(("simulate", str(tmp_path / "gone.enc")), 1), 0, 10)
+    again = pickle.loads(pickle.dumps(caught.value))        # as it comes back from the worker
+    assert [d.code for d in again.diagnostics] == ["E0001"]
