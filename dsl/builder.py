@@ -237,6 +237,14 @@ class Builder:
                 final = self.body(it.children[0])
         return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final)
 
+    def d_tally(self, t):
+        name, param, value = t.children
+        return n.Tally(self.span(t), str(name), str(param) if param is not None else None, self.expr(value))
+
+    def d_stands(self, t):
+        param, value = t.children
+        return n.Stands(self.span(t), "stands", str(param), self.expr(value))
+
     def params(self, t):
         out = []
         for p in t.children:

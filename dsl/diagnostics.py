@@ -42,6 +42,9 @@ class GrimorioError(Exception):
         self.diagnostics = list(diagnostics)
         super().__init__("; ".join(d.message for d in self.diagnostics))
 
+    def __reduce__(self):      # crosses process boundaries (simulate's workers) as its diagnostics
+        return type(self), (self.diagnostics,)
+
 
 def error(code: str, message: str, span: Span = NOWHERE, help: str | None = None) -> GrimorioError:
     return GrimorioError(Diagnostic(code, message, span, help))

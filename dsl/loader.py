@@ -21,6 +21,7 @@ NAMESPACE = {
     n.Rule: "value", n.Table: "value", n.Condition: "value", n.Var: "value", n.Outcomes: "value",
     n.Option: "option", n.Sheet: "sheet", n.Check: "check", n.Message: "message", n.Event: "event",
     n.Action: "action", n.Reaction: "reaction", n.Tactic: "tactic", n.Round: "round", n.Edition: "edition",
+    n.Tally: "tally", n.Stands: "tally",
 }
 
 

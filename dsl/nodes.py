@@ -375,6 +375,19 @@ class Round(Decl):
     until: Node | None
     final: tuple | None
 
+
+@dataclass(frozen=True)
+class Tally(Decl):
+    """A measure taken when a run ends: per combatant when it names one (`param`),
+    else once per run. `grimorio simulate` sums them over many runs."""
+    param: str | None
+    value: Node
+
+
+@dataclass(frozen=True)
+class Stands(Tally):
+    """Whether a combatant is still in the encounter when it ends (named "stands")."""
+
 # ------------------------------------------------------------------ encounters
 
 

@@ -67,22 +67,47 @@ def _parser():
     p = _Parser(prog="grimorio", description="Run tabletop role-playing rules written as text.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     r = sub.add_parser("run", help="run an encounter and print its transcript")
-    r.add_argument("encounter", help="the encounter script (.enc)")
-    r.add_argument("--edition", help="the edition to use instead of the one the encounter names")
+    _encounter_arguments(r)
     r.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
     r.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
-    r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
-    r.add_argument("--rules", action="append", default=[], metavar="DIR",
-                   help="a folder of edition folders to look in first (repeatable)")
     r.add_argument("--load-state", metavar="FILE", help="start from the state a run saved (cards, fields, vars)")
     r.add_argument("--save-state", metavar="FILE",
                    help="after a run that ends well, save its state there (atomically)")
+    s = sub.add_parser("simulate", help="run an encounter many times and summarize the outcomes")
+    _encounter_arguments(s)
+    s.add_argument("-n", "--runs", type=_count, default=1000, metavar="N", help="how many runs (default 1000)")
+    s.add_argument("--seed", type=int, help="the base seed (default: the encounter's); run i gets a seed made "
+                                            "from it and i")
+    s.add_argument("--workers", type=_count, default=1, metavar="W", help="processes to run on (default 1)")
+    s.add_argument("--backend", choices=["local", "dask"], default="local",
+                   help="local: processes on this machine; dask: a Dask distributed cluster")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler's address (tcp://host:8786)")
+    s.add_argument("--format", choices=["text", "json"], default="text", help="the summary as text or JSON")
+    s.add_argument("--report", metavar="FILE.html", help="also write an HTML page with plots")
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     sub.add_parser("editions", help="list the bundled editions")
     return p
+
+
+def _encounter_arguments(p):
+    p.add_argument("encounter", help="the encounter script (.enc)")
+    p.add_argument("--edition", help="the edition to use instead of the one the encounter names")
+    p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
+    p.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="a folder of edition folders to look in first (repeatable)")
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+_count.__name__ = "count"        # argparse says "invalid count value: '0'"
 
 
 def _option_value(text: str):
@@ -95,9 +120,10 @@ def _option_value(text: str):
         return text
 
 
-def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+def prepare(args, sources: Sources, cl: CommandLine) -> Prepared:
+    """The encounter of a run or simulate command line, checked and prepared against its edition."""
     if args.encounter.endswith(".rules"):
-        raise GrimorioError(Diagnostic("E0002", "grimorio run takes an encounter (a .enc file), not rules",
+        raise GrimorioError(Diagnostic("E0002", f"grimorio {args.command} takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
     enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
     edition = args.edition or enc.edition
@@ -118,10 +144,20 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
                                            f"for example: --set {item or 'name'}=true"))
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
-    prepared = Prepared(enc, program, overrides)
+    return Prepared(enc, program, overrides)
+
+
+def prepare_from_argv(argv) -> Prepared:
+    """What `prepare` gives for a command line: how a worker process prepares its own copy."""
+    sources = Sources()
+    return prepare(_parser().parse_args(argv), sources, CommandLine(argv, sources))
+
+
+def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    prepared = prepare(args, sources, cl)
     setup = None
     if args.load_state:
-        loaded = StateFile(args.load_state, program, sources, cl.span(args.load_state))
+        loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
         given = prepared.given_fields()
         setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
     outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup)
@@ -137,6 +173,11 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     if args.save_state:
         save_state(args.save_state, outcome.engine, cl.span(args.save_state))
     return 0
+
+
+def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
+    from .simulate_cli import simulate_command
+    return simulate_command(args, sources, cl)
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
@@ -178,7 +219,7 @@ def main(argv=None) -> int:
         _parser().print_help()
         return 2
     try:
-        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
+        code = {"run": cmd_run, "simulate": cmd_simulate, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2

@@ -120,6 +120,8 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             self._guard(self.tactic, d)
         for d in rs.all(n.Round):
             self._guard(self.round, d)
+        for d in rs.all(n.Tally):
+            self._guard(self.tally, d)
         sheets = rs.all(n.Sheet)
         self.sheet = sheets[0] if sheets else n.Sheet(Span("<none>", 0, 0), "sheet", ())
         # Defaults that roll nothing and call no rule can be worked out once per encounter.
@@ -383,6 +385,19 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         else:
             self.emit(1, "pass")
 
+    def tally(self, d: n.Tally):
+        """A measure taken at the end of a run: a number, or true or false."""
+        self.owner = f"tally {d.name}"
+        scope = Scope({d.param} if d.param else set())
+        k = K.kind(d.value, self.resolving(scope))
+        allowed = (K.BOOL,) if isinstance(d, n.Stands) else (K.NUMBER, K.BOOL)
+        if k is not None and k not in allowed:
+            self.fail("E0030", f'"{d.name}" must give {", or ".join(allowed)}, not {k}', d.value.span,
+                      "a tally is summed over many runs: give it a number (len(...) counts a list), "
+                      "or true or false")
+        self.emit(0, f"def t_{mangle(d.name)}(_E{', ' + L(d.param) if d.param else ''}):", d.span)
+        self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
+
     def sheet_init(self, d: n.Sheet):
         self.owner = f"sheet {d.name}"
         self.emit(0, "def sheet_defaults(_E, c, given):", d.span)
@@ -435,6 +450,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             m = mangle(d.name)
             steps = [(s.name, g[f"s_{m}_{mangle(s.name)}"]) for s in d.steps]
             self.rounds.append((d.name, steps, g[f"u_{m}"], g[f"f_{m}"]))
+        self.tallies = [(d, g[f"t_{mangle(d.name)}"]) for d in rs.all(n.Tally) if f"t_{mangle(d.name)}" in g]
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(f"o_{mangle(name)}")
         self.sheet_defaults = g["sheet_defaults"]
