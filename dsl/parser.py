@@ -2,17 +2,25 @@
 
 A file is cut into top-level chunks (a line that starts at column 0 begins
 a chunk) and each chunk is parsed on its own, so one mistake does not hide
-the errors of the declarations after it.
+the errors of the declarations after it. A chunk is parsed as it stands and
+its positions are then moved down to its place in the file, so parsing time
+grows with the file's length, not with its square.
+
+The parser is built once per grammar and kept on disk (see cache.py).
 """
 from __future__ import annotations
 
+import hashlib
+import sys
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
+from .cache import place
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 # Words a designer understands, for the grammar's terminals that are patterns;
@@ -54,6 +62,7 @@ class _Indenter(Indenter):
             raise _BadDedent(token, indent, levels)
 
     def _process(self, stream):
+        # Texts end with a newline (parse_text adds one); table cells have none and pass through unchanged.
         token = None
         for token in stream:
             if token.type == self.NL_type:
@@ -64,9 +73,6 @@ class _Indenter(Indenter):
                 self.paren_level += 1
             elif token.type in self.CLOSE_PAREN_types:
                 self.paren_level = max(0, self.paren_level - 1)
-        # A file that does not end with a newline still closes its blocks.
-        if token is not None and token.type != self.NL_type and self.paren_level == 0:
-            yield Token.new_borrow_pos(self.NL_type, "\n", token)
         while len(self.indent_level) > 1:
             self.indent_level.pop()
             yield Token.new_borrow_pos(self.DEDENT_type, "", token) if token else Token(self.DEDENT_type, "")
@@ -87,15 +93,20 @@ def grammar_text() -> str:
 
 @lru_cache(maxsize=None)
 def lark_parser(strict: bool = False) -> Lark:
+    """The one parser of files and table cells (a start rule each), loaded from the cache when it can be."""
+    cache = _cache_file(strict)
     return Lark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
-                start=START, propagate_positions=True, maybe_placeholders=True, strict=strict)
+                start=START, propagate_positions=True, maybe_placeholders=True, strict=strict,
+                cache=str(cache) if cache else False)
 
 
-@lru_cache(maxsize=None)
-def _cell_parser() -> Lark:
-    # Cells are one line: no indentation handling needed.
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", start=START[2:],
-                propagate_positions=True, maybe_placeholders=True)
+def _cache_file(strict: bool) -> Path | None:
+    """Where the built parser is kept (see cache.py): named by the grammar's hash and Lark's and Python's
+    versions, so a changed grammar or library gets a new file; Lark also checks the hash inside the file
+    and rebuilds a stale or damaged one."""
+    import lark
+    key = hashlib.sha256(f"{grammar_text()}|{lark.__version__}|{sys.version_info[:2]}|{strict}".encode()).hexdigest()
+    return place(f"grammar-{key[:24]}.lark-cache")
 
 
 def chunks(text: str) -> list[tuple[int, str]]:
@@ -125,26 +136,52 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
                                 Span(file, first_col0 + 1, col, first_col0 + 1, len(ln) + 1),
                                 "start the file with a declaration at the left margin"))
     for offset, chunk in chunks(text):
-        padded = "\n" * offset + chunk + "\n"
         try:
-            tree = parser.parse(padded, start=start)
+            tree = parser.parse(chunk + "\n", start=start)
         except (UnexpectedInput, _BadDedent) as exc:
-            diags.append(syntax_diagnostic(exc, file, padded))
+            diags.append(syntax_diagnostic(exc, file, chunk + "\n", offset))
             continue
         deep = _too_deep(tree, file)
         if deep:
-            diags.append(deep)
+            diags.append(_moved(deep, offset))
             continue
+        if offset:
+            _move_lines(tree, offset)
         trees.extend(tree.children)
     return trees, diags
+
+
+def _move_lines(tree: Tree, offset: int) -> None:
+    """Move a chunk's tree down by `offset` lines, to where the chunk sits in its file."""
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        meta = t._meta
+        if meta is not None and not meta.empty:
+            meta.line += offset
+            meta.end_line += offset
+        for c in t.children:
+            if isinstance(c, Tree):
+                stack.append(c)
+            elif isinstance(c, Token) and c.line is not None:
+                c.line += offset
+                c.end_line += offset
+
+
+def _moved(d: Diagnostic, offset: int) -> Diagnostic:
+    sp = d.span
+    if not offset or not sp.line:
+        return d
+    return Diagnostic(d.code, d.message, Span(sp.file, sp.line + offset, sp.col, sp.end_line and sp.end_line + offset,
+                                              sp.end_col), d.help, d.severity)
 
 
 def parse_cell(text: str, start: str, file: str, line: int, col: int) -> Tree:
     """Parse one table cell; raise a diagnostic placed at the cell."""
     try:
-        tree = _cell_parser().parse(text, start=start)
-    except UnexpectedInput as exc:
-        d = syntax_diagnostic(exc, file, text, _cell_parser())
+        tree = lark_parser().parse(text, start=start)
+    except (UnexpectedInput, _BadDedent) as exc:
+        d = syntax_diagnostic(exc, file, text)
     else:
         d = _too_deep(tree, file)
         if d is None:
@@ -230,8 +267,13 @@ def _unclosed(file: str, line: int, col: int, ch: str) -> Diagnostic:
                       f'add the "{BRACKETS[ch]}" that closes it')
 
 
-def syntax_diagnostic(exc, file: str, text: str, parser: Lark | None = None) -> Diagnostic:
-    parser = parser or lark_parser()
+def syntax_diagnostic(exc, file: str, text: str, offset: int = 0) -> Diagnostic:
+    """The diagnostic of a parse error in `text`, a chunk that starts `offset` lines into its file."""
+    return _moved(_syntax_diagnostic(exc, file, text, offset), offset)
+
+
+def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
+    parser = lark_parser()
     lines = text.split("\n")
     if isinstance(exc, _BadDedent):
         tok = exc.token
@@ -291,7 +333,7 @@ def syntax_diagnostic(exc, file: str, text: str, parser: Lark | None = None) -> 
             # Inside brackets lines run on: the cause is the bracket left open, not where reading stopped.
             ln, c, ch = opened[-1]
             return Diagnostic("E0104", f'this "{ch}" is never closed', Span(file, ln, c, ln, c + 1),
-                              f'add the "{BRACKETS[ch]}" that closes it; line {line} cannot go on inside it')
+                              f'add the "{BRACKETS[ch]}" that closes it; line {line + offset} cannot go on inside it')
         if tok.type == "NAME":
             close = did_you_mean(str(tok), _keywords(exc.expected, parser))
             expected = close or expected

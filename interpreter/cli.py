@@ -1,4 +1,8 @@
-"""The grimorio command line: run, check, editions."""
+"""The grimorio command line: run, check, editions.
+
+Each command imports what it needs when it runs, so `--help` and
+`editions` start without loading the language or the runtime.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,14 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
-from ..dsl.loader import find_editions
-
-from .checking import check_path
-from .encounter import Prepared, load_encounter, program_for, roots_for
-from .transcript import render_jsonl, render_text
-from .values import show
 
 
 class _Parser(argparse.ArgumentParser):
@@ -92,6 +89,10 @@ def _option_value(text: str):
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    from ..dsl import nodes as n
+    from .encounter import Prepared, load_encounter, program_for, roots_for
+    from .transcript import render_jsonl, render_text
+    from .values import show
     if args.encounter.endswith(".rules"):
         raise GrimorioError(Diagnostic("E0002", "grimorio run takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
@@ -127,6 +128,7 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
+    from .checking import check_path
     diags = []
     for path in args.paths:
         for d in check_path(Path(path), sources, cl.span(path)):
@@ -141,13 +143,10 @@ def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
 
 
 def cmd_editions(args, sources, cl) -> int:
-    from ..dsl.loader import load_entry
-    for name, path in sorted(find_editions().items()):
-        try:
-            ed = load_entry(path).edition
-            print(f"{name:12} {ed.title or ''}")
-        except GrimorioError:
-            print(f"{name:12} (does not load: grimorio check {path})")
+    """Names and titles, read from the entry files' heads: nothing is parsed or compiled."""
+    from ..dsl.loader import edition_heads
+    for name, heads in sorted(edition_heads().items()):
+        print(f"{name:12} {heads[0].title or ''}".rstrip())
     return 0
 
 
