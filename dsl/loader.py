@@ -202,13 +202,13 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
 
 
 def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
+    """How a file is named in diagnostics: relative to the working folder, or to the bundled rulesets."""
+    for base, prefix in ((Path.cwd, ""), (lambda: bundled_root().resolve(), "rulesets/")):
         try:
-            return "rulesets/" + str(path.resolve().relative_to(bundled_root().resolve()))
-        except ValueError:
-            return str(path)
+            return prefix + str(path.resolve().relative_to(base()))
+        except (ValueError, OSError):       # elsewhere; or the working folder was deleted
+            continue
+    return str(path)
 
 
 def _read(path: Path, sources: Sources, diags: list[Diagnostic], at: Span | None = None) -> list[n.Decl]:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
 
+from . import streams
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
@@ -151,9 +153,29 @@ def cmd_editions(args, sources, cl) -> int:
 
 
 def main(argv=None) -> int:
+    """The command line: exit 0 (ok), 1 (an expectation failed), 2 (diagnostics), 130 (interrupted);
+    never a traceback, whatever happens to the process's streams (see streams.py)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     sources = Sources()
     cl = CommandLine(argv, sources)
+    if not streams.prepare():
+        streams.write_error(render(streams.closed_output(), sources))
+        return 2
+    try:
+        code = _command(argv, sources, cl)
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        streams.silence_output()
+        return streams.INTERRUPTED
+    except OSError as exc:
+        diag = streams.fault(exc, cl.whole())
+        if diag is not None:
+            streams.write_error(render(diag, sources))
+        return 2
+    return code
+
+
+def _command(argv, sources: Sources, cl: CommandLine) -> int:
     try:
         args = _parser().parse_args(argv)
     except _UsageError as exc:
@@ -164,19 +186,17 @@ def main(argv=None) -> int:
         _parser().print_help()
         return 2
     try:
-        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
+        return {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, OSError):
+        raise
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
         print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
                                 f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
                      sources), file=sys.stderr)
         return 2
-    sys.stdout.flush()
-    return code
 
 
 if __name__ == "__main__":
