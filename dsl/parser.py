@@ -65,6 +65,8 @@ class _Indenter(Indenter):
         # Texts end with a newline (parse_text adds one); table cells have none and pass through unchanged.
         token = None
         for token in stream:
+            if token.type in _NUMBERS and len(token) > MAX_DIGITS:
+                raise _TooLong(token)
             if token.type == self.NL_type:
                 yield from self.handle_NL(token)
             else:
@@ -76,6 +78,22 @@ class _Indenter(Indenter):
         while len(self.indent_level) > 1:
             self.indent_level.pop()
             yield Token.new_borrow_pos(self.DEDENT_type, "", token) if token else Token(self.DEDENT_type, "")
+
+
+# Numbers are refused where they are written beyond this many digits: Python cannot show an integer of more
+# than 4300 digits, and reading one is slow; a rules language has no use for them.
+MAX_DIGITS = 4000
+_NUMBERS = ("INT", "PERCENT", "DICE")
+
+
+class _TooLong(Exception):
+    def __init__(self, token):
+        self.token = token
+
+
+def too_long(file: str, line: int, col: int, digits: int, width: int = 1) -> Diagnostic:
+    return Diagnostic("E0109", f"this number has {digits} digits; at most {MAX_DIGITS} are allowed",
+                      Span(file, line, col, line, col + width), "numbers this long cannot be computed with or shown")
 
 
 class _BadDedent(Exception):
@@ -138,7 +156,7 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
     for offset, chunk in chunks(text):
         try:
             tree = parser.parse(chunk + "\n", start=start)
-        except (UnexpectedInput, _BadDedent) as exc:
+        except (UnexpectedInput, _BadDedent, _TooLong) as exc:
             diags.append(syntax_diagnostic(exc, file, chunk + "\n", offset))
             continue
         deep = _too_deep(tree, file)
@@ -180,7 +198,7 @@ def parse_cell(text: str, start: str, file: str, line: int, col: int) -> Tree:
     """Parse one table cell; raise a diagnostic placed at the cell."""
     try:
         tree = lark_parser().parse(text, start=start)
-    except (UnexpectedInput, _BadDedent) as exc:
+    except (UnexpectedInput, _BadDedent, _TooLong) as exc:
         d = syntax_diagnostic(exc, file, text)
     else:
         d = _too_deep(tree, file)
@@ -275,6 +293,9 @@ def syntax_diagnostic(exc, file: str, text: str, offset: int = 0) -> Diagnostic:
 def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
     parser = lark_parser()
     lines = text.split("\n")
+    if isinstance(exc, _TooLong):
+        tok = exc.token
+        return too_long(file, tok.line, tok.column, sum(ch.isdigit() for ch in tok), len(tok))
     if isinstance(exc, _BadDedent):
         tok = exc.token
         line = tok.end_line or tok.line

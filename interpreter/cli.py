@@ -80,14 +80,17 @@ def _parser():
     return p
 
 
-def _option_value(text: str):
+def _option_value(text: str, where: Span):
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
-    try:
+    if re.fullmatch(r"[+-]?\d+", text.strip().replace("_", "")):
+        from ..dsl.parser import MAX_DIGITS, too_long
+        digits = text.strip().lstrip("+-").replace("_", "")
+        if len(digits) > MAX_DIGITS:
+            raise GrimorioError(too_long(where.file, where.line, where.col, len(digits), where.end_col - where.col))
         return int(text)
-    except ValueError:
-        return text
+    return text
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
@@ -116,7 +119,7 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
             raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs a name, "=" and a value', cl.span(item),
                                            f"for example: --set {item or 'name'}=true"))
         k, v = item.split("=", 1)
-        overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
+        overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
     prepared = Prepared(enc, program, overrides)
     outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
     text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
@@ -192,11 +195,22 @@ def _command(argv, sources: Sources, cl: CommandLine) -> int:
         return 2
     except (KeyboardInterrupt, OSError):
         raise
-    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
-        print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
-                                f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            return _bug(exc, sources, cl)
+        print(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
+                                "bound the computation that makes it: a loop or a rule that keeps multiplying"),
                      sources), file=sys.stderr)
         return 2
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
+        return _bug(exc, sources, cl)
+
+
+def _bug(exc: BaseException, sources: Sources, cl: CommandLine) -> int:
+    print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
+                            f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
+                 sources), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
