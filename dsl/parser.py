@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import re
 from functools import lru_cache
+from typing import Callable, NamedTuple
 from importlib import resources
 from pathlib import Path
 
@@ -338,8 +340,12 @@ def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
             src = lines[line - 1] if 0 < line <= len(lines) else ""
             col, width = len(src.split("#")[0].rstrip()) + 1, 1
         if tok.type == "_INDENT":
-            # The indented line is the one after the token's line.
-            return Diagnostic("E0101", "unexpected indentation", Span(file, line, col, line, col + 1),
+            # The indented line is the one the token ends on: the caret goes on its first character.
+            at = tok.end_line or line
+            src = lines[at - 1] if 0 < at <= len(lines) else ""
+            lead = len(src) - len(src.lstrip(" \t")) + 1
+            return Diagnostic("E0101", "unexpected indentation",
+                              Span(file, at, lead, at, max(lead + 1, len(src.rstrip()) + 1)),
                               "indent a line only inside a block opened by a line ending in \":\"")
         if tok.type == "_NL":
             msg = "this line stops before it is complete"
@@ -355,6 +361,10 @@ def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
             ln, c, ch = opened[-1]
             return Diagnostic("E0104", f'this "{ch}" is never closed', Span(file, ln, c, ln, c + 1),
                               f'add the "{BRACKETS[ch]}" that closes it; line {line + offset} cannot go on inside it')
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
+        known = _known_mistake(_Spot(tok, frozenset(exc.expected), src[:col - 1], src), file, line, col, width)
+        if known:
+            return known
         if tok.type == "NAME":
             close = did_you_mean(str(tok), _keywords(exc.expected, parser))
             expected = close or expected
@@ -364,3 +374,111 @@ def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
         return Diagnostic("E0104", "the text stops before it is complete", Span(file, last, 1, last, 2),
                           f"expected {_expected(exc.expected, parser)}")
     return Diagnostic("E0101", "this text cannot be read as rules", Span(file, 1, 1, 1, 2))
+
+
+# ------------------------------------------------------------------ known mistakes
+# Everyday typos get a message in the designer's words instead of a list of tokens, the way Lark's
+# match_examples maps example inputs to errors. Each entry recognises the mistake at the token where reading
+# stopped, says what to write instead, and carries the examples tests/test_mistakes.py checks it against.
+
+class _Spot(NamedTuple):
+    tok: Token              # where reading stopped
+    expected: frozenset     # the terminals that could have come there
+    before: str             # the line's text before the token
+    line: str               # the whole line
+
+
+class Mistake(NamedTuple):
+    name: str
+    examples: tuple[tuple[str, str], ...]       # (start rule, text) that make this mistake
+    found: Callable[[_Spot], tuple[int, int] | None]     # the mistake's columns on the line (from, to), or None
+    message: Callable[[_Spot], str]
+    help: Callable[[_Spot], str]
+
+
+def _dice_without_faces(s: _Spot):
+    m = re.search(r"(\d+)$", s.before)
+    if s.tok.type == "NAME" and str(s.tok) in ("d", "D") and m:
+        return m.start(1) + 1, len(s.before) + 2
+    return None
+
+
+def _single_equals(s: _Spot):
+    if str(s.tok) == "=" and "EQUAL" not in s.expected:
+        return len(s.before) + 1, len(s.before) + 2
+    return None
+
+
+def _misspelled_line_word(s: _Spot):
+    m = re.match(r"(\s*)([^\W\d]\w*)\s*$", s.before)
+    if m and m.group(2) not in _line_words() and did_you_mean(m.group(2), _line_words()):
+        return m.start(2) + 1, m.end(2) + 1
+    return None
+
+
+def _decimal_point(s: _Spot):
+    m = re.search(r"(\d+)\.$", s.before)
+    if s.tok.type == "INT" and m:
+        return m.start(1) + 1, len(s.before) + len(s.tok) + 1
+    return None
+
+
+def _else_if(s: _Spot):
+    m = re.search(r"\belse\s*$", s.before)
+    if str(s.tok) == "if" and m:
+        return m.start() + 1, len(s.before) + 3
+    return None
+
+
+def _count(s: _Spot) -> str:
+    return re.search(r"(\d+)$", s.before).group(1)
+
+
+def _first_word(s: _Spot) -> str:
+    return re.match(r"\s*(\w*)", s.line).group(1)
+
+
+MISTAKES: tuple[Mistake, ...] = (
+    Mistake("dice without faces",
+            (("rules_file", "var x = 2D\n"), ("rules_file", "rule f():\n  return roll 3d + 1\n")),
+            _dice_without_faces,
+            lambda s: "dice need a number of faces",
+            lambda s: "write the number of faces after the D: {0}D6, {0}D10...".format(_count(s))),
+    Mistake("a single = to compare",
+            (("rules_file", "rule f(c):\n  if c.pv = 0:\n    pass\n"), ("encounter_file", "expect Bandido.pv = 5\n"),
+             ("rules_file", "rule f(c):\n  while c.pv = 0:\n    pass\n")),
+            _single_equals,
+            lambda s: 'to compare, write "==": a single "=" gives a value',
+            lambda s: '"==" compares (if a == b); "=" belongs to let, set and options (let a = b)'),
+    Mistake("a misspelled word at the start of a line",
+            (("rules_file", "action golpe(a, b):\n  requieres en_pie(a)\n  pass\n"),
+             ("rules_file", "rule f(c):\n  retrun c\n")),
+            _misspelled_line_word,
+            lambda s: f'"{_first_word(s)}" is not a word of the language',
+            lambda s: did_you_mean(_first_word(s), _line_words())),
+    Mistake("a decimal point",
+            (("rules_file", "var x = 0.5\n"), ("rules_file", "rule f(c):\n  return c.pv * 1.5\n")),
+            _decimal_point,
+            lambda s: "numbers have no decimals",
+            lambda s: 'write a fraction with "/" (1/2 is a half, 3/2 one and a half) or a percentage (50%)'),
+    Mistake("else if",
+            (("rules_file", "rule f(c):\n  if c:\n    pass\n  else if c:\n    pass\n"),),
+            _else_if,
+            lambda s: 'write "elif", not "else if"',
+            lambda s: "elif CONDITION: starts the next branch of an if"),
+)
+
+
+@lru_cache(maxsize=None)
+def _line_words() -> frozenset[str]:
+    """The keywords of the grammar: the words a line can start with, and the rest."""
+    return frozenset(t.pattern.value for t in lark_parser().terminals
+                     if t.pattern.type == "str" and t.pattern.value.isalpha())
+
+
+def _known_mistake(spot: _Spot, file: str, line: int, col: int, width: int) -> Diagnostic | None:
+    for m in MISTAKES:
+        where = m.found(spot)
+        if where:
+            return Diagnostic("E0101", m.message(spot), Span(file, line, where[0], line, where[1]), m.help(spot))
+    return None
