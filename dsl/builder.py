@@ -561,15 +561,15 @@ class Builder:
                 elif k == "e_dice":
                     strict = strict or c[0] is not None
                     for p in c[1:]:
-                        words = tuple(str(x) for x in p.children if x.type == "NAME")
+                        words = tuple(_word(x) for x in p.children if x.type in ("NAME", "STRING"))
                         faces = tuple(int(x) for x in p.children if x.type == "INT")
                         pins.append(n.Pin(self.span(p), words, faces))
                 elif k == "e_round":
                     decisions = []
                     for d in c[1:]:
-                        choices = tuple((tuple(str(w) for w in ch.children) or (ch.data[len("choice_"):],), self.span(ch))
-                                        for ch in d.children[1:])
-                        decisions.append(n.Decision(self.span(d), str(d.children[0]), choices))
+                        choices = tuple((tuple(_word(w) for w in ch.children) or (ch.data[len("choice_"):],),
+                                         self.span(ch)) for ch in d.children[1:])
+                        decisions.append(n.Decision(self.span(d), _word(d.children[0]), choices))
                     script.append((int(c[0]), tuple(decisions)))
                 elif k == "e_do":
                     do.extend(self.body(c[0]))
@@ -582,7 +582,7 @@ class Builder:
                            tuple(pins), tuple(script), tuple(do), tuple(expects))
 
     def combatant(self, t):
-        name = str(t.children[0])
+        name = _word(t.children[0])
         fields, holds = [], []
         for line in t.children[1:]:
             if line.data == "c_holds":
@@ -616,6 +616,11 @@ def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):
         elif isinstance(v, (tuple, n.Node)):
             changes[f.name] = _relocate(v, cell, exact, origin)
     return dataclasses.replace(node, **changes) if changes else node
+
+
+def _word(tok: Token) -> str:
+    """A name as written: a NAME, or a quoted text (a combatant's name with spaces)."""
+    return _unquote(tok) if tok.type == "STRING" else str(tok)
 
 
 def _number(digits: str, span: Span) -> int:
