@@ -93,6 +93,8 @@ def _built(kind: str, text: str, file: str):
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return result
     _memory[key] = data
+    while len(_memory) > KEEP:
+        del _memory[next(iter(_memory))]
     _write(f"built-{key[:32]}.pickle", data)
     return result
 
