@@ -62,9 +62,10 @@ _TITLE = re.compile(r'[ \t]+title[ \t]+"((?:\\.|[^"\\\n])*)"')
 
 
 def entry_heads(folder: Path) -> list[EditionHead]:
-    """The editions declared by the entry files of one folder. An entry file is a .rules file whose first
-    declaration is `edition`: of every other file only the head (up to HEAD_BYTES) is read. Only regular
-    files are opened, and nothing is read past the size cap, so a FIFO or a device never blocks this."""
+    """The editions declared by the entry files of one folder. An entry file is a .rules file with a line
+    that starts with `edition` in its head (its first HEAD_BYTES): of every other file only the head is
+    read. Only regular files are opened, and nothing is read past the size cap, so a FIFO or a device
+    never blocks this."""
     out = []
     try:
         files = sorted(folder.glob("*.rules"))
@@ -73,8 +74,7 @@ def entry_heads(folder: Path) -> list[EditionHead]:
     for f in files:
         try:
             head = read_bounded(f, HEAD_BYTES, whole=False)
-            first = next((ln for ln in head.split(b"\n") if ln.strip() and ln[:1] not in b" \t#"), b"")
-            if not first.startswith(b"edition "):
+            if not any(ln.startswith(b"edition ") for ln in head.split(b"\n")):
                 continue
             data = head if len(head) < HEAD_BYTES else read_bounded(f)
         except (OSError, ValueError):

@@ -36,7 +36,7 @@ def check_path(path: Path, sources: Sources, at: Span | None = None) -> list[Dia
 
 
 def _entries(folder: Path) -> list[Path]:
-    """The entry files of a folder (their first declaration is an edition)."""
+    """The entry files of a folder (a line at the margin declares an edition)."""
     return list(dict.fromkeys(h.entry for h in entry_heads(folder)))
 
 
