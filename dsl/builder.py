@@ -8,7 +8,7 @@ from lark import Token, Tree
 
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, Span
-from .parser import parse_cell, parse_text
+from .parser import MAX_DIGITS, parse_cell, parse_text, too_long
 
 WORDS = re.compile(r"^[^\W\d][\w' ]*$")
 RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
@@ -116,8 +116,8 @@ class Builder:
                 if not m:
                     raise GrimorioError(Diagnostic("E0105", f'"{row[0].strip()}" is not a roll or a range of rolls',
                                                    cols[0], "write a number such as 7, or a range such as 4-6"))
-                lo = int(m.group(1))
-                key = (lo, int(m.group(2) or lo))
+                lo = _number(m.group(1), cols[0])
+                key = (lo, _number(m.group(2) or m.group(1), cols[0]))
             else:
                 key = self.value_cell(row[0], cols[0])
             out.append((key,) + tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:])))
@@ -284,12 +284,20 @@ class Builder:
         text = str(tok)
         if not text.rstrip().endswith("|") or len(text.strip()) < 2:
             sp = self.span(tok)
+            end = len(text.rstrip())
+            comment = re.search(r'\|\s*(#.*)$', text)
+            if comment:
+                end = comment.start(1)
+            help = "a comment cannot follow a table row: put it on a line of its own" if comment else None
             raise GrimorioError(Diagnostic("E0207", "a table row must end with \"|\"",
-                                           Span(self.file, sp.line, sp.col + len(text.rstrip()), sp.line,
-                                                sp.col + len(text.rstrip()) + 1)))
-        cells, start, inq = [], 1, False
+                                           Span(self.file, sp.line, sp.col + end, sp.line, sp.col + end + 1), help))
+        cells, start, inq, escaped = [], 1, False, False
         for i, ch in enumerate(text):
-            if ch == '"':
+            if escaped:                         # the character after a backslash inside a text
+                escaped = False
+            elif inq and ch == "\\":
+                escaped = True
+            elif ch == '"':
                 inq = not inq
             elif ch == "|" and not inq and i > 0:
                 cells.append((text[start:i], start))
@@ -318,7 +326,7 @@ class Builder:
             return n.Const(span, False)
         m = SCALE.match(text)
         if m:
-            k = int(m.group(2))
+            k = _number(m.group(2), span)
             if k == 0:
                 raise GrimorioError(Diagnostic("E0105", "a scale of zero" if m.group(1) == "x" else
                                                "a scale cannot divide by zero", span,
@@ -561,15 +569,15 @@ class Builder:
                 elif k == "e_dice":
                     strict = strict or c[0] is not None
                     for p in c[1:]:
-                        words = tuple(str(x) for x in p.children if x.type == "NAME")
+                        words = tuple(_word(x) for x in p.children if x.type in ("NAME", "STRING"))
                         faces = tuple(int(x) for x in p.children if x.type == "INT")
                         pins.append(n.Pin(self.span(p), words, faces))
                 elif k == "e_round":
                     decisions = []
                     for d in c[1:]:
-                        choices = tuple((tuple(str(w) for w in ch.children) or (ch.data[len("choice_"):],), self.span(ch))
-                                        for ch in d.children[1:])
-                        decisions.append(n.Decision(self.span(d), str(d.children[0]), choices))
+                        choices = tuple((tuple(_word(w) for w in ch.children) or (ch.data[len("choice_"):],),
+                                         self.span(ch)) for ch in d.children[1:])
+                        decisions.append(n.Decision(self.span(d), _word(d.children[0]), choices))
                     script.append((int(c[0]), tuple(decisions)))
                 elif k == "e_do":
                     do.extend(self.body(c[0]))
@@ -582,7 +590,7 @@ class Builder:
                            tuple(pins), tuple(script), tuple(do), tuple(expects))
 
     def combatant(self, t):
-        name = str(t.children[0])
+        name = _word(t.children[0])
         fields, holds = [], []
         for line in t.children[1:]:
             if line.data == "c_holds":
@@ -616,6 +624,18 @@ def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):
         elif isinstance(v, (tuple, n.Node)):
             changes[f.name] = _relocate(v, cell, exact, origin)
     return dataclasses.replace(node, **changes) if changes else node
+
+
+def _word(tok: Token) -> str:
+    """A name as written: a NAME, or a quoted text (a combatant's name with spaces)."""
+    return _unquote(tok) if tok.type == "STRING" else str(tok)
+
+
+def _number(digits: str, span: Span) -> int:
+    """A number written in a table cell, refused at its place when it is too long to compute with."""
+    if len(digits) > MAX_DIGITS:
+        raise GrimorioError(too_long(span.file, span.line, span.col, len(digits), span.end_col - span.col))
+    return int(digits)
 
 
 def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:

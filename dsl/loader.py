@@ -7,14 +7,15 @@ place, so transcripts stay in a stable order.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from . import nodes as n
-from .builder import build_rules
+from .cache import build_rules
 from .diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
-from .source import read_text
+from .source import read_bounded, read_text
 
 # Which kinds share a namespace (a name must be unique within one).
 NAMESPACE = {
@@ -44,32 +45,102 @@ def bundled_root() -> Path:
     return Path(str(resources.files("grimorio.rulesets")))
 
 
-def find_editions(roots: list[Path] | None = None) -> dict[str, Path]:
-    """Edition name -> entry file, for every folder under the roots."""
-    out: dict[str, Path] = {}
-    for root in roots or [bundled_root()]:
-        if not root.is_dir():
+@dataclass(frozen=True)
+class EditionHead:
+    """An edition as its entry file's head declares it, read without building anything."""
+    name: str
+    entry: Path
+    line: int
+    title: str | None = None
+
+    @property
+    def span(self) -> Span:
+        return Span(_display(self.entry), self.line, 1, self.line, len("edition ") + len(self.name) + 1)
+
+
+HEAD_BYTES = 64 * 1024       # how much of a .rules file is read to learn whether it is an entry file
+_TITLE = re.compile(r'[ \t]+title[ \t]+"((?:\\.|[^"\\\n])*)"')
+
+
+def entry_heads(folder: Path) -> list[EditionHead]:
+    """The editions declared by the entry files of one folder. An entry file is a .rules file with a line
+    that starts with `edition` in its head (its first HEAD_BYTES): of every other file only the head is
+    read. Only regular files are opened, and nothing is read past the size cap, so a FIFO or a device
+    never blocks this."""
+    out = []
+    try:
+        files = sorted(folder.glob("*.rules"))
+    except OSError:
+        return out
+    for f in files:
+        try:
+            head = read_bounded(f, HEAD_BYTES, whole=False)
+            if not any(ln.startswith(b"edition ") for ln in head.split(b"\n")):
+                continue
+            data = head if len(head) < HEAD_BYTES else read_bounded(f)
+        except (OSError, ValueError):
             continue
-        for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-            for f in sorted(folder.glob("*.rules")):
-                try:
-                    text = f.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    continue
-                for line in text.splitlines():
-                    if line.startswith("edition "):
-                        name = line[len("edition "):].split(":")[0].strip()
-                        out.setdefault(name, f)
+        lines = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+        for i, line in enumerate(lines):
+            if line.startswith("edition "):
+                name = line[len("edition "):].split(":")[0].split("#")[0].strip()
+                out.append(EditionHead(name, f, i + 1, _title(lines, i + 1)))
+    return out
+
+
+def _title(lines: list[str], start: int) -> str | None:
+    for line in lines[start:]:
+        if line[:1] not in (" ", "\t", "#", ""):
+            return None
+        m = _TITLE.match(line)
+        if m:
+            return re.sub(r"\\(.)", r"\1", m.group(1))
+    return None
+
+
+def edition_heads(roots: list[Path] | None = None) -> dict[str, list[EditionHead]]:
+    """Edition name -> its entries in the first root that declares it (more than one is an error, E0107)."""
+    out: dict[str, list[EditionHead]] = {}
+    for root in roots or [bundled_root()]:
+        try:
+            folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        except OSError:
+            continue
+        here: dict[str, list[EditionHead]] = {}
+        for folder in folders:
+            for h in entry_heads(folder):
+                here.setdefault(h.name, []).append(h)
+        for name, heads in here.items():
+            out.setdefault(name, heads)
+    return out
+
+
+def find_editions(roots: list[Path] | None = None) -> dict[str, Path]:
+    """Edition name -> entry file, for every folder under the roots; the first root that has a name wins."""
+    return {name: heads[0].entry for name, heads in edition_heads(roots).items()}
+
+
+def duplicate_editions(heads: dict[str, list[EditionHead]], only: str | None = None) -> list[Diagnostic]:
+    """E0107 for every name declared by two entry files of one rules folder."""
+    out = []
+    for name, found in heads.items():
+        if len(found) > 1 and only in (None, name):
+            others = ", ".join(str(h.span) for h in found[1:])
+            out.append(Diagnostic("E0107", f'edition "{name}" is declared twice in one rules folder', found[0].span,
+                                  f"it is also declared at {others}; rename one of them"))
     return out
 
 
 def load_edition(name: str, roots: list[Path] | None = None, span: Span | None = None,
                  sources: Sources | None = None) -> Ruleset:
-    editions = find_editions(roots)
-    if name not in editions:
+    heads = edition_heads(roots)
+    if name not in heads:
         raise GrimorioError(Diagnostic("E0301", f'there is no edition "{name}"', span or Span("<command line>", 0, 0),
-                                       did_you_mean(name, editions) or f"the editions are: {', '.join(sorted(editions))}"))
-    return load_entry(editions[name], roots, sources)
+                                       did_you_mean(name, heads) or f"the editions are: {', '.join(sorted(heads))}"))
+    twice = duplicate_editions(heads, name)
+    if twice:
+        raise GrimorioError(twice)
+    return load_entry(heads[name][0].entry, roots, sources)
 
 
 def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | None = None,
@@ -85,16 +156,23 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
                                        Span(_display(entry), 1, 1),
                                        'an entry file starts with "edition", the edition\'s name and ":"'))
     ed = editions[0]
+    if len(editions) > 1:
+        raise GrimorioError(Diagnostic("E0108", f'this file declares a second edition, "{editions[1].name}"',
+                                       editions[1].span, f'the first, "{ed.name}", is at {ed.span}; '
+                                       "give each edition its own folder"))
     if ed.name in _seen:
         chain = " -> ".join(_seen + (ed.name,))
         raise GrimorioError(Diagnostic("E0302", f'edition "{ed.name}" extends itself: {chain}', ed.span,
                                        "an edition may extend another, but not come back to itself"))
     if ed.extends:
-        eds = find_editions(roots)
+        eds = edition_heads(roots)
         if ed.extends not in eds:
             raise GrimorioError(Diagnostic("E0301", f'there is no edition "{ed.extends}"', ed.span,
                                            did_you_mean(ed.extends, eds)))
-        base = load_entry(eds[ed.extends], roots, sources, _seen + (ed.name,))
+        twice = duplicate_editions(eds, ed.extends)
+        if twice:
+            raise GrimorioError(twice)
+        base = load_entry(eds[ed.extends][0].entry, roots, sources, _seen + (ed.name,))
         rs = Ruleset(ed, entry.parent, base.spaces, base.origin, sources)
     else:
         rs = Ruleset(ed, entry.parent, sources=sources)
@@ -125,13 +203,13 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
 
 
 def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
+    """How a file is named in diagnostics: relative to the working folder, or to the bundled rulesets."""
+    for base, prefix in ((Path.cwd, ""), (lambda: bundled_root().resolve(), "rulesets/")):
         try:
-            return "rulesets/" + str(path.resolve().relative_to(bundled_root().resolve()))
-        except ValueError:
-            return str(path)
+            return prefix + str(path.resolve().relative_to(base()))
+        except (ValueError, OSError):       # elsewhere; or the working folder was deleted
+            continue
+    return str(path)
 
 
 def _read(path: Path, sources: Sources, diags: list[Diagnostic], at: Span | None = None) -> list[n.Decl]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..dsl import nodes as n
-from ..dsl.builder import build_rules
+from ..dsl.cache import build_rules
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
-from ..dsl.loader import bundled_root, load_entry
+from ..dsl.loader import bundled_root, duplicate_editions, edition_heads, entry_heads, load_entry
 from ..dsl.source import read_text
 
 from .compiler import compile_checked
@@ -36,16 +36,8 @@ def check_path(path: Path, sources: Sources, at: Span | None = None) -> list[Dia
 
 
 def _entries(folder: Path) -> list[Path]:
-    """The .rules files of a folder that declare an edition (the line starts at the margin)."""
-    out = []
-    for f in sorted(folder.glob("*.rules")):
-        try:
-            text = read_text(f)
-        except GrimorioError:
-            continue
-        if any(line.startswith("edition ") for line in text.split("\n")):
-            out.append(f)
-    return out
+    """The entry files of a folder (a line at the margin declares an edition)."""
+    return list(dict.fromkeys(h.entry for h in entry_heads(folder)))
 
 
 def _roots(folder: Path) -> list[Path]:
@@ -68,7 +60,7 @@ def _folder(folder: Path, sources: Sources, at: Span) -> list[Diagnostic]:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
                            'an edition folder has one .rules file that starts with "edition", '
                            'the edition\'s name and ":"')]
-    out = []
+    out = duplicate_editions(edition_heads([folder]))
     for entry in entries:
         out += _edition(entry, sources)
     for f in sorted(folder.glob("*.enc")):

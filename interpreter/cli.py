@@ -1,4 +1,8 @@
-"""The grimorio command line: run, check, editions."""
+"""The grimorio command line: run, check, editions.
+
+Each command imports what it needs when it runs, so `--help` and
+`editions` start without loading the language or the runtime.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,15 +11,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
-from ..dsl.loader import find_editions
 
-from .checking import check_path
-from .encounter import Prepared, load_encounter, program_for, roots_for
-from .state import StateFile, save as save_state
-from .transcript import render_jsonl, render_text
-from .values import show
+from . import streams
 
 
 class _Parser(argparse.ArgumentParser):
@@ -110,18 +108,23 @@ def _count(text: str) -> int:
 _count.__name__ = "count"        # argparse says "invalid count value: '0'"
 
 
-def _option_value(text: str):
+def _option_value(text: str, where: Span):
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
-    try:
+    if re.fullmatch(r"[+-]?\d+", text.strip().replace("_", "")):
+        from ..dsl.parser import MAX_DIGITS, too_long
+        digits = text.strip().lstrip("+-").replace("_", "")
+        if len(digits) > MAX_DIGITS:
+            raise GrimorioError(too_long(where.file, where.line, where.col, len(digits), where.end_col - where.col))
         return int(text)
-    except ValueError:
-        return text
+    return text
 
 
-def prepare(args, sources: Sources, cl: CommandLine) -> Prepared:
+def prepare(args, sources: Sources, cl: CommandLine):
     """The encounter of a run or simulate command line, checked and prepared against its edition."""
+    from ..dsl import nodes as n
+    from .encounter import Prepared, load_encounter, program_for, roots_for
     if args.encounter.endswith(".rules"):
         raise GrimorioError(Diagnostic("E0002", f"grimorio {args.command} takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
@@ -143,17 +146,20 @@ def prepare(args, sources: Sources, cl: CommandLine) -> Prepared:
             raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs a name, "=" and a value', cl.span(item),
                                            f"for example: --set {item or 'name'}=true"))
         k, v = item.split("=", 1)
-        overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
+        overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
     return Prepared(enc, program, overrides)
 
 
-def prepare_from_argv(argv) -> Prepared:
+def prepare_from_argv(argv):
     """What `prepare` gives for a command line: how a worker process prepares its own copy."""
     sources = Sources()
     return prepare(_parser().parse_args(argv), sources, CommandLine(argv, sources))
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    from .state import StateFile, save as save_state
+    from .transcript import render_jsonl, render_text
+    from .values import show
     prepared = prepare(args, sources, cl)
     setup = None
     if args.load_state:
@@ -181,6 +187,7 @@ def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
+    from .checking import check_path
     diags = []
     for path in args.paths:
         for d in check_path(Path(path), sources, cl.span(path)):
@@ -195,20 +202,37 @@ def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
 
 
 def cmd_editions(args, sources, cl) -> int:
-    from ..dsl.loader import load_entry
-    for name, path in sorted(find_editions().items()):
-        try:
-            ed = load_entry(path).edition
-            print(f"{name:12} {ed.title or ''}")
-        except GrimorioError:
-            print(f"{name:12} (does not load: grimorio check {path})")
+    """Names and titles, read from the entry files' heads: nothing is parsed or compiled."""
+    from ..dsl.loader import edition_heads
+    for name, heads in sorted(edition_heads().items()):
+        print(f"{name:12} {heads[0].title or ''}".rstrip())
     return 0
 
 
 def main(argv=None) -> int:
+    """The command line: exit 0 (ok), 1 (an expectation failed), 2 (diagnostics), 130 (interrupted);
+    never a traceback, whatever happens to the process's streams (see streams.py)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     sources = Sources()
     cl = CommandLine(argv, sources)
+    if not streams.prepare():
+        streams.write_error(render(streams.closed_output(), sources))
+        return 2
+    try:
+        code = _command(argv, sources, cl)
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        streams.silence_output()
+        return streams.INTERRUPTED
+    except OSError as exc:
+        diag = streams.fault(exc, cl.whole())
+        if diag is not None:
+            streams.write_error(render(diag, sources))
+        return 2
+    return code
+
+
+def _command(argv, sources: Sources, cl: CommandLine) -> int:
     try:
         args = _parser().parse_args(argv)
     except _UsageError as exc:
@@ -219,19 +243,29 @@ def main(argv=None) -> int:
         _parser().print_help()
         return 2
     try:
-        code = {"run": cmd_run, "simulate": cmd_simulate, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
+        return {"run": cmd_run, "simulate": cmd_simulate, "check": cmd_check, "editions": cmd_editions}[args.command](
+            args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
-    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
-        print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
-                                f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
+    except (KeyboardInterrupt, OSError):
+        raise
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            return _bug(exc, sources, cl)
+        print(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
+                                "bound the computation that makes it: a loop or a rule that keeps multiplying"),
                      sources), file=sys.stderr)
         return 2
-    sys.stdout.flush()
-    return code
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
+        return _bug(exc, sources, cl)
+
+
+def _bug(exc: BaseException, sources: Sources, cl: CommandLine) -> int:
+    print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
+                            f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
+                 sources), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

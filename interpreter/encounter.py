@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dsl import nodes as n
-from ..dsl.builder import build_encounter
+from ..dsl.cache import build_encounter
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.loader import bundled_root, load_edition
 from ..dsl.source import read_text
