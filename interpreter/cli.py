@@ -1,4 +1,4 @@
-"""The grimorio command line: run, check, editions."""
+"""The grimorio command line: run, check, editions, fmt, lsp."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +12,7 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, 
 from ..dsl.loader import find_editions
 
 from .checking import check_path
+from .formatting import cmd_fmt
 from .encounter import Prepared, load_encounter, program_for, roots_for
 from .transcript import render_jsonl, render_text
 from .values import show
@@ -78,6 +79,11 @@ def _parser():
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     sub.add_parser("editions", help="list the bundled editions")
+    f = sub.add_parser("fmt", help="format .rules and .enc files: indentation, aligned tables")
+    f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in")
+    f.add_argument("--check", action="store_true", help="change nothing; list the files that need formatting "
+                                                        "and exit 1 if there are any")
+    sub.add_parser("lsp", help="serve the language server protocol on stdin/stdout (for editors)")
     return p
 
 
@@ -151,6 +157,20 @@ def cmd_editions(args, sources, cl) -> int:
     return 0
 
 
+def cmd_lsp(args, sources, cl) -> int:
+    try:
+        from .lsp import serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        raise GrimorioError(Diagnostic("E0022", "the language server needs the lsp extra, which is not installed",
+                                       cl.span("lsp"), 'pip install "grimorio[lsp]"')) from None
+    return serve()
+
+
+COMMANDS = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions, "fmt": cmd_fmt, "lsp": cmd_lsp}
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     sources = Sources()
@@ -165,7 +185,7 @@ def main(argv=None) -> int:
         _parser().print_help()
         return 2
     try:
-        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
+        code = COMMANDS[args.command](args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2
