@@ -197,6 +197,26 @@ def test_a_change_in_an_included_file_rechecks_its_edition_and_encounters(client
     assert d["code"].startswith("E01")
 
 
+def test_hover_and_definition_reach_into_the_extended_edition(client, workspace):
+    casa = workspace / "casa" / "casa.rules"
+    casa.parent.mkdir()
+    casa.write_text('edition casa:\n  extends aquelarre\n\nrule de_pie(c):\n  return en_pie(c)\n', encoding="utf-8")
+    open_doc(client, casa)
+    assert client.diagnostics(uri(casa)) == []
+    pos = {"line": 4, "character": 12}
+    value = client.request("textDocument/hover", {"textDocument": {"uri": uri(casa)}, "position": pos})
+    assert "rule en_pie(c):" in value["contents"]["value"] and "edition **aquelarre**" in value["contents"]["value"]
+    [loc] = client.request("textDocument/definition", {"textDocument": {"uri": uri(casa)}, "position": pos})
+    assert loc["uri"] == uri(workspace / "aquelarre" / "estados.rules")
+    # The edition's own rule is this edition's.
+    value = client.request("textDocument/hover", {"textDocument": {"uri": uri(casa)},
+                                                  "position": {"line": 3, "character": 6}})
+    assert "edition **casa**" in value["contents"]["value"]
+    # No declaration under the cursor: no hover.
+    assert client.request("textDocument/hover", {"textDocument": {"uri": uri(casa)},
+                                                 "position": {"line": 4, "character": 2}}) is None
+
+
 def test_a_wide_character_before_the_error_counts_in_utf16(client, workspace):
     casa = workspace / "casa.rules"
     open_doc(client, casa, 'rule r(x):\n  let s = "𝔊" + * 1\n')
