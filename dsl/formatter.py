@@ -197,7 +197,8 @@ def _tables(lines: list[_Line]) -> list[list[_Line]]:
 # ------------------------------------------------------------------ the whole text
 def format_text(text: str) -> str:
     """The canonical layout of a file's text (which should read without errors)."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    # "\r\n" ends a line as "\n" does; a "\r" alone is a character (inside a comment, say), not a line end.
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     lines = _classify(text)
     _levels(lines)
     for table in _tables(lines):
