@@ -140,8 +140,16 @@ def did_save(ls: GrimorioServer, params: t.DidSaveTextDocumentParams):
 
 @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: GrimorioServer, params: t.DidCloseTextDocumentParams):
-    ls.analyses.pop(params.text_document.uri, None)
-    ls.known.pop(params.text_document.uri, None)
+    """Forget the file's analysis and its diagnostics; the open files that read it now read the disk."""
+    uri = params.text_document.uri
+    closed = ls.analyses.pop(uri, None)
+    ls.known.pop(uri, None)
+    for stale in ls.published.pop(uri, set()):
+        ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=stale, diagnostics=[]))
+    if closed is not None:
+        for other, b in list(ls.analyses.items()):
+            if other in ls.workspace.text_documents and closed.path in b.files:
+                ls.recheck(other, others=False)
 
 
 @server.feature(t.TEXT_DOCUMENT_HOVER)

@@ -190,7 +190,12 @@ def test_a_change_in_an_included_file_rechecks_its_edition_and_encounters(client
     [d] = diags["params"]["diagnostics"]
     assert d["code"] == "E0201" and 'did you mean "Garrota"?' in d["message"]
     assert tablas.read_text(encoding="utf-8") == text              # nothing was written to disk
+    # Closed without saving: the encounter is rechecked with the file on disk.
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri(tablas)}})
+    client.opened.remove(tablas)
+    assert client.diagnostics(uri(duelo)) == []
 
+    open_doc(client, tablas, text)
     # A syntax error in an included file shows in that file, found through the edition.
     change(client, tablas, text.replace("table armaduras:", "table armaduras"), version=3)
     [d] = client.diagnostics(uri(tablas), some=True)
