@@ -55,6 +55,8 @@ class Sources:
     """The text of every file read, so a diagnostic can show its line."""
 
     texts: dict[str, str] = field(default_factory=dict)
+    # Texts to read instead of the files on disk, by resolved path: an editor's unsaved buffers.
+    unsaved: dict[str, str] = field(default_factory=dict)
 
     def line(self, file: str, number: int) -> str | None:
         text = self.texts.get(file)

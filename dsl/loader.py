@@ -215,7 +215,9 @@ def _display(path: Path) -> str:
 def _read(path: Path, sources: Sources, diags: list[Diagnostic], at: Span | None = None) -> list[n.Decl]:
     display = _display(path)
     try:
-        text = read_text(path, display, at, sources)
+        text = sources.unsaved.get(str(path.resolve()))
+        if text is None:
+            text = read_text(path, display, at, sources)
     except GrimorioError as exc:
         diags.extend(exc.diagnostics)
         return []

@@ -1,4 +1,4 @@
-"""The grimorio command line: run, check, editions.
+"""The grimorio command line: run, simulate, check, editions, fmt, lsp.
 
 Each command imports what it needs when it runs, so `--help` and
 `editions` start without loading the language or the runtime.
@@ -87,6 +87,11 @@ def _parser():
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     sub.add_parser("editions", help="list the bundled editions")
+    f = sub.add_parser("fmt", help="format .rules and .enc files: indentation, aligned tables")
+    f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in")
+    f.add_argument("--check", action="store_true", help="change nothing; list the files that need formatting "
+                                                        "and exit 1 if there are any")
+    sub.add_parser("lsp", help="serve the language server protocol on stdin/stdout (for editors)")
     return p
 
 
@@ -209,6 +214,26 @@ def cmd_editions(args, sources, cl) -> int:
     return 0
 
 
+def cmd_lsp(args, sources, cl) -> int:
+    try:
+        from .lsp import serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        raise GrimorioError(Diagnostic("E0022", "the language server needs the lsp extra, which is not installed",
+                                       cl.span("lsp"), 'pip install "grimorio[lsp]"')) from None
+    return serve()
+
+
+def cmd_fmt(args, sources, cl) -> int:
+    from .formatting import cmd_fmt as fmt
+    return fmt(args, sources, cl)
+
+
+COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "check": cmd_check, "editions": cmd_editions,
+            "fmt": cmd_fmt, "lsp": cmd_lsp}
+
+
 def main(argv=None) -> int:
     """The command line: exit 0 (ok), 1 (an expectation failed), 2 (diagnostics), 130 (interrupted);
     never a traceback, whatever happens to the process's streams (see streams.py)."""
@@ -243,8 +268,7 @@ def _command(argv, sources: Sources, cl: CommandLine) -> int:
         _parser().print_help()
         return 2
     try:
-        return {"run": cmd_run, "simulate": cmd_simulate, "check": cmd_check, "editions": cmd_editions}[args.command](
-            args, sources, cl)
+        return COMMANDS[args.command](args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2
