@@ -406,6 +406,8 @@ class Builder:
             return n.Stop(sp)
         if k == "expr_stmt":
             return n.ExprStmt(sp, self.expr(c[0]))
+        if k == "expect_stmt":
+            return self.expectation(c[0], sp)
         if k == "if_stmt":
             branches = [(self.expr(c[0]), self.body(c[1]))]
             orelse = None
@@ -533,7 +535,7 @@ class Builder:
     def encounter(self, items) -> n.Encounter:
         title = edition = seed = rounds = None
         ed_span = None
-        settings, combatants, pins, script, do, expects = [], [], [], [], [], []
+        settings, combatants, pins, script, do, expects, round_expects = [], [], [], [], [], [], []
         strict = False
         for it in items:
             k, c = it.data, it.children
@@ -559,19 +561,37 @@ class Builder:
                 elif k == "e_round":
                     decisions = []
                     for d in c[1:]:
-                        choices = tuple((tuple(str(w) for w in ch.children) or (ch.data[len("choice_"):],), self.span(ch))
-                                        for ch in d.children[1:])
-                        decisions.append(n.Decision(self.span(d), str(d.children[0]), choices))
+                        if d.data == "r_expect":
+                            round_expects.append((int(c[0]), self.expectation(d.children[0], self.span(d))))
+                        else:
+                            decisions.append(n.Decision(self.span(d), str(d.children[0]),
+                                                        tuple(self.choice(ch) for ch in d.children[1:])))
                     script.append((int(c[0]), tuple(decisions)))
                 elif k == "e_do":
                     do.extend(self.body(c[0]))
                 elif k == "e_expect":
-                    expects.append(self.expr(c[0]))
+                    expects.append(self.expectation(c[0], self.span(it)))
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
         sp = Span(self.file, 1, 1)
         return n.Encounter(sp, title, edition, ed_span, seed, tuple(settings), rounds, tuple(combatants), strict,
-                           tuple(pins), tuple(script), tuple(do), tuple(expects))
+                           tuple(pins), tuple(script), tuple(do), tuple(expects), tuple(round_expects))
+
+    def choice(self, ch):
+        """A scripted choice: its words, its place, and what a refusal it expects says."""
+        words = tuple(str(w) for w in ch.children if isinstance(w, Token))
+        refusal = next((r for r in ch.children if isinstance(r, Tree)), None)
+        refused = None
+        if refusal is not None:
+            text = refusal.children[0] if refusal.children else None
+            refused = _unquote(text) if text is not None else ""
+        return words or (ch.data[len("choice_"):],), self.span(ch), refused
+
+    def expectation(self, t, span):
+        span = self.span(t) if t.meta and not getattr(t.meta, "empty", True) else span
+        if t.data == "x_expr":
+            return n.Expect(span, self.expr(t.children[0]))
+        return n.Expect(span, None, _unquote(t.children[0]), t.data == "x_not_said")
 
     def combatant(self, t):
         name = str(t.children[0])

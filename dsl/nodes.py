@@ -203,6 +203,15 @@ class Stop(Node):
 
 
 @dataclass(frozen=True)
+class Expect(Node):
+    """An expectation of an encounter script: a condition that must hold, or a
+    transcript line that must (or must not) have been said by then."""
+    expr: Node | None
+    said: str | None = None
+    negated: bool = False
+
+
+@dataclass(frozen=True)
 class ExprStmt(Node):
     expr: Node
 
@@ -394,7 +403,9 @@ class Pin(Node):
 @dataclass(frozen=True)
 class Decision(Node):
     who: str
-    choices: tuple[tuple[tuple[str, ...], Span], ...]
+    # (words, span, refused): refused is None for a choice the rules must allow,
+    # else the text the reason of their refusal must contain ("" for any reason).
+    choices: tuple[tuple[tuple[str, ...], Span, str | None], ...]
 
 
 @dataclass(frozen=True)
@@ -410,4 +421,5 @@ class Encounter(Node):
     pins: tuple[Pin, ...]
     script: tuple[tuple[int, tuple[Decision, ...]], ...]
     do: tuple
-    expects: tuple[Node, ...]
+    expects: tuple[Expect, ...]                        # checked after the run
+    round_expects: tuple[tuple[int, Expect], ...] = ()  # checked at the end of a round

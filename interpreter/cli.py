@@ -14,7 +14,6 @@ from ..dsl.loader import find_editions
 from .checking import check_path
 from .encounter import Prepared, load_encounter, program_for, roots_for
 from .transcript import render_jsonl, render_text
-from .values import show
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,15 +114,24 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
     prepared = Prepared(enc, program, overrides)
-    outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
-    text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
-    sys.stdout.write(text)
-    for node, left, right in outcome.failed:
-        help = None
-        if left is not None or right is not None:
-            help = f"the left side is {show(left)}, the right side is {show(right)}"
-        print(render(Diagnostic("E0601", "this expectation failed", node.span, help), sources), file=sys.stderr)
+    try:
+        outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
+    except GrimorioError as exc:
+        # The transcript up to the error is printed, then the diagnostic (by main).
+        partial = getattr(exc, "outcome", None)
+        if partial is not None:
+            _write_transcript(partial, args)
+        raise
+    _write_transcript(outcome, args)
+    for verdict, _left, _right in outcome.failed:
+        print(render(verdict.diagnostic(), sources), file=sys.stderr)
     return 1 if outcome.failed else 0
+
+
+def _write_transcript(outcome, args):
+    engine = outcome.engine
+    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    sys.stdout.flush()
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:

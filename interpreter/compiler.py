@@ -463,17 +463,15 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             # An expectation returns its verdict and, for a comparison, both sides.
             self.emit(0, f"def {name}_x{i}(_E):", e.span)
             try:
-                if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
-                    K.check_order(e, self.resolving(scope))
-                if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
-                    self.emit(1, f"_a = {self.expr(e.left, scope)}", e.left.span)
-                    self.emit(1, f"_b = {self.expr(e.right, scope)}", e.right.span)
-                    self.emit(1, f"return ((_a {e.op} _b), _a, _b)", e.span)
-                else:
-                    self.emit(1, f"return ({self.expr(e, scope)}, None, None)", e.span)
+                self.emit(1, f"return {self.verdict(e, scope)}", e.span)
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
                 self.emit(1, "return (True, None, None)")
+        ns = self._exec_snippet(mark)
+        return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
+
+    def _exec_snippet(self, mark: int) -> dict:
+        """Run the lines emitted since `mark` into the program's namespace (or drop them on errors)."""
         if self.diags:
             del self.lines[mark:], self.line_spans[mark:], self.line_owner[mark:]
             raise GrimorioError(self.diags)
@@ -481,4 +479,26 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         src = "\n" * mark + "\n".join(self.lines[mark:]) + "\n"
         ns = self.ns
         exec(self._compile(src), ns)  # noqa: S102 - generated from a checked encounter
-        return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
+        return ns
+
+    def requirement_checks(self, d) -> list:
+        """Each cost and requirement of an action or reaction as its own function of the
+        declaration's parameters, in the order they are tested: (clause, span, function).
+        Compiled on demand, to say which one refuses a scripted decision."""
+        from dataclasses import replace
+        cache = self.__dict__.setdefault("_req_cache", {})
+        if id(d) in cache:
+            return cache[id(d)]
+        parts = [(replace(d, costs=(c,), requires=()), sp, "cost") for c, sp in zip(d.costs, d.cost_spans or [d.span] * len(d.costs))]
+        parts += [(replace(d, costs=(), requires=(r,)), r.span, "requires") for r in d.requires]
+        mark = len(self.lines)
+        self.diags = []
+        self.owner = f"{type(d).__name__.lower()} {d.name}"
+        base = f"rq{len(self.lines)}"
+        for i, (part, span, _kind) in enumerate(parts):
+            self.emit(0, f"def {base}_{i}(_E{self.params(d.params)}):", span)
+            self.emit(1, f"return {self.req_expr(part)}", span)
+        ns = self._exec_snippet(mark)
+        out = [(kind, span, ns[f"{base}_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
+        cache[id(d)] = out
+        return out

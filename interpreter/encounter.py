@@ -26,12 +26,12 @@ BUILTIN_FIELDS = ("side", "tactic")
 @dataclass
 class Outcome:
     engine: Engine
-    expectations: list = field(default_factory=list)   # (Node, passed)
+    expectations: list = field(default_factory=list)   # Verdicts, in the order they were checked
     program: Program | None = None
 
     @property
     def failed(self):
-        return [(e, left, right) for e, ok, left, right in self.expectations if not ok]
+        return [(v, v.left, v.right) for v in self.expectations if not v.ok]
 
 
 def roots_for(path, extra=()) -> list[Path]:
@@ -120,16 +120,25 @@ class Prepared:
                     diags.append(Diagnostic("E0201", f'"{d.who}" is not a combatant of this encounter', d.span,
                                             did_you_mean(d.who, names)))
                     continue
-                for words, span in d.choices:
+                for words, span, refused in d.choices:
                     kind = self._kind_of(words[0], span, diags)
                     if kind:
                         q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": []})
-                        q[kind].append((words, span))
+                        q[kind].append((words, span, refused))
         if diags:
             raise GrimorioError(diags)
         self.defaults_done = False
         self.blueprints = self._blueprints()
-        self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, enc.expects, names)
+        # Expectations of conditions are compiled; those of transcript lines are checked by the engine.
+        every = list(enc.expects) + [x for _r, x in enc.round_expects]
+        conditions = [x for x in every if x.expr is not None]
+        self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, [x.expr for x in conditions], names)
+        fns = dict(zip(map(id, conditions), self.code["expects"]))
+        self.final_checks = [(x, fns.get(id(x))) for x in enc.expects]
+        self.round_checks = {}
+        for rnd, x in enc.round_expects:
+            self.round_checks.setdefault(rnd, []).append((x, fns.get(id(x))))
+        self.needs_lines = any(isinstance(x, n.Expect) and x.said is not None for x in _walk(enc))
 
     def _kind_of(self, word, span, diags):
         if word == "pass" or word in self.p.actions:
@@ -236,12 +245,25 @@ class Prepared:
         return made
 
     def run(self, seed=None, record=True, json=False, max_rounds=None) -> Outcome:
+        """Run the encounter once. On an error, the GrimorioError carries the run so far
+        as `outcome`, so its transcript is not lost."""
         enc, p = self.enc, self.p
         seed = enc.seed if seed is None else seed
         pins = [dict(pin, used=False) for pin in self.pins]
         script = {k: {"action": list(v["action"]), "reaction": list(v["reaction"])} for k, v in self.script.items()}
-        eng = Engine(p, [], seed or 0, record, json, pins, enc.strict_dice, script, self.options,
+        eng = Engine(p, [], seed or 0, record or self.needs_lines, json, pins, enc.strict_dice, script, self.options,
                      max_rounds or enc.rounds or 100)
+        eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}
+        out = Outcome(eng, eng.verdicts, program=p)
+        try:
+            self._run(eng, pins)
+        except GrimorioError as exc:
+            exc.outcome = out
+            raise
+        return out
+
+    def _run(self, eng, pins):
+        enc, p = self.enc, self.p
         self.make_combatants(eng)
         guarded(p, p.init_vars, eng)
         try:
@@ -251,17 +273,32 @@ class Prepared:
                 guarded(p, eng.run_rounds)
         except H.StopRun:
             pass                                  # "stop" in the do: block ends the encounter
+        eng.rounds_never_run()
         if enc.strict_dice:
             left = [pin for pin in pins if not pin["used"]]
             if left:
                 raise GrimorioError([Diagnostic("E0505", "this pinned roll was never made", pin["span"],
                                                 "the scenario went otherwise than the script expects")
                                      for pin in left])
-        out = Outcome(eng, program=p)
-        for node, fn in zip(enc.expects, self.code["expects"]):
-            ok, left, right = guarded(p, fn, eng)
-            out.expectations.append((node, bool(ok), left, right))
-        return out
+        for node, fn in self.final_checks:
+            if fn is None:
+                eng.expect_said(node)
+            else:
+                eng.expected(node, *guarded(p, fn, eng))
+
+
+def _walk(node):
+    """Every node under an encounter (its do: block, expectations and rounds)."""
+    import dataclasses
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            yield from _walk(x)
+    elif isinstance(node, n.Node):
+        yield node
+        for f in dataclasses.fields(node):
+            v = getattr(node, f.name)
+            if isinstance(v, (tuple, list, n.Node)):
+                yield from _walk(v)
 
 
 def _plain(value):

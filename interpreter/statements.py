@@ -5,6 +5,7 @@ from ..dsl import nodes as n
 from ..dsl.diagnostics import GrimorioError, did_you_mean
 from ..dsl.names import Scope
 
+from . import kinds as K
 from .expressions import L
 from .values import mangle
 
@@ -68,6 +69,8 @@ class StatementCompiler:
         if isinstance(s, n.ExprStmt):
             e(depth, self.expr(s.expr, scope), s.span)
             return scope
+        if isinstance(s, n.Expect):
+            return self.expect_stmt(s, depth, scope)
         if isinstance(s, n.If):
             # After an if, a name is known only if every branch gave it a value.
             bound = []
@@ -103,6 +106,27 @@ class StatementCompiler:
         if isinstance(s, n.Decide):
             return self.decide(s, depth, scope)
         self.fail("E0101", "this statement is not supported here", s.span)
+
+    def verdict(self, e, scope) -> str:
+        """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
+        if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
+            K.check_order(e, self.resolving(scope))
+        if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+            a, b = self.tmp(), self.tmp()
+            return f"(({a} := {self.expr(e.left, scope)}) {e.op} ({b} := {self.expr(e.right, scope)}), {a}, {b})"
+        return f"({self.expr(e, scope)}, None, None)"
+
+    def expect_stmt(self, s: n.Expect, depth, scope) -> Scope:
+        """An expectation in a do: block, checked when the run reaches it."""
+        if self.owner != "encounter":
+            self.fail("E0230", "expect belongs in an encounter script, not in the rules", s.span,
+                      "write the expectation in the do: block or a round of an encounter (.enc)")
+        node = self.k(s, "expect")
+        if s.expr is None:
+            self.emit(depth, f"_E.expect_said({node})", s.span)
+        else:
+            self.emit(depth, f"_E.expected({node}, *{self.verdict(s.expr, scope)})", s.span)
+        return scope
 
     def card_op(self, s: n.CardOp, depth, scope):
         ct = self.known(self.conditions, s.condition, "condition", s.cond_span or s.span)
