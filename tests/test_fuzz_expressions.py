@@ -4,16 +4,13 @@ lists, comprehensions, records) and runs them in an encounter: whatever they
 do, a run ends in a result or a located diagnostic, never a Python error."""
 from __future__ import annotations
 
-import os
-
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.test_fuzz import fuzz_settings
 from tests.test_fuzz import run_encounter as run
 
-EXAMPLES = int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "150"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = fuzz_settings(150, 5000)          # GRIMORIO_FUZZ=long for deep fuzzing (see tests/test_fuzz.py)
 
 HEAD = 'encounter "fuzz"\nedition yokai\ncombatant Akira:\n  FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2\n' \
        '  holds Heridas Leve\n'
