@@ -161,7 +161,7 @@ class Builder:
             where = Span(self.file, tok.line, col + 1, tok.line, col + 1 + max(1, len(inner)))
             if not inner.strip():
                 raise GrimorioError(Diagnostic("E0105", "this placeholder is empty", where,
-                                               'put a value between the braces, such as {c.pv}'))
+                                               'put a value between the braces, such as {c} or {c.FIELD}'))
             tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
             parts.append(_relocate(self.expr(tree.children[0]), where))
             i = j + 1

@@ -264,7 +264,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.known(self.event_types, d.event, "event", d.span)
         if d.by is None:
             self.fail("E0206", f'reaction "{d.name}" needs a "by" line naming who reacts', d.span,
-                      f'for example: by {d.params[1].name}.defensor')
+                      f'for example: by {d.params[1].name}.{self._first_field(d.event)}')
         m = mangle(d.name)
         ev = d.params[1].name
         self.emit(0, f"def w_{m}(_E, {L(ev)}):", d.by.span)
@@ -275,6 +275,11 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(0, f"def x_{m}(_E{self.params(d.params)}):", d.span)
         self._pay(d, scope, 1)
         self.block(d.body, 1, scope)
+
+    def _first_field(self, event: str) -> str:
+        """The first value an event carries (for examples in help texts), or FIELD."""
+        d = self.ruleset.space("event").get(event)
+        return d.fields[0][0] if d is not None and d.fields else "FIELD"
 
     def emitter(self, event: str, reactions: list):
         """Emitting an event as one function: each reactor, in the order its first

@@ -327,7 +327,7 @@ class Engine:
                                        f"it lasted {self.round} round{'s' if self.round != 1 else ''}")
                 raise _ScriptError(span, f'{who} never got to "{" ".join(words)}" in round {rnd}',
                                    "the rules asked for no more such decisions that round "
-                                   "(no actions left, no attack to answer, or the fight ended)")
+                                   "(no actions left, no event to answer, or the encounter ended)")
 
 
 class _ScriptError(Exception):

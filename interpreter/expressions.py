@@ -102,7 +102,7 @@ class ExpressionCompiler:
                 return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         if self.SIMPLE.match(obj):
-            # A field named by a value (yo[arma.competencia]): read it in place when the name is known.
+            # A field named by a value (c[row.column]): read it in place when the name is known.
             k = self.tmp()
             return f"(getattr({obj}, _MG[{k}]) if ({k} := {key}) in _MG else H.index({obj}, {k}))"
         return f"H.index({obj}, {key})"
@@ -284,7 +284,8 @@ class ExpressionCompiler:
             if f not in given and default is not None:
                 args.append(n.Arg(x.span, f, default))
         if any(a.name is None for a in x.args):
-            self.fail("E0206", "name each value an event carries, as atacante: yo", x.span)
+            example = f"{d.fields[0][0]}: ..." if d.fields else "name: value"
+            self.fail("E0206", f"name each value an event carries, as {example}", x.span)
         values = self.call_args(params, args, x.span, f'event "{x.event}"', scope)
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:

@@ -35,7 +35,7 @@ class StatementCompiler:
                 r = self.resolver.resolve(s.target.id, scope)
                 if r is None or r.kind not in ("var", "local"):
                     self.fail("E0204", f'"{s.target.id}" cannot be set', s.target.span,
-                              'set a field ("set c.pv = ...") or a var; use "let" for a local')
+                              'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
                 target = L(s.target.id) if r.kind == "local" else f"_E.v.{mangle(s.target.id)}"
                 e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
             else:
