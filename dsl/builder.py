@@ -65,6 +65,11 @@ class Builder:
         name, value, desc = t.children
         return n.Option(self.span(t), str(name), self.expr(value), _unquote(desc) if desc else None)
 
+    def d_format(self, t):
+        key, template = t.children
+        return n.Format(self.span(t), str(key.children[0]), _unquote(template), self.span(key.children[0]),
+                        self.span(template))
+
     def d_var(self, t):
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
 

@@ -13,8 +13,6 @@ from . import nodes as n
 # Builtin functions of the language: name -> (min args, max args, what it does).
 BUILTINS = {
     "combatants": (0, 0, "every combatant, in the encounter's order"),
-    "enemies": (1, 1, "the combatants on another side than this one"),
-    "allies": (1, 1, "the other combatants on the same side"),
     "has": (2, 3, "whether a combatant holds a condition (of a grade)"),
     "cards": (2, 2, "the grades of a condition a combatant holds"),
     "conditions": (0, 0, "every condition that has grades"),

@@ -262,6 +262,14 @@ class Option(Decl):
 
 
 @dataclass(frozen=True)
+class Format(Decl):
+    """How one kind of value prints in the transcript (the name is the kind: dice, true, ...)."""
+    template: str
+    name_span: Span | None = field(compare=False, repr=False, default=None)
+    template_span: Span | None = field(compare=False, repr=False, default=None)
+
+
+@dataclass(frozen=True)
 class Var(Decl):
     value: Node
 

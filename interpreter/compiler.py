@@ -18,6 +18,7 @@ from . import kinds as K
 from . import runtime_helpers as H
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
 from .expressions import L, ExpressionCompiler
+from .formats import build_format, check_formats
 from .statements import StatementCompiler
 from .values import Combatant, mangle
 
@@ -66,6 +67,9 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.alias: dict[str, str] = {}       # parameter -> argument, while inlining a rule
         self.inlining: list[str] = []
         self._build_data()
+        self.diags.extend(check_formats(ruleset))
+        self.format = build_format(ruleset)            # how messages print values
+        self.ns["_show"] = self.format.show
         self._build_code()
         if self.diags:
             raise GrimorioError(self.diags)

@@ -118,12 +118,6 @@ class Engine:
     def combatants(self):
         return list(self.cb)
 
-    def enemies(self, c):
-        return [x for x in self.cb if x.a_side != c.a_side]
-
-    def allies(self, c):
-        return [x for x in self.cb if x.a_side == c.a_side and x is not c]
-
     def conditions(self):
         return list(self.p.graded)
 

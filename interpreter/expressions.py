@@ -162,14 +162,12 @@ class ExpressionCompiler:
             if r2 is not None and r2.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
                 return f"({x.args[1].value.id!r} in {args[0]}.cards)"
-        if name == "enemies" and self.SIMPLE.match(args[0]):
-            return f"[_o for _o in _E.cb if _o.a_side != {args[0]}.a_side]"
         if name == "act" and self.SIMPLE.match(args[0]):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
         if name == "combatants":
             return "list(_E.cb)"
-        if name in ("round_number", "conditions", "act", "enemies", "allies", "has", "cards"):
+        if name in ("round_number", "conditions", "act", "has", "cards"):
             return f"_E.{name}({', '.join(args)})"
         return f"H.{name}({', '.join(args)})"
 

@@ -1,0 +1,109 @@
+"""The prelude: policy written in the rules language, loaded under every edition
+and replaced by an edition's own declarations (enemies/allies, formats)."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.diagnostics import GrimorioError, Sources
+from grimorio.dsl.loader import bundled_root
+from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.transcript import render_text
+from tests.aquelarre import duel
+
+DICE = """
+    Rodrigo iniciativa 9
+    Bandido iniciativa 1
+    Rodrigo ataque 30
+    Bandido parada 95
+"""
+SCRIPT = """
+    round 1:
+      Rodrigo: atacar Bandido, pass
+      Bandido: parar, pass
+"""
+
+
+def house(tmp_path, rules: str, name="casa", base="aquelarre"):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "edicion.rules").write_text(f"edition {name}:\n  extends {base}\n\n" + textwrap.dedent(rules),
+                                          encoding="utf-8")
+    return [tmp_path, bundled_root()]
+
+
+def run(text, roots=None, edition=None):
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    program = program_for(edition or enc.edition, None, Sources({"x.enc": text}), roots)
+    out = Prepared(enc, program).run()
+    assert not out.failed, out.failed
+    return render_text(out.engine).splitlines()
+
+
+def test_the_bundled_editions_hold_the_prelude():
+    for edition in ("aquelarre", "yokai"):
+        p = program_for(edition)
+        assert p.ruleset.origin[("value", "enemies")] == "(prelude)"
+        assert p.format.t["dice"] == "{count}D{faces}"
+
+
+def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
+    roots = house(tmp_path, 'format dice "{count}d{faces}"\nformat percentile "1d{faces}"\n')
+    text = duel(DICE, SCRIPT, strict=False)
+    plain = run(text)
+    assert "  Rodrigo ataca a Bandido con Espada corta: d100=30 contra 60% -> éxito" in plain
+    lines = run(text, roots, "casa")
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1d100=30 contra 60% -> éxito" in lines
+    assert [ln.replace("1d100", "d100").replace("1d10", "1D10").replace("1d6", "1D6") for ln in lines] == plain
+
+
+def test_formats_of_none_lists_and_factors(tmp_path, arena):
+    roots = house(tmp_path, 'format none "nada"\nformat empty "ninguno"\nformat separator " y "\n'
+                            'format factor "por {n}"\nformat divisor "entre {d}"\nformat true "sí"\n', base="arena")
+    from grimorio.interpreter.formats import build_format
+    from grimorio.interpreter.values import Scale
+    fmt = build_format(program_for("casa", roots=[arena] + roots).ruleset)
+    assert [fmt.show(v) for v in (None, [], [1, 2, 3], Scale(2), Scale(1, 2), True, False)] == \
+        ["nada", "ninguno", "1 y 2 y 3", "por 2", "entre 2", "sí", "false"]
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    """The tutorial edition of the docs, written out."""
+    from tests.test_docs import LANGUAGE, blocks
+    root = tmp_path_factory.mktemp("docs")
+    for b in blocks(LANGUAGE):
+        if b.file and b.file.startswith("arena/"):
+            (root / b.file).parent.mkdir(parents=True, exist_ok=True)
+            (root / b.file).write_text(b.text, encoding="utf-8")
+    return root
+
+
+def test_an_edition_replaces_enemies(tmp_path, arena):
+    # Everybody against everybody: Ana's enemies include Carla, of her own side.
+    rules = "rule enemies(c):\n  return [x for x in combatants() if x != c]\n"
+    roots = house(tmp_path, rules, base="arena")
+    text = ('encounter "x"\nedition casa\ncombatant Ana:\n  side rojos\n  FUE 8, AGI 12\n'
+            'combatant Carla:\n  side rojos\n  FUE 7, AGI 10\ncombatant Beto:\n  side azules\n  FUE 6, AGI 9\n'
+            "do:\n  expect enemies(Ana) == [Carla, Beto]\n  expect allies(Ana) == [Carla]\n")
+    run(text, [arena] + roots)
+    # In the tutorial edition itself, the prelude's enemies: only the other side.
+    run(text.replace("edition casa", "edition arena").replace("[Carla, Beto]", "[Beto]"), [arena])
+
+
+def test_a_format_of_no_kind_or_a_wrong_placeholder_is_an_error(tmp_path):
+    roots = house(tmp_path, 'format dado "{count}"\nformat dice "{n}d{faces}"\n')
+    with pytest.raises(GrimorioError) as exc:
+        program_for("casa", roots=roots)
+    got = sorted((d.code, d.span.line, d.span.col) for d in exc.value.diagnostics)
+    assert got == [("E0231", 4, 8), ("E0232", 5, 13)]
+
+
+def test_two_formats_of_one_kind_in_an_edition_are_declared_twice(tmp_path):
+    roots = house(tmp_path, 'format none "nada"\nformat none "-"\n')
+    with pytest.raises(GrimorioError) as exc:
+        program_for("casa", roots=roots)
+    assert [d.code for d in exc.value.diagnostics] == ["E0202"]
