@@ -582,6 +582,13 @@ class Builder:
         return n.Encounter(sp, title, edition, ed_span, seed, tuple(settings), rounds, tuple(combatants), strict,
                            tuple(pins), tuple(script), tuple(do), tuple(expects), tuple(round_expects))
 
+    def c_value(self, t):
+        """A value of a combatant's line: a constant, a word (as a text), or a list of them."""
+        if isinstance(t, Tree) and t.data == "c_list":
+            return [self.c_value(x) for x in t.children if x is not None]
+        v = self.expr(t)
+        return v.id if isinstance(v, n.Name) else v.value
+
     def choice(self, ch):
         """A scripted choice: its words, its place, and what a refusal it expects says."""
         words = tuple(str(w) for w in ch.children if isinstance(w, Token))
@@ -608,10 +615,7 @@ class Builder:
                 continue
             for pair in line.children:
                 fname, value = pair.children
-                v = self.expr(value)
-                if isinstance(v, n.Name):
-                    v = n.Const(v.span, v.id)
-                fields.append((str(fname), v.value, self.span(pair)))
+                fields.append((str(fname), self.c_value(value), self.span(pair)))
         return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
 
 

@@ -28,6 +28,12 @@ BUILTINS = {
     "first": (1, 1, "the first item of a list, or none"),
     "round_number": (0, 0, "the number of the current round"),
     "act": (1, 1, "asks a combatant's controller for an action and runs it; false if it passes"),
+    "dice": (2, 2, "dice(n, f): n dice of f faces, from numbers"),
+    "keep_highest": (2, 2, "keep_highest(4D6, 3): the dice, of which the 3 highest count"),
+    "keep_lowest": (2, 2, "keep_lowest(2D20, 1): the dice, of which the lowest counts"),
+    "range": (2, 2, "range(a, b): the whole numbers from a to b"),
+    "slice": (3, 3, "slice(list, a, b): the items a to b, counted from 1"),
+    "without": (2, 2, "without(list, x): the list without x"),
 }
 
 

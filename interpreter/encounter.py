@@ -314,7 +314,7 @@ def _no_tactic(_engine, _combatant):
 
 
 def _kind(v) -> str:
-    return {bool: "true or false", int: "a number", str: "a name"}.get(type(v), "a value")
+    return {bool: "true or false", int: "a number", str: "a name", list: "a list"}.get(type(v), "a value")
 
 
 def _check_value(f: n.Field, value, span, program) -> list[Diagnostic]:
@@ -330,6 +330,11 @@ def _check_value(f: n.Field, value, span, program) -> list[Diagnostic]:
         return [Diagnostic("E0204", f'"{f.name}" is true or false, not {_kind(value)}', span)]
     elif kind == "text" and type(value) is not str:
         return [Diagnostic("E0204", f'"{f.name}" is a text', span)]
+    elif kind == "list" and type(value) is not list:
+        return [Diagnostic("E0204", f'"{f.name}" is a list, not {_kind(value)}', span,
+                           f"write it between brackets: {f.name} [{value}]")]
+    elif kind != "list" and type(value) is list:
+        return [Diagnostic("E0204", f'"{f.name}" is not a list', span)]
     elif kind == "row":
         table = program.tables.get(f.table)
         if table is not None and value not in table.index:

@@ -167,6 +167,8 @@ class ExpressionCompiler:
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
         if name == "combatants":
             return "list(_E.cb)"
+        if name in ("dice", "range", "slice"):              # Python's own names: the helpers end in "_"
+            return f"H.{name}_({', '.join(args)})"
         if name in ("round_number", "conditions", "act", "has", "cards"):
             return f"_E.{name}({', '.join(args)})"
         return f"H.{name}({', '.join(args)})"

@@ -16,6 +16,7 @@ from .values import Scale, Struct, _nested, mangle
 KEYS = {
     "dice": ("count", "faces"), "percentile": ("faces",), "true": (), "false": (), "none": (), "empty": (),
     "separator": (), "factor": ("n",), "divisor": ("d",), "fraction": ("n", "d"),
+    "highest": ("k",), "lowest": ("k",),
 }
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
@@ -84,6 +85,8 @@ class Format:
                 key = "percentile" if (count == 1 and faces == 100) else "dice"
                 word = _fill(self.t[key], count=count, faces=faces)
                 parts.append(("-" if sign < 0 else ("+" if parts else "")) + word)
+            if d.keep is not None:
+                parts[0] += _fill(self.t[d.keep[1]], k=d.keep[0])
             if d.const:
                 parts.append(f"{d.const:+d}")
             text = self._dice[d] = "".join(parts) or "0"
