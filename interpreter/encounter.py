@@ -123,7 +123,7 @@ class Prepared:
                 for words, span, refused in d.choices:
                     kind = self._kind_of(words[0], span, diags)
                     if kind:
-                        q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": []})
+                        q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": [], "choose": []})
                         q[kind].append((words, span, refused))
         if diags:
             raise GrimorioError(diags)
@@ -143,10 +143,13 @@ class Prepared:
     def _kind_of(self, word, span, diags):
         if word == "pass" or word in self.p.actions:
             return "action"
+        if word == "choose":
+            return "choose"
         if word == "none" or word in self.p.reaction_by_name:
             return "reaction"
         diags.append(Diagnostic("E0201", f'there is no action or reaction "{word}"', span,
-                                did_you_mean(word, list(self.p.actions) + list(self.p.reaction_by_name))))
+                                did_you_mean(word, list(self.p.actions) + list(self.p.reaction_by_name)) or
+                                "a choice is an action, a reaction, pass, none, or choose and a value"))
         return None
 
     def _check_combatant(self, c: n.Combatant) -> list[Diagnostic]:
@@ -250,7 +253,7 @@ class Prepared:
         enc, p = self.enc, self.p
         seed = enc.seed if seed is None else seed
         pins = [dict(pin, used=False) for pin in self.pins]
-        script = {k: {"action": list(v["action"]), "reaction": list(v["reaction"])} for k, v in self.script.items()}
+        script = {k: {kind: list(q) for kind, q in v.items()} for k, v in self.script.items()}
         eng = Engine(p, [], seed or 0, record or self.needs_lines, json, pins, enc.strict_dice, script, self.options,
                      max_rounds or enc.rounds or 100)
         eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}

@@ -249,6 +249,24 @@ class Engine:
             args.append(match[0])
         return args, None
 
+    def choose(self, c, items):
+        """A question a rule asks c's controller in the middle of the rule: one item of
+        the list. The script answers it (`choose VALUE`); else the first item."""
+        if not isinstance(c, H.Combatant):
+            raise H.RuleFailure(f"choose() asks a combatant, not {H.show(c)}", None, "E0204")
+        if not isinstance(items, list):
+            raise H.RuleFailure(f"choose() takes a list to choose from, not {H.show(items)}", None, "E0204")
+        entry = self._scripted(c, "choose") if self.script else None
+        if entry is not None:
+            words, span, _refused = entry
+            word = " ".join(words[1:])
+            match = [x for x in items if H.show(x) == word]
+            if not match:
+                raise _ScriptError(span, f'"{word}" is not one of the choices now',
+                                   f"choices: {', '.join(H.show(x) for x in items) or 'none'}")
+            return match[0]
+        return items[0] if items else None
+
     def _scripted(self, c, kind):
         if not self.script:
             return None
@@ -313,7 +331,7 @@ class Engine:
         for (r, who), queues in self.script.items():
             if r != rnd:
                 continue
-            for words, span, _refused in queues["action"] + queues["reaction"]:
+            for words, span, _refused in queues["action"] + queues["reaction"] + queues["choose"]:
                 if words[0] in ("pass", "none"):
                     continue
                 if ended:

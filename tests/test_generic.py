@@ -94,3 +94,38 @@ def test_a_list_where_the_sheet_wants_a_number_and_the_reverse(tmp_path):
         with pytest.raises(GrimorioError) as exc:
             Prepared(enc, program_for("prueba", sources=Sources({"x.enc": text}), roots=[tmp_path]))
         assert [d.message for d in exc.value.diagnostics] == [message]
+
+
+ELIGE = SACO + """
+rule elige(c):
+  return choose(c, [x for x in combatants() if x != c])
+"""
+TRIO = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\ncombatant Beto:\n  FUE 4\ncombatant Carla:\n  FUE 5\n'
+
+
+def _run_trio(tmp_path, tail: str):
+    write_edition(tmp_path, ELIGE)
+    text = TRIO + tail
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    return Prepared(enc, program_for("prueba", sources=Sources({"x.enc": text}), roots=[tmp_path])).run()
+
+
+def test_choose_is_answered_by_the_script_in_the_middle_of_a_rule(tmp_path):
+    # The do: block runs before the first round: its questions are answered by "round 0".
+    out = _run_trio(tmp_path, "round 0:\n  Ana: choose Carla, choose Beto\n"
+                              "do:\n  expect elige(Ana) == Carla\n  expect elige(Ana) == Beto\n")
+    assert [v.ok for v in out.expectations] == [True, True]
+
+
+def test_choose_without_a_script_takes_the_first_item(tmp_path):
+    out = _run_trio(tmp_path, "do:\n  expect elige(Carla) == Ana\n  expect choose(Ana, []) == none\n")
+    assert [v.ok for v in out.expectations] == [True, True]
+
+
+def test_a_scripted_answer_that_is_no_choice_is_an_error_at_the_script_line(tmp_path):
+    with pytest.raises(GrimorioError) as exc:
+        _run_trio(tmp_path, "round 0:\n  Ana: choose Ana\ndo:\n  let x = elige(Ana)\n")
+    [d] = exc.value.diagnostics
+    assert (d.code, d.message, d.help, d.span.line) == ("E0504", '"Ana" is not one of the choices now',
+                                                       "choices: Beto, Carla", 10)
