@@ -196,7 +196,7 @@ class Prepared:
 
     def _blueprints(self):
         """What each run needs to make the combatants, worked out once."""
-        default_tactic = next(iter(self.p.tactics), None)
+        default_tactic = self._default_tactic()
         out = []
         for i, c in enumerate(self.enc.combatants):
             given = {k: v for k, v, _ in c.fields}
@@ -212,6 +212,19 @@ class Prepared:
         if self.p.pure_defaults:
             out = self._with_defaults(out)
         return out
+
+    def _default_tactic(self):
+        """The prelude's option default_tactic, as the edition or the encounter set it; else the first tactic."""
+        name = {**self.p.options, **self.options}.get("default_tactic") or None
+        if name is None:
+            return next(iter(self.p.tactics), None)
+        if name not in self.p.tactics:
+            span = next((v.span for k, v in self.enc.settings if k == "default_tactic"), None) or \
+                next((v.span for k, v in self.p.ruleset.edition.settings if k == "default_tactic"), self.enc.span)
+            raise GrimorioError(Diagnostic("E0201", f'there is no tactic "{name}"', span,
+                                           did_you_mean(str(name), self.p.tactics) or
+                                           f"the tactics are: {', '.join(self.p.tactics) or 'none'}"))
+        return name
 
     def _with_defaults(self, blueprints):
         """Sheet defaults that roll nothing are the same every run: work them out once."""

@@ -188,7 +188,8 @@ class Engine:
                 if r in options and when(self, who, ev):
                     return r
             return None
-        return options[0]          # no preference for this event: the first reaction allowed
+        # No preference for this event: as the prelude's option says (the first reaction allowed).
+        return options[0] if self.opt["first_reaction"] else None
 
     def _reaction_refused(self, who, event, name, ev) -> X.Reason:
         r = self.p.reaction_by_name[name]

@@ -107,3 +107,48 @@ def test_two_formats_of_one_kind_in_an_edition_are_declared_twice(tmp_path):
     with pytest.raises(GrimorioError) as exc:
         program_for("casa", roots=roots)
     assert [d.code for d in exc.value.diagnostics] == ["E0202"]
+
+
+QUIETA = 'tactic quieta:\n  act: atacar\n'
+ARENA_DUEL = """encounter "x"
+edition casa
+{sets}
+rounds 1
+combatant Ana:
+  side rojos
+  FUE 8, AGI 12, Armas 60%
+  arma Espada
+  tactic directa
+combatant Beto:
+  side azules
+  FUE 6, AGI 9, Armas 50%, Esquivar 30%
+  arma Daga
+dice:
+  Ana iniciativa 9
+  Beto iniciativa 1
+  Ana ataque 10
+"""
+
+
+def test_the_default_tactic_and_the_first_reaction_are_the_preludes_options(tmp_path, arena):
+    roots = [arena] + house(tmp_path, QUIETA, base="arena")
+    # Beto plays "quieta" (no preference for attacks): by the prelude, he takes the first reaction allowed.
+    lines = run(ARENA_DUEL.format(sets='set default_tactic = "quieta"'), roots)
+    assert any(ln.startswith("    Beto esquiva:") for ln in lines)
+    # With first_reaction false, a tactic without a preference does not react.
+    lines = run(ARENA_DUEL.format(sets='set default_tactic = "quieta"\nset first_reaction = false'), roots)
+    assert not any("esquiva" in ln for ln in lines) and any(ln.startswith("  Ana ataca a Beto") for ln in lines)
+    # Without the setting, Beto plays the edition's first tactic, "directa", which dodges with two actions left.
+    lines = run(ARENA_DUEL.format(sets="set first_reaction = false"), roots)
+    assert any(ln.startswith("    Beto esquiva:") for ln in lines)
+
+
+def test_a_default_tactic_that_does_not_exist_is_an_error_at_its_setting(tmp_path, arena):
+    roots = [arena] + house(tmp_path, QUIETA, base="arena")
+    text = ARENA_DUEL.format(sets='set default_tactic = "quieto"')
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("casa", None, Sources({"x.enc": text}), roots))
+    [d] = exc.value.diagnostics
+    assert (d.code, d.message, d.help, d.span.line) == ("E0201", 'there is no tactic "quieto"',
+                                                       'did you mean "quieta"?', 3)
