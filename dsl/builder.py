@@ -399,8 +399,9 @@ class Builder:
         if k == "return_":
             return n.Return(sp, self.expr(c[0]) if c and c[0] is not None else None)
         if k in ("receive", "add", "remove"):
+            data = self.expr(c[3]) if len(c) > 3 and c[3] is not None else None
             return n.CardOp(sp, k, self.expr(c[0]), str(c[1]), str(c[2]) if c[2] is not None else None,
-                            self.span(c[1]))
+                            self.span(c[1]), data)
         if k == "append":
             return n.Append(sp, self.expr(c[0]), self.expr(c[1]))
         if k == "act":

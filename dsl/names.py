@@ -34,6 +34,7 @@ BUILTINS = {
     "range": (2, 2, "range(a, b): the whole numbers from a to b"),
     "slice": (3, 3, "slice(list, a, b): the items a to b, counted from 1"),
     "without": (2, 2, "without(list, x): the list without x"),
+    "held": (2, 2, "held(c, COND): the data given with the cards of a condition c holds"),
     "choose": (2, 2, "choose(c, list): asks c's controller to choose an item of the list"),
 }
 

@@ -179,6 +179,7 @@ class CardOp(Node):
     condition: str
     grade: str | None
     cond_span: Span = field(compare=False, repr=False, default=None)
+    data: Node | None = None       # what the card holds besides its grade ("with"): a source, a duration...
 
 
 @dataclass(frozen=True)

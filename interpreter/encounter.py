@@ -243,7 +243,7 @@ class Prepared:
         fill = self.p.fill_sheet
         for i, name, side, tactic, attrs, given, _holds in self.blueprints:
             obj = cls()
-            obj.a_name, obj.a_side, obj.tactic, obj.cards = name, side, tactic, {}
+            obj.a_name, obj.a_side, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
             obj.acts = acts.get(tactic, _no_tactic)
             if self.defaults_done:                 # every field known: one assignment
                 fill(obj, [list(v) if type(v) is list else v for _a, v in attrs])

@@ -137,32 +137,49 @@ class Engine:
             raise H.RuleFailure(f"{H.show(cond)} is not a condition")
         return [g for g in c.cards.get(cond.name, ()) if g is not None]
 
-    def add(self, c, cond, grade):
+    def add(self, c, cond, grade, data=None):
         c.cards.setdefault(cond.name, []).append(grade if cond.grades else None)
+        if data is not None or cond.name in c.held:       # data kept beside the cards, in step
+            c.held.setdefault(cond.name, [None] * (len(c.cards[cond.name]) - 1)).append(data)
         if self.rec:
-            self.events.append(("card", {"who": c.a_name, "op": "add", "condition": cond.name,
-                                         "grade": grade.name if grade is not None else None}))
+            event = {"who": c.a_name, "op": "add", "condition": cond.name,
+                     "grade": grade.name if grade is not None else None}
+            if data is not None:
+                event["data"] = to_json(data)
+            self.events.append(("card", event))
+
+    def held(self, c, cond):
+        """The data given with the cards of a condition c holds, in the order received (none where none was)."""
+        cards = c.cards.get(self._cond(cond).name, ())
+        return list(c.held.get(cond.name, [None] * len(cards)))
 
     def remove(self, c, cond, grade):
         held = c.cards.get(cond.name)
         if not held:
             return
+        data = c.held.get(cond.name)
         if grade is None:
             held.clear()
+            if data is not None:
+                data.clear()
         elif grade in held:
-            held.remove(grade)
+            i = held.index(grade)
+            del held[i]
+            if data is not None:
+                del data[i]
         if not held:
             del c.cards[cond.name]          # a condition held is a key; none held, no key
+            c.held.pop(cond.name, None)
         if self.rec:
             self.events.append(("card", {"who": c.a_name, "op": "remove", "condition": cond.name,
                                          "grade": grade.name if grade is not None else None}))
 
-    def receive(self, c, cond, grade):
+    def receive(self, c, cond, grade, data=None):
         if cond.on_receive is not None:
             self.tick()
             cond.on_receive(self, c, grade)
         else:
-            self.add(c, cond, grade)
+            self.add(c, cond, grade, data)
 
     # ------------------------------------------------------------ events and reactions
     def choose_reaction(self, who, event, options, ev):

@@ -146,7 +146,18 @@ class StatementCompiler:
                 self.fail("E0204", f'"{ct.name}" is a state without grades', s.span)
             self.fail("E0201", f'condition "{ct.name}" has no grade "{s.grade}"', s.span,
                       did_you_mean(s.grade, ct.by_name) or f"its grades are {', '.join(ct.by_name)}")
-        self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
+        if s.data is None:
+            self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
+        else:
+            self.card_data(s, ct, depth, f"_E.{s.op}({who}, {cref}, {grade}, {{}})", scope)
+
+    def card_data(self, s: n.CardOp, ct, depth, call: str, scope):
+        """A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`."""
+        decl = self.ruleset.space("value").get(ct.name)
+        if s.op == "receive" and getattr(decl, "on_receive", None) is not None:
+            self.fail("E0233", f'"{ct.name}" decides what it adds on receive: data cannot be given here', s.data.span,
+                      'give the data to its "on receive" as an argument, or use add')
+        self.emit(depth, call.format(self.expr(s.data, scope)), s.span)
 
     def decide(self, d: n.Decide, depth, scope) -> Scope:
         ins = []

@@ -129,3 +129,57 @@ def test_a_scripted_answer_that_is_no_choice_is_an_error_at_the_script_line(tmp_
     [d] = exc.value.diagnostics
     assert (d.code, d.message, d.help, d.span.line) == ("E0504", '"Ana" is not one of the choices now',
                                                        "choices: Beto, Carla", 10)
+
+
+MARCAS = """
+sheet ficha:
+  FUE: int 1..20
+condition aturdido
+condition marca grades leve < grave
+condition herida grades leve < grave:
+  on receive(pj, grado):
+    add pj herida grado
+rule aturdir(c, por, n):
+  add c aturdido with {fuente: por, asaltos: n}
+rule asaltos(c):
+  return sum([d.asaltos for d in held(c, aturdido)])
+rule fuentes(c):
+  return [d.fuente for d in held(c, aturdido)]
+"""
+PAR = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\ncombatant Beto:\n  FUE 4\n'
+
+
+def _run_marcas(tmp_path, do: str, record=True):
+    write_edition(tmp_path, MARCAS)
+    text = PAR + "do:\n" + "".join(f"  {s.strip()}\n" for s in do.strip().split("\n"))
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for("prueba", sources=Sources({"x.enc": text}), roots=[tmp_path])).run(record=record)
+    return out
+
+
+def test_a_condition_holds_data_given_with_it(tmp_path):
+    out = _run_marcas(tmp_path, """
+        aturdir(Ana, Beto, 2)
+        aturdir(Ana, Ana, 1)
+        expect asaltos(Ana) == 3 and fuentes(Ana) == [Beto, Ana]
+        expect held(Beto, aturdido) == []
+        add Ana marca leve
+        receive Ana marca grave with 7
+        expect cards(Ana, marca) == [marca.leve, marca.grave] and held(Ana, marca) == [none, 7]
+        remove Ana marca leve
+        expect held(Ana, marca) == [7]
+        remove Ana aturdido
+        expect held(Ana, aturdido) == [] and asaltos(Ana) == 0
+    """)
+    assert [v.ok for v in out.expectations] == [True] * 5
+    cards = [e[1] for e in out.engine.events if e[0] == "card" and "data" in e[1]]
+    assert cards[0] == {"who": "Ana", "op": "add", "condition": "aturdido", "grade": None,
+                        "data": {"fuente": "Beto", "asaltos": 2}}
+
+
+def test_data_cannot_be_given_to_a_condition_that_decides_on_receive(tmp_path):
+    with pytest.raises(GrimorioError) as exc:
+        _run_marcas(tmp_path, "receive Ana herida leve with 3")
+    [d] = exc.value.diagnostics
+    assert (d.code, d.span.line, d.span.col) == ("E0233", 8, 32)
