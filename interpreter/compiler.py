@@ -52,7 +52,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.ruleset = ruleset
         self.resolver = Resolver(ruleset)
         self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type,
-                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
+                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
                          "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math,
                          "_MG": H.MANGLED}
         self.lines: list[str] = []
@@ -304,13 +304,16 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
                 whos.append(seen[by])
         self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):" if len(whos) > 1 else
                   f"for _who in (() if {whos[0]} is None else ({whos[0]},)):")
-        self.emit(2, "_opts = []")
+        # How many reactions a reactor may take to one event: the prelude's option (1).
+        self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
+        self.emit(3, "_opts = []")
         for r, by in zip(reactions, bys):
             w = seen[by]
-            self.emit(2, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
-            self.emit(3, f"_opts.append(R_{mangle(r.name)})")
-        self.emit(2, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
-        self.emit(2, "if _ch is not None:")
+            self.emit(3, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(4, f"_opts.append(R_{mangle(r.name)})")
+        self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
+        self.emit(3, "if _ch is None:")
+        self.emit(4, "break")
         self.emit(3, "_E.steps += 1")
         self.emit(3, "_ch.run(_E, _who, _ev)")
         self.emit(1, "_E.depth -= 1")

@@ -152,3 +152,39 @@ def test_a_default_tactic_that_does_not_exist_is_an_error_at_its_setting(tmp_pat
     [d] = exc.value.diagnostics
     assert (d.code, d.message, d.help, d.span.line) == ("E0201", 'there is no tactic "quieto"',
                                                        'did you mean "quieta"?', 3)
+
+
+TWICE = """encounter "x"
+edition arena
+set reactions_per_event = 2
+rounds 1
+combatant Ana:
+  side rojos
+  FUE 8, AGI 12, Armas 60%
+  arma Espada
+combatant Beto:
+  side azules
+  FUE 6, AGI 9, Armas 50%, Esquivar 30%
+  arma Daga
+dice strict:
+  Ana iniciativa 9
+  Beto iniciativa 1
+  Ana ataque 10
+  Beto esquiva 90
+  Beto esquiva 20
+round 1:
+  Ana: atacar Beto, pass
+  Beto: esquivar, esquivar, pass
+  expect Beto.acciones == 0
+"""
+
+
+def test_reactions_per_event_is_the_preludes_option(arena):
+    # Two reactions to one attack: Beto dodges twice (fails, then succeeds) and is not hit.
+    lines = run(TWICE, [arena])
+    assert [ln for ln in lines if "esquiva" in ln] == ["    Beto esquiva: d100=90 contra 30% -> fallo",
+                                                       "    Beto esquiva: d100=20 contra 30% -> éxito"]
+    # By the prelude, one: the second dodge is never asked for.
+    with pytest.raises(GrimorioError) as exc:
+        run(TWICE.replace("set reactions_per_event = 2\n", "").replace("  Beto esquiva 90\n", ""), [arena])
+    assert [d.message for d in exc.value.diagnostics] == ['Beto never got to "esquivar" in round 1']
