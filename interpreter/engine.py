@@ -118,8 +118,11 @@ class Engine:
     def combatants(self):
         return list(self.cb)
 
-    def conditions(self):
-        return list(self.p.graded)
+    def all_conditions(self):
+        return list(self.p.conditions.values())
+
+    def grades(self, cond):
+        return list(self._cond(cond).grades)
 
     def _cond(self, cond):
         if not isinstance(cond, H.ConditionType):

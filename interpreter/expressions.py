@@ -169,7 +169,7 @@ class ExpressionCompiler:
             return "list(_E.cb)"
         if name in ("dice", "range", "slice"):              # Python's own names: the helpers end in "_"
             return f"H.{name}_({', '.join(args)})"
-        if name in ("round_number", "conditions", "act", "has", "cards", "choose", "held"):
+        if name in ("round_number", "all_conditions", "grades", "act", "has", "cards", "choose", "held"):
             return f"_E.{name}({', '.join(args)})"
         return f"H.{name}({', '.join(args)})"
 

@@ -188,3 +188,13 @@ def test_reactions_per_event_is_the_preludes_option(arena):
     with pytest.raises(GrimorioError) as exc:
         run(TWICE.replace("set reactions_per_event = 2\n", "").replace("  Beto esquiva 90\n", ""), [arena])
     assert [d.message for d in exc.value.diagnostics] == ['Beto never got to "esquivar" in round 1']
+
+
+def test_conditions_is_the_preludes_rule_and_an_edition_can_replace_it(tmp_path):
+    base = 'encounter "x"\nedition {ed}\ncombatant Akira:\n  FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2\ndo:\n{do}'
+    do = ("  expect len(conditions()) == 5 and incapacitado not in conditions()\n"
+          "  expect incapacitado in all_conditions() and len(all_conditions()) > 5\n"
+          "  expect grades(Heridas) == [Heridas.Leve, Heridas.Persistente, Heridas.Grave] and grades(incapacitado) == []\n")
+    run(base.format(ed="yokai", do=do))
+    roots = house(tmp_path, "rule conditions():\n  return all_conditions()\n", base="yokai")
+    run(base.format(ed="casa", do="  expect incapacitado in conditions()\n"), roots)
