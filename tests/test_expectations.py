@@ -21,6 +21,7 @@ Bandido parada 10
 Rodrigo ataque 90
 Bandido ataque 90
 """
+ANSWERED = "round 1:\n  Rodrigo: atacar Bandido, atacar Bandido\n  Bandido: parar, none, atacar Rodrigo\n"
 
 
 def outcome(text: str, record=True):
@@ -84,13 +85,8 @@ def test_a_do_expectation_is_checked_when_the_block_reaches_it():
 
 
 def test_said_matches_a_transcript_line_as_text_so_far():
-    text = duel(TWO_ATTACKS, """
-        round 1:
-          Rodrigo: atacar Bandido, atacar Bandido
-          Bandido: parar, none, atacar Rodrigo
-          expect said "Bandido para con Garrote: d100=10"
-          expect not said "Rodrigo para"
-    """, extra="""
+    text = duel(TWO_ATTACKS, ANSWERED + '  expect said "Bandido para con Garrote: d100=10"\n'
+                                        '  expect not said "Rodrigo para"\n', extra="""
         do:
           expect not said "Asalto 1"
         expect said "Rodrigo ataca a Bandido"
@@ -101,12 +97,7 @@ def test_said_matches_a_transcript_line_as_text_so_far():
 
 
 def test_said_keeps_a_transcript_even_when_the_run_keeps_none():
-    text = duel(TWO_ATTACKS, """
-        round 1:
-          Rodrigo: atacar Bandido, atacar Bandido
-          Bandido: parar, none, atacar Rodrigo
-        expect said "Bandido para"
-    """)
+    text = duel(TWO_ATTACKS, ANSWERED + 'expect said "Bandido para"\n')
     assert failures(text, record=False) == []
     assert failures(text.replace('said "Bandido para"', 'said "Bandido esquiva"'), record=False) != []
 
@@ -207,12 +198,7 @@ def test_expect_is_no_statement_of_rules(tmp_path):
 
 def test_every_scenario_is_one_encounter_that_exits_0(tmp_path, capsys):
     from grimorio.interpreter.cli import main
-    text = duel(TWO_ATTACKS, """
-        round 1:
-          Rodrigo: atacar Bandido, atacar Bandido
-          Bandido: parar, none, atacar Rodrigo
-          expect said "Bandido para"
-    """)
+    text = duel(TWO_ATTACKS, ANSWERED + '  expect said "Bandido para"\n')
     path = tmp_path / "escena.enc"
     path.write_text(text, encoding="utf-8")
     assert main(["run", str(path)]) == 0

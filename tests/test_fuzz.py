@@ -51,7 +51,7 @@ WORDS = ("edition extends include title description option var sheet int percent
          "else for group in ordered desc while decide first all or and not roll as emit maximum true false none "
          "any encounter seed rounds combatant holds dice strict do expect it yo c pv FUE AGI Esquivar arma "
          "armas localización resultado éxito fallo Leve Grave Heridas ataque atacar en_pie combatants has "
-         "floor min max len").split()
+         "floor min max len said refused format with choose held dice keep_highest range slice without").split()
 PUNCT = list(":,.=<>+-*/%()[]{}|;\"#") + ["..", "==", ">=", "<=", "!=", "| 1 | a |", "|---|", '"t"']
 NUMBERS = ["0", "1", "7", "10", "99999999999999999999", "50%", "1D10", "d100", "2d6", "1D0", "0d6"]
 LAYOUT = [" ", " ", " ", "\n", "\n  ", "\n    ", "\n\t", ":\n  "]
