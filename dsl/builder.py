@@ -65,6 +65,11 @@ class Builder:
         name, value, desc = t.children
         return n.Option(self.span(t), str(name), self.expr(value), _unquote(desc) if desc else None)
 
+    def d_format(self, t):
+        key, template = t.children
+        return n.Format(self.span(t), str(key.children[0]), _unquote(template), self.span(key.children[0]),
+                        self.span(template))
+
     def d_var(self, t):
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
 
@@ -161,7 +166,7 @@ class Builder:
             where = Span(self.file, tok.line, col + 1, tok.line, col + 1 + max(1, len(inner)))
             if not inner.strip():
                 raise GrimorioError(Diagnostic("E0105", "this placeholder is empty", where,
-                                               'put a value between the braces, such as {c.pv}'))
+                                               'put a value between the braces, such as {c} or {c.FIELD}'))
             tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
             parts.append(_relocate(self.expr(tree.children[0]), where))
             i = j + 1
@@ -410,8 +415,9 @@ class Builder:
         if k == "return_":
             return n.Return(sp, self.expr(c[0]) if c and c[0] is not None else None)
         if k in ("receive", "add", "remove"):
+            data = self.expr(c[3]) if len(c) > 3 and c[3] is not None else None
             return n.CardOp(sp, k, self.expr(c[0]), str(c[1]), str(c[2]) if c[2] is not None else None,
-                            self.span(c[1]))
+                            self.span(c[1]), data)
         if k == "append":
             return n.Append(sp, self.expr(c[0]), self.expr(c[1]))
         if k == "act":
@@ -422,6 +428,8 @@ class Builder:
             return n.Stop(sp)
         if k == "expr_stmt":
             return n.ExprStmt(sp, self.expr(c[0]))
+        if k == "expect_stmt":
+            return self.expectation(c[0], sp)
         if k == "if_stmt":
             branches = [(self.expr(c[0]), self.body(c[1]))]
             orelse = None
@@ -549,7 +557,7 @@ class Builder:
     def encounter(self, items) -> n.Encounter:
         title = edition = seed = rounds = None
         ed_span = None
-        settings, combatants, pins, script, do, expects = [], [], [], [], [], []
+        settings, combatants, pins, script, do, expects, round_expects = [], [], [], [], [], [], []
         strict = False
         for it in items:
             k, c = it.data, it.children
@@ -575,19 +583,44 @@ class Builder:
                 elif k == "e_round":
                     decisions = []
                     for d in c[1:]:
-                        choices = tuple((tuple(_word(w) for w in ch.children) or (ch.data[len("choice_"):],),
-                                         self.span(ch)) for ch in d.children[1:])
-                        decisions.append(n.Decision(self.span(d), _word(d.children[0]), choices))
+                        if d.data == "r_expect":
+                            round_expects.append((int(c[0]), self.expectation(d.children[0], self.span(d))))
+                        else:
+                            decisions.append(n.Decision(self.span(d), _word(d.children[0]),
+                                                        tuple(self.choice(ch) for ch in d.children[1:])))
                     script.append((int(c[0]), tuple(decisions)))
                 elif k == "e_do":
                     do.extend(self.body(c[0]))
                 elif k == "e_expect":
-                    expects.append(self.expr(c[0]))
+                    expects.append(self.expectation(c[0], self.span(it)))
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
         sp = Span(self.file, 1, 1)
         return n.Encounter(sp, title, edition, ed_span, seed, tuple(settings), rounds, tuple(combatants), strict,
-                           tuple(pins), tuple(script), tuple(do), tuple(expects))
+                           tuple(pins), tuple(script), tuple(do), tuple(expects), tuple(round_expects))
+
+    def c_value(self, t):
+        """A value of a combatant's line: a constant, a word (as a text), or a list of them."""
+        if isinstance(t, Tree) and t.data == "c_list":
+            return [self.c_value(x) for x in t.children if x is not None]
+        v = self.expr(t)
+        return v.id if isinstance(v, n.Name) else v.value
+
+    def choice(self, ch):
+        """A scripted choice: its words, its place, and what a refusal it expects says."""
+        words = tuple(_word(w) for w in ch.children if isinstance(w, Token))
+        refusal = next((r for r in ch.children if isinstance(r, Tree)), None)
+        refused = None
+        if refusal is not None:
+            text = refusal.children[0] if refusal.children else None
+            refused = _unquote(text) if text is not None else ""
+        return words or (ch.data[len("choice_"):],), self.span(ch), refused
+
+    def expectation(self, t, span):
+        span = self.span(t) if t.meta and not getattr(t.meta, "empty", True) else span
+        if t.data == "x_expr":
+            return n.Expect(span, self.expr(t.children[0]))
+        return n.Expect(span, None, _unquote(t.children[0]), t.data == "x_not_said")
 
     def combatant(self, t):
         name = _word(t.children[0])
@@ -599,10 +632,7 @@ class Builder:
                 continue
             for pair in line.children:
                 fname, value = pair.children
-                v = self.expr(value)
-                if isinstance(v, n.Name):
-                    v = n.Const(v.span, v.id)
-                fields.append((str(fname), v.value, self.span(pair)))
+                fields.append((str(fname), self.c_value(value), self.span(pair)))
         return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
 
 

@@ -7,6 +7,7 @@ place, so transcripts stay in a stable order.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -22,7 +23,7 @@ NAMESPACE = {
     n.Rule: "value", n.Table: "value", n.Condition: "value", n.Var: "value", n.Outcomes: "value",
     n.Option: "option", n.Sheet: "sheet", n.Check: "check", n.Message: "message", n.Event: "event",
     n.Action: "action", n.Reaction: "reaction", n.Tactic: "tactic", n.Round: "round", n.Edition: "edition",
-    n.Tally: "tally", n.Stands: "tally",
+    n.Tally: "tally", n.Stands: "tally", n.Format: "format",
 }
 
 
@@ -143,6 +144,30 @@ def load_edition(name: str, roots: list[Path] | None = None, span: Span | None =
     return load_entry(heads[name][0].entry, roots, sources)
 
 
+PRELUDE = Path(__file__).resolve().parent / "prelude.rules"
+PRELUDE_NAME = "prelude.rules"
+PRELUDE_ORIGIN = "(prelude)"      # no edition can have this name
+
+
+@functools.lru_cache(maxsize=1)
+def prelude() -> tuple[str, tuple[n.Decl, ...]]:
+    """The bundled prelude's text and declarations, read once per process."""
+    text = PRELUDE.read_text(encoding="utf-8")
+    decls, diags = build_rules(text, PRELUDE_NAME)
+    if diags:                                       # grimorio's own file: a bug, shown as it is
+        raise GrimorioError(diags)
+    return text, tuple(decls)
+
+
+def _add_prelude(rs: "Ruleset", sources: Sources) -> None:
+    text, decls = prelude()
+    sources.texts[PRELUDE_NAME] = text
+    for d in decls:
+        kind = NAMESPACE[type(d)]
+        rs.space(kind)[d.name] = d
+        rs.origin[(kind, d.name)] = PRELUDE_ORIGIN
+
+
 def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | None = None,
                _seen: tuple[str, ...] = ()) -> Ruleset:
     sources = sources if sources is not None else Sources()
@@ -176,10 +201,11 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
         rs = Ruleset(ed, entry.parent, base.spaces, base.origin, sources)
     else:
         rs = Ruleset(ed, entry.parent, sources=sources)
+        _add_prelude(rs, sources)          # an edition that extends none extends the prelude
     folder = entry.parent.resolve()
     for d in decls:
         if d is not ed:
-            _add(rs, d, diags, replacing=bool(ed.extends))
+            _add(rs, d, diags, replacing=True)
     for inc, sp in ed.includes:
         path = (entry.parent / inc).resolve()
         if folder not in path.parents:
@@ -195,7 +221,7 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
             if isinstance(d, n.Edition):
                 diags.append(Diagnostic("E0305", "an included file cannot declare another edition", d.span))
                 continue
-            _add(rs, d, diags, replacing=bool(ed.extends))
+            _add(rs, d, diags, replacing=True)
     rs.space("edition")[ed.name] = ed
     if diags:
         raise GrimorioError(diags)

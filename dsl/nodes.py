@@ -179,6 +179,7 @@ class CardOp(Node):
     condition: str
     grade: str | None
     cond_span: Span = field(compare=False, repr=False, default=None)
+    data: Node | None = None       # what the card holds besides its grade ("with"): a source, a duration...
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,15 @@ class Pass(Node):
 @dataclass(frozen=True)
 class Stop(Node):
     pass
+
+
+@dataclass(frozen=True)
+class Expect(Node):
+    """An expectation of an encounter script: a condition that must hold, or a
+    transcript line that must (or must not) have been said by then."""
+    expr: Node | None
+    said: str | None = None
+    negated: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,6 +260,14 @@ class Edition(Decl):
 class Option(Decl):
     default: Node
     description: str | None
+
+
+@dataclass(frozen=True)
+class Format(Decl):
+    """How one kind of value prints in the transcript (the name is the kind: dice, true, ...)."""
+    template: str
+    name_span: Span | None = field(compare=False, repr=False, default=None)
+    template_span: Span | None = field(compare=False, repr=False, default=None)
 
 
 @dataclass(frozen=True)
@@ -407,7 +425,9 @@ class Pin(Node):
 @dataclass(frozen=True)
 class Decision(Node):
     who: str
-    choices: tuple[tuple[tuple[str, ...], Span], ...]
+    # (words, span, refused): refused is None for a choice the rules must allow,
+    # else the text the reason of their refusal must contain ("" for any reason).
+    choices: tuple[tuple[tuple[str, ...], Span, str | None], ...]
 
 
 @dataclass(frozen=True)
@@ -423,4 +443,5 @@ class Encounter(Node):
     pins: tuple[Pin, ...]
     script: tuple[tuple[int, tuple[Decision, ...]], ...]
     do: tuple
-    expects: tuple[Node, ...]
+    expects: tuple[Expect, ...]                        # checked after the run
+    round_expects: tuple[tuple[int, Expect], ...] = ()  # checked at the end of a round

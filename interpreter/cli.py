@@ -163,22 +163,23 @@ def prepare_from_argv(argv):
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     from .state import StateFile, save as save_state
-    from .transcript import render_jsonl, render_text
-    from .values import show
     prepared = prepare(args, sources, cl)
     setup = None
     if args.load_state:
         loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
         given = prepared.given_fields()
         setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
-    outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup)
-    text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
-    sys.stdout.write(text)
-    for node, left, right in outcome.failed:
-        help = None
-        if left is not None or right is not None:
-            help = f"the left side is {show(left)}, the right side is {show(right)}"
-        print(render(Diagnostic("E0601", "this expectation failed", node.span, help), sources), file=sys.stderr)
+    try:
+        outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup)
+    except GrimorioError as exc:
+        # The transcript up to the error is printed, then the diagnostic (by main).
+        partial = getattr(exc, "outcome", None)
+        if partial is not None:
+            _write_transcript(partial, args)
+        raise
+    _write_transcript(outcome, args)
+    for verdict, _left, _right in outcome.failed:
+        print(render(verdict.diagnostic(), sources), file=sys.stderr)
     if outcome.failed:
         return 1
     if args.save_state:
@@ -189,6 +190,13 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
 def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
     from .simulate_cli import simulate_command
     return simulate_command(args, sources, cl)
+
+
+def _write_transcript(outcome, args):
+    from .transcript import render_jsonl, render_text
+    engine = outcome.engine
+    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    sys.stdout.flush()
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 
 class Dice:
-    """terms: tuple of (sign, count, sides); const: int."""
+    """terms: tuple of (sign, count, sides); const: int; keep: None, or (k, "highest"|"lowest"):
+    only the k highest (lowest) faces of a one-term roll count."""
 
-    __slots__ = ("terms", "const", "_text", "max", "min", "single", "sides", "signed")
+    __slots__ = ("terms", "const", "_text", "max", "min", "single", "sides", "signed", "keep")
 
-    def __init__(self, terms: tuple, const: int = 0):
+    def __init__(self, terms: tuple, const: int = 0, keep: tuple | None = None):
         self.terms = terms
         self.const = const
+        self.keep = keep
         # One entry per die, in order: its faces, and whether it is subtracted.
         self.sides = tuple(f for _s, c, f in terms for _ in range(c))
         self.signed = any(s < 0 for s, _c, _f in terms)
@@ -17,6 +19,10 @@ class Dice:
         self.single = terms[0][2] if len(terms) == 1 and terms[0][:2] == (1, 1) else 0
         self.max = sum(s * (c * f if s > 0 else c) for s, c, f in terms) + const
         self.min = sum(s * (c if s > 0 else c * f) for s, c, f in terms) + const
+        if keep is not None:                 # one positive term: k of its dice count
+            k, faces = keep[0], terms[0][2]
+            self.single, self.signed = 0, True   # the general path, through total()
+            self.max, self.min = k * faces + const, k + const
         self._text = None
 
     @staticmethod
@@ -24,23 +30,23 @@ class Dice:
         return Dice(((1, count, sides),))
 
     def __add__(self, other):
-        if isinstance(other, Dice):
+        if isinstance(other, Dice) and self.keep is None and other.keep is None:
             return Dice(self.terms + other.terms, self.const + other.const)
         if isinstance(other, int) and not isinstance(other, bool):
-            return Dice(self.terms, self.const + other)
+            return Dice(self.terms, self.const + other, self.keep)
         return NotImplemented
 
     __radd__ = __add__
 
     def __sub__(self, other):
-        if isinstance(other, Dice):
+        if isinstance(other, Dice) and self.keep is None and other.keep is None:
             return Dice(self.terms + tuple((-s, c, f) for s, c, f in other.terms), self.const - other.const)
         if isinstance(other, int) and not isinstance(other, bool):
-            return Dice(self.terms, self.const - other)
+            return Dice(self.terms, self.const - other, self.keep)
         return NotImplemented
 
     def __rsub__(self, other):
-        if isinstance(other, int) and not isinstance(other, bool):
+        if isinstance(other, int) and not isinstance(other, bool) and self.keep is None:
             return Dice(tuple((-s, c, f) for s, c, f in self.terms), other - self.const)
         return NotImplemented
 
@@ -48,10 +54,11 @@ class Dice:
         return 0 - self
 
     def __eq__(self, other):
-        return isinstance(other, Dice) and self.terms == other.terms and self.const == other.const
+        return isinstance(other, Dice) and self.terms == other.terms and self.const == other.const \
+            and self.keep == other.keep
 
     def __hash__(self):
-        return hash((self.terms, self.const))
+        return hash((self.terms, self.const, self.keep))
 
     def roll(self, random) -> "Roll":
         """Roll once, remembering the faces (the recording path; see engine.roll)."""
@@ -82,6 +89,8 @@ class Dice:
             for s, c, f in self.terms:
                 word = f"d{f}" if (c == 1 and f == 100) else f"{c}D{f}"
                 parts.append(("-" if s < 0 else ("+" if parts else "")) + word)
+            if self.keep is not None:
+                parts[0] += ("kh" if self.keep[1] == "highest" else "kl") + str(self.keep[0])
             if self.const:
                 parts.append(f"{self.const:+d}")
             self._text = "".join(parts) or "0"
@@ -96,6 +105,9 @@ def roll_faces(dice: Dice, random) -> list[int]:
 
 
 def total(dice: Dice, faces) -> int:
+    if dice.keep is not None:
+        k, which = dice.keep
+        return dice.const + sum(sorted(faces, reverse=which == "highest")[:k])
     if not dice.signed:
         return dice.const + sum(faces)
     t, i = dice.const, 0

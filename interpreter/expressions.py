@@ -102,7 +102,7 @@ class ExpressionCompiler:
                 return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         if self.SIMPLE.match(obj):
-            # A field named by a value (yo[arma.competencia]): read it in place when the name is known.
+            # A field named by a value (c[row.column]): read it in place when the name is known.
             k = self.tmp()
             return f"(getattr({obj}, _MG[{k}]) if ({k} := {key}) in _MG else H.index({obj}, {k}))"
         return f"H.index({obj}, {key})"
@@ -162,14 +162,14 @@ class ExpressionCompiler:
             if r2 is not None and r2.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
                 return f"({x.args[1].value.id!r} in {args[0]}.cards)"
-        if name == "enemies" and self.SIMPLE.match(args[0]):
-            return f"[_o for _o in _E.cb if _o.a_side != {args[0]}.a_side]"
         if name == "act" and self.SIMPLE.match(args[0]):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
         if name == "combatants":
             return "list(_E.cb)"
-        if name in ("round_number", "conditions", "act", "enemies", "allies", "has", "cards"):
+        if name in ("dice", "range", "slice"):              # Python's own names: the helpers end in "_"
+            return f"H.{name}_({', '.join(args)})"
+        if name in ("round_number", "all_conditions", "grades", "act", "has", "cards", "choose", "held"):
             return f"_E.{name}({', '.join(args)})"
         return f"H.{name}({', '.join(args)})"
 
@@ -284,7 +284,8 @@ class ExpressionCompiler:
             if f not in given and default is not None:
                 args.append(n.Arg(x.span, f, default))
         if any(a.name is None for a in x.args):
-            self.fail("E0206", "name each value an event carries, as atacante: yo", x.span)
+            example = f"{d.fields[0][0]}: ..." if d.fields else "name: value"
+            self.fail("E0206", f"name each value an event carries, as {example}", x.span)
         values = self.call_args(params, args, x.span, f'event "{x.event}"', scope)
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:

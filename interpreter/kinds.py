@@ -8,7 +8,7 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError
 
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
 
-LIST_BUILTINS = {"combatants", "enemies", "allies", "cards", "conditions", "distinct"}
+LIST_BUILTINS = {"combatants", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
 NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number"}
 
 

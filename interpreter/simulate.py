@@ -106,8 +106,8 @@ def _count_the_end(tally: Tally, eng, outcome):
         for cond, grades in c.cards.items():
             for g in set(grades):
                 held[(c.a_name, cond, g.name if g is not None else None)] += 1
-    for k, (_node, ok, _l, _r) in enumerate(outcome.expectations):
-        if ok:
+    for k, verdict in enumerate(outcome.expectations):
+        if verdict.ok:
             tally.expected[k] += 1
 
 

@@ -32,17 +32,21 @@ def scene(holds: str = "", do: str = "", expects: str = "", dice: str = "", sets
 def said(r) -> list[str]:
     """The transcript without the clock's time stamps."""
     return [ln for ln in r.lines if not ln.startswith("[día")]
+TIPOS = ["Heridas", "Fatiga", "Shock", "Emoción", "Afección"]
 
 
 def test_EALT_01_five_types_each_in_three_grades():
-    prog = program_for("yokai")
-    graded = {c.name: [g.name for g in c.grades] for c in prog.graded}
-    assert list(graded) == ["Heridas", "Fatiga", "Shock", "Emoción", "Afección"]
-    for grades in graded.values():
-        # severity order of EALT-06: Leve < Persistente < Grave
-        assert grades == ["Leve", "Persistente", "Grave"]
+    # The rules see exactly five graded conditions, and each orders its grades by severity
+    # (EALT-06: Leve < Persistente < Grave), whatever order the file declares them in.
+    expects = ["len(conditions()) == 5"] + [f"{t} in conditions()" for t in TIPOS]
+    expects += [f"{t}.Leve < {t}.Persistente and {t}.Persistente < {t}.Grave" for t in TIPOS]
+    r = run_text(scene(expects=";".join(expects)))
+    assert len(r.outcome.expectations) == 11 and all(v.ok for v in r.outcome.expectations)
+    # A grade out of order is seen: the severity is the rules', not the test's.
+    with pytest.raises(AssertionError, match="expectations failed"):
+        run_text(scene(expects="Heridas.Grave < Heridas.Leve"))
     # Each type can be received in each grade by a character who holds none of it.
-    for tipo in graded:
+    for tipo in TIPOS:
         for grado in ("Leve", "Persistente", "Grave"):
             r = run_text(scene(do=f"receive Akira {tipo} {grado}"))
             assert r.grades("Akira", tipo) == [grado]

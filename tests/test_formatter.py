@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from grimorio.dsl.builder import build_rules
@@ -16,15 +16,13 @@ from grimorio.dsl.formatter import display_width, format_source, format_text, sh
 from grimorio.interpreter.cli import main
 
 from .test_docs import LANGUAGE, blocks
-from .test_fuzz import EXAMPLES, TOKEN, mutated
+from .test_fuzz import TOKEN, fuzz_settings, mutated
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted((ROOT / "rulesets").rglob("*.rules")) + sorted((ROOT / "rulesets").rglob("*.enc")) \
     + sorted((ROOT / "tests" / "scenarios").glob("*.enc"))
-# Each example builds a file three times: few by default, GRIMORIO_FUZZ_EXAMPLES=n for a long run.
-PROPERTY = settings(max_examples=EXAMPLES if "GRIMORIO_FUZZ_EXAMPLES" in os.environ else 25, deadline=None,
-                    derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# Each example builds a file three times: few by default, many with GRIMORIO_FUZZ=long.
+PROPERTY = fuzz_settings(25, 1000)
 
 
 def assert_keeps_meaning(text: str, file: str) -> str | None:
