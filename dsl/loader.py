@@ -1,9 +1,10 @@
 """Files to a Ruleset: an edition, the editions it extends, and its includes,
 merged into one table of named declarations.
 
-Declarations live in namespaces by kind; later files of a derived edition
-replace same-named declarations of the edition they extend, keeping their
-place, so transcripts stay in a stable order.
+Declarations live in namespaces by kind. A derived edition, and each
+house-rule file, is a layer over the edition below it (dsl/layers.py): its
+declarations replace same-named ones keeping their place, so transcripts
+stay in a stable order, and its patches change parts of them by name.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from . import nodes as n
 from .builder import build_rules
 from .diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from .layers import Layer, apply_layer
 from .source import read_text
 
 # Which kinds share a namespace (a name must be unique within one).
@@ -31,6 +33,13 @@ class Ruleset:
     spaces: dict[str, dict[str, n.Decl]] = field(default_factory=dict)
     origin: dict[tuple[str, str], str] = field(default_factory=dict)
     sources: Sources = field(default_factory=Sources)
+    # Layering: the layers applied (lowest first), which file belongs to which,
+    # every change they made, the last change to each thing, and warnings.
+    layers: list = field(default_factory=list)
+    layer_files: dict = field(default_factory=dict)
+    changes: list = field(default_factory=list)
+    touched: dict = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
 
     def space(self, kind: str) -> dict[str, n.Decl]:
         return self.spaces.setdefault(kind, {})
@@ -63,12 +72,33 @@ def find_editions(roots: list[Path] | None = None) -> dict[str, Path]:
 
 
 def load_edition(name: str, roots: list[Path] | None = None, span: Span | None = None,
-                 sources: Sources | None = None) -> Ruleset:
+                 sources: Sources | None = None, houses=()) -> Ruleset:
+    """An edition, with the house-rule files `houses` layered on it in order."""
     editions = find_editions(roots)
     if name not in editions:
         raise GrimorioError(Diagnostic("E0301", f'there is no edition "{name}"', span or Span("<command line>", 0, 0),
                                        did_you_mean(name, editions) or f"the editions are: {', '.join(sorted(editions))}"))
-    return load_entry(editions[name], roots, sources)
+    rs = load_entry(editions[name], roots, sources)
+    for path in houses:
+        load_house(rs, Path(path))
+    return rs
+
+
+def load_house(rs: Ruleset, path: Path, at: Span | None = None) -> None:
+    """A house-rule file: one layer of declarations and patches over the ruleset."""
+    diags: list[Diagnostic] = []
+    display = _display(path)
+    decls = _read(path, rs.sources, diags, at)
+    for d in decls:
+        if isinstance(d, n.Edition):
+            diags.append(Diagnostic("E0310", "a house-rule file cannot declare an edition", d.span,
+                                    "house rules change the edition they are given with; to make an edition, "
+                                    "put this file in a folder of its own with \"extends\""))
+    layer = Layer(path.stem, display, house=True)
+    rs.layer_files[display] = layer
+    apply_layer(rs, layer, [d for d in decls if not isinstance(d, n.Edition)], diags)
+    if diags:
+        raise GrimorioError(diags)
 
 
 def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | None = None,
@@ -94,13 +124,15 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
             raise GrimorioError(Diagnostic("E0301", f'there is no edition "{ed.extends}"', ed.span,
                                            did_you_mean(ed.extends, eds)))
         base = load_entry(eds[ed.extends], roots, sources, _seen + (ed.name,))
-        rs = Ruleset(ed, entry.parent, base.spaces, base.origin, sources)
+        rs = base
+        rs.edition = ed
+        rs.root = entry.parent
     else:
         rs = Ruleset(ed, entry.parent, sources=sources)
+    layer = Layer(ed.name, _display(entry))
+    rs.layer_files[layer.file] = layer
     folder = entry.parent.resolve()
-    for d in decls:
-        if d is not ed:
-            _add(rs, d, diags, replacing=bool(ed.extends))
+    mine = [d for d in decls if d is not ed]
     for inc, sp in ed.includes:
         path = (entry.parent / inc).resolve()
         if folder not in path.parents:
@@ -112,11 +144,13 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
             diags.append(Diagnostic("E0304", f'there is no file "{inc}" in this edition\'s folder', sp,
                                     did_you_mean(inc, here)))
             continue
+        rs.layer_files[_display(path)] = layer
         for d in _read(path, sources, diags, sp):
             if isinstance(d, n.Edition):
                 diags.append(Diagnostic("E0305", "an included file cannot declare another edition", d.span))
                 continue
-            _add(rs, d, diags, replacing=bool(ed.extends))
+            mine.append(d)
+    apply_layer(rs, layer, mine, diags, below=bool(ed.extends))
     rs.space("edition")[ed.name] = ed
     if diags:
         raise GrimorioError(diags)
@@ -144,15 +178,3 @@ def _read(path: Path, sources: Sources, diags: list[Diagnostic], at: Span | None
     decls, errs = build_rules(text, display)
     diags.extend(errs)
     return decls
-
-
-def _add(rs: Ruleset, d: n.Decl, diags: list[Diagnostic], replacing: bool) -> None:
-    kind = NAMESPACE[type(d)]
-    space = rs.space(kind)
-    old = space.get(d.name)
-    if old is not None and not (replacing and rs.origin.get((kind, d.name)) != rs.edition.name):
-        diags.append(Diagnostic("E0202", f'"{d.name}" is declared twice', d.span,
-                                f"the first is at {old.span}; rename one of them"))
-        return
-    space[d.name] = d
-    rs.origin[(kind, d.name)] = rs.edition.name

@@ -11,7 +11,7 @@ from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
 from ..dsl.loader import find_editions
 
-from .checking import check_path
+from .checking import _entries, check_path
 from .encounter import Prepared, load_encounter, program_for, roots_for
 from .transcript import render_jsonl, render_text
 from .values import show
@@ -73,12 +73,22 @@ def _parser():
                    help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
-    r.add_argument("--rules", action="append", default=[], metavar="DIR",
-                   help="a folder of edition folders to look in first (repeatable)")
+    _layer_args(r)
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
-    sub.add_parser("editions", help="list the bundled editions")
+    c.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="house-rule files layered on the encounters' editions, in order (repeatable)")
+    e = sub.add_parser("editions", help="list the editions: bundled, and in the --rules folders")
+    e.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="an edition folder, or a folder of edition folders (repeatable)")
     return p
+
+
+def _layer_args(r):
+    r.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="an edition folder, or a folder of edition folders, to look in first (repeatable)")
+    r.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="a house-rule file layered on the edition; later ones win (repeatable)")
 
 
 def _option_value(text: str):
@@ -101,12 +111,9 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
-    for folder in args.rules:
-        if not Path(folder).is_dir():
-            raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
-                                           "--rules names a folder that holds edition folders"))
     program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources,
-                          roots_for(args.encounter, args.rules))
+                          roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
+    print_warnings(program, sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
@@ -126,26 +133,59 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     return 1 if outcome.failed else 0
 
 
+def rules_roots(folders, cl: CommandLine) -> list[Path]:
+    """--rules folders as ruleset roots: a folder of editions is one; an edition's own folder
+    (it holds an entry file) adds the folder above it, so its neighbours are found too."""
+    out = []
+    for folder in folders:
+        path = Path(folder)
+        if not path.is_dir():
+            raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
+                                           "--rules names an edition folder, or a folder that holds edition folders"))
+        out.append(path.parent if _entries(path) else path)
+    return out
+
+
+def house_files(files, cl: CommandLine) -> list[Path]:
+    for f in files:
+        if not Path(f).is_file():
+            raise GrimorioError(Diagnostic("E0001", f'there is no file "{f}"', cl.span(f),
+                                           "--house names a .rules file of house rules"))
+    return [Path(f) for f in files]
+
+
+def print_warnings(program, sources) -> None:
+    for w in getattr(program, "warnings", ()):
+        print(render(w, sources), file=sys.stderr)
+
+
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
-    diags = []
+    diags, warnings = [], []
+    houses = house_files(args.house, cl)
     for path in args.paths:
-        for d in check_path(Path(path), sources, cl.span(path)):
-            if d not in diags:          # two paths of one edition report its errors once
-                diags.append(d)
+        found = check_path(Path(path), sources, cl.span(path), houses)
+        for d in found:
+            into = warnings if d.severity == "warning" else diags
+            if d not in into:          # two paths of one edition report its errors once
+                into.append(d)
+    if warnings:
+        print(render_all(warnings, sources), file=sys.stderr)
     if diags:
         print(render_all(diags, sources), file=sys.stderr)
         print(f"{len(diags)} error{'s' if len(diags) != 1 else ''}", file=sys.stderr)
         return 2
-    print("ok")
+    print("ok" + (f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""))
     return 0
 
 
 def cmd_editions(args, sources, cl) -> int:
-    from ..dsl.loader import load_entry
-    for name, path in sorted(find_editions().items()):
+    from ..dsl.loader import bundled_root, load_entry
+    roots = rules_roots(args.rules, cl) + [bundled_root()]
+    for name, path in sorted(find_editions(roots).items()):
         try:
-            ed = load_entry(path).edition
-            print(f"{name:12} {ed.title or ''}")
+            ed = load_entry(path, roots).edition
+            extends = f"  (extends {ed.extends})" if ed.extends else ""
+            print(f"{name:12} {ed.title or ''}{extends}")
         except GrimorioError:
             print(f"{name:12} (does not load: grimorio check {path})")
     return 0

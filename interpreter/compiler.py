@@ -27,6 +27,7 @@ FILENAME = "<grimorio>"
 def compile_checked(ruleset) -> "Program":
     """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
     from ..dsl.checker import check_ruleset
+    from ..dsl.layers import blame
     diags = check_ruleset(ruleset)
     try:
         program = Program(ruleset)
@@ -40,7 +41,8 @@ def compile_checked(ruleset) -> "Program":
         if not diags:
             raise
     if diags:
-        raise GrimorioError(diags)
+        raise GrimorioError(blame(ruleset, diags))
+    program.warnings = list(ruleset.warnings)
     return program
 
 

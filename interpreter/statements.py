@@ -102,6 +102,8 @@ class StatementCompiler:
             return scope
         if isinstance(s, n.Decide):
             return self.decide(s, depth, scope)
+        if isinstance(s, n.Block):
+            return self.block(s.body, depth, scope)      # a label only: its names stay known after it
         self.fail("E0101", "this statement is not supported here", s.span)
 
     def card_op(self, s: n.CardOp, depth, scope):
