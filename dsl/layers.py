@@ -153,7 +153,7 @@ def _patch(rs, layer: Layer, p: n.Patch) -> None:
     else:
         rs.space(space_name)[d.name] = new
     where = f'{kind} "{d.name}"'
-    _record(rs, layer, p.span, f"{what} of {where}" if what else f"changes {where}", kind, d.name, d.span,
+    _record(rs, layer, p.span, f"removes {where}" if new is None else f"{what} of {where}", kind, d.name, d.span,
             _part_key(t))
 
 
@@ -516,7 +516,7 @@ def blame(rs, diags: list[Diagnostic]) -> list[Diagnostic]:
     an error inside a declaration a layer changed, or about a name a layer removed or replaced."""
     if not rs.changes:
         return diags
-    mine = set(rs.layer_files)
+    mine = {file for file, layer in rs.layer_files.items() if layer in rs.layers}
     out = []
     for d in diags:
         cause = None if d.span.file in mine else _cause(rs, d)
@@ -528,11 +528,12 @@ def blame(rs, diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _cause(rs, d: Diagnostic):
+    """The change that names what the error is about, else the one inside whose declaration it is."""
+    for c in reversed(rs.changes):
+        if f'"{c.name}"' in d.message and ("removes" in c.what or "replaces" in c.what):
+            return c
     for c in reversed(rs.changes):
         b = c.below
         if b is not None and b.file == d.span.file and b.line <= d.span.line <= max(b.end_line, b.line):
-            return c
-    for c in reversed(rs.changes):
-        if f'"{c.name}"' in d.message and ("removes" in c.what or "replaces" in c.what):
             return c
     return None

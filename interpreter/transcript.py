@@ -15,10 +15,24 @@ def render_text(engine, explain=False) -> str:
             line = payload["line"]
             span = program.line_spans[line]
             owner = program.line_owner[line]
-            layer = program.ruleset.origin.get(("message", name), program.ruleset.edition.name)
-            text = f"{text}    [{owner} at {span}; edition {layer}]"
+            text = f"{text}    [{owner} at {span}; {_source(program.ruleset, span)}{_words(program.ruleset, name)}]"
         out.append(text)
     return "\n".join(out) + ("\n" if out else "")
+
+
+def _source(rs, span) -> str:
+    """The layer whose file holds this line, or the edition it belongs to."""
+    layer = rs.layer_files.get(getattr(span, "file", None))
+    if layer is not None and layer in rs.layers:
+        return f"layer {layer.name} ({layer.file})"
+    return f"edition {layer.name if layer is not None else rs.edition.name}"
+
+
+def _words(rs, message: str) -> str:
+    """Where the message's words come from, when a layer gave them."""
+    decl = rs.space("message").get(message)
+    layer = rs.layer_files.get(decl.span.file) if decl is not None else None
+    return f"; message {message} from layer {layer.name} ({layer.file})" if layer in rs.layers else ""
 
 
 def render_jsonl(engine) -> str:
