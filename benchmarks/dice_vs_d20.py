@@ -3,7 +3,6 @@ transcript: faces, total, and a Roll that remembers both) against d20's.
 Run it with benchmarks/dice_vs_d20.sh, which gives d20 a venv of its own."""
 from __future__ import annotations
 
-import random
 import sys
 import time
 from pathlib import Path
@@ -12,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import d20  # noqa: E402
 
-from grimorio.interpreter.dice import Dice  # noqa: E402
+from grimorio.interpreter.dice import Dice, stream  # noqa: E402
 
 EXPRS = [("1d10+1d4+2", Dice.of(1, 10) + Dice.of(1, 4) + 2), ("1d100", Dice.of(1, 100)), ("2d6", Dice.of(2, 6))]
 
@@ -28,7 +27,7 @@ def best(fn, n, repeats=5):
 
 
 def main() -> int:
-    rnd = random.Random(1).random
+    rnd = stream(1, None, None)          # the interpreter's own dice streams
     worst = None
     for text, dice in EXPRS:
         a = best(lambda: dice.roll(rnd), 20000)

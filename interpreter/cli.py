@@ -1,4 +1,4 @@
-"""The grimorio command line: run, check, editions."""
+"""The grimorio command line: run, diff, check, editions."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +12,7 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, 
 from ..dsl.loader import find_editions
 
 from .checking import _entries, check_path
+from .diffing import transcript_diff
 from .encounter import Prepared, load_encounter, program_for, roots_for
 from .transcript import render_jsonl, render_text
 from .values import show
@@ -74,6 +75,12 @@ def _parser():
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
     _layer_args(r)
+    d = sub.add_parser("diff", help="run an encounter under two editions (or one, and it with house rules) on "
+                                     "the same dice, and show where the transcripts part")
+    d.add_argument("encounter", help="the encounter script (.enc)")
+    d.add_argument("--edition", action="append", default=[], help="an edition to compare (give one or two)")
+    d.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
+    _layer_args(d)
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     c.add_argument("--house", action="append", default=[], metavar="FILE",
@@ -131,6 +138,29 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
             help = f"the left side is {show(left)}, the right side is {show(right)}"
         print(render(Diagnostic("E0601", "this expectation failed", node.span, help), sources), file=sys.stderr)
     return 1 if outcome.failed else 0
+
+
+def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
+    """Two sides: two editions (the house files go on the second), or one edition alone and with them."""
+    enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
+    editions = args.edition or ([enc.edition] if enc.edition else [])
+    if not 1 <= len(editions) <= 2 or (len(editions) == 1 and not args.house):
+        raise GrimorioError(Diagnostic("E0002", "grimorio diff compares two rule sets", cl.whole(),
+                                       "give --edition A --edition B, or one edition (or the encounter's) "
+                                       "and --house FILE"))
+    houses = house_files(args.house, cl)
+    roots = roots_for(args.encounter, rules_roots(args.rules, cl))
+    sides = [(editions[0], []), (editions[-1], houses)]
+    runs, names = [], []
+    for edition, hs in sides:
+        at = cl.span(edition) if args.edition else enc.edition_span
+        program = program_for(edition, at, sources, roots, hs)
+        print_warnings(program, sources)
+        runs.append(Prepared(enc, program).run(seed=args.seed, record=True))
+        names.append(" + ".join([edition] + [str(h) for h in hs]))
+    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
+    sys.stdout.write(text)
+    return 0
 
 
 def rules_roots(folders, cl: CommandLine) -> list[Path]:
@@ -205,7 +235,8 @@ def main(argv=None) -> int:
         _parser().print_help()
         return 2
     try:
-        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
+        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions, "diff": cmd_diff}[args.command](
+            args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2

@@ -5,19 +5,25 @@ import json
 
 
 def render_text(engine, explain=False) -> str:
+    out = [f"{text}    [{why}]" if explain else text for text, why in lines(engine, explain)]
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def lines(engine, explain=True) -> list[tuple[str, str | None]]:
+    """Each transcript line, and (with explain) the rule, place and layer that said it."""
     out = []
     program = engine.p
     for ev in engine.events:
         if ev[0] != "say":
             continue
         _, name, text, payload = ev
+        why = None
         if explain:
             line = payload["line"]
             span = program.line_spans[line]
-            owner = program.line_owner[line]
-            text = f"{text}    [{owner} at {span}; {_source(program.ruleset, span)}{_words(program.ruleset, name)}]"
-        out.append(text)
-    return "\n".join(out) + ("\n" if out else "")
+            why = f"{program.line_owner[line]} at {span}; {_source(program.ruleset, span)}{_words(program.ruleset, name)}"
+        out.append((text, why))
+    return out
 
 
 def _source(rs, span) -> str:
