@@ -27,6 +27,7 @@ FILENAME = "<grimorio>"
 def compile_checked(ruleset) -> "Program":
     """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
     from ..dsl.checker import check_ruleset
+    from ..dsl.deadcode import dead_data
     from ..dsl.layers import blame
     diags = check_ruleset(ruleset)
     try:
@@ -42,7 +43,7 @@ def compile_checked(ruleset) -> "Program":
             raise
     if diags:
         raise GrimorioError(blame(ruleset, diags))
-    program.warnings = list(ruleset.warnings)
+    program.warnings = list(ruleset.warnings) + dead_data(ruleset)
     return program
 
 
