@@ -154,7 +154,7 @@ def _patch(rs, layer: Layer, p: n.Patch) -> None:
         rs.space(space_name)[d.name] = new
     where = f'{kind} "{d.name}"'
     _record(rs, layer, p.span, f"removes {where}" if new is None else f"{what} of {where}", kind, d.name, d.span,
-            _part_key(t))
+            _part_key(p))
 
 
 def _handler(p: n.Patch, d):
@@ -165,8 +165,12 @@ def _handler(p: n.Patch, d):
     return PATCHES[(p.op, p.target.part)]
 
 
-def _part_key(t: n.Target):
-    if t.part in ("step", "block", "grade", "react", "cell", "row"):
+def _part_key(p: n.Patch):
+    """What a patch changes inside its declaration, so two layers' changes can be compared."""
+    t = p.target
+    if t.part == "cell":
+        return f"{p.column} of {t.key}"
+    if t.part in ("step", "block", "grade", "react", "row"):
         return f"{t.part} {t.key}"
     return t.part
 

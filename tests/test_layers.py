@@ -379,6 +379,13 @@ def test_two_layers_changing_one_thing_warn_and_the_later_wins(tmp_path, capsys)
                    'replace message asalto(n) "Dos {n}"\n')
     assert out[0] == "Dos 1"
     assert "warning[W0702]" in err and "casa2" in err and "casa1" in err and err.count("W0702") == 1
+    # Two cells of one row are two things: no warning.
+    _, err = run(tmp_path, capsys, ATTACK, 'change armaduras["Gambesón"].protección = 3\n',
+                 'change armaduras["Gambesón"].resistencia = 60\n')
+    assert "W0702" not in err
+    _, err = run(tmp_path, capsys, ATTACK, 'change armaduras["Gambesón"].protección = 3\n',
+                 'change armaduras["Gambesón"].protección = 4\n')
+    assert "W0702" in err and '(protección of Gambesón)' in err
 
 
 def test_a_house_file_cannot_declare_an_edition(tmp_path):
@@ -432,3 +439,11 @@ def test_explain_names_the_layer_of_each_line(tmp_path, capsys):
     assert "message asalto from layer casa1" in out[0] and "casa1.rules" in out[0]
     assert "step aturdimiento at " in line_with(out, "pierde") and "layer casa1" in line_with(out, "pierde")
     assert "edition aquelarre" in line_with(out, "ataca")
+
+
+def test_an_encounter_with_nothing_to_run_is_an_error_of_check(tmp_path, capsys):
+    enc = write(tmp_path, "vacio.enc", 'encounter "Nada"\nedition yokai\ncombatant Kenji:\n'
+                                       "  FUE 2, AGI 3, DES 2, PER 2, INT 2, VOL 2\n")
+    assert main(["check", str(enc)]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0311]" in err and 'no "do:" block' in err and "vacio.enc:2" in err
