@@ -134,11 +134,6 @@ class Prepared:
                     if kind:
                         q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": []})
                         q[kind].append((words, span))
-        if not program.rounds and not enc.do:
-            diags.append(Diagnostic("E0311", f'edition "{program.ruleset.edition.name}" has no round and this '
-                                             'encounter has no "do:" block: nothing would run',
-                                    enc.edition_span or enc.span,
-                                    'add a "do:" block, or name an edition with a round (did it forget "extends"?)'))
         if diags:
             raise GrimorioError(diags)
         self.defaults_done = False

@@ -440,10 +440,3 @@ def test_explain_names_the_layer_of_each_line(tmp_path, capsys):
     assert "step aturdimiento at " in line_with(out, "pierde") and "layer casa1" in line_with(out, "pierde")
     assert "edition aquelarre" in line_with(out, "ataca")
 
-
-def test_an_encounter_with_nothing_to_run_is_an_error_of_check(tmp_path, capsys):
-    enc = write(tmp_path, "vacio.enc", 'encounter "Nada"\nedition yokai\ncombatant Kenji:\n'
-                                       "  FUE 2, AGI 3, DES 2, PER 2, INT 2, VOL 2\n")
-    assert main(["check", str(enc)]) == 2
-    err = capsys.readouterr().err
-    assert "error[E0311]" in err and 'no "do:" block' in err and "vacio.enc:2" in err
