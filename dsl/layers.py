@@ -126,9 +126,11 @@ def _find(rs, target: n.Target, kinds=None):
             return d, kind, NAMESPACE[cls]
     names = [d.name for kind in kinds for d in rs.all(CLASS_OF[kind])]
     what = " or ".join(kinds)
-    raise LayerError(Diagnostic("E0307", f'there is no {what} "{target.name}" to change', target.span,
-                                did_you_mean(target.name, names) or
-                                (f"the {what}s are: {', '.join(names)}" if names else None)))
+    others = sorted({KIND_OF[type(d)] for space in rs.spaces.values() for d in space.values()
+                     if d.name == target.name and type(d) in KIND_OF})
+    help = (f'"{target.name}" is a {" and a ".join(others)}, not a {what}' if others else
+            did_you_mean(target.name, names) or (f"the {what}s are: {', '.join(names)}" if names else None))
+    raise LayerError(Diagnostic("E0307", f'there is no {what} "{target.name}" to change', target.span, help))
 
 
 def _missing(target: n.Target, what: str, names, where: str) -> LayerError:

@@ -88,7 +88,7 @@ def load_house(rs: Ruleset, path: Path, at: Span | None = None) -> None:
     """A house-rule file: one layer of declarations and patches over the ruleset."""
     diags: list[Diagnostic] = []
     display = _display(path)
-    decls = _read(path, rs.sources, diags, at)
+    decls = _read(path, rs.sources, diags, at or Span(display, 1, 1))
     for d in decls:
         if isinstance(d, n.Edition):
             diags.append(Diagnostic("E0310", "a house-rule file cannot declare an edition", d.span,

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
 from ..dsl.loader import find_editions
+from ..dsl.source import read_text
 
 from .checking import _entries, check_path
 from .diffing import transcript_diff
@@ -177,10 +178,12 @@ def rules_roots(folders, cl: CommandLine) -> list[Path]:
 
 
 def house_files(files, cl: CommandLine) -> list[Path]:
+    """--house files, each readable text, or an error at the command line."""
     for f in files:
         if not Path(f).is_file():
             raise GrimorioError(Diagnostic("E0001", f'there is no file "{f}"', cl.span(f),
                                            "--house names a .rules file of house rules"))
+        read_text(Path(f), f, cl.span(f))
     return [Path(f) for f in files]
 
 

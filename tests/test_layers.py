@@ -298,6 +298,8 @@ def test_replace_of_what_is_not_there(tmp_path):
     assert d.code == "E0307" and d.help == 'did you mean "aplicar_impacto"?'
     d, = load_errors(tmp_path, "remove action atacr\n")
     assert d.code == "E0307" and d.help == 'did you mean "atacar"?'
+    d, = load_errors(tmp_path, "remove table asalto\n")
+    assert d.code == "E0307" and d.help == '"asalto" is a message and a round, not a table'
 
 
 # ---------------------------------------------------------------- actions, tactics, options
@@ -440,3 +442,12 @@ def test_explain_names_the_layer_of_each_line(tmp_path, capsys):
     assert "step aturdimiento at " in line_with(out, "pierde") and "layer casa1" in line_with(out, "pierde")
     assert "edition aquelarre" in line_with(out, "ataca")
 
+
+
+def test_a_house_file_that_cannot_be_read_is_an_error_at_the_command_line(tmp_path, capsys):
+    enc = write(tmp_path, "escena.enc", ATTACK)
+    (tmp_path / "bin.rules").write_bytes(b"\x00abc")
+    for name, says in (("bin.rules", "is a binary file"), ("nada.rules", "there is no file")):
+        assert main(["run", str(enc), "--house", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and "<command line>:1:" in err and "Traceback" not in err
