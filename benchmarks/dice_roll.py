@@ -4,7 +4,6 @@ which cannot share a venv with lark 1.x, so `python -m benchmarks` runs each sid
 in its own interpreter, alternating them."""
 from __future__ import annotations
 
-import random
 import sys
 import time
 
@@ -12,12 +11,12 @@ ROLLS, REPEATS = 20_000, 3
 
 
 def grimorio_roller(expr: str):
-    from grimorio.interpreter.dice import Dice
+    from grimorio.interpreter.dice import Dice, stream
     dice = 0
     for term in expr.lower().split("+"):
         count, _, sides = term.partition("d")
         dice = dice + (Dice.of(int(count or 1), int(sides)) if sides else int(term))
-    rnd = random.Random(1).random
+    rnd = stream(1, None, None)          # the interpreter's own dice streams
     return lambda: dice.roll(rnd)
 
 

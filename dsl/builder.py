@@ -9,6 +9,7 @@ from lark import Token, Tree
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, Span
 from .parser import MAX_DIGITS, parse_cell, parse_text, too_long
+from .patches import PatchBuilder
 
 WORDS = re.compile(r"^[^\W\d][\w' ]*$")
 RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
@@ -36,7 +37,7 @@ class Builder:
 
     # -------------------------------------------------------------- declarations
     def declaration(self, t: Tree):
-        method = getattr(self, "d_" + t.data, None)
+        method = getattr(self, "d_" + t.data, None) or getattr(PatchBuilder(self), t.data)
         try:
             return method(t)
         except GrimorioError as exc:
@@ -114,22 +115,24 @@ class Builder:
         name, dice, *rows = t.children
         header, body = self.table_rows(rows)
         columns = tuple(h for h, _ in header)
-        out, spans = [], []
-        for row, cols in body:
-            if dice is not None:
-                m = RANGE.match(row[0])
-                if not m:
-                    raise GrimorioError(Diagnostic("E0105", f'"{row[0].strip()}" is not a roll or a range of rolls',
-                                                   cols[0], "write a number such as 7, or a range such as 4-6"))
-                lo = _number(m.group(1), cols[0])
-                key = (lo, _number(m.group(2) or m.group(1), cols[0]))
-            else:
-                key = self.value_cell(row[0], cols[0])
-            out.append((key,) + tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:])))
-            spans.append(cols[0])
+        out = [self.table_row(row, cols, dice is not None) for row, cols in body]
+        spans = [cols[0] for _, cols in body]
         dice_node = self.dice_token(dice) if dice is not None else None
         return n.Table(self.span(t), str(name), dice_node, columns, tuple(out), tuple(spans),
                        tuple(sp for _, sp in header))
+
+    def table_row(self, row, cols, by_roll: bool) -> tuple:
+        """A table row's cells as values; a dice table's first cell is a range of rolls."""
+        if by_roll:
+            m = RANGE.match(row[0])
+            if not m:
+                raise GrimorioError(Diagnostic("E0105", f'"{row[0].strip()}" is not a roll or a range of rolls',
+                                               cols[0], "write a number such as 7, or a range such as 4-6"))
+            lo = _number(m.group(1), cols[0])
+            key = (lo, _number(m.group(2) or m.group(1), cols[0]))
+        else:
+            key = self.value_cell(row[0], cols[0])
+        return (key,) + tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:]))
 
     def d_check(self, t):
         name, params, roll_name, dice, *rows = t.children
@@ -361,21 +364,23 @@ class Builder:
         if not WORDS.match(out_name) or " " in out_name:
             raise GrimorioError(Diagnostic("E0207", f'the output column "{out_name}" needs a plain name', out_span,
                                            'name it "then" for actions, or after the value it gives'))
-        drows = []
-        for cells, spans in body:
-            tests = []
-            for text, sp in zip(cells[:-1], spans[:-1]):
-                tree = parse_cell(text, "cell_tests", self.file, sp.line, sp.col)
-                tests.append(tuple(self.test(c, sp) for c in tree.children))
-            text, sp = cells[-1], spans[-1]
-            if out_name == "then":
-                tree = parse_cell(text, "cell_stmts", self.file, sp.line, sp.col)
-                output = tuple(_relocate(self.stmt(c), sp, exact=False, origin=sp) for c in tree.children)
-            else:
-                tree = parse_cell(text, "cell_value", self.file, sp.line, sp.col)
-                output = _relocate(self.expr(tree.children[0]), sp, False, sp)
-            drows.append(n.DecisionRow(sp, tuple(tests), output))
-        return n.Decide(span, policy, tuple(inputs), out_name, tuple(drows))
+        drows = tuple(self.decision_row(cells, spans, out_name) for cells, spans in body)
+        return n.Decide(span, policy, tuple(inputs), out_name, drows)
+
+    def decision_row(self, cells, spans, out_name: str) -> n.DecisionRow:
+        """One row of a decision table: a test per input column, then the output cell."""
+        tests = []
+        for text, sp in zip(cells[:-1], spans[:-1]):
+            tree = parse_cell(text, "cell_tests", self.file, sp.line, sp.col)
+            tests.append(tuple(self.test(c, sp) for c in tree.children))
+        text, sp = cells[-1], spans[-1]
+        if out_name == "then":
+            tree = parse_cell(text, "cell_stmts", self.file, sp.line, sp.col)
+            output = tuple(_relocate(self.stmt(c), sp, exact=False, origin=sp) for c in tree.children)
+        else:
+            tree = parse_cell(text, "cell_value", self.file, sp.line, sp.col)
+            output = _relocate(self.expr(tree.children[0]), sp, False, sp)
+        return n.DecisionRow(sp, tuple(tests), output)
 
     def test(self, t, span):
         k = t.data
@@ -453,6 +458,8 @@ class Builder:
             return n.While(sp, self.expr(c[0]), self.body(c[1]))
         if k == "decide":
             return self.decide_table(str(c[0]), c[1:], sp)
+        if k == "labeled":
+            return n.Block(sp, str(c[0]), self.body(c[1]))
         raise GrimorioError(Diagnostic("E0101", "this is not a statement", sp))
 
     # -------------------------------------------------------------- expressions

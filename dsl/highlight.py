@@ -13,7 +13,7 @@ from .keywords import KEYWORDS, NAMED, word_pattern
 
 ROLES = {
     "declaration": Keyword.Declaration, "control": Keyword, "statement": Keyword.Reserved,
-    "type": Keyword.Type, "constant": Keyword.Constant, "operator": Operator.Word,
+    "type": Keyword.Type, "constant": Keyword.Constant, "operator": Operator.Word, "layer": Keyword.Pseudo,
 }
 NAME = r"[^\W\d]\w*"
 

@@ -23,6 +23,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
                 "seed", "rounds", "holds", "strict", "act", "react", "any", "said", "refused"),
     "statement": ("let", "set", "say", "add", "remove", "append", "roll", "emit", "maximum", "with"),
     "type": ("int", "percent", "bool", "text", "list"),
+    "layer": ("replace", "insert", "change", "block", "before", "after", "at", "start", "end", "of", "row", "rows",
+              "grade", "from"),
     "constant": ("true", "false", "none"),
     "operator": ("and", "or", "not", "in"),
 }
@@ -35,6 +37,7 @@ TEXTMATE_SCOPES = {
     "declaration": "storage.type.grimorio", "control": "keyword.control.grimorio",
     "statement": "keyword.other.grimorio", "type": "support.type.grimorio",
     "constant": "constant.language.grimorio", "operator": "keyword.operator.word.grimorio",
+    "layer": "keyword.other.layer.grimorio",
 }
 
 

@@ -1,9 +1,10 @@
 """Files to a Ruleset: an edition, the editions it extends, and its includes,
 merged into one table of named declarations.
 
-Declarations live in namespaces by kind; later files of a derived edition
-replace same-named declarations of the edition they extend, keeping their
-place, so transcripts stay in a stable order.
+Declarations live in namespaces by kind. A derived edition, and each
+house-rule file, is a layer over the edition below it (dsl/layers.py): its
+declarations replace same-named ones keeping their place, so transcripts
+stay in a stable order, and its patches change parts of them by name.
 """
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ class Ruleset:
     spaces: dict[str, dict[str, n.Decl]] = field(default_factory=dict)
     origin: dict[tuple[str, str], str] = field(default_factory=dict)
     sources: Sources = field(default_factory=Sources)
+    # Layering: the layers applied (lowest first), which file belongs to which,
+    # every change they made, the last change to each thing, and warnings.
+    layers: list = field(default_factory=list)
+    layer_files: dict = field(default_factory=dict)
+    changes: list = field(default_factory=list)
+    touched: dict = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
 
     def space(self, kind: str) -> dict[str, n.Decl]:
         return self.spaces.setdefault(kind, {})
@@ -53,6 +61,7 @@ class EditionHead:
     entry: Path
     line: int
     title: str | None = None
+    extends: str | None = None
 
     @property
     def span(self) -> Span:
@@ -61,6 +70,7 @@ class EditionHead:
 
 HEAD_BYTES = 64 * 1024       # how much of a .rules file is read to learn whether it is an entry file
 _TITLE = re.compile(r'[ \t]+title[ \t]+"((?:\\.|[^"\\\n])*)"')
+_EXTENDS = re.compile(r'[ \t]+extends[ \t]+([^\W\d]\w*)')
 
 
 def entry_heads(folder: Path) -> list[EditionHead]:
@@ -85,17 +95,20 @@ def entry_heads(folder: Path) -> list[EditionHead]:
         for i, line in enumerate(lines):
             if line.startswith("edition "):
                 name = line[len("edition "):].split(":")[0].split("#")[0].strip()
-                out.append(EditionHead(name, f, i + 1, _title(lines, i + 1)))
+                title = _head_line(lines, i + 1, _TITLE)
+                out.append(EditionHead(name, f, i + 1, title and re.sub(r"\\(.)", r"\1", title),
+                                       _head_line(lines, i + 1, _EXTENDS)))
     return out
 
 
-def _title(lines: list[str], start: int) -> str | None:
+def _head_line(lines: list[str], start: int, pattern: re.Pattern) -> str | None:
+    """What `pattern` finds on an indented line of the edition block that starts at `start`."""
     for line in lines[start:]:
         if line[:1] not in (" ", "\t", "#", ""):
             return None
-        m = _TITLE.match(line)
+        m = pattern.match(line)
         if m:
-            return re.sub(r"\\(.)", r"\1", m.group(1))
+            return m.group(1)
     return None
 
 
@@ -133,7 +146,8 @@ def duplicate_editions(heads: dict[str, list[EditionHead]], only: str | None = N
 
 
 def load_edition(name: str, roots: list[Path] | None = None, span: Span | None = None,
-                 sources: Sources | None = None) -> Ruleset:
+                 sources: Sources | None = None, houses=()) -> Ruleset:
+    """An edition, with the house-rule files `houses` layered on it in order."""
     heads = edition_heads(roots)
     if name not in heads:
         raise GrimorioError(Diagnostic("E0301", f'there is no edition "{name}"', span or Span("<command line>", 0, 0),
@@ -141,7 +155,28 @@ def load_edition(name: str, roots: list[Path] | None = None, span: Span | None =
     twice = duplicate_editions(heads, name)
     if twice:
         raise GrimorioError(twice)
-    return load_entry(heads[name][0].entry, roots, sources)
+    rs = load_entry(heads[name][0].entry, roots, sources)
+    for path in houses:
+        load_house(rs, Path(path))
+    return rs
+
+
+def load_house(rs: Ruleset, path: Path, at: Span | None = None) -> None:
+    """A house-rule file: one layer of declarations and patches over the ruleset."""
+    from .layers import Layer, apply_layer
+    diags: list[Diagnostic] = []
+    display = _display(path)
+    decls = _read(path, rs.sources, diags, at or Span(display, 1, 1))
+    for d in decls:
+        if isinstance(d, n.Edition):
+            diags.append(Diagnostic("E0310", "a house-rule file cannot declare an edition", d.span,
+                                    "house rules change the edition they are given with; to make an edition, "
+                                    "put this file in a folder of its own with \"extends\""))
+    layer = Layer(path.stem, display, house=True)
+    rs.layer_files[display] = layer
+    apply_layer(rs, layer, [d for d in decls if not isinstance(d, n.Edition)], diags)
+    if diags:
+        raise GrimorioError(diags)
 
 
 PRELUDE = Path(__file__).resolve().parent / "prelude.rules"
@@ -170,6 +205,7 @@ def _add_prelude(rs: "Ruleset", sources: Sources) -> None:
 
 def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | None = None,
                _seen: tuple[str, ...] = ()) -> Ruleset:
+    from .layers import Layer, apply_layer      # not at import: listing editions loads no parser
     sources = sources if sources is not None else Sources()
     diags: list[Diagnostic] = []
     decls = _read(entry, sources, diags)
@@ -198,14 +234,16 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
         if twice:
             raise GrimorioError(twice)
         base = load_entry(eds[ed.extends][0].entry, roots, sources, _seen + (ed.name,))
-        rs = Ruleset(ed, entry.parent, base.spaces, base.origin, sources)
+        rs = base
+        rs.edition = ed
+        rs.root = entry.parent
     else:
         rs = Ruleset(ed, entry.parent, sources=sources)
         _add_prelude(rs, sources)          # an edition that extends none extends the prelude
+    layer = Layer(ed.name, _display(entry))
+    rs.layer_files[layer.file] = layer
     folder = entry.parent.resolve()
-    for d in decls:
-        if d is not ed:
-            _add(rs, d, diags, replacing=True)
+    mine = [d for d in decls if d is not ed]
     for inc, sp in ed.includes:
         path = (entry.parent / inc).resolve()
         if folder not in path.parents:
@@ -217,11 +255,13 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
             diags.append(Diagnostic("E0304", f'there is no file "{inc}" in this edition\'s folder', sp,
                                     did_you_mean(inc, here)))
             continue
+        rs.layer_files[_display(path)] = layer
         for d in _read(path, sources, diags, sp):
             if isinstance(d, n.Edition):
                 diags.append(Diagnostic("E0305", "an included file cannot declare another edition", d.span))
                 continue
-            _add(rs, d, diags, replacing=True)
+            mine.append(d)
+    apply_layer(rs, layer, mine, diags, below=bool(ed.extends))
     rs.space("edition")[ed.name] = ed
     if diags:
         raise GrimorioError(diags)
@@ -251,15 +291,3 @@ def _read(path: Path, sources: Sources, diags: list[Diagnostic], at: Span | None
     decls, errs = build_rules(text, display)
     diags.extend(errs)
     return decls
-
-
-def _add(rs: Ruleset, d: n.Decl, diags: list[Diagnostic], replacing: bool) -> None:
-    kind = NAMESPACE[type(d)]
-    space = rs.space(kind)
-    old = space.get(d.name)
-    if old is not None and not (replacing and rs.origin.get((kind, d.name)) != rs.edition.name):
-        diags.append(Diagnostic("E0202", f'"{d.name}" is declared twice', d.span,
-                                f"the first is at {old.span}; rename one of them"))
-        return
-    space[d.name] = d
-    rs.origin[(kind, d.name)] = rs.edition.name

@@ -445,3 +445,40 @@ class Encounter(Node):
     do: tuple
     expects: tuple[Expect, ...]                        # checked after the run
     round_expects: tuple[tuple[int, Expect], ...] = ()  # checked at the end of a round
+
+# ------------------------------------------------------------------ labeled blocks and layers
+
+
+@dataclass(frozen=True)
+class Block(Node):
+    """`block NAME:` — statements run in place, with a name a layer can patch."""
+    name: str
+    body: tuple
+
+
+@dataclass(frozen=True)
+class Target(Node):
+    """What a patch names: a declaration (kind, name), and maybe a part of it."""
+    kind: str                  # the declaration's keyword: rule, table, round, ...
+    name: str
+    part: str | None = None    # step, block, row, grade, act, react, on receive, requires, cell
+    key: object = None         # the part's name, row number or row key
+
+
+@dataclass(frozen=True)
+class Patch(Node):
+    """One change a layer makes to a declaration below it."""
+    op: str                    # replace remove insert add change set
+    target: Target
+    where: str | None = None   # before after start end
+    new: object = None         # the declaration, statements, step, rows, preferences, value...
+    column: str | None = None  # the cell's column, for change
+
+
+# The keyword of each kind of declaration, as a layer names it.
+KIND_OF = {
+    Rule: "rule", Action: "action", Reaction: "reaction", Message: "message", Table: "table",
+    Check: "check", Tactic: "tactic", Condition: "condition", Option: "option", Event: "event",
+    Var: "var", Round: "round", Outcomes: "outcomes", Sheet: "sheet", Edition: "edition",
+    Tally: "tally", Stands: "stands", Format: "format",
+}

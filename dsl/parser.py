@@ -31,7 +31,7 @@ TOKEN_WORDS = {
     "NAME": "a name", "INT": "a number", "PERCENT": "a percentage", "STRING": "a quoted text",
     "DICE": "dice such as 1D10", "TABLE_ROW": "a table row", "_NL": "the end of the line",
     "_INDENT": "an indented block", "_DEDENT": "the end of the block", "$END": "the end of the declaration",
-    "DESC": '"desc"', "POLICY": '"first" or "all"', "DICE_MODE": '"strict"', "COMMENT": "a comment",
+    "DESC": '"desc"', "CELL_TEXT": "a value", "POLICY": '"first" or "all"', "DICE_MODE": '"strict"', "COMMENT": "a comment",
 }
 # Deeper syntax trees than this are refused: the generated Python would
 # overflow its own limits (nesting of brackets and blocks).
@@ -418,7 +418,7 @@ def _misspelled_line_word(s: _Spot):
 
 def _decimal_point(s: _Spot):
     m = re.search(r"(\d+)\.$", s.before)
-    if s.tok.type == "INT" and m:
+    if str(s.tok)[:1].isdigit() and m:          # an INT, or whatever a contextual lexer made of the digits
         return m.start(1) + 1, len(s.before) + len(s.tok) + 1
     return None
 

@@ -1,4 +1,4 @@
-"""The grimorio command line: run, simulate, check, editions, fmt, lsp.
+"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp.
 
 Each command imports what it needs when it runs, so `--help` and
 `editions` start without loading the language or the runtime.
@@ -84,9 +84,19 @@ def _parser():
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler's address (tcp://host:8786)")
     s.add_argument("--format", choices=["text", "json"], default="text", help="the summary as text or JSON")
     s.add_argument("--report", metavar="FILE.html", help="also write an HTML page with plots")
+    d = sub.add_parser("diff", help="run an encounter under two editions (or one, and it with house rules) on "
+                                     "the same dice, and show where the transcripts part")
+    d.add_argument("encounter", help="the encounter script (.enc)")
+    d.add_argument("--edition", action="append", default=[], help="an edition to compare (give one or two)")
+    d.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
+    _layer_args(d)
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
-    sub.add_parser("editions", help="list the bundled editions")
+    c.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="house-rule files layered on the encounters' editions, in order (repeatable)")
+    e = sub.add_parser("editions", help="list the editions: bundled, and in the --rules folders")
+    e.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="an edition folder, or a folder of edition folders (repeatable)")
     f = sub.add_parser("fmt", help="format .rules and .enc files: indentation, aligned tables")
     f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in")
     f.add_argument("--check", action="store_true", help="change nothing; list the files that need formatting "
@@ -99,8 +109,14 @@ def _encounter_arguments(p):
     p.add_argument("encounter", help="the encounter script (.enc)")
     p.add_argument("--edition", help="the edition to use instead of the one the encounter names")
     p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
-    p.add_argument("--rules", action="append", default=[], metavar="DIR",
-                   help="a folder of edition folders to look in first (repeatable)")
+    _layer_args(p)
+
+
+def _layer_args(r):
+    r.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="an edition folder, or a folder of edition folders, to look in first (repeatable)")
+    r.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="a house-rule file layered on the edition; later ones win (repeatable)")
 
 
 def _count(text: str) -> int:
@@ -139,12 +155,9 @@ def prepare(args, sources: Sources, cl: CommandLine):
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
-    for folder in args.rules:
-        if not Path(folder).is_dir():
-            raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
-                                           "--rules names a folder that holds edition folders"))
     program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources,
-                          roots_for(args.encounter, args.rules))
+                          roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
+    print_warnings(program, sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
@@ -199,26 +212,89 @@ def _write_transcript(outcome, args):
     sys.stdout.flush()
 
 
+def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
+    """Two sides: two editions (the house files go on the second), or one edition alone and with them."""
+    from .diffing import transcript_diff
+    from .encounter import Prepared, load_encounter, program_for, roots_for
+    enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
+    editions = args.edition or ([enc.edition] if enc.edition else [])
+    if not 1 <= len(editions) <= 2 or (len(editions) == 1 and not args.house):
+        raise GrimorioError(Diagnostic("E0002", "grimorio diff compares two rule sets", cl.whole(),
+                                       "give --edition A --edition B, or one edition (or the encounter's) "
+                                       "and --house FILE"))
+    houses = house_files(args.house, cl)
+    roots = roots_for(args.encounter, rules_roots(args.rules, cl))
+    sides = [(editions[0], []), (editions[-1], houses)]
+    runs, names = [], []
+    for edition, hs in sides:
+        at = cl.span(edition) if args.edition else enc.edition_span
+        program = program_for(edition, at, sources, roots, hs)
+        print_warnings(program, sources)
+        runs.append(Prepared(enc, program).run(seed=args.seed, record=True))
+        names.append(" + ".join([edition] + [str(h) for h in hs]))
+    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
+    sys.stdout.write(text)
+    return 0
+
+
+def rules_roots(folders, cl: CommandLine) -> list[Path]:
+    """--rules folders as ruleset roots: a folder of editions is one; an edition's own folder
+    (it holds an entry file) adds the folder above it, so its neighbours are found too."""
+    if not folders:
+        return []
+    from .checking import _entries
+    out = []
+    for folder in folders:
+        path = Path(folder)
+        if not path.is_dir():
+            raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
+                                           "--rules names an edition folder, or a folder that holds edition folders"))
+        out.append(path.parent if _entries(path) else path)
+    return out
+
+
+def house_files(files, cl: CommandLine) -> list[Path]:
+    """--house files, each readable text, or an error at the command line."""
+    from ..dsl.source import read_text
+    for f in files:
+        if not Path(f).is_file():
+            raise GrimorioError(Diagnostic("E0001", f'there is no file "{f}"', cl.span(f),
+                                           "--house names a .rules file of house rules"))
+        read_text(Path(f), f, cl.span(f))
+    return [Path(f) for f in files]
+
+
+def print_warnings(program, sources) -> None:
+    for w in getattr(program, "warnings", ()):
+        print(render(w, sources), file=sys.stderr)
+
+
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
     from .checking import check_path
-    diags = []
+    diags, warnings = [], []
+    houses = house_files(args.house, cl)
     for path in args.paths:
-        for d in check_path(Path(path), sources, cl.span(path)):
-            if d not in diags:          # two paths of one edition report its errors once
-                diags.append(d)
+        found = check_path(Path(path), sources, cl.span(path), houses)
+        for d in found:
+            into = warnings if d.severity == "warning" else diags
+            if d not in into:          # two paths of one edition report its errors once
+                into.append(d)
+    if warnings:
+        print(render_all(warnings, sources), file=sys.stderr)
     if diags:
         print(render_all(diags, sources), file=sys.stderr)
         print(f"{len(diags)} error{'s' if len(diags) != 1 else ''}", file=sys.stderr)
         return 2
-    print("ok")
+    print("ok" + (f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""))
     return 0
 
 
 def cmd_editions(args, sources, cl) -> int:
-    """Names and titles, read from the entry files' heads: nothing is parsed or compiled."""
-    from ..dsl.loader import edition_heads
-    for name, heads in sorted(edition_heads().items()):
-        print(f"{name:12} {heads[0].title or ''}".rstrip())
+    """Names, titles and what each extends, read from the entry files' heads: nothing is parsed or compiled."""
+    from ..dsl.loader import bundled_root, edition_heads
+    for name, heads in sorted(edition_heads(rules_roots(args.rules, cl) + [bundled_root()]).items()):
+        extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
+        print(f"{name:12} {heads[0].title or ''}{extends}".rstrip())
     return 0
 
 
@@ -238,7 +314,7 @@ def cmd_fmt(args, sources, cl) -> int:
     return fmt(args, sources, cl)
 
 
-COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "check": cmd_check, "editions": cmd_editions,
+COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check": cmd_check, "editions": cmd_editions,
             "fmt": cmd_fmt, "lsp": cmd_lsp}
 
 

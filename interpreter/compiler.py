@@ -28,6 +28,8 @@ FILENAME = "<grimorio>"
 def compile_checked(ruleset) -> "Program":
     """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
     from ..dsl.checker import check_ruleset
+    from ..dsl.deadcode import dead_data
+    from ..dsl.layers import blame
     diags = check_ruleset(ruleset)
     try:
         program = Program(ruleset)
@@ -41,7 +43,8 @@ def compile_checked(ruleset) -> "Program":
         if not diags:
             raise
     if diags:
-        raise GrimorioError(diags)
+        raise GrimorioError(blame(ruleset, diags))
+    program.warnings = list(ruleset.warnings) + dead_data(ruleset)
     return program
 
 

@@ -1,6 +1,33 @@
 """Dice as values: sums of NdM terms and a constant, rolled with a passed-in RNG."""
 from __future__ import annotations
 
+import hashlib
+import struct
+from functools import partial
+from itertools import chain, count
+
+_EIGHT = struct.Struct("<8Q").unpack
+_NAMES: dict = {}
+
+
+def _block(prefix: bytes, k: int) -> tuple[int, ...]:
+    """Draws 8k to 8k+7 of a stream: one blake2b digest cut into eight 64-bit numbers."""
+    return _EIGHT(hashlib.blake2b(prefix + k.to_bytes(8, "little"), digest_size=64).digest())
+
+
+def stream(seed, who: str | None, purpose: str | None):
+    """The dice stream of (seed, who rolls, purpose): each call gives the next 64-bit
+    number, and a die of s faces shows `number % s + 1` (bias below one in 2**58).
+
+    Its n-th draw is a hash of (seed, who, purpose, n), so the n-th roll of a kind is
+    the same whatever other rolls the rules make or skip: common random numbers between
+    editions. Counter-mode hashing costs one digest per eight draws and nothing to
+    start, where a seeded generator per stream costs more to start than its rolls."""
+    name = _NAMES.get((who, purpose))
+    if name is None:
+        name = _NAMES[(who, purpose)] = f"\x1f{who or ''}\x1f{purpose or ''}\x1f".encode("utf-8")
+    return chain.from_iterable(map(partial(_block, str(seed).encode("ascii") + name), count())).__next__
+
 
 class Dice:
     """terms: tuple of (sign, count, sides); const: int; keep: None, or (k, "highest"|"lowest"):
@@ -60,20 +87,20 @@ class Dice:
     def __hash__(self):
         return hash((self.terms, self.const, self.keep))
 
-    def roll(self, random) -> "Roll":
+    def roll(self, draw) -> "Roll":
         """Roll once, remembering the faces (the recording path; see engine.roll)."""
         one = self.single
         if one:
-            face = int(random() * one) + 1
+            face = draw() % one + 1
             faces = [face]
             value = face + self.const
         elif len(self.sides) == 2 and not self.signed:       # 2D6, 1D10+1D4: the next most common
             a, b = self.sides
-            a, b = int(random() * a) + 1, int(random() * b) + 1
+            a, b = draw() % a + 1, draw() % b + 1
             faces = [a, b]
             value = a + b + self.const
         else:
-            faces = [int(random() * s) + 1 for s in self.sides]
+            faces = [draw() % s + 1 for s in self.sides]
             value = self.const + sum(faces) if not self.signed else total(self, faces)
         obj = _new_int(Roll, value)
         obj.dice = self
@@ -99,9 +126,9 @@ class Dice:
     __repr__ = __str__
 
 
-def roll_faces(dice: Dice, random) -> list[int]:
+def roll_faces(dice: Dice, draw) -> list[int]:
     """One face per die, in the order the expression names them."""
-    return [int(random() * s) + 1 for s in dice.sides]
+    return [draw() % s + 1 for s in dice.sides]
 
 
 def total(dice: Dice, faces) -> int:

@@ -42,14 +42,16 @@ def roots_for(path, extra=()) -> list[Path]:
     return [Path(p) for p in extra] + [here.parent, bundled_root()]
 
 
-def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None) -> Program:
-    """One compiled program per edition, shared by every run in this process."""
-    key = (edition, tuple(str(r) for r in roots or ()))
+def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None,
+                houses=()) -> Program:
+    """One compiled program per edition (and house-rule files), shared by every run in this process."""
+    house_key = tuple((str(Path(h).resolve()), _text_or_none(h)) for h in houses)
+    key = (edition, tuple(str(r) for r in roots or ()), house_key)
     prog = _programs.get(key)
     if prog is None:
         own = Sources()
         try:
-            rs = load_edition(edition, roots, span, own)
+            rs = load_edition(edition, roots, span, own, houses)
             prog = compile_checked(rs)
         finally:
             if sources is not None:
@@ -58,6 +60,13 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     elif sources is not None:
         sources.texts.update(prog.ruleset.sources.texts)
     return prog
+
+
+def _text_or_none(path) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None            # the loader reports it, at the command line
 
 
 def load_encounter(path, sources: Sources, at: Span | None = None) -> n.Encounter:

@@ -3,7 +3,6 @@ combatants, the pinned dice and the transcript, and answers the generated
 code's calls (roll, emit, act, cards)."""
 from __future__ import annotations
 
-import random as _random
 import sys
 from types import SimpleNamespace
 
@@ -12,7 +11,7 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 from . import runtime_helpers as H
 from .compiler import FILENAME
 from . import expectations as X
-from .dice import Dice, make_roll, roll_faces, total
+from .dice import Dice, make_roll, roll_faces, stream, total
 from .values import to_json
 
 STEP_BUDGET = H.STEP_BUDGET
@@ -21,15 +20,15 @@ Budget = H.Budget
 
 
 class Engine:
-    __slots__ = ("p", "cb", "rng", "random", "rec", "json", "events", "pins", "strict", "script", "opt",
+    __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
                  "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100):
         self.p = program
         self.cb = combatants
-        self.rng = _random.Random(seed)
-        self.random = self.rng.random
+        self.seed = seed
+        self.streams: dict = {}           # (who, purpose) -> its dice stream's draw, made on first use
         self.rec = record
         self.json = json
         self.events: list = []
@@ -54,16 +53,29 @@ class Engine:
             raise Budget()
 
     # ------------------------------------------------------------ dice
+    def stream(self, by, purpose):
+        """The draw function of the dice stream of (who rolls, purpose): see dice.stream."""
+        rnd = self.streams.get((by, purpose))
+        if rnd is None:
+            rnd = self.streams[(by, purpose)] = stream(self.seed, getattr(by, "a_name", None), purpose)
+        return rnd
+
     def roll(self, dice, by, purpose):
         if not isinstance(dice, Dice):
             raise H.RuleFailure(f"only dice can be rolled, not {H.show(dice)}")
+        rnd = self.streams.get((by, purpose)) or self.stream(by, purpose)
         if self.plain:
             one = dice.single
             if one:
-                return int(self.random() * one) + 1 + dice.const
-            return total(dice, roll_faces(dice, self.random))
+                return rnd() % one + 1 + dice.const
+            return total(dice, roll_faces(dice, rnd))
         faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
-        r = dice.roll(self.random) if faces is None else make_roll(total(dice, faces), dice, faces)
+        if faces is None:
+            r = dice.roll(rnd)
+        else:
+            for _ in dice.sides:          # a pinned roll still counts: later rolls of its stream stay put
+                rnd()
+            r = make_roll(total(dice, faces), dice, faces)
         if self.rec:
             self.events.append(("roll", by, purpose, r))
             return r

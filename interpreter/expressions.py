@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import did_you_mean
-from ..dsl.names import BUILTINS, Scope
+from ..dsl.names import walk, BUILTINS, Scope
 
 from . import kinds as K
 from .dice import Dice
@@ -258,12 +258,15 @@ class ExpressionCompiler:
         if x.purpose:
             self.purposes.add(x.purpose)
         by = self.expr(x.by, scope) if x.by is not None else "None"
-        return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose))
+        # The fast path names who rolls twice: only for a name or a field, never a call.
+        plain_by = x.by is None or all(isinstance(v, (n.Name, n.Attr)) for v in walk(x.by))
+        return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose), plain_by)
 
-    def roll_code(self, dice: str, node, by: str, purpose: str) -> str:
-        if isinstance(node, n.DiceLit) and node.count == 1:
+    def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
+        if isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
             # A lone literal die: roll it in place when nothing is pinned or shown.
-            return f"(int(_E.random() * {node.sides}) + 1 if _E.plain else _E.roll({dice}, {by}, {purpose}))"
+            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
+                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
         return f"_E.roll({dice}, {by}, {purpose})"
 
     def x_CheckCall(self, x, scope):

@@ -105,6 +105,8 @@ class StatementCompiler:
             return scope
         if isinstance(s, n.Decide):
             return self.decide(s, depth, scope)
+        if isinstance(s, n.Block):
+            return self.block(s.body, depth, scope)      # a label only: its names stay known after it
         self.fail("E0101", "this statement is not supported here", s.span)
 
     def verdict(self, e, scope) -> str:

@@ -23,14 +23,15 @@ from hypothesis import strategies as st
 
 from grimorio.dsl import loader
 from grimorio.dsl.builder import build_encounter, build_rules
-from grimorio.dsl.diagnostics import GrimorioError, Sources, render
-from grimorio.dsl.loader import load_entry
+from grimorio.dsl.diagnostics import Span, GrimorioError, Sources, render
+from grimorio.dsl.loader import load_entry, load_house
 from grimorio.interpreter.compiler import compile_checked
 from grimorio.interpreter.encounter import Prepared, program_for
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
-RULE_FILES = sorted(RULESETS.glob("*/*.rules"))
+RULE_FILES = sorted(p for p in RULESETS.glob("*/*.rules") if (p.parent / "edicion.rules").exists())
+HOUSE_FILES = sorted((RULESETS / "casa").glob("*.rules"))
 DUELO = (RULESETS / "aquelarre" / "duelo.enc").read_text(encoding="utf-8")
 LONG = os.environ.get("GRIMORIO_FUZZ", "default") == "long"
 
@@ -151,6 +152,29 @@ def test_mutated_rule_files(data):
     path = data.draw(st.sampled_from(RULE_FILES))
     text = data.draw(mutated(path.read_text(encoding="utf-8")))
     check_edition(path.parent, path.name, text)
+
+
+def check_house(text: str):
+    """Layer `text` as a house-rule file over aquelarre, then check and compile."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "casa.rules"
+        path.write_text(text, encoding="utf-8")
+        line = f"grimorio run x.enc --house {path}"          # named on a command line, as the CLI does
+        sources = Sources({"<command line>": line})
+        at = Span("<command line>", 1, line.index("--house") + 9, 1, len(line) + 1)
+        try:
+            rs = load_entry(RULESETS / "aquelarre" / "edicion.rules", [RULESETS], sources)
+            load_house(rs, path, at)
+            compile_checked(rs)
+        except GrimorioError as exc:
+            assert_located(exc.diagnostics, sources)
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_house_rule_files(data):
+    path = data.draw(st.sampled_from(HOUSE_FILES))
+    check_house(data.draw(mutated(path.read_text(encoding="utf-8"))))
 
 
 @FUZZ
