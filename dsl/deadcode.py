@@ -20,6 +20,10 @@ def dead_data(rs) -> list[Diagnostic]:
     from .loader import PRELUDE_NAME
     nodes = [x for space in rs.spaces.values() for d in space.values() for x in walk(d)]
     read = {x.name for x in nodes if isinstance(x, n.Attr)}
+    # A column can also be read by a value that names it (fila[zona]): a text equal to its name, written
+    # anywhere in the rules or their tables, may be such a key.
+    read |= {x.value for x in nodes if isinstance(x, n.Const) and isinstance(x.value, str)}
+    read |= {v for t in rs.all(n.Table) for row in t.rows for v in row if isinstance(v, str)}
     options = {x.name for x in nodes if isinstance(x, n.OptionRef)}
     out = []
     for t in rs.all(n.Table):

@@ -84,3 +84,14 @@ def test_warnings_are_printed_and_do_not_fail(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out.startswith("Asalto 1") and "warning[W0704]" in err and "error" not in err
     assert isinstance(expr("1"), n.Const)
+
+
+def test_a_column_read_by_a_value_that_names_it_is_not_dead(tmp_path):
+    # fila[zona] reads the column a value names; a text equal to the column's name (here a cell of
+    # another table) may be that value, so the column is not reported.
+    rules = ("table marcas:\n  | grado | alfa | beta |\n  | 1     | 2    | 3    |\n"
+             "table claves:\n  | nombre | clave |\n  | Uno    | alfa  |\n"
+             "rule peso(z):\n  return marcas[1][claves[z].clave]\n")
+    messages = [w.message for w in codes(warnings(tmp_path, rules), "W0703")]
+    assert 'no rule reads column "alfa" of table "marcas"' not in messages
+    assert 'no rule reads column "beta" of table "marcas"' in messages

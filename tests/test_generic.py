@@ -182,3 +182,23 @@ def test_data_cannot_be_given_to_a_condition_that_decides_on_receive(tmp_path):
         _run_marcas(tmp_path, "receive Ana herida leve with 3")
     [d] = exc.value.diagnostics
     assert (d.code, d.span.line, d.span.col) == ("E0233", 8, 32)
+
+
+def test_a_list_joins_a_rule_s_result_with_plus(tmp_path):
+    # Regression: with allies() a prelude rule, `[c] + allies(c)` was refused before running
+    # ('"+" needs numbers (or dice), not a list'): the text does not tell what a rule gives.
+    write_edition(tmp_path, """
+        sheet hoja:
+          FUE: int 1..20
+        rule juntos(c):
+          return [c] + allies(c)
+        rule fuerza(c):
+          return sum([a.FUE for a in juntos(c)])
+    """)
+    enc = ('encounter "j"\nedition prueba\ncombatant Ana:\n  side a\n  FUE 3\ncombatant Eva:\n  side a\n  FUE 4\n'
+           'combatant Ugo:\n  side b\n  FUE 9\nexpect fuerza(Ana) == 7\nexpect len(juntos(Ugo)) == 1\n')
+    sources = Sources({"j.enc": enc})
+    parsed, diags = build_encounter(enc, "j.enc")
+    assert not diags
+    outcome = Prepared(parsed, program_for("prueba", None, sources, [tmp_path])).run()
+    assert [v.ok for v in outcome.expectations] == [True, True]

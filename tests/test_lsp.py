@@ -63,7 +63,8 @@ class Client:
             try:
                 message = self.inbox.get(timeout=TIMEOUT)
             except Empty:
-                raise AssertionError(f"no reply from the server; stderr: {self.proc.stderr.read1().decode()}")
+                self.proc.kill()                  # its stderr can be read to the end only once it has stopped
+                raise AssertionError(f"no reply from the server; stderr: {self.proc.stderr.read().decode()[-2000:]}")
             if seen is not None:
                 seen.append(message)
             if wanted(message):
