@@ -75,6 +75,9 @@ def _parser():
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
     r.add_argument("--rules", action="append", default=[], metavar="DIR",
                    help="a folder of edition folders to look in first (repeatable)")
+    r.add_argument("--budget", type=int, metavar="STEPS",
+                   help="the step budget of the run (default 1000000): rule calls, loop turns, list elements, "
+                        "rounds, events and dice")
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     sub.add_parser("editions", help="list the bundled editions")
@@ -115,7 +118,7 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
     prepared = Prepared(enc, program, overrides)
-    outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
+    outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", budget=_budget(args, cl))
     text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
     sys.stdout.write(text)
     for node, left, right in outcome.failed:
@@ -124,6 +127,13 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
             help = f"the left side is {show(left)}, the right side is {show(right)}"
         print(render(Diagnostic("E0601", "this expectation failed", node.span, help), sources), file=sys.stderr)
     return 1 if outcome.failed else 0
+
+
+def _budget(args, cl: CommandLine) -> int | None:
+    if args.budget is not None and not 0 < args.budget <= 10 ** 12:
+        raise GrimorioError(Diagnostic("E0002", f"--budget {args.budget} is no budget", cl.span(str(args.budget)),
+                                       "a number of steps from 1 to 1000000000000 (default 1000000)"))
+    return args.budget
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:

@@ -16,6 +16,7 @@ from ..dsl.names import BUILTINS, Resolver, Scope, walk
 
 from . import kinds as K
 from . import runtime_helpers as H
+from . import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
 from .expressions import L, ExpressionCompiler
 from .statements import StatementCompiler
@@ -50,10 +51,9 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def __init__(self, ruleset):
         self.ruleset = ruleset
         self.resolver = Resolver(ruleset)
-        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type,
-                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
-                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math,
-                         "_MG": H.MANGLED}
+        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
+                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr}, "H": H, "S": S, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
+                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math}
         self.lines: list[str] = []
         self.line_spans: list[Span | None] = []
         self.line_owner: list[str] = []
@@ -63,8 +63,11 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.purposes: set[str] = set()
         self.structs: dict[tuple, type] = {}
         self._tmp = 0
+        self.gids: dict[tuple, str] = {}
         self.alias: dict[str, str] = {}       # parameter -> argument, while inlining a rule
         self.inlining: list[str] = []
+        self.leaves: dict[str, bool] = {}
+        self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
         self._build_data()
         self._build_code()
         if self.diags:
@@ -89,6 +92,14 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.lines.append("    " * depth + text)
         self.line_spans.append(span)
         self.line_owner.append(self.owner)
+
+    def gid(self, kind: str, name) -> str:
+        """The Python name of a declaration: its kind and a number, never its spelling
+        (an action and a reaction may share a name; two spellings never meet)."""
+        out = self.gids.get((kind, name))
+        if out is None:
+            out = self.gids[(kind, name)] = f"{kind}{len(self.gids)}"
+        return out
 
     def tmp(self) -> str:
         self._tmp += 1
@@ -162,14 +173,16 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def rule(self, d: n.Rule):
         self.owner = f"rule {d.name}"
-        self.emit(0, f"def r_{mangle(d.name)}(_E{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
+        self.emit(1, "_E.steps += 1", d.span)
+        self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
         scope = Scope({p.name for p in d.params})
         self.block(d.body, 1, scope)
 
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
-        self.emit(0, f"def c_{mangle(d.name)}(_E, _by, _purpose{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}):", d.span)
         scope = Scope({p.name for p in d.params})
         self.emit(1, f"{L(d.roll_name)} = {self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')}",
                   d.dice.span)
@@ -185,13 +198,13 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"message {d.name}"
         scope = Scope({p.name for p in d.params})
         parts = [repr(p) if isinstance(p, str) else f"_show({self.expr(p, scope)})" for p in d.parts]
-        self.emit(0, f"def m_{mangle(d.name)}(_E{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(d.params)}):", d.span)
         self.emit(1, f"return ''.join(({', '.join(parts)},))" if parts else "return ''", d.span)
 
     def on_receive(self, d: n.Condition):
         self.owner = f"condition {d.name}"
         params, body = d.on_receive
-        self.emit(0, f"def o_{mangle(d.name)}(_E{self.params(params)}):", d.span)
+        self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(params)}):", d.span)
         self.block(body, 1, Scope({p.name for p in params}, condition=d))
 
     def _cost_and_req(self, d, scope, depth):
@@ -242,7 +255,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"action {d.name}"
         if not d.params:
             self.fail("E0206", f'action "{d.name}" needs a first parameter: who acts', d.span)
-        m = mangle(d.name)
+        m = self.gid("action", d.name)
         names = [p.name for p in d.params]
         for i, p in enumerate(d.params[1:], 1):
             if p.domain is None:
@@ -265,7 +278,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         if d.by is None:
             self.fail("E0206", f'reaction "{d.name}" needs a "by" line naming who reacts', d.span,
                       f'for example: by {d.params[1].name}.defensor')
-        m = mangle(d.name)
+        m = self.gid("reaction", d.name)
         ev = d.params[1].name
         self.emit(0, f"def w_{m}(_E, {L(ev)}):", d.by.span)
         self.emit(1, f"return {self.expr(d.by, Scope({ev}))}", d.by.span)
@@ -279,12 +292,12 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def emitter(self, event: str, reactions: list):
         """Emitting an event as one function: each reactor, in the order its first
         reaction is declared, is offered the reactions it may take, once."""
-        m = mangle(event)
         self.owner = f"event {event}"
-        self.emit(0, f"def em_{m}(_E, _ev):")
+        self.emit(0, f"def {self.gid('event', event)}(_E, _ev):")
         self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
-        self.emit(2, "raise H.Budget()")
+        self.emit(2, "raise H.Budget(_E.budget)")
         self.emit(1, "_E.depth += 1")
+        self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
         bys = [self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions]
@@ -299,7 +312,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         for r, by in zip(reactions, bys):
             w = seen[by]
             self.emit(2, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
-            self.emit(3, f"_opts.append(R_{mangle(r.name)})")
+            self.emit(3, f"_opts.append(R_{self.gid('reaction', r.name)})")
         self.emit(2, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
         self.emit(2, "if _ch is not None:")
         self.emit(3, "_E.steps += 1")
@@ -321,16 +334,16 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
                 r = self.known(reactions, p.name, "reaction", p.span)
                 if r.event != ev:
                     self.fail("E0204", f'reaction "{p.name}" answers "{r.event}", not "{ev}"', p.span)
-                self._pref(d, f"r_{mangle(ev)}_", i, p, r)
+                self._pref(d, f"r_{self.gid('event', ev)}_", i, p, r)
 
     def _tactic_act(self, d: n.Tactic, actions):
         """The tactic's choice of action as one function: preferences in order,
         each parameter from its list, the first option allowed runs."""
-        base = f"p_{mangle(d.name)}_a"
-        self.emit(0, f"def ta_{mangle(d.name)}(_E, _c):", d.span)
+        base = f"p_{self.gid('tactic', d.name)}_a"
+        self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
         for i, p in enumerate(d.act):
             a = actions[p.name]
-            m = mangle(a.name)
+            m = self.gid("action", a.name)
             given = {arg.name for arg in p.args}
             args = ["_c"]
             depth = 1
@@ -353,7 +366,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def _pref(self, d, kind, i, p, target):
         names = [x.name for x in target.params]
         scope = Scope(set(names))
-        base = f"p_{mangle(d.name)}_{kind}{i}"
+        base = f"p_{self.gid('tactic', d.name)}_{kind}{i}"
         given = {}
         for a in p.args:
             if a.name is None or a.name not in names[1:]:
@@ -371,13 +384,13 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"round {d.name}"
         for s in d.steps:
             self.owner = f"round {d.name}, step {s.name}"
-            self.emit(0, f"def s_{mangle(d.name)}_{mangle(s.name)}(_E):", s.span)
+            self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
             self.block(s.body, 1, Scope())
         self.owner = f"round {d.name}"
-        self.emit(0, f"def u_{mangle(d.name)}(_E):", d.span)
+        self.emit(0, f"def u_{self.gid('round', d.name)}(_E):", d.span)
         self.emit(1, f"return {self.expr(d.until, Scope()) if d.until is not None else 'False'}",
                   d.until.span if d.until is not None else d.span)
-        self.emit(0, f"def f_{mangle(d.name)}(_E):", d.span)
+        self.emit(0, f"def f_{self.gid('round', d.name)}(_E):", d.span)
         if d.final:
             self.block(d.final, 1, Scope())
         else:
@@ -409,7 +422,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         rs = self.ruleset
         self.actions = {}
         for d in rs.all(n.Action):
-            m = mangle(d.name)
+            m = self.gid("action", d.name)
             if f"x_{m}" not in g:
                 continue
             domains = [g[f"d_{m}_{i}"] for i in range(1, len(d.params))]
@@ -417,26 +430,26 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.reactions: dict[str, list[ReactionDef]] = {}
         self.reaction_by_name = {}
         for d in rs.all(n.Reaction):
-            m = mangle(d.name)
+            m = self.gid("reaction", d.name)
             r = ReactionDef(d.name, d.event, g[f"w_{m}"], g[f"q_{m}"], g[f"x_{m}"], d)
             self.reactions.setdefault(d.event, []).append(r)
             self.reaction_by_name[d.name] = r
             g[f"R_{m}"] = r
         self.tactics = {}
         for d in rs.all(n.Tactic):
-            base = f"p_{mangle(d.name)}_"
+            base = f"p_{self.gid('tactic', d.name)}_"
             react = {}
             for ev, prefs in d.react:
-                react[ev] = [(self.reaction_by_name[p.name], self._pref_fns(base + f"r_{mangle(ev)}_{i}", None))
+                react[ev] = [(self.reaction_by_name[p.name], self._pref_fns(base + f"r_{self.gid('event', ev)}_{i}", None))
                              for i, p in enumerate(prefs)]
-            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{mangle(d.name)}"], react)
+            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], react)
         self.rounds = []
         for d in rs.all(n.Round):
-            m = mangle(d.name)
-            steps = [(s.name, g[f"s_{m}_{mangle(s.name)}"]) for s in d.steps]
+            m = self.gid("round", d.name)
+            steps = [(s.name, g[self.gid("step", (d.name, s.name))]) for s in d.steps]
             self.rounds.append((d.name, steps, g[f"u_{m}"], g[f"f_{m}"]))
         for name, ct in self.conditions.items():
-            ct.on_receive = g.get(f"o_{mangle(name)}")
+            ct.on_receive = g.get(self.gids.get(("receive", name)))
         self.sheet_defaults = g["sheet_defaults"]
         self.fill_sheet = g["fill_sheet"]
         self.init_vars = g["init_vars"]
@@ -468,7 +481,8 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
                 if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
                     self.emit(1, f"_a = {self.expr(e.left, scope)}", e.left.span)
                     self.emit(1, f"_b = {self.expr(e.right, scope)}", e.right.span)
-                    self.emit(1, f"return ((_a {e.op} _b), _a, _b)", e.span)
+                    verdict = {"==": "S.equal(_a, _b)", "!=": "not S.equal(_a, _b)"}.get(e.op, f"_a {e.op} _b")
+                    self.emit(1, f"return ({verdict}, _a, _b)", e.span)
                 else:
                     self.emit(1, f"return ({self.expr(e, scope)}, None, None)", e.span)
             except GrimorioError as exc:

@@ -141,7 +141,8 @@ class DataBuilder:
         cols = list(d.columns[1:]) if d.dice is not None else list(d.columns)
         if d.dice is not None:
             cols = [d.columns[0]] + cols
-        cls = make_struct(d.name, cols, key=d.columns[0] if d.dice is None else cols[1] if len(cols) > 1 else None)
+        cls = make_struct(d.name, cols, key=d.columns[0] if d.dice is None else cols[1] if len(cols) > 1 else None,
+                          frozen=True)
         rows, index, ranges = [], {}, []
         for row in d.rows:
             try:

@@ -2,12 +2,25 @@
 from __future__ import annotations
 
 
+from ..dsl.bounds import MAX_DICE
+
+
+class ValueBound(Exception):
+    """A value grew past one of the language's bounds (E0506); `bound` names it."""
+
+    def __init__(self, message, bound):
+        super().__init__(message)
+        self.message, self.bound = message, bound
+
+
 class Dice:
     """terms: tuple of (sign, count, sides); const: int."""
 
     __slots__ = ("terms", "const", "_text", "max", "min", "single", "sides", "signed")
 
     def __init__(self, terms: tuple, const: int = 0):
+        if sum(c for _s, c, _f in terms) > MAX_DICE or len(terms) > MAX_DICE:
+            raise ValueBound(f"dice of more than {MAX_DICE} dice", "MAX_DICE")
         self.terms = terms
         self.const = const
         # One entry per die, in order: its faces, and whether it is subtracted.

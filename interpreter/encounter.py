@@ -235,13 +235,13 @@ class Prepared:
                 obj.cards.setdefault(ct.name, []).append(grade)
         return made
 
-    def run(self, seed=None, record=True, json=False, max_rounds=None) -> Outcome:
+    def run(self, seed=None, record=True, json=False, max_rounds=None, budget=None) -> Outcome:
         enc, p = self.enc, self.p
         seed = enc.seed if seed is None else seed
         pins = [dict(pin, used=False) for pin in self.pins]
         script = {k: {"action": list(v["action"]), "reaction": list(v["reaction"])} for k, v in self.script.items()}
         eng = Engine(p, [], seed or 0, record, json, pins, enc.strict_dice, script, self.options,
-                     max_rounds or enc.rounds or 100)
+                     max_rounds or enc.rounds or 100, budget)
         self.make_combatants(eng)
         guarded(p, p.init_vars, eng)
         try:

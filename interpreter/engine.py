@@ -11,20 +11,22 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 from . import runtime_helpers as H
 from .compiler import FILENAME
-from .dice import Dice, make_roll, roll_faces, total
-from .values import to_json
+from .dice import Dice, ValueBound, make_roll, roll_faces, total
+from .semantics import OperatorError, bound_help
+from .values import ReadOnly, to_json, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
+MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
 EMIT_DEPTH = H.EMIT_DEPTH
 Budget = H.Budget
 
 
 class Engine:
     __slots__ = ("p", "cb", "rng", "random", "rec", "json", "events", "pins", "strict", "script", "opt",
-                 "max_rounds", "round", "steps", "depth", "v", "plain")
+                 "max_rounds", "round", "steps", "depth", "v", "plain", "budget")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
-                 script=None, options=None, max_rounds=100):
+                 script=None, options=None, max_rounds=100, budget=None):
         self.p = program
         self.cb = combatants
         self.rng = _random.Random(seed)
@@ -40,6 +42,7 @@ class Engine:
         self.max_rounds = max_rounds
         self.round = 0
         self.steps = 0
+        self.budget = budget or STEP_BUDGET
         self.depth = 0
         self.v = SimpleNamespace()
         self.plain = not record and not self.pins and not strict   # the fast path: nothing to pin or show
@@ -47,8 +50,8 @@ class Engine:
     # ------------------------------------------------------------ budget
     def tick(self):
         self.steps += 1
-        if self.steps > STEP_BUDGET:
-            raise Budget()
+        if self.steps > self.budget:
+            raise Budget(self.budget)
 
     # ------------------------------------------------------------ dice
     def roll(self, dice, by, purpose):
@@ -58,13 +61,26 @@ class Engine:
             one = dice.single
             if one:
                 return int(self.random() * one) + 1 + dice.const
+            self._pay_dice(dice)
             return total(dice, roll_faces(dice, self.random))
+        self._pay_dice(dice)
         faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
         r = dice.roll(self.random) if faces is None else make_roll(total(dice, faces), dice, faces)
         if self.rec:
-            self.events.append(("roll", by, purpose, r))
+            self._record(("roll", by, purpose, r))
             return r
         return int(r)
+
+    def _pay_dice(self, dice):
+        """Every die rolled past the first is a step: a loop rolling huge dice stops at the budget."""
+        self.steps += len(dice.sides) - 1
+        if self.steps > self.budget:
+            raise Budget(self.budget)
+
+    def _record(self, event):
+        if len(self.events) >= MAX_EVENTS:
+            raise ValueBound(f"the transcript grew past {MAX_EVENTS} lines and rolls", "MAX_EVENTS")
+        self.events.append(event)
 
     def _pinned(self, dice, by, purpose):
         who = getattr(by, "a_name", None)
@@ -101,7 +117,7 @@ class Engine:
         payload = {"line": line_id}
         if self.json:
             payload["args"] = [to_json(a) for a in args]
-        self.events.append(("say", name, text, payload))
+        self._record(("say", name, text, payload))
 
     def record_check(self, name, by, purpose, result):
         if self.json:
@@ -243,6 +259,7 @@ class Engine:
         try:
             while self.round < self.max_rounds:
                 self.round += 1
+                self.tick()
                 for _step_name, step in steps:
                     step(self)
                 if self.script:
@@ -303,17 +320,23 @@ def locate(program, exc) -> Diagnostic:
                           "use stop in a round's steps, its finally, or an encounter's do: block")
     if isinstance(exc, Budget):
         return Diagnostic("E0502", "the rules ran too long (a loop or a cascade of events that does not end)", span,
-                          f"the budget is {STEP_BUDGET} steps and {EMIT_DEPTH} nested events")
+                          f"the budget is {exc.args[0] if exc.args else STEP_BUDGET} steps (each rule call, loop turn, list element, "
+                          f"round, event and die counts one) and {EMIT_DEPTH} nested events; if the rules are "
+                          "right, raise it with grimorio run --budget N")
     if isinstance(exc, RecursionError):
         return Diagnostic("E0502", "the rules call themselves without end", span)
-    if isinstance(exc, H.RuleFailure):
+    if isinstance(exc, ReadOnly):
+        return Diagnostic("E0204", str(exc), span, "keep what changes on the combatant: set a field of its sheet")
+    if isinstance(exc, ValueBound):
+        return Diagnostic("E0506", exc.message, span, bound_help(exc.bound))
+    if isinstance(exc, (H.RuleFailure, OperatorError)):
         code = "E0503" if "pinned" in exc.message else exc.code
         return Diagnostic(code, exc.message, span, exc.help)
     if isinstance(exc, TypeError) and "cannot be compared by order" in str(exc):
         return Diagnostic("E0204", str(exc), span, H.ORDER_HELP)
     if isinstance(exc, AttributeError):
         name = getattr(exc, "name", None) or str(exc).rsplit("'", 2)[-2] if "'" in str(exc) else "?"
-        field = _unmangle(name)
+        field = unmangle(name)
         obj = getattr(exc, "obj", None)
         what = H.show(obj) if obj is not None and not isinstance(obj, type) else "this value"
         if name in COMBATANT_ONLY:
@@ -337,11 +360,6 @@ def locate(program, exc) -> Diagnostic:
 COMBATANT_ONLY = ("cards", "a_side", "acts", "tactic")
 
 
-def _unmangle(name: str) -> str:
-    import re
-    if name.startswith("a_"):
-        name = name[2:]
-    return re.sub(r"__([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)), name)
 
 
 def guarded(program, fn, *args, stops=False):

@@ -93,3 +93,10 @@ def expect_condition(node, resolve, what):
     k = kind(node, resolve)
     if k is not None and not k.startswith("the condition"):
         _fail(node, f"{what} takes a condition, not {k}", "name a condition declared with \"condition\"")
+
+
+def check_membership(node: n.Binary, resolve):
+    k = kind(node.right, resolve)
+    if k is not None and k != LIST:
+        _fail(node.right, f'"in" needs a list on its right, not {k}',
+              "in tests membership in a list; to compare two texts use ==")
