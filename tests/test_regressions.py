@@ -45,3 +45,11 @@ def test_every_file_kept_has_an_expectation():
     kept = {p.name for p in HERE.iterdir() if p.suffix in (".enc", ".rules") and "edicion" not in p.name
             and "reglas" not in p.name}
     assert kept <= listed, kept - listed
+
+
+def test_the_budget_is_raised_or_lowered_from_the_command_line(capsys):
+    duel = str(Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre" / "duelo.enc")
+    assert main(["run", "--budget", "50", duel]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0502]" in err and "the budget is 50 steps" in err and "--budget N" in err
+    assert main(["run", "--budget", "5000000", duel]) == 0
