@@ -74,13 +74,14 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             raise GrimorioError(self.diags)
         source = "\n".join(self.lines) + "\n"
         self.source = source
+        self.ns["__spans__"] = self.line_spans
         exec(self._compile(source), self.ns)  # noqa: S102 - generated from a checked ruleset
         self._link()
 
-    def _compile(self, source: str):
+    def _compile(self, source: str, filename: str = FILENAME):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
         try:
-            return compile(source, FILENAME, "exec")
+            return compile(source, filename, "exec")
         except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
             line = (getattr(exc, "lineno", None) or 0) - 1
             span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None
@@ -465,9 +466,23 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         return args, g[f"{base}_when"]
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
-        """Compile an encounter's own statements and expectations against this program."""
-        mark = len(self.lines)
-        self.diags = []
+        """Compile an encounter's own statements and expectations against this program, into
+        a namespace of their own: the program reads the same after a thousand encounters."""
+        saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.diags
+        self.lines, self.line_spans, self.line_owner, self.diags = [], [], [], []
+        self.ns, self.consts = dict(self.ns), dict(self.consts)
+        try:
+            self._snippet(name, stmts, exprs, combatants)
+            if self.diags:
+                raise GrimorioError(self.diags)
+            ns = self.ns
+            ns["__spans__"] = self.line_spans
+            exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} {name}"), ns)  # noqa: S102 - checked
+            return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
+        finally:
+            self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.diags = saved
+
+    def _snippet(self, name, stmts, exprs, combatants):
         scope = Scope(combatants=tuple(combatants))
         self.owner = "encounter"
         self.emit(0, f"def {name}_do(_E):")
@@ -488,11 +503,3 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
                 self.emit(1, "return (True, None, None)")
-        if self.diags:
-            del self.lines[mark:], self.line_spans[mark:], self.line_owner[mark:]
-            raise GrimorioError(self.diags)
-        # Padding keeps line numbers of this snippet equal to its index in line_spans.
-        src = "\n" * mark + "\n".join(self.lines[mark:]) + "\n"
-        ns = self.ns
-        exec(self._compile(src), ns)  # noqa: S102 - generated from a checked encounter
-        return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}

@@ -309,10 +309,12 @@ def locate(program, exc) -> Diagnostic:
     span = None
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == FILENAME:
+        if tb.tb_frame.f_code.co_filename.startswith(FILENAME):
+            # Generated code keeps its line spans in its own globals: the program's, or an encounter's.
+            spans = tb.tb_frame.f_globals.get("__spans__", ())
             line = tb.tb_lineno - 1
-            if 0 <= line < len(program.line_spans) and program.line_spans[line] is not None:
-                span = program.line_spans[line]
+            if 0 <= line < len(spans) and spans[line] is not None:
+                span = spans[line]
         tb = tb.tb_next
     span = span or Span("<rules>", 0, 0)
     if isinstance(exc, H.StopRun):

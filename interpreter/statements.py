@@ -46,7 +46,7 @@ class StatementCompiler:
             args = self.call_args(m.params, s.args, s.span, f'message "{m.name}"', scope)
             # Arguments are evaluated once, and only when a transcript is kept.
             e(depth, f"if _E.rec: _E.say({s.message!r}, {self.gid('message', s.message)}, "
-                     f"({''.join(a + ', ' for a in args)}), {len(self.line_spans)})", s.span)
+                     f"({''.join(a + ', ' for a in args)}), {self.k((self.owner, s.span), 'at')})", s.span)
             return scope
         if isinstance(s, n.Return):
             e(depth, f"return {self.expr(s.value, scope) if s.value is not None else 'None'}", s.span)

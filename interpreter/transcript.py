@@ -12,9 +12,7 @@ def render_text(engine, explain=False) -> str:
             continue
         _, name, text, payload = ev
         if explain:
-            line = payload["line"]
-            span = program.line_spans[line]
-            owner = program.line_owner[line]
+            owner, span = payload["line"]
             layer = program.ruleset.origin.get(("message", name), program.ruleset.edition.name)
             text = f"{text}    [{owner} at {span}; edition {layer}]"
         out.append(text)

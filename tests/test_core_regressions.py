@@ -173,3 +173,17 @@ def test_a_huge_computed_number_is_a_located_diagnostic(tmp_path):
 # 9. cards() with no card is an empty list, which "== none" did not match.
 def test_no_cards_equals_none_as_in_a_decision_table(tmp_path):
     passes(tmp_path, "expect cards(Ana, Fatiga) == none\nexpect not (cards(Ana, Fatiga) != none)\n", "")
+
+
+# Issue 5, build 4: every Prepared once appended its code to the shared program (1000 preparations, 2000 lines).
+def test_preparing_encounters_leaves_the_program_as_it_was():
+    from pathlib import Path
+
+    from grimorio.interpreter.encounter import load_encounter
+    program = program_for("aquelarre")
+    enc = load_encounter(Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre" / "duelo.enc", Sources())
+    Prepared(enc, program)
+    before = (len(program.lines), len(program.line_spans), len(program.ns), len(program.consts))
+    for _ in range(50):
+        Prepared(enc, program).run(record=False)
+    assert (len(program.lines), len(program.line_spans), len(program.ns), len(program.consts)) == before
