@@ -244,10 +244,14 @@ class ExpressionCompiler:
             if known is not None:
                 # Against a named outcome: compare ranks, after making sure the
                 # other side is an outcome of the same list.
+                if self.pure(a):
+                    return (f"({a}.rank {x.op} {known.rank} if type({a}) is H.Ranked and {a}.kind == {known.kind!r} "
+                            f"else H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})")
                 return f"(H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})"
         if x.op in ("==", "!=") and "None" in (a, b):
             other = b if a == "None" else a
-            return f"({'' if x.op == '==' else 'not '}S.is_none({other}))"
+            test = f"({other} is None or {other} == [])" if self.pure(other) else f"S.is_none({other})"
+            return f"({'' if x.op == '==' else 'not '}{test})"
         return f"({a} {self.OPS.get(x.op, x.op)} {b})"
 
     # Operators whose meaning on two numbers is Python's own (tests/test_semantics.py proves it).

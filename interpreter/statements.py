@@ -92,7 +92,13 @@ class StatementCompiler:
                 items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
             if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
                 items = f"list({items})"        # a stored list may change while we walk it
-            e(depth, f"for {var} in H.counted(_E, {items}):", s.span)
+            # H.counted, in place: the loop's length is paid from the step budget before it starts.
+            t = self.tmp()
+            e(depth, f"{t} = {items}", s.span)
+            e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)
+            e(depth, f"_E.steps += len({t})", s.span)
+            e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
+            e(depth, f"for {var} in {t}:", s.span)
             self.block(s.body, depth + 1, scope.child(s.var))
             return scope
         if isinstance(s, n.While):
