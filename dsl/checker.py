@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import nodes as n
 from .diagnostics import Diagnostic, did_you_mean
+from .resolver import resolve_ruleset
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -29,6 +30,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _options(rs)
     out += _parameters(rs)
     out += _shapes(rs)
+    out += resolve_ruleset(rs)
     return out
 
 

@@ -26,23 +26,13 @@ FILENAME = "<grimorio>"
 
 
 def compile_checked(ruleset) -> "Program":
-    """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
+    """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
+    it finds, and the compiler never sees a ruleset the checker refused."""
     from ..dsl.checker import check_ruleset
     diags = check_ruleset(ruleset)
-    try:
-        program = Program(ruleset)
-    except GrimorioError as exc:
-        # The compiler repeats a few checks (a cost field, a row table): keep the checker's, better placed.
-        seen = {(d.code, d.message, d.span.file) for d in diags} | {(d.span.file, d.span.line, d.span.col) for d in diags}
-        diags += [d for d in exc.diagnostics
-                  if (d.code, d.message, d.span.file) not in seen and (d.span.file, d.span.line, d.span.col) not in seen
-                  and not (diags and d.code == "E0106")]   # code the checker refused cannot compile either
-    except Exception:  # noqa: BLE001 - the compiler assumes a checked ruleset; the checker's errors explain it
-        if not diags:
-            raise
     if diags:
         raise GrimorioError(diags)
-    return program
+    return Program(ruleset)
 
 
 class Program(DataBuilder, StatementCompiler, ExpressionCompiler):

@@ -187,3 +187,18 @@ def test_preparing_encounters_leaves_the_program_as_it_was():
     for _ in range(50):
         Prepared(enc, program).run(record=False)
     assert (len(program.lines), len(program.line_spans), len(program.ns), len(program.consts)) == before
+
+
+# Issue 5, builds 1-2: names are resolved in dsl/, before compiling, in the scopes the language gives them.
+def test_the_checker_in_dsl_finds_unknown_names_in_every_scope(tmp_path):
+    write_edition(tmp_path, BASE + """
+rule r(x):
+  let y = [z for z in [x] if z > w]
+  if x > 0:
+    let a = 1
+  else:
+    let a = 2
+  return a + y + b
+""")
+    diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    assert [(d.code, d.message) for d in diags] == [("E0201", 'unknown name "w"'), ("E0201", 'unknown name "b"')]
