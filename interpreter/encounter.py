@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..dsl import nodes as n
 from ..dsl.builder import build_encounter
+from ..dsl.constants import NotConstant, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.loader import bundled_root, load_edition
 from ..dsl.source import read_text
@@ -265,11 +266,11 @@ class Prepared:
 
 
 def _plain(value):
-    """An option's value as written in an encounter: a constant, or a negative number."""
-    if isinstance(value, n.Unary) and value.op == "-" and isinstance(value.operand, n.Const) \
-            and type(value.operand.value) is int:
-        return -value.operand.value
-    return value.value if isinstance(value, n.Const) else value
+    """An option's value as written in an encounter: a plain constant (else what it holds, refused by kind)."""
+    try:
+        return plain(value)
+    except NotConstant:
+        return value.value if isinstance(value, n.Const) else value
 
 
 def _no_tactic(_engine, _combatant):

@@ -256,9 +256,9 @@ class ExpressionCompiler:
 
     # Operators whose meaning on two numbers is Python's own (tests/test_semantics.py proves it).
     PLAIN = {"+": "+", "-": "-", "*": "*"}
-    # On two whole numbers, + and - in place (a loop adds at most a few bits a turn, and the step
-    # budget bounds the turns; show() refuses what grew past MAX_DIGITS); * can square, so never.
-    GUARDED = {"+": "+", "-": "-"}
+    # On two whole numbers, + - % in place (a loop adds at most a bit a turn, and the step budget
+    # bounds the turns; show() refuses what grew past MAX_DIGITS); * can square, so never.
+    GUARDED = {"+": "+", "-": "-", "%": "%"}
 
     def operator(self, x, a, b, resolve) -> str:
         """An arithmetic operator or `in`: in place when both sides are surely numbers, or
