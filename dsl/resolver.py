@@ -3,7 +3,8 @@ lexical scopes the language gives it (parameters, `let` for the rest of its
 block, a name every branch of an `if ... else` binds, a `for` or a
 comprehension's own variable, a decision table's output, `it` in an ordering
 key), so an unknown name or rule is reported by `check` with the other
-static errors, before anything is compiled.
+static errors, before anything is compiled; so are the kinds the text shows
+(dsl/kinds.py: rolling a number, a text in arithmetic, `in` a text).
 
 The scopes are the compiler's: `names.Resolver` answers what a name is; this
 pass walks the declarations (dispatch by node class) and reports what it
@@ -11,8 +12,9 @@ cannot answer.
 """
 from __future__ import annotations
 
+from . import kinds as K
 from . import nodes as n
-from .diagnostics import Diagnostic, did_you_mean
+from .diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .names import BUILTINS, Resolver, Scope
 
 
@@ -178,15 +180,47 @@ class _Walker:
                     if isinstance(item, n.Node):
                         self.expr(item, scope)
 
+    def kinds(self, check, *args):
+        """A kind check of dsl/kinds.py: its error joins the others instead of stopping the walk."""
+        try:
+            check(*args)
+        except GrimorioError as exc:
+            self.out.extend(exc.diagnostics)
+
+    def x_Binary(self, x: n.Binary, scope):
+        resolve = self.resolving(scope)
+        check = {"<": K.check_order, "<=": K.check_order, ">": K.check_order, ">=": K.check_order,
+                 "in": K.check_membership, "notin": K.check_membership}.get(x.op)
+        if x.op in ("+", "-", "*", "/", "%"):
+            check = K.check_arithmetic
+        if check is not None:
+            self.kinds(check, x, resolve)
+        self.expr(x.left, scope)
+        self.expr(x.right, scope)
+
+    def x_Roll(self, x: n.Roll, scope):
+        self.kinds(K.expect_dice, x.dice, self.resolving(scope), "roll")
+        self.x_other(x, scope)
+
+    def x_Maximum(self, x: n.Maximum, scope):
+        self.kinds(K.expect_dice, x.dice, self.resolving(scope), "maximum()")
+        self.x_other(x, scope)
+
+    def resolving(self, scope):
+        return lambda name: self.names.resolve(name, scope)
+
     def x_Name(self, x: n.Name, scope):
         if self.names.resolve(x.id, scope) is None:
             self.out.append(Diagnostic("E0201", f'unknown name "{x.id}"', x.span,
                                        did_you_mean(x.id, self.names.candidates(scope))))
 
     def x_Call(self, x: n.Call, scope):
-        if isinstance(x.func, n.Name) and self.names.resolve(x.func.id, scope) is None:
+        r = self.names.resolve(x.func.id, scope) if isinstance(x.func, n.Name) else None
+        if isinstance(x.func, n.Name) and r is None:
             self.out.append(Diagnostic("E0201", f'unknown rule "{x.func.id}"', x.func.span,
                                        did_you_mean(x.func.id, self.rules + list(BUILTINS))))
+        elif r is not None and r.kind == "builtin" and r.target in ("has", "cards") and len(x.args) >= 2:
+            self.kinds(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
         self.args(x.args, scope)
 
     def x_Comprehension(self, x: n.Comprehension, scope):

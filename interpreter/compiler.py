@@ -14,7 +14,7 @@ from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 from ..dsl.names import BUILTINS, Resolver, Scope, walk
 
-from . import kinds as K
+from ..dsl import kinds as K
 from . import runtime_helpers as H
 from . import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API

@@ -8,7 +8,7 @@ from ..dsl import nodes as n
 from ..dsl.diagnostics import did_you_mean
 from ..dsl.names import BUILTINS, Scope, walk
 
-from . import kinds as K
+from ..dsl import kinds as K
 from . import semantics as S
 from .dice import Dice, ValueBound
 from .values import Scale, make_struct, mangle

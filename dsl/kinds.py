@@ -3,8 +3,8 @@ to refuse, before anything runs, rolling a number or adding a name to a
 number. Unknown stays unknown (None); only sure mismatches are errors."""
 from __future__ import annotations
 
-from ..dsl import nodes as n
-from ..dsl.diagnostics import Diagnostic, GrimorioError
+from . import nodes as n
+from .diagnostics import Diagnostic, GrimorioError
 
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
 
