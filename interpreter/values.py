@@ -6,9 +6,12 @@ import re
 from fractions import Fraction
 
 from ..dsl.bounds import MAX_DIGITS
-from .dice import Roll, ValueBound
+from .dice import Roll
 
 _BIG = 10 ** MAX_DIGITS
+# How a whole number past MAX_DIGITS digits shows (one grown by + in a loop until the step budget
+# stopped it): never Python's refusal to convert it, never the internal-bug error.
+HUGE = f"(a number of more than {MAX_DIGITS} digits)"
 
 
 _MANGLED: dict[str, str] = {}
@@ -185,7 +188,7 @@ def show(v) -> str:
     if isinstance(v, list):
         return _nested(lambda: ", ".join(show(x) for x in _shown(v)), "...") if v else "-"
     if isinstance(v, int) and not -_BIG < v < _BIG:
-        raise ValueBound(f"a number grew past {MAX_DIGITS} digits", "MAX_DIGITS")
+        return HUGE
     if isinstance(v, Fraction) and not isinstance(v, Scale):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     return str(v)
@@ -197,7 +200,7 @@ def to_json(v):
     if isinstance(v, Roll):
         return {"dice": str(v.dice), "faces": list(v.faces), "total": int(v)}
     if isinstance(v, int):
-        return int(v)
+        return int(v) if -_BIG < v < _BIG else HUGE
     if isinstance(v, list):
         return _nested(lambda: [to_json(x) for x in _shown(v)], "...")
     if isinstance(v, Struct):

@@ -202,3 +202,13 @@ rule r(x):
 """)
     diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
     assert [(d.code, d.message) for d in diags] == [("E0201", 'unknown name "w"'), ("E0201", 'unknown name "b"')]
+
+
+def test_a_number_too_long_to_convert_is_shown_in_words(tmp_path, capsys):
+    from grimorio.interpreter.cli import main
+    write_edition(tmp_path, BASE + "\nrule crece():\n  let x = 1\n  let i = 0\n  while i < 15000:\n"
+                                   "    set x = x + x\n    set i = i + 1\n  return x\n")
+    (tmp_path / "x.enc").write_text("edition prueba\ncombatant Ana:\n  FUE 3\nexpect crece() == 1\n", encoding="utf-8")
+    assert main(["run", "--rules", str(tmp_path), str(tmp_path / "x.enc")]) == 1
+    err = capsys.readouterr().err
+    assert "E0003" not in err and "the left side is (a number of more than 1000 digits)" in err, err
