@@ -35,8 +35,37 @@ def compile_checked(ruleset) -> "Program":
     return Program(ruleset)
 
 
-class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
-    """A compiled ruleset. Build once; `interpreter.engine.run` runs encounters on it."""
+class Program:
+    """A compiled ruleset, immutable: what the compiler made, without the compiler.
+    Build once; every encounter runs on it, and an encounter's own code is compiled
+    by a fresh compiler into a namespace of its own, leaving the program as it was."""
+
+    # What a compiler changes while it compiles an encounter's code: each gets its own copy.
+    _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict}
+
+    def __init__(self, ruleset):
+        compiler = Compiler(ruleset)
+        object.__setattr__(self, "__dict__", {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT})
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a compiled program does not change ({name})")
+
+    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
+        compiler = Compiler.__new__(Compiler)
+        vars(compiler).update(vars(self))
+        for attr, copy in self._PER_COMPILE.items():
+            setattr(compiler, attr, copy(getattr(self, attr)))
+        compiler.lines, compiler.line_spans, compiler.line_owner, compiler.diags = [], [], [], []
+        compiler.alias, compiler.inlining, compiler.owner, compiler._tmp = {}, [], "encounter", 0
+        return compiler.compile_snippet(name, stmts, exprs, combatants)
+
+
+# The compiler's working state, thrown away with it.
+_TRANSIENT = ("diags", "alias", "inlining", "owner", "_tmp")
+
+
+class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
+    """Compiles a checked ruleset; `Program` keeps what it made."""
 
     def __init__(self, ruleset):
         self.ruleset = ruleset

@@ -212,3 +212,12 @@ def test_a_number_too_long_to_convert_is_shown_in_words(tmp_path, capsys):
     assert main(["run", "--rules", str(tmp_path), str(tmp_path / "x.enc")]) == 1
     err = capsys.readouterr().err
     assert "E0003" not in err and "the left side is (a number of more than 1000 digits)" in err, err
+
+
+def test_a_compiled_program_does_not_change_and_encounters_compile_apart(tmp_path):
+    program = program_for("aquelarre")
+    with pytest.raises(AttributeError):
+        program.options = {}
+    # An encounter's code with temporaries of its own (a decision table) and a record.
+    passes(tmp_path, "do:\n  decide first:\n    | Ana.FUE | n |\n    |---|---|\n    | 3 | 1 |\n    | any | 2 |\n"
+                     "  set Ana.marca = n\nexpect Ana.marca == 1\nexpect {marca: 1}.marca == 1\n", "")
