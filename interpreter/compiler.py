@@ -194,8 +194,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def rule(self, d: n.Rule):
         self.owner = f"rule {d.name}"
         self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
-        self.emit(1, "_E.steps += 1", d.span)
-        self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
+        if not self.is_leaf(d):
+            # A call of a rule that calls rules is a step (calls can multiply: f calls f twice);
+            # a leaf rule's cost is its caller's call and its own loops, counted where they run.
+            self.emit(1, "_E.steps += 1", d.span)
+            self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
         scope = Scope({p.name for p in d.params})
         self.block(d.body, 1, scope)
 
