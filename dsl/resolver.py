@@ -15,7 +15,7 @@ from __future__ import annotations
 from . import kinds as K
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
-from .names import BUILTINS, Resolver, Scope
+from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args
 
 
 def resolve_ruleset(rs) -> list[Diagnostic]:
@@ -117,6 +117,9 @@ class _Walker:
         return scope
 
     def s_Say(self, s: n.Say, scope):
+        m = self.rs.space("message").get(s.message)
+        if m is not None:
+            self.collect(bind_args, m.params, s.args, s.span, f'message "{m.name}"')
         self.args(s.args, scope)
         return scope
 
@@ -180,8 +183,8 @@ class _Walker:
                     if isinstance(item, n.Node):
                         self.expr(item, scope)
 
-    def kinds(self, check, *args):
-        """A kind check of dsl/kinds.py: its error joins the others instead of stopping the walk."""
+    def collect(self, check, *args):
+        """A check that raises (kinds, arity, fields): its error joins the others instead of stopping the walk."""
         try:
             check(*args)
         except GrimorioError as exc:
@@ -194,20 +197,24 @@ class _Walker:
         if x.op in ("+", "-", "*", "/", "%"):
             check = K.check_arithmetic
         if check is not None:
-            self.kinds(check, x, resolve)
+            self.collect(check, x, resolve)
         self.expr(x.left, scope)
         self.expr(x.right, scope)
 
     def x_Roll(self, x: n.Roll, scope):
-        self.kinds(K.expect_dice, x.dice, self.resolving(scope), "roll")
+        self.collect(K.expect_dice, x.dice, self.resolving(scope), "roll")
         self.x_other(x, scope)
 
     def x_Maximum(self, x: n.Maximum, scope):
-        self.kinds(K.expect_dice, x.dice, self.resolving(scope), "maximum()")
+        self.collect(K.expect_dice, x.dice, self.resolving(scope), "maximum()")
         self.x_other(x, scope)
 
     def resolving(self, scope):
         return lambda name: self.names.resolve(name, scope)
+
+    def x_Attr(self, x: n.Attr, scope):
+        self.collect(check_attr, self.names, x, scope)
+        self.expr(x.obj, scope)
 
     def x_Name(self, x: n.Name, scope):
         if self.names.resolve(x.id, scope) is None:
@@ -219,8 +226,12 @@ class _Walker:
         if isinstance(x.func, n.Name) and r is None:
             self.out.append(Diagnostic("E0201", f'unknown rule "{x.func.id}"', x.func.span,
                                        did_you_mean(x.func.id, self.rules + list(BUILTINS))))
-        elif r is not None and r.kind == "builtin" and r.target in ("has", "cards") and len(x.args) >= 2:
-            self.kinds(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
+        elif r is not None and r.kind == "rule":
+            self.collect(bind_args, r.target.params, x.args, x.span, f'rule "{x.func.id}"')
+        elif r is not None and r.kind == "builtin":
+            self.collect(check_builtin_args, r.target, x.args, x.span)
+        if r is not None and r.kind == "builtin" and r.target in ("has", "cards") and len(x.args) >= 2:
+            self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
         self.args(x.args, scope)
 
     def x_Comprehension(self, x: n.Comprehension, scope):

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import did_you_mean
-from ..dsl.names import BUILTINS, Scope, walk
+from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_args, walk
 
 from ..dsl import kinds as K
 from . import semantics as S
@@ -22,24 +22,7 @@ def L(name: str) -> str:
 
 class ExpressionCompiler:
     def call_args(self, params, args, span, what, scope) -> list[str]:
-        names = [p.name for p in params]
-        out: list[str | None] = [None] * len(names)
-        pos = 0
-        for a in args:
-            if a.name is None:
-                if pos >= len(names):
-                    self.fail("E0206", f"{what} takes {len(names)} argument{'s' if len(names) != 1 else ''}, "
-                                       f"this gives more", a.span, f"its parameters are: {', '.join(names) or 'none'}")
-                out[pos] = self.expr(a.value, scope)
-                pos += 1
-            else:
-                if a.name not in names:
-                    self.fail("E0206", f'{what} has no parameter "{a.name}"', a.span, did_you_mean(a.name, names))
-                out[names.index(a.name)] = self.expr(a.value, scope)
-        missing = [nm for nm, v in zip(names, out) if v is None]
-        if missing:
-            self.fail("E0206", f"{what} needs {', '.join(missing)}", span, f"its parameters are: {', '.join(names)}")
-        return out
+        return [self.expr(node, scope) for node in bind_args(params, args, span, what)]
 
     def expr(self, x, scope: Scope) -> str:
         m = getattr(self, "x_" + type(x).__name__)
@@ -86,18 +69,11 @@ class ExpressionCompiler:
         return f"_E.opt[{x.name!r}]"
 
     def x_Attr(self, x, scope):
+        check_attr(self.resolver, x, scope)
         if isinstance(x.obj, n.Name):
             r = self.resolver.resolve(x.obj.id, scope)
             if r is not None and r.kind == "condition":
-                ct = self.conditions[x.obj.id]
-                if x.name not in ct.by_name:
-                    self.fail("E0201", f'condition "{ct.name}" has no grade "{x.name}"', x.name_span or x.span,
-                              did_you_mean(x.name, ct.by_name))
-                return self.k(ct.by_name[x.name], "grade")
-        if x.name not in self.resolver.fields:
-            self.fail("E0203", f'nothing in these rules has a field "{x.name}"', x.name_span or x.span,
-                      did_you_mean(x.name, self.resolver.fields) or
-                      "fields come from the sheet, table columns, events, checks and records")
+                return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
 
     def x_Index(self, x, scope):
@@ -130,12 +106,7 @@ class ExpressionCompiler:
             return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
         if r.kind != "builtin":
             self.fail("E0204", f'"{name}" is not a rule and cannot be called', x.func.span)
-        lo, hi, _ = BUILTINS[name]
-        if any(a.name for a in x.args):
-            self.fail("E0206", f'builtin "{name}" takes its arguments in order, without names', x.span)
-        if not lo <= len(x.args) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            self.fail("E0206", f'"{name}" takes {want} argument{"s" if hi != 1 else ""}, not {len(x.args)}', x.span)
+        check_builtin_args(name, x.args, x.span)
         if name in ("has", "cards"):
             K.expect_condition(x.args[1].value, self.resolving(scope), f"{name}()")
         args = [self.expr(a.value, scope) for a in x.args]

@@ -221,3 +221,14 @@ def test_a_compiled_program_does_not_change_and_encounters_compile_apart(tmp_pat
     # An encounter's code with temporaries of its own (a decision table) and a record.
     passes(tmp_path, "do:\n  decide first:\n    | Ana.FUE | n |\n    |---|---|\n    | 3 | 1 |\n    | any | 2 |\n"
                      "  set Ana.marca = n\nexpect Ana.marca == 1\nexpect {marca: 1}.marca == 1\n", "")
+
+
+def test_check_reports_arity_fields_and_kinds_together_from_dsl(tmp_path):
+    write_edition(tmp_path, BASE + """
+rule dos(a, b):
+  return a
+rule r(c):
+  return dos(1) + c.FUEE + len(1, 2) + (roll 3)
+""")
+    diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    assert sorted(d.code for d in diags) == ["E0203", "E0204", "E0206", "E0206"], diags
