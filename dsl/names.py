@@ -175,3 +175,21 @@ def check_attr(resolver: "Resolver", x: n.Attr, scope: Scope) -> None:
         raise GrimorioError(Diagnostic("E0203", f'nothing in these rules has a field "{x.name}"', x.name_span or x.span,
                                        did_you_mean(x.name, resolver.fields) or
                                        "fields come from the sheet, table columns, events, checks and records"))
+
+
+def known(space: dict, name: str, what: str, span):
+    """The declaration called `name`, or an error (E0201) with the closest name."""
+    found = space.get(name)
+    if found is None:
+        raise GrimorioError(Diagnostic("E0201", f'there is no {what} "{name}"', span, did_you_mean(name, space)))
+    return found
+
+
+def emit_args(event: n.Event, args, span) -> list:
+    """The value node of each field of an emitted event: every value named, defaults for the rest (E0206)."""
+    if any(a.name is None for a in args):
+        raise GrimorioError(Diagnostic("E0206", "name each value an event carries, as FIELD: VALUE", span,
+                                       f"its fields are: {', '.join(f for f, _ in event.fields) or 'none'}"))
+    given = {a.name for a in args}
+    full = list(args) + [n.Arg(span, f, default) for f, default in event.fields if f not in given and default is not None]
+    return bind_args([n.Param(span, f) for f, _ in event.fields], full, span, f'event "{event.name}"')

@@ -15,7 +15,7 @@ from __future__ import annotations
 from . import kinds as K
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
-from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args
+from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, known
 
 
 def resolve_ruleset(rs) -> list[Diagnostic]:
@@ -118,6 +118,7 @@ class _Walker:
 
     def s_Say(self, s: n.Say, scope):
         m = self.rs.space("message").get(s.message)
+        self.collect(known, self.rs.space("message"), s.message, "message", s.span)
         if m is not None:
             self.collect(bind_args, m.params, s.args, s.span, f'message "{m.name}"')
         self.args(s.args, scope)
@@ -211,6 +212,20 @@ class _Walker:
 
     def resolving(self, scope):
         return lambda name: self.names.resolve(name, scope)
+
+    def x_CheckCall(self, x: n.CheckCall, scope):
+        d = self.rs.space("check").get(x.name)
+        self.collect(known, self.rs.space("check"), x.name, "check", x.span)
+        if d is not None:
+            self.collect(bind_args, d.params, x.args, x.span, f'check "{x.name}"')
+        self.x_other(x, scope)
+
+    def x_Emit(self, x: n.Emit, scope):
+        d = self.rs.space("event").get(x.event)
+        self.collect(known, self.rs.space("event"), x.event, "event", x.span)
+        if d is not None:
+            self.collect(emit_args, d, x.args, x.span)
+        self.args(x.args, scope)
 
     def x_Attr(self, x: n.Attr, scope):
         self.collect(check_attr, self.names, x, scope)

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
-from ..dsl.names import BUILTINS, Resolver, Scope, walk
+from ..dsl.names import BUILTINS, Resolver, Scope, known, walk
 
 from ..dsl import kinds as K
 from . import runtime_helpers as H
@@ -183,10 +183,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def known(self, space: dict, name: str, what: str, span):
         """The declaration called `name`, or an error with the closest name."""
-        found = space.get(name)
-        if found is None:
-            self.fail("E0201", f'there is no {what} "{name}"', span, did_you_mean(name, space))
-        return found
+        return known(space, name, what, span)
 
     def params(self, params) -> str:
         return "".join(", " + L(p.name) for p in params)
@@ -300,7 +297,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.known(self.event_types, d.event, "event", d.span)
         if d.by is None:
             self.fail("E0206", f'reaction "{d.name}" needs a "by" line naming who reacts', d.span,
-                      f'for example: by {d.params[1].name}.defensor')
+                      f'for example: by {d.params[1].name}.FIELD, the event\'s field naming who reacts')
         m = self.gid("reaction", d.name)
         ev = d.params[1].name
         self.emit(0, f"def w_{m}(_E, {L(ev)}):", d.by.span)

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import did_you_mean
-from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_args, walk
+from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_args, emit_args, walk
 
 from ..dsl import kinds as K
 from . import semantics as S
@@ -314,15 +314,7 @@ class ExpressionCompiler:
 
     def x_Emit(self, x, scope):
         d = self.known(self.ruleset.space("event"), x.event, "event", x.span)
-        params = [n.Param(x.span, f) for f, _ in d.fields]
-        given = {a.name for a in x.args}
-        args = list(x.args)
-        for (f, default), p in zip(d.fields, params):
-            if f not in given and default is not None:
-                args.append(n.Arg(x.span, f, default))
-        if any(a.name is None for a in x.args):
-            self.fail("E0206", "name each value an event carries, as atacante: yo", x.span)
-        values = self.call_args(params, args, x.span, f'event "{x.event}"', scope)
+        values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
             return f"{self.gid('event', x.event)}(_E, {cls}({', '.join(values)}))"

@@ -232,3 +232,23 @@ rule r(c):
 """)
     diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
     assert sorted(d.code for d in diags) == ["E0203", "E0204", "E0206", "E0206"], diags
+
+
+def test_check_finds_unknown_checks_events_and_messages_and_unnamed_event_values(tmp_path):
+    write_edition(tmp_path, BASE + """
+event toque(quien, fuerza = 1)
+message hola(x) "{x}"
+rule r(c):
+  let a = check nada(1)
+  let e = emit toque(c)
+  let f = emit nadie(quien: c)
+  say adios(c)
+  say hola(c, c)
+""")
+    diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    assert [(d.code, d.message) for d in diags] == [
+        ("E0201", 'there is no check "nada"'),
+        ("E0206", "name each value an event carries, as FIELD: VALUE"),
+        ("E0201", 'there is no event "nadie"'),
+        ("E0201", 'there is no message "adios"'),
+        ("E0206", 'message "hola" takes 1 argument, this gives more')], diags
