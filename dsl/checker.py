@@ -7,7 +7,9 @@ what does not exist, defaults that are not plain values.
 from __future__ import annotations
 
 from . import nodes as n
+from .constants import NotConstant, plain
 from .diagnostics import Diagnostic, did_you_mean
+from .resolver import resolve_ruleset
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -29,6 +31,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _options(rs)
     out += _parameters(rs)
     out += _shapes(rs)
+    out += resolve_ruleset(rs)
     return out
 
 
@@ -281,8 +284,8 @@ def _options(rs) -> list[Diagnostic]:
     out, defaults = [], {}
     for o in rs.all(n.Option):
         try:
-            defaults[o.name] = _plain(o.default)
-        except ValueError:
+            defaults[o.name] = plain(o.default)
+        except NotConstant:
             out.append(Diagnostic("E0204", f'the default of option "{o.name}" must be a plain value', o.default.span,
                                   PLAIN + "; compute with it in the rules"))
     for name, value in rs.edition.settings:
@@ -292,8 +295,8 @@ def _options(rs) -> list[Diagnostic]:
                                   did_you_mean(name, defaults) or "declare it with: option NAME = VALUE"))
             continue
         try:
-            v = _plain(value)
-        except ValueError:
+            v = plain(value)
+        except NotConstant:
             out.append(Diagnostic("E0204", f'option "{name}" must be set to a plain value', span, PLAIN))
             continue
         if name in defaults and type(v) is not type(defaults[name]):
