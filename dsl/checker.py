@@ -260,19 +260,6 @@ def _outcomes(decls) -> list[Diagnostic]:
     return out
 
 
-def _plain(node):
-    """The value of a plain constant (number, percent, true/false, text), or raise ValueError."""
-    if isinstance(node, n.Const) and isinstance(node.value, (bool, int, str)):
-        return node.value
-    if isinstance(node, n.Unary) and node.op == "-" and isinstance(node.operand, n.Const) \
-            and type(node.operand.value) is int:
-        return -node.operand.value
-    raise ValueError
-
-
-plain_value = _plain
-
-
 def _kind(v) -> str:
     return "true or false" if isinstance(v, bool) else "a number" if isinstance(v, int) else "a text"
 
