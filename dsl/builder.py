@@ -7,6 +7,7 @@ from fractions import Fraction
 from lark import Token, Tree
 
 from . import nodes as n
+from .bounds import MAX_DIGITS, int_literal
 from .diagnostics import Diagnostic, GrimorioError, Span
 from .parser import MAX_DIGITS, parse_cell, parse_text, too_long
 from .patches import PatchBuilder
@@ -492,11 +493,11 @@ class Builder:
             return self.token_expr(t)
         k, c, sp = t.data, t.children, self.span(t)
         if k == "int_":
-            return n.Const(sp, int(c[0]))
+            return n.Const(sp, _whole(str(c[0]), sp))
         if k == "neg_int":
-            return n.Const(sp, -int(c[0]))
+            return n.Const(sp, -_whole(str(c[0]), sp))
         if k == "percent":
-            return n.Const(sp, int(str(c[0])[:-1]))
+            return n.Const(sp, _whole(str(c[0])[:-1], sp))
         if k == "string":
             return n.Const(sp, _unquote(c[0]))
         if k == "dice":
@@ -555,7 +556,7 @@ class Builder:
     def token_expr(self, tok):
         sp = self.span(tok)
         if tok.type == "INT":
-            return n.Const(sp, int(tok))
+            return n.Const(sp, _whole(str(tok), sp))
         if tok.type == "NAME":
             return n.Name(sp, str(tok))
         raise GrimorioError(Diagnostic("E0101", f'"{tok}" is not a value', sp))
@@ -687,3 +688,11 @@ def build_encounter(text: str, file: str) -> tuple[n.Encounter, list[Diagnostic]
     b = Builder(file)
     enc = b.encounter(trees)
     return enc, diags + b.diags
+
+
+def _whole(text: str, span) -> int:
+    value = int_literal(text)
+    if value is None:
+        raise GrimorioError(Diagnostic("E0506", f"this number has more than {MAX_DIGITS} digits", span,
+                                       f"numbers hold at most {MAX_DIGITS} digits; a rule needs no larger one"))
+    return value

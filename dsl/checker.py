@@ -7,7 +7,9 @@ what does not exist, defaults that are not plain values.
 from __future__ import annotations
 
 from . import nodes as n
+from .constants import NotConstant, plain
 from .diagnostics import Diagnostic, did_you_mean
+from .resolver import resolve_ruleset
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -29,6 +31,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _options(rs)
     out += _parameters(rs)
     out += _shapes(rs)
+    out += resolve_ruleset(rs)
     return out
 
 
@@ -257,19 +260,6 @@ def _outcomes(decls) -> list[Diagnostic]:
     return out
 
 
-def _plain(node):
-    """The value of a plain constant (number, percent, true/false, text), or raise ValueError."""
-    if isinstance(node, n.Const) and isinstance(node.value, (bool, int, str)):
-        return node.value
-    if isinstance(node, n.Unary) and node.op == "-" and isinstance(node.operand, n.Const) \
-            and type(node.operand.value) is int:
-        return -node.operand.value
-    raise ValueError
-
-
-plain_value = _plain
-
-
 def _kind(v) -> str:
     return "true or false" if isinstance(v, bool) else "a number" if isinstance(v, int) else "a text"
 
@@ -281,8 +271,8 @@ def _options(rs) -> list[Diagnostic]:
     out, defaults = [], {}
     for o in rs.all(n.Option):
         try:
-            defaults[o.name] = _plain(o.default)
-        except ValueError:
+            defaults[o.name] = plain(o.default)
+        except NotConstant:
             out.append(Diagnostic("E0204", f'the default of option "{o.name}" must be a plain value', o.default.span,
                                   PLAIN + "; compute with it in the rules"))
     for name, value in rs.edition.settings:
@@ -292,8 +282,8 @@ def _options(rs) -> list[Diagnostic]:
                                   did_you_mean(name, defaults) or "declare it with: option NAME = VALUE"))
             continue
         try:
-            v = _plain(value)
-        except ValueError:
+            v = plain(value)
+        except NotConstant:
             out.append(Diagnostic("E0204", f'option "{name}" must be set to a plain value', span, PLAIN))
             continue
         if name in defaults and type(v) is not type(defaults[name]):

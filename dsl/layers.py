@@ -489,10 +489,10 @@ def _requires(rs, layer, p, d):
 
 
 def _set(rs, layer, p, d: n.Option):
-    from .checker import plain_value
+    from .constants import NotConstant, plain
     try:
-        old, new = plain_value(d.default), plain_value(p.new)
-    except ValueError:
+        old, new = plain(d.default), plain(p.new)
+    except NotConstant:
         raise _misfit(p.new.span, f'option "{d.name}" must be set to a plain value',
                       "a number, a percentage, true or false, or a quoted text") from None
     if type(old) is not type(new):

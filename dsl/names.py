@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from . import nodes as n
+from .diagnostics import Diagnostic, GrimorioError, did_you_mean
 
 # Builtin functions of the language: name -> (min args, max args, what it does).
 BUILTINS = {
@@ -128,3 +129,74 @@ class Resolver:
         if scope.condition is not None:
             out |= set(scope.condition.grades)
         return out
+
+
+def bind_args(params, args, span, what) -> list:
+    """The argument node given for each parameter, by place or by name; a
+    GrimorioError (E0206) for one too many, a name no parameter has, or one missing."""
+    names = [p.name for p in params]
+    out: list = [None] * len(names)
+    pos = 0
+    for a in args:
+        if a.name is None:
+            if pos >= len(names):
+                raise GrimorioError(Diagnostic(
+                    "E0206", f"{what} takes {len(names)} argument{'s' if len(names) != 1 else ''}, this gives more",
+                    a.span, f"its parameters are: {', '.join(names) or 'none'}"))
+            out[pos] = a.value
+            pos += 1
+        else:
+            if a.name not in names:
+                raise GrimorioError(Diagnostic("E0206", f'{what} has no parameter "{a.name}"', a.span,
+                                               did_you_mean(a.name, names)))
+            out[names.index(a.name)] = a.value
+    missing = [nm for nm, v in zip(names, out) if v is None]
+    if missing:
+        raise GrimorioError(Diagnostic("E0206", f"{what} needs {', '.join(missing)}", span,
+                                       f"its parameters are: {', '.join(names)}"))
+    return out
+
+
+def check_builtin_args(name: str, args, span) -> None:
+    """A builtin takes its arguments in order, as many as it says (E0206)."""
+    lo, hi, _ = BUILTINS[name]
+    if any(a.name for a in args):
+        raise GrimorioError(Diagnostic("E0206", f'builtin "{name}" takes its arguments in order, without names', span))
+    if not lo <= len(args) <= hi:
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        raise GrimorioError(Diagnostic("E0206", f'"{name}" takes {want} argument{"s" if hi != 1 else ""}, '
+                                                f"not {len(args)}", span))
+
+
+def check_attr(resolver: "Resolver", x: n.Attr, scope: Scope) -> None:
+    """`Condition.Grade` names a grade it has (E0201); any other `.name` is a field something declares (E0203)."""
+    if isinstance(x.obj, n.Name):
+        r = resolver.resolve(x.obj.id, scope)
+        if r is not None and r.kind == "condition":
+            grades = r.target.grades
+            if x.name not in grades:
+                raise GrimorioError(Diagnostic("E0201", f'condition "{r.target.name}" has no grade "{x.name}"',
+                                               x.name_span or x.span, did_you_mean(x.name, grades)))
+            return
+    if x.name not in resolver.fields:
+        raise GrimorioError(Diagnostic("E0203", f'nothing in these rules has a field "{x.name}"', x.name_span or x.span,
+                                       did_you_mean(x.name, resolver.fields) or
+                                       "fields come from the sheet, table columns, events, checks and records"))
+
+
+def known(space: dict, name: str, what: str, span):
+    """The declaration called `name`, or an error (E0201) with the closest name."""
+    found = space.get(name)
+    if found is None:
+        raise GrimorioError(Diagnostic("E0201", f'there is no {what} "{name}"', span, did_you_mean(name, space)))
+    return found
+
+
+def emit_args(event: n.Event, args, span) -> list:
+    """The value node of each field of an emitted event: every value named, defaults for the rest (E0206)."""
+    if any(a.name is None for a in args):
+        raise GrimorioError(Diagnostic("E0206", "name each value an event carries, as FIELD: VALUE", span,
+                                       f"its fields are: {', '.join(f for f, _ in event.fields) or 'none'}"))
+    given = {a.name for a in args}
+    full = list(args) + [n.Arg(span, f, default) for f, default in event.fields if f not in given and default is not None]
+    return bind_args([n.Param(span, f) for f, _ in event.fields], full, span, f'event "{event.name}"')

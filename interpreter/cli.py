@@ -70,6 +70,9 @@ def _parser():
     r.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
+    r.add_argument("--budget", type=int, metavar="STEPS",
+                   help="the step budget of the run (default 1000000): rule calls, loop turns, list elements, "
+                        "rounds, events and dice")
     r.add_argument("--load-state", metavar="FILE", help="start from the state a run saved (cards, fields, vars)")
     r.add_argument("--save-state", metavar="FILE",
                    help="after a run that ends well, save its state there (atomically)")
@@ -183,7 +186,8 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         given = prepared.given_fields()
         setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
     try:
-        outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup)
+        outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup,
+                               budget=_budget(args, cl))
     except GrimorioError as exc:
         # The transcript up to the error is printed, then the diagnostic (by main).
         partial = getattr(exc, "outcome", None)
@@ -267,6 +271,13 @@ def house_files(files, cl: CommandLine) -> list[Path]:
 def print_warnings(program, sources) -> None:
     for w in getattr(program, "warnings", ()):
         print(render(w, sources), file=sys.stderr)
+
+
+def _budget(args, cl: CommandLine) -> int | None:
+    if args.budget is not None and not 0 < args.budget <= 10 ** 12:
+        raise GrimorioError(Diagnostic("E0002", f"--budget {args.budget} is no budget", cl.span(str(args.budget)),
+                                       "a number of steps from 1 to 1000000000000 (default 1000000)"))
+    return args.budget
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:

@@ -12,10 +12,11 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
-from ..dsl.names import BUILTINS, Resolver, Scope, walk
+from ..dsl.names import BUILTINS, Resolver, Scope, known, walk
 
-from . import kinds as K
+from ..dsl import kinds as K
 from . import runtime_helpers as H
+from . import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
 from .expressions import L, ExpressionCompiler
 from .formats import build_format, check_formats
@@ -26,38 +27,69 @@ FILENAME = "<grimorio>"
 
 
 def compile_checked(ruleset) -> "Program":
-    """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
+    """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
+    it finds, and the compiler never sees a ruleset the checker refused."""
     from ..dsl.checker import check_ruleset
     from ..dsl.deadcode import dead_data
     from ..dsl.layers import blame
     diags = check_ruleset(ruleset)
-    try:
-        program = Program(ruleset)
-    except GrimorioError as exc:
-        # The compiler repeats a few checks (a cost field, a row table): keep the checker's, better placed.
-        seen = {(d.code, d.message, d.span.file) for d in diags} | {(d.span.file, d.span.line, d.span.col) for d in diags}
-        diags += [d for d in exc.diagnostics
-                  if (d.code, d.message, d.span.file) not in seen and (d.span.file, d.span.line, d.span.col) not in seen
-                  and not (diags and d.code == "E0106")]   # code the checker refused cannot compile either
-    except Exception:  # noqa: BLE001 - the compiler assumes a checked ruleset; the checker's errors explain it
-        if not diags:
-            raise
     if diags:
         raise GrimorioError(blame(ruleset, diags))
-    program.warnings = list(ruleset.warnings) + dead_data(ruleset)
-    return program
+    return Program(ruleset, list(ruleset.warnings) + dead_data(ruleset))
 
 
-class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
-    """A compiled ruleset. Build once; `interpreter.engine.run` runs encounters on it."""
+class Program:
+    """A compiled ruleset, immutable: what the compiler made, without the compiler.
+    Build once; every encounter runs on it, and an encounter's own code is compiled
+    by a fresh compiler into a namespace of its own, leaving the program as it was."""
+
+    # What a compiler changes while it compiles an encounter's code: each gets its own copy.
+    _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict}
+
+    def __init__(self, ruleset, warnings=()):
+        compiler = Compiler(ruleset)
+        state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
+        state.update(warnings=list(warnings), _requirements={})
+        object.__setattr__(self, "__dict__", state)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a compiled program does not change ({name})")
+
+    def _compiler(self) -> "Compiler":
+        """A fresh compiler over this program, for code of its own (an encounter's, a requirement's)."""
+        compiler = Compiler.__new__(Compiler)
+        vars(compiler).update(vars(self))
+        for attr, copy in self._PER_COMPILE.items():
+            setattr(compiler, attr, copy(getattr(self, attr)))
+        compiler.lines, compiler.line_spans, compiler.line_owner, compiler.diags = [], [], [], []
+        compiler.alias, compiler.inlining, compiler.owner, compiler._tmp = {}, [], "encounter", 0
+        return compiler
+
+    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
+        return self._compiler().compile_snippet(name, stmts, exprs, combatants)
+
+    def requirement_checks(self, d) -> list:
+        """Which cost or requirement refuses a scripted decision: each as its own function, compiled
+        once per declaration when a refusal first needs it."""
+        found = self._requirements.get(id(d))
+        if found is None:
+            found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
+        return found
+
+
+# The compiler's working state, thrown away with it.
+_TRANSIENT = ("diags", "alias", "inlining", "owner", "_tmp")
+
+
+class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
+    """Compiles a checked ruleset; `Program` keeps what it made."""
 
     def __init__(self, ruleset):
         self.ruleset = ruleset
         self.resolver = Resolver(ruleset)
-        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type,
-                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
-                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math,
-                         "_MG": H.MANGLED}
+        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
+                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range}, "H": H, "S": S, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
+                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math}
         self.lines: list[str] = []
         self.line_spans: list[Span | None] = []
         self.line_owner: list[str] = []
@@ -67,8 +99,11 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.purposes: set[str] = set()
         self.structs: dict[tuple, type] = {}
         self._tmp = 0
+        self.gids: dict[tuple, str] = {}
         self.alias: dict[str, str] = {}       # parameter -> argument, while inlining a rule
         self.inlining: list[str] = []
+        self.leaves: dict[str, bool] = {}
+        self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
         self._build_data()
         self.diags.extend(check_formats(ruleset))
         self.format = build_format(ruleset)            # how messages print values
@@ -78,13 +113,14 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             raise GrimorioError(self.diags)
         source = "\n".join(self.lines) + "\n"
         self.source = source
+        self.ns["__spans__"] = self.line_spans
         exec(self._compile(source), self.ns)  # noqa: S102 - generated from a checked ruleset
         self._link()
 
-    def _compile(self, source: str):
+    def _compile(self, source: str, filename: str = FILENAME):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
         try:
-            return compile(source, FILENAME, "exec")
+            return compile(source, filename, "exec")
         except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
             line = (getattr(exc, "lineno", None) or 0) - 1
             span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None
@@ -96,6 +132,14 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.lines.append("    " * depth + text)
         self.line_spans.append(span)
         self.line_owner.append(self.owner)
+
+    def gid(self, kind: str, name) -> str:
+        """The Python name of a declaration: its kind and a number, never its spelling
+        (an action and a reaction may share a name; two spellings never meet)."""
+        out = self.gids.get((kind, name))
+        if out is None:
+            out = self.gids[(kind, name)] = f"{kind}{len(self.gids)}"
+        return out
 
     def tmp(self) -> str:
         self._tmp += 1
@@ -161,24 +205,26 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def known(self, space: dict, name: str, what: str, span):
         """The declaration called `name`, or an error with the closest name."""
-        found = space.get(name)
-        if found is None:
-            self.fail("E0201", f'there is no {what} "{name}"', span, did_you_mean(name, space))
-        return found
+        return known(space, name, what, span)
 
     def params(self, params) -> str:
         return "".join(", " + L(p.name) for p in params)
 
     def rule(self, d: n.Rule):
         self.owner = f"rule {d.name}"
-        self.emit(0, f"def r_{mangle(d.name)}(_E{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
+        if not self.is_leaf(d):
+            # A call of a rule that calls rules is a step (calls can multiply: f calls f twice);
+            # a leaf rule's cost is its caller's call and its own loops, counted where they run.
+            self.emit(1, "_E.steps += 1", d.span)
+            self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
         scope = Scope({p.name for p in d.params})
         self.block(d.body, 1, scope)
 
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
-        self.emit(0, f"def c_{mangle(d.name)}(_E, _by, _purpose{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}):", d.span)
         scope = Scope({p.name for p in d.params})
         self.emit(1, f"{L(d.roll_name)} = {self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')}",
                   d.dice.span)
@@ -194,13 +240,13 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"message {d.name}"
         scope = Scope({p.name for p in d.params})
         parts = [repr(p) if isinstance(p, str) else f"_show({self.expr(p, scope)})" for p in d.parts]
-        self.emit(0, f"def m_{mangle(d.name)}(_E{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(d.params)}):", d.span)
         self.emit(1, f"return ''.join(({', '.join(parts)},))" if parts else "return ''", d.span)
 
     def on_receive(self, d: n.Condition):
         self.owner = f"condition {d.name}"
         params, body = d.on_receive
-        self.emit(0, f"def o_{mangle(d.name)}(_E{self.params(params)}):", d.span)
+        self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(params)}):", d.span)
         self.block(body, 1, Scope({p.name for p in params}, condition=d))
 
     def _cost_and_req(self, d, scope, depth):
@@ -251,7 +297,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"action {d.name}"
         if not d.params:
             self.fail("E0206", f'action "{d.name}" needs a first parameter: who acts', d.span)
-        m = mangle(d.name)
+        m = self.gid("action", d.name)
         names = [p.name for p in d.params]
         for i, p in enumerate(d.params[1:], 1):
             if p.domain is None:
@@ -274,7 +320,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         if d.by is None:
             self.fail("E0206", f'reaction "{d.name}" needs a "by" line naming who reacts', d.span,
                       f'for example: by {d.params[1].name}.{self._first_field(d.event)}')
-        m = mangle(d.name)
+        m = self.gid("reaction", d.name)
         ev = d.params[1].name
         self.emit(0, f"def w_{m}(_E, {L(ev)}):", d.by.span)
         self.emit(1, f"return {self.expr(d.by, Scope({ev}))}", d.by.span)
@@ -293,12 +339,12 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def emitter(self, event: str, reactions: list):
         """Emitting an event as one function: each reactor, in the order its first
         reaction is declared, is offered the reactions it may take, once."""
-        m = mangle(event)
         self.owner = f"event {event}"
-        self.emit(0, f"def em_{m}(_E, _ev):")
+        self.emit(0, f"def {self.gid('event', event)}(_E, _ev):")
         self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
-        self.emit(2, "raise H.Budget()")
+        self.emit(2, "raise H.Budget(_E.budget)")
         self.emit(1, "_E.depth += 1")
+        self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
         bys = [self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions]
@@ -315,7 +361,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         for r, by in zip(reactions, bys):
             w = seen[by]
             self.emit(3, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
-            self.emit(4, f"_opts.append(R_{mangle(r.name)})")
+            self.emit(4, f"_opts.append(R_{self.gid('reaction', r.name)})")
         self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
         self.emit(3, "if _ch is None:")
         self.emit(4, "break")
@@ -338,16 +384,16 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
                 r = self.known(reactions, p.name, "reaction", p.span)
                 if r.event != ev:
                     self.fail("E0204", f'reaction "{p.name}" answers "{r.event}", not "{ev}"', p.span)
-                self._pref(d, f"r_{mangle(ev)}_", i, p, r)
+                self._pref(d, f"r_{self.gid('event', ev)}_", i, p, r)
 
     def _tactic_act(self, d: n.Tactic, actions):
         """The tactic's choice of action as one function: preferences in order,
         each parameter from its list, the first option allowed runs."""
-        base = f"p_{mangle(d.name)}_a"
-        self.emit(0, f"def ta_{mangle(d.name)}(_E, _c):", d.span)
+        base = f"p_{self.gid('tactic', d.name)}_a"
+        self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
         for i, p in enumerate(d.act):
             a = actions[p.name]
-            m = mangle(a.name)
+            m = self.gid("action", a.name)
             given = {arg.name for arg in p.args}
             args = ["_c"]
             depth = 1
@@ -370,7 +416,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def _pref(self, d, kind, i, p, target):
         names = [x.name for x in target.params]
         scope = Scope(set(names))
-        base = f"p_{mangle(d.name)}_{kind}{i}"
+        base = f"p_{self.gid('tactic', d.name)}_{kind}{i}"
         given = {}
         for a in p.args:
             if a.name is None or a.name not in names[1:]:
@@ -388,13 +434,13 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"round {d.name}"
         for s in d.steps:
             self.owner = f"round {d.name}, step {s.name}"
-            self.emit(0, f"def s_{mangle(d.name)}_{mangle(s.name)}(_E):", s.span)
+            self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
             self.block(s.body, 1, Scope())
         self.owner = f"round {d.name}"
-        self.emit(0, f"def u_{mangle(d.name)}(_E):", d.span)
+        self.emit(0, f"def u_{self.gid('round', d.name)}(_E):", d.span)
         self.emit(1, f"return {self.expr(d.until, Scope()) if d.until is not None else 'False'}",
                   d.until.span if d.until is not None else d.span)
-        self.emit(0, f"def f_{mangle(d.name)}(_E):", d.span)
+        self.emit(0, f"def f_{self.gid('round', d.name)}(_E):", d.span)
         if d.final:
             self.block(d.final, 1, Scope())
         else:
@@ -439,7 +485,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         rs = self.ruleset
         self.actions = {}
         for d in rs.all(n.Action):
-            m = mangle(d.name)
+            m = self.gid("action", d.name)
             if f"x_{m}" not in g:
                 continue
             domains = [g[f"d_{m}_{i}"] for i in range(1, len(d.params))]
@@ -447,27 +493,27 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.reactions: dict[str, list[ReactionDef]] = {}
         self.reaction_by_name = {}
         for d in rs.all(n.Reaction):
-            m = mangle(d.name)
+            m = self.gid("reaction", d.name)
             r = ReactionDef(d.name, d.event, g[f"w_{m}"], g[f"q_{m}"], g[f"x_{m}"], d)
             self.reactions.setdefault(d.event, []).append(r)
             self.reaction_by_name[d.name] = r
             g[f"R_{m}"] = r
         self.tactics = {}
         for d in rs.all(n.Tactic):
-            base = f"p_{mangle(d.name)}_"
+            base = f"p_{self.gid('tactic', d.name)}_"
             react = {}
             for ev, prefs in d.react:
-                react[ev] = [(self.reaction_by_name[p.name], self._pref_fns(base + f"r_{mangle(ev)}_{i}", None))
+                react[ev] = [(self.reaction_by_name[p.name], self._pref_fns(base + f"r_{self.gid('event', ev)}_{i}", None))
                              for i, p in enumerate(prefs)]
-            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{mangle(d.name)}"], react)
+            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], react)
         self.rounds = []
         for d in rs.all(n.Round):
-            m = mangle(d.name)
-            steps = [(s.name, g[f"s_{m}_{mangle(s.name)}"]) for s in d.steps]
+            m = self.gid("round", d.name)
+            steps = [(s.name, g[self.gid("step", (d.name, s.name))]) for s in d.steps]
             self.rounds.append((d.name, steps, g[f"u_{m}"], g[f"f_{m}"]))
         self.tallies = [(d, g[f"t_{mangle(d.name)}"]) for d in rs.all(n.Tally) if f"t_{mangle(d.name)}" in g]
         for name, ct in self.conditions.items():
-            ct.on_receive = g.get(f"o_{mangle(name)}")
+            ct.on_receive = g.get(self.gids.get(("receive", name)))
         self.sheet_defaults = g["sheet_defaults"]
         self.fill_sheet = g["fill_sheet"]
         self.init_vars = g["init_vars"]
@@ -483,9 +529,23 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         return args, g[f"{base}_when"]
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
-        """Compile an encounter's own statements and expectations against this program."""
-        mark = len(self.lines)
-        self.diags = []
+        """Compile an encounter's own statements and expectations against this program, into
+        a namespace of their own: the program reads the same after a thousand encounters."""
+        saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.diags
+        self.lines, self.line_spans, self.line_owner, self.diags = [], [], [], []
+        self.ns, self.consts = dict(self.ns), dict(self.consts)
+        try:
+            self._snippet(name, stmts, exprs, combatants)
+            if self.diags:
+                raise GrimorioError(self.diags)
+            ns = self.ns
+            ns["__spans__"] = self.line_spans
+            exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} {name}"), ns)  # noqa: S102 - checked
+            return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
+        finally:
+            self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.diags = saved
+
+    def _snippet(self, name, stmts, exprs, combatants):
         scope = Scope(combatants=tuple(combatants))
         self.owner = "encounter"
         self.emit(0, f"def {name}_do(_E):")
@@ -498,38 +558,23 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
                 self.emit(1, "return (True, None, None)")
-        ns = self._exec_snippet(mark)
-        return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
 
-    def _exec_snippet(self, mark: int) -> dict:
-        """Run the lines emitted since `mark` into the program's namespace (or drop them on errors)."""
-        if self.diags:
-            del self.lines[mark:], self.line_spans[mark:], self.line_owner[mark:]
-            raise GrimorioError(self.diags)
-        # Padding keeps line numbers of this snippet equal to its index in line_spans.
-        src = "\n" * mark + "\n".join(self.lines[mark:]) + "\n"
-        ns = self.ns
-        exec(self._compile(src), ns)  # noqa: S102 - generated from a checked encounter
-        return ns
-
-    def requirement_checks(self, d) -> list:
+    def requirement_functions(self, d) -> list:
         """Each cost and requirement of an action or reaction as its own function of the
-        declaration's parameters, in the order they are tested: (clause, span, function).
-        Compiled on demand, to say which one refuses a scripted decision."""
+        declaration's parameters, in the order they are tested: (clause, span, function),
+        compiled into a namespace of their own (see Program.requirement_checks)."""
         from dataclasses import replace
-        cache = self.__dict__.setdefault("_req_cache", {})
-        if id(d) in cache:
-            return cache[id(d)]
         parts = [(replace(d, costs=(c,), requires=()), sp, "cost") for c, sp in zip(d.costs, d.cost_spans or [d.span] * len(d.costs))]
         parts += [(replace(d, costs=(), requires=(r,)), r.span, "requires") for r in d.requires]
-        mark = len(self.lines)
-        self.diags = []
+        self.lines, self.line_spans, self.line_owner, self.diags = [], [], [], []
+        self.ns, self.consts = dict(self.ns), dict(self.consts)
         self.owner = f"{type(d).__name__.lower()} {d.name}"
-        base = f"rq{len(self.lines)}"
         for i, (part, span, _kind) in enumerate(parts):
-            self.emit(0, f"def {base}_{i}(_E{self.params(d.params)}):", span)
+            self.emit(0, f"def rq_{i}(_E{self.params(d.params)}):", span)
             self.emit(1, f"return {self.req_expr(part)}", span)
-        ns = self._exec_snippet(mark)
-        out = [(kind, span, ns[f"{base}_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
-        cache[id(d)] = out
-        return out
+        if self.diags:
+            raise GrimorioError(self.diags)
+        ns = self.ns
+        ns["__spans__"] = self.line_spans
+        exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} requires {d.name}"), ns)  # noqa: S102
+        return [(kind, span, ns[f"rq_{i}"]) for i, (_p, span, kind) in enumerate(parts)]

@@ -3,9 +3,9 @@ their grades, tables, and the definitions the engine calls (actions,
 reactions, tactics)."""
 from __future__ import annotations
 
-from fractions import Fraction
 
 from ..dsl import nodes as n
+from ..dsl.constants import NotConstant, constant
 from ..dsl.diagnostics import Diagnostic, GrimorioError
 
 from . import runtime_helpers as H
@@ -75,25 +75,17 @@ class DataBuilder:
             self.ns[name] = obj
         return self.consts[key]
 
+    def _outcome(self, name):
+        if name not in self.outcome_values:
+            raise NotConstant
+        return self.outcome_values[name]
+
     def _const_value(self, node):
-        """Evaluate a constant cell or default (numbers, dice, texts, lists, scales)."""
-        if isinstance(node, n.Const):
-            v = node.value
-            return Scale(v) if isinstance(v, Fraction) else v
-        if isinstance(node, n.DiceLit):
-            return Dice.of(node.count, node.sides)
-        if isinstance(node, n.ListExp):
-            return [self._const_value(x) for x in node.items]
-        if isinstance(node, n.Unary) and node.op == "-":
-            return -self._const_value(node.operand)
-        if isinstance(node, n.Binary) and node.op in "+-":
-            a, b = self._const_value(node.left), self._const_value(node.right)
-            try:
-                return a + b if node.op == "+" else a - b
-            except TypeError:
-                pass
-        if isinstance(node, n.Name) and node.id in self.resolver.outcomes:
-            return self.outcome_values[node.id]
+        """A constant cell or default (numbers, dice, texts, lists, scales, outcomes)."""
+        try:
+            return constant(node, {"scale": Scale, "dice": Dice.of, "name": self._outcome})
+        except NotConstant:
+            pass
         raise GrimorioError(Diagnostic("E0204", "a table cell must be a plain value (a number, dice, a name, a list)",
                                        node.span, "write rules in a rule, not in a table cell"))
 
@@ -140,7 +132,8 @@ class DataBuilder:
         cols = list(d.columns[1:]) if d.dice is not None else list(d.columns)
         if d.dice is not None:
             cols = [d.columns[0]] + cols
-        cls = make_struct(d.name, cols, key=d.columns[0] if d.dice is None else cols[1] if len(cols) > 1 else None)
+        cls = make_struct(d.name, cols, key=d.columns[0] if d.dice is None else cols[1] if len(cols) > 1 else None,
+                          frozen=True)
         rows, index, ranges = [], {}, []
         for row in d.rows:
             try:

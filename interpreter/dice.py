@@ -29,6 +29,17 @@ def stream(seed, who: str | None, purpose: str | None):
     return chain.from_iterable(map(partial(_block, str(seed).encode("ascii") + name), count())).__next__
 
 
+from ..dsl.bounds import MAX_DICE
+
+
+class ValueBound(Exception):
+    """A value grew past one of the language's bounds (E0506); `bound` names it."""
+
+    def __init__(self, message, bound):
+        super().__init__(message)
+        self.message, self.bound = message, bound
+
+
 class Dice:
     """terms: tuple of (sign, count, sides); const: int; keep: None, or (k, "highest"|"lowest"):
     only the k highest (lowest) faces of a one-term roll count."""
@@ -36,6 +47,8 @@ class Dice:
     __slots__ = ("terms", "const", "_text", "max", "min", "single", "sides", "signed", "keep")
 
     def __init__(self, terms: tuple, const: int = 0, keep: tuple | None = None):
+        if sum(c for _s, c, _f in terms) > MAX_DICE or len(terms) > MAX_DICE:
+            raise ValueBound(f"dice of more than {MAX_DICE} dice", "MAX_DICE")
         self.terms = terms
         self.const = const
         self.keep = keep

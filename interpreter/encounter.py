@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..dsl import nodes as n
 from ..dsl.cache import build_encounter
+from ..dsl.constants import NotConstant, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.loader import bundled_root, load_edition
 from ..dsl.source import read_text
@@ -273,7 +274,7 @@ class Prepared:
                 obj.cards.setdefault(ct.name, []).append(grade)
         return made
 
-    def run(self, seed=None, record=True, json=False, max_rounds=None, setup=None) -> Outcome:
+    def run(self, seed=None, record=True, json=False, max_rounds=None, setup=None, budget=None) -> Outcome:
         """Run the encounter once. `setup(engine)`, if given, runs once the combatants and vars
         are made, before `do:`. On an error, the GrimorioError carries the run so far as
         `outcome`, so its transcript is not lost."""
@@ -282,7 +283,7 @@ class Prepared:
         pins = [dict(pin, used=False) for pin in self.pins]
         script = {k: {kind: list(q) for kind, q in v.items()} for k, v in self.script.items()}
         eng = Engine(p, [], seed or 0, record or self.needs_lines, json, pins, enc.strict_dice, script, self.options,
-                     max_rounds or enc.rounds or 100)
+                     max_rounds or enc.rounds or 100, budget)
         eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}
         out = Outcome(eng, eng.verdicts, program=p)
         try:
@@ -334,11 +335,11 @@ def _walk(node):
 
 
 def _plain(value):
-    """An option's value as written in an encounter: a constant, or a negative number."""
-    if isinstance(value, n.Unary) and value.op == "-" and isinstance(value.operand, n.Const) \
-            and type(value.operand.value) is int:
-        return -value.operand.value
-    return value.value if isinstance(value, n.Const) else value
+    """An option's value as written in an encounter: a plain constant (else what it holds, refused by kind)."""
+    try:
+        return plain(value)
+    except NotConstant:
+        return value.value if isinstance(value, n.Const) else value
 
 
 def _no_tactic(_engine, _combatant):

@@ -11,20 +11,22 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 from . import runtime_helpers as H
 from .compiler import FILENAME
 from . import expectations as X
-from .dice import Dice, make_roll, roll_faces, stream, total
-from .values import to_json
+from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
+from .semantics import OperatorError, bound_help
+from .values import ReadOnly, to_json, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
+MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
 EMIT_DEPTH = H.EMIT_DEPTH
 Budget = H.Budget
 
 
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
-                 "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks")
+                 "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
-                 script=None, options=None, max_rounds=100):
+                 script=None, options=None, max_rounds=100, budget=None):
         self.p = program
         self.cb = combatants
         self.seed = seed
@@ -40,6 +42,7 @@ class Engine:
         self.max_rounds = max_rounds
         self.round = 0
         self.steps = 0
+        self.budget = budget or STEP_BUDGET
         self.depth = 0
         self.v = SimpleNamespace()
         self.plain = not record and not self.pins and not strict   # the fast path: nothing to pin or show
@@ -49,8 +52,8 @@ class Engine:
     # ------------------------------------------------------------ budget
     def tick(self):
         self.steps += 1
-        if self.steps > STEP_BUDGET:
-            raise Budget()
+        if self.steps > self.budget:
+            raise Budget(self.budget)
 
     # ------------------------------------------------------------ dice
     def stream(self, by, purpose):
@@ -68,7 +71,9 @@ class Engine:
             one = dice.single
             if one:
                 return rnd() % one + 1 + dice.const
+            self._pay_dice(dice)
             return total(dice, roll_faces(dice, rnd))
+        self._pay_dice(dice)
         faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
         if faces is None:
             r = dice.roll(rnd)
@@ -77,9 +82,20 @@ class Engine:
                 rnd()
             r = make_roll(total(dice, faces), dice, faces)
         if self.rec:
-            self.events.append(("roll", by, purpose, r))
+            self._record(("roll", by, purpose, r))
             return r
         return int(r)
+
+    def _pay_dice(self, dice):
+        """Every die rolled past the first is a step: a loop rolling huge dice stops at the budget."""
+        self.steps += len(dice.sides) - 1
+        if self.steps > self.budget:
+            raise Budget(self.budget)
+
+    def _record(self, event):
+        if len(self.events) >= MAX_EVENTS:
+            raise ValueBound(f"the transcript grew past {MAX_EVENTS} lines and rolls", "MAX_EVENTS")
+        self.events.append(event)
 
     def _pinned(self, dice, by, purpose):
         who = getattr(by, "a_name", None)
@@ -116,7 +132,7 @@ class Engine:
         payload = {"line": line_id}
         if self.json:
             payload["args"] = [to_json(a) for a in args]
-        self.events.append(("say", name, text, payload))
+        self._record(("say", name, text, payload))
 
     def record_check(self, name, by, purpose, result):
         if self.json:
@@ -318,6 +334,7 @@ class Engine:
         try:
             while self.round < self.max_rounds:
                 self.round += 1
+                self.tick()
                 for _step_name, step in steps:
                     step(self)
                 if self.script:
@@ -392,10 +409,12 @@ def locate(program, exc) -> Diagnostic:
     span = None
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == FILENAME:
+        if tb.tb_frame.f_code.co_filename.startswith(FILENAME):
+            # Generated code keeps its line spans in its own globals: the program's, or an encounter's.
+            spans = tb.tb_frame.f_globals.get("__spans__", ())
             line = tb.tb_lineno - 1
-            if 0 <= line < len(program.line_spans) and program.line_spans[line] is not None:
-                span = program.line_spans[line]
+            if 0 <= line < len(spans) and spans[line] is not None:
+                span = spans[line]
         tb = tb.tb_next
     span = span or Span("<rules>", 0, 0)
     if isinstance(exc, H.StopRun):
@@ -403,17 +422,23 @@ def locate(program, exc) -> Diagnostic:
                           "use stop in a round's steps, its finally, or an encounter's do: block")
     if isinstance(exc, Budget):
         return Diagnostic("E0502", "the rules ran too long (a loop or a cascade of events that does not end)", span,
-                          f"the budget is {STEP_BUDGET} steps and {EMIT_DEPTH} nested events")
+                          f"the budget is {exc.args[0] if exc.args else STEP_BUDGET} steps (each rule call, loop turn, list element, "
+                          f"round, event and die counts one) and {EMIT_DEPTH} nested events; if the rules are "
+                          "right, raise it with grimorio run --budget N")
     if isinstance(exc, RecursionError):
         return Diagnostic("E0502", "the rules call themselves without end", span)
-    if isinstance(exc, H.RuleFailure):
+    if isinstance(exc, ReadOnly):
+        return Diagnostic("E0204", str(exc), span, "keep what changes on the combatant: set a field of its sheet")
+    if isinstance(exc, ValueBound):
+        return Diagnostic("E0506", exc.message, span, bound_help(exc.bound))
+    if isinstance(exc, (H.RuleFailure, OperatorError)):
         code = "E0503" if "pinned" in exc.message else exc.code
         return Diagnostic(code, exc.message, span, exc.help)
     if isinstance(exc, TypeError) and "cannot be compared by order" in str(exc):
         return Diagnostic("E0204", str(exc), span, H.ORDER_HELP)
     if isinstance(exc, AttributeError):
         name = _missing_name(exc)
-        field = _unmangle(name) if name else None
+        field = unmangle(name) if name else None
         obj = getattr(exc, "obj", None)
         what = H.show(obj) if obj is not None and not isinstance(obj, type) else "this value"
         if name in COMBATANT_ONLY:
@@ -450,12 +475,6 @@ def _missing_name(exc: AttributeError) -> str | None:
         return exc.args[0]
     return None
 
-
-def _unmangle(name: str) -> str:
-    import re
-    if name.startswith("a_"):
-        name = name[2:]
-    return re.sub(r"__([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)), name)
 
 
 def guarded(program, fn, *args, stops=False):

@@ -6,38 +6,23 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import did_you_mean
-from ..dsl.names import walk, BUILTINS, Scope
+from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_args, emit_args, walk
 
-from . import kinds as K
-from .dice import Dice
+from ..dsl import kinds as K
+from . import semantics as S
+from .dice import Dice, ValueBound
 from .values import Scale, make_struct, mangle
+from .semantics import bound_help
 
 
 def L(name: str) -> str:
     """A DSL local as a Python local."""
-    return "l_" + mangle(name)[2:]
+    return "l" + mangle(name)
 
 
 class ExpressionCompiler:
     def call_args(self, params, args, span, what, scope) -> list[str]:
-        names = [p.name for p in params]
-        out: list[str | None] = [None] * len(names)
-        pos = 0
-        for a in args:
-            if a.name is None:
-                if pos >= len(names):
-                    self.fail("E0206", f"{what} takes {len(names)} argument{'s' if len(names) != 1 else ''}, "
-                                       f"this gives more", a.span, f"its parameters are: {', '.join(names) or 'none'}")
-                out[pos] = self.expr(a.value, scope)
-                pos += 1
-            else:
-                if a.name not in names:
-                    self.fail("E0206", f'{what} has no parameter "{a.name}"', a.span, did_you_mean(a.name, names))
-                out[names.index(a.name)] = self.expr(a.value, scope)
-        missing = [nm for nm, v in zip(names, out) if v is None]
-        if missing:
-            self.fail("E0206", f"{what} needs {', '.join(missing)}", span, f"its parameters are: {', '.join(names)}")
-        return out
+        return [self.expr(node, scope) for node in bind_args(params, args, span, what)]
 
     def expr(self, x, scope: Scope) -> str:
         m = getattr(self, "x_" + type(x).__name__)
@@ -50,7 +35,10 @@ class ExpressionCompiler:
         return repr(v)
 
     def x_DiceLit(self, x, scope):
-        return self.k(Dice.of(x.count, x.sides), "dice")
+        try:
+            return self.k(Dice.of(x.count, x.sides), "dice")
+        except ValueBound as exc:
+            self.fail("E0506", exc.message, x.span, bound_help(exc.bound))
 
     def x_Name(self, x, scope):
         r = self.resolver.resolve(x.id, scope)
@@ -81,18 +69,11 @@ class ExpressionCompiler:
         return f"_E.opt[{x.name!r}]"
 
     def x_Attr(self, x, scope):
+        check_attr(self.resolver, x, scope)
         if isinstance(x.obj, n.Name):
             r = self.resolver.resolve(x.obj.id, scope)
             if r is not None and r.kind == "condition":
-                ct = self.conditions[x.obj.id]
-                if x.name not in ct.by_name:
-                    self.fail("E0201", f'condition "{ct.name}" has no grade "{x.name}"', x.name_span or x.span,
-                              did_you_mean(x.name, ct.by_name))
-                return self.k(ct.by_name[x.name], "grade")
-        if x.name not in self.resolver.fields:
-            self.fail("E0203", f'nothing in these rules has a field "{x.name}"', x.name_span or x.span,
-                      did_you_mean(x.name, self.resolver.fields) or
-                      "fields come from the sheet, table columns, events, checks and records")
+                return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
 
     def x_Index(self, x, scope):
@@ -101,10 +82,11 @@ class ExpressionCompiler:
             if r is not None and r.kind == "table":
                 return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
-        if self.SIMPLE.match(obj):
-            # A field named by a value (c[row.column]): read it in place when the name is known.
-            k = self.tmp()
-            return f"(getattr({obj}, _MG[{k}]) if ({k} := {key}) in _MG else H.index({obj}, {k}))"
+        if self.pure(obj) and self.pure(key):
+            # A field named by a value (c[row.column]), read in place when the value names
+            # a field of these rules and the object has fields; H.index does the same, slower.
+            return (f"(getattr({obj}, _F[{key}]) if type({key}) is str and {key} in _F and isinstance({obj}, H.FIELDED)"
+                    f" else H.index({obj}, {key}))")
         return f"H.index({obj}, {key})"
 
     def x_Call(self, x, scope):
@@ -121,15 +103,10 @@ class ExpressionCompiler:
             inlined = self.inline(r.target, args)
             if inlined is not None:
                 return inlined
-            return f"r_{mangle(name)}(_E{''.join(', ' + a for a in args)})"
+            return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
         if r.kind != "builtin":
             self.fail("E0204", f'"{name}" is not a rule and cannot be called', x.func.span)
-        lo, hi, _ = BUILTINS[name]
-        if any(a.name for a in x.args):
-            self.fail("E0206", f'builtin "{name}" takes its arguments in order, without names', x.span)
-        if not lo <= len(x.args) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            self.fail("E0206", f'"{name}" takes {want} argument{"s" if hi != 1 else ""}, not {len(x.args)}', x.span)
+        check_builtin_args(name, x.args, x.span)
         if name in ("has", "cards"):
             K.expect_condition(x.args[1].value, self.resolving(scope), f"{name}()")
         args = [self.expr(a.value, scope) for a in x.args]
@@ -148,14 +125,23 @@ class ExpressionCompiler:
         if name == "floor":
             a = x.args[0].value
             if isinstance(a, n.Binary) and a.op == "/":
-                return f"(({self.expr(a.left, scope)}) // ({self.expr(a.right, scope)}))"
+                K.check_arithmetic(a, self.resolving(scope))
+                left, right = self.expr(a.left, scope), self.expr(a.right, scope)
+                if self.pure(left) and self.pure(right):
+                    return f"({left} // {right} if type({left}) is int is type({right}) else S.floor_div({left}, {right}))"
+                return f"S.floor_div({left}, {right})"
             if isinstance(a, n.Binary) and a.op == "*":
+                K.check_arithmetic(a, self.resolving(scope))
                 return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
             return f"_floor({args[0]})"
         if name == "ceil":
             a = x.args[0].value
             if isinstance(a, n.Binary) and a.op == "/":
-                return f"(-((-({self.expr(a.left, scope)})) // ({self.expr(a.right, scope)})))"
+                K.check_arithmetic(a, self.resolving(scope))
+                left, right = self.expr(a.left, scope), self.expr(a.right, scope)
+                if self.pure(left) and self.pure(right):
+                    return f"(-(-{left} // {right}) if type({left}) is int is type({right}) else S.ceil_div({left}, {right}))"
+                return f"S.ceil_div({left}, {right})"
             return f"_ceil({args[0]})"
         if name == "has" and len(args) == 2 and isinstance(x.args[1].value, n.Name):
             r2 = self.resolver.resolve(x.args[1].value.id, scope)
@@ -181,7 +167,7 @@ class ExpressionCompiler:
         body = rule.body
         if len(body) != 1 or not isinstance(body[0], n.Return) or body[0].value is None:
             return None
-        if len(self.inlining) > 3 or rule.name in self.inlining or not all(self.SIMPLE.match(a) for a in args):
+        if rule.name in self.inlining or not all(self.SIMPLE.match(a) for a in args) or not self.is_leaf(rule):
             return None
         saved = self.alias
         self.alias = {p.name: a for p, a in zip(rule.params, args)}
@@ -192,10 +178,22 @@ class ExpressionCompiler:
             self.alias = saved
             self.inlining.pop()
 
+    def is_leaf(self, rule: n.Rule) -> bool:
+        """A rule that calls no rule: compiling it in place costs its own size, never more."""
+        leaf = self.leaves.get(rule.name)
+        if leaf is None:
+            rules = self.ruleset.space("value")
+            leaf = self.leaves[rule.name] = not any(
+                isinstance(node, n.Call) and isinstance(node.func, n.Name)
+                and isinstance(rules.get(node.func.id), n.Rule) for node in walk(rule.body))
+        return leaf
+
     def x_Unary(self, x, scope):
         if x.op == "not":
             return f"(not {self.expr(x.operand, scope)})"
-        return f"(-{self.expr(x.operand, scope)})"
+        if K.kind(x.operand, self.resolving(scope)) == K.NUMBER:
+            return f"(-{self.expr(x.operand, scope)})"
+        return f"S.neg({self.expr(x.operand, scope)})"
 
     OPS = {"and": "and", "or": "or", "in": "in", "notin": "not in"}
 
@@ -205,22 +203,53 @@ class ExpressionCompiler:
             K.check_arithmetic(x, resolve)
         elif x.op in ("<", "<=", ">", ">="):
             K.check_order(x, resolve)
+        elif x.op in ("in", "notin"):
+            K.check_membership(x, resolve)
         a, b = self.expr(x.left, scope), self.expr(x.right, scope)
-        if x.op == "/":
-            return f"H.div({a}, {b})"
-        if x.op == "%":
-            return f"H.mod({a}, {b})"
+        if x.op in S.BINARY:
+            return self.operator(x, a, b, resolve)
+        if x.op == "notin":
+            return f"(not S.contains({a}, {b}))"
         if x.op in ("<", "<=", ">", ">="):
             known = self._const_ranked(x.right, scope)
             if known is not None:
-                # Against a named outcome: compare ranks in place, after making sure
-                # the other side is an outcome of the same list.
-                t = self.tmp()
-                return (f"({t}.rank {x.op} {known.rank} if type({t} := {a}) is H.Ranked and {t}.kind == "
-                        f"{known.kind!r} else H.cannot_order({t}, {b}))")
-        if x.op in ("==", "!="):
-            return f"({a} {'is' if x.op == '==' else 'is not'} {b})" if "None" in (a, b) else f"({a} {x.op} {b})"
+                # Against a named outcome: compare ranks, after making sure the
+                # other side is an outcome of the same list.
+                if self.pure(a):
+                    return (f"({a}.rank {x.op} {known.rank} if type({a}) is H.Ranked and {a}.kind == {known.kind!r} "
+                            f"else H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})")
+                return f"(H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})"
+        if x.op in ("==", "!=") and "None" in (a, b):
+            other = b if a == "None" else a
+            test = f"({other} is None or {other} == [])" if self.pure(other) else f"S.is_none({other})"
+            return f"({'' if x.op == '==' else 'not '}{test})"
         return f"({a} {self.OPS.get(x.op, x.op)} {b})"
+
+    # Operators whose meaning on two numbers is Python's own (tests/test_semantics.py proves it).
+    PLAIN = {"+": "+", "-": "-", "*": "*"}
+    # On two whole numbers, + - % in place (a loop adds at most a bit a turn, and the step budget
+    # bounds the turns; show() refuses what grew past MAX_DIGITS); * can square, so never.
+    GUARDED = {"+": "+", "-": "-", "%": "%"}
+
+    def operator(self, x, a, b, resolve) -> str:
+        """An arithmetic operator or `in`: in place when both sides are surely numbers, or
+        guarded for whole numbers when both sides can be read twice; else the semantics."""
+        call = f"S.{S.BINARY[x.op].__name__}({a}, {b})"
+        if x.op in self.PLAIN and K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER:
+            return f"({a} {self.PLAIN[x.op]} {b})"
+        return self.guarded(x.op, a, b, call)
+
+    def guarded(self, op, a, b, call) -> str:
+        if op in self.GUARDED and self.pure(a) and self.pure(b):
+            return f"({a} {self.GUARDED[op]} {b} if type({a}) is int is type({b}) else {call})"
+        return call
+
+    OPERAND = re.compile(r"^[\w.()]+$")
+    CALL = re.compile(r"\w\(")
+
+    def pure(self, code: str) -> bool:
+        """Generated code that reads names and fields only: evaluating it twice is harmless."""
+        return bool(self.OPERAND.match(code)) and not self.CALL.search(code)
 
     def _const_ranked(self, node, scope):
         """The outcome named here, if the node names one."""
@@ -238,8 +267,16 @@ class ExpressionCompiler:
 
     def x_Comprehension(self, x, scope):
         inner = scope.child(x.var)
-        cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
-        return f"[{self.expr(x.elt, inner)} for {L(x.var)} in {self.expr(x.iter, scope)}{cond}]"
+        items = f"H.counted(_E, {self.expr(x.iter, scope)})"
+        saved = self.alias
+        # The comprehension binds its own name: an argument compiled in place for a
+        # parameter of that name must not reach inside.
+        self.alias = {k: v for k, v in saved.items() if k != x.var}
+        try:
+            cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
+            return f"[{self.expr(x.elt, inner)} for {L(x.var)} in {items}{cond}]"
+        finally:
+            self.alias = saved
 
     def x_RecordExp(self, x, scope):
         names = tuple(f for f, _ in x.fields)
@@ -276,23 +313,14 @@ class ExpressionCompiler:
         args = self.call_args(d.params, x.args, x.span, f'check "{x.name}"', scope)
         by = self.expr(x.by, scope) if x.by is not None else "None"
         purpose = x.purpose or x.name
-        return f"c_{mangle(x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)})"
+        return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)})"
 
     def x_Emit(self, x, scope):
         d = self.known(self.ruleset.space("event"), x.event, "event", x.span)
-        params = [n.Param(x.span, f) for f, _ in d.fields]
-        given = {a.name for a in x.args}
-        args = list(x.args)
-        for (f, default), p in zip(d.fields, params):
-            if f not in given and default is not None:
-                args.append(n.Arg(x.span, f, default))
-        if any(a.name is None for a in x.args):
-            example = f"{d.fields[0][0]}: ..." if d.fields else "name: value"
-            self.fail("E0206", f"name each value an event carries, as {example}", x.span)
-        values = self.call_args(params, args, x.span, f'event "{x.event}"', scope)
+        values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
-            return f"em_{mangle(x.event)}(_E, {cls}({', '.join(values)}))"
+            return f"{self.gid('event', x.event)}(_E, {cls}({', '.join(values)}))"
         return f"{cls}({', '.join(values)})"
 
     def x_Maximum(self, x, scope):

@@ -10,7 +10,7 @@ from ..dsl.diagnostics import Diagnostic, did_you_mean
 from ..dsl.loader import prelude
 
 from .dice import Dice, Roll
-from .values import Scale, Struct, _nested, mangle
+from .values import Scale, Struct, _nested, _shown, mangle
 
 # Each kind of value a format declaration names, and the placeholders its text may use.
 KEYS = {
@@ -58,10 +58,12 @@ class Format:
         self._dice: dict[Dice, str] = {}
 
     def show(self, v) -> str:
+        if type(v) is int or type(v) is str:          # the common case, before any slower isinstance
+            return str(v)
         if v is None or v is True or v is False:
             return self.words[v]
         if isinstance(v, list):
-            return _nested(lambda: self.sep.join(self.show(x) for x in v), "...") if v else self.empty
+            return _nested(lambda: self.sep.join(self.show(x) for x in _shown(v)), "...") if v else self.empty
         if isinstance(v, Roll):
             return self.roll(v)
         if isinstance(v, Dice):

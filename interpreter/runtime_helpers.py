@@ -6,7 +6,7 @@ import math
 from fractions import Fraction
 
 from .dice import Dice, Roll
-from .values import _MANGLED as MANGLED, Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
+from .values import Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
 
 
 class RuleFailure(Exception):
@@ -23,6 +23,17 @@ STEP_BUDGET = 1_000_000
 
 class Budget(Exception):
     """A loop or a cascade of events ran past its budget."""
+
+
+def counted(engine, items):
+    """The list a for or a comprehension walks, its length paid from the step budget first."""
+    if type(items) is not list:
+        raise RuleFailure(f"only a list can be walked, not {show(items)}",
+                          "for and comprehensions walk lists: [x for x in LIST]", "E0204")
+    engine.steps += len(items)
+    if engine.steps > engine.budget:
+        raise Budget(engine.budget)
+    return items
 
 
 def cannot_order(value, named):
@@ -64,18 +75,6 @@ def mulfloor(a, b):
     return math.floor(a * b)
 
 
-def div(a, b):
-    if b == 0:
-        raise RuleFailure("division by zero")
-    return Fraction(a) / b
-
-
-def mod(a, b):
-    if b == 0:
-        raise RuleFailure("division by zero", "the right side of % must not be 0")
-    return a % b
-
-
 def eq(value, test):
     """A decision-table cell: membership when the input is a list."""
     if type(value) is list:
@@ -87,11 +86,18 @@ def is_none(value):
     return value is None or value == []
 
 
+def rank_of(value, kind, named):
+    """The rank of an outcome of the list `kind`; anything else cannot be ordered against `named`."""
+    if type(value) is Ranked and value.kind == kind:
+        return value.rank
+    return cannot_order(value, named)
+
+
+FIELDED = (Combatant, Struct)
+
+
 def index(obj, key):
-    try:
-        return getattr(obj, MANGLED[key])          # a sheet field or column named by a value
-    except (KeyError, AttributeError, TypeError):
-        pass
+    """obj[key]: a field named by a text of a combatant or record, or a table's row."""
     if isinstance(key, str) and isinstance(obj, (Combatant, Struct)):
         try:
             return getattr(obj, mangle(key))

@@ -5,7 +5,7 @@ from ..dsl import nodes as n
 from ..dsl.diagnostics import GrimorioError, did_you_mean
 from ..dsl.names import Scope
 
-from . import kinds as K
+from ..dsl import kinds as K
 from .expressions import L
 from .values import mangle
 
@@ -30,6 +30,7 @@ class StatementCompiler:
             return scope.child(s.name)
         if isinstance(s, n.Set):
             if isinstance(s.target, n.Attr):
+                self.settable(s.target.obj, scope)
                 e(depth, f"{self.expr(s.target.obj, scope)}.{mangle(s.target.name)} = {self.expr(s.value, scope)}", s.span)
             elif isinstance(s.target, n.Name):
                 r = self.resolver.resolve(s.target.id, scope)
@@ -45,8 +46,8 @@ class StatementCompiler:
             m = self.known(self.ruleset.space("message"), s.message, "message", s.span)
             args = self.call_args(m.params, s.args, s.span, f'message "{m.name}"', scope)
             # Arguments are evaluated once, and only when a transcript is kept.
-            e(depth, f"if _E.rec: _E.say({s.message!r}, m_{mangle(s.message)}, "
-                     f"({''.join(a + ', ' for a in args)}), {len(self.line_spans)})", s.span)
+            e(depth, f"if _E.rec: _E.say({s.message!r}, {self.gid('message', s.message)}, "
+                     f"({''.join(a + ', ' for a in args)}), {self.k((self.owner, s.span), 'at')})", s.span)
             return scope
         if isinstance(s, n.Return):
             e(depth, f"return {self.expr(s.value, scope) if s.value is not None else 'None'}", s.span)
@@ -55,7 +56,7 @@ class StatementCompiler:
             self.card_op(s, depth, scope)
             return scope
         if isinstance(s, n.Append):
-            e(depth, f"{self.expr(s.target, scope)}.append({self.expr(s.value, scope)})", s.span)
+            e(depth, f"S.append({self.expr(s.target, scope)}, {self.expr(s.value, scope)})", s.span)
             return scope
         if isinstance(s, n.Act):
             e(depth, f"_E.act({self.expr(s.who, scope)})", s.span)
@@ -87,20 +88,26 @@ class StatementCompiler:
             if s.key is not None:
                 key = self.expr(s.key, scope.child("it"))
                 fn = "H.groups" if s.group else "sorted"
-                items = f"{fn}({items}, key=lambda l_it: {key}, reverse={s.desc})"
+                items = f"{fn}({items}, key=lambda {L('it')}: {key}, reverse={s.desc})"
             var = L(s.var)
             if s.where is not None:
                 inner = scope.child(s.var)
                 items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
             if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
                 items = f"list({items})"        # a stored list may change while we walk it
-            e(depth, f"for {var} in {items}:", s.span)
+            # H.counted, in place: the loop's length is paid from the step budget before it starts.
+            t = self.tmp()
+            e(depth, f"{t} = {items}", s.span)
+            e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)
+            e(depth, f"_E.steps += len({t})", s.span)
+            e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
+            e(depth, f"for {var} in {t}:", s.span)
             self.block(s.body, depth + 1, scope.child(s.var))
             return scope
         if isinstance(s, n.While):
             e(depth, f"while {self.expr(s.cond, scope)}:", s.span)
             e(depth + 1, "_E.steps += 1", s.span)
-            e(depth + 1, "if _E.steps > H.STEP_BUDGET: raise H.Budget()", s.span)
+            e(depth + 1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
             self.block(s.body, depth + 1, scope)
             return scope
         if isinstance(s, n.Decide):
@@ -115,7 +122,11 @@ class StatementCompiler:
             K.check_order(e, self.resolving(scope))
         if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
             a, b = self.tmp(), self.tmp()
-            return f"(({a} := {self.expr(e.left, scope)}) {e.op} ({b} := {self.expr(e.right, scope)}), {a}, {b})"
+            left, right = f"({a} := {self.expr(e.left, scope)})", f"({b} := {self.expr(e.right, scope)})"
+            # Equality as the language means it (none matches an empty list), not Python's.
+            test = {"==": f"S.equal({left}, {right})", "!=": f"not S.equal({left}, {right})"}.get(
+                e.op, f"{left} {e.op} {right}")
+            return f"({test}, {a}, {b})"
         return f"({self.expr(e, scope)}, None, None)"
 
     def expect_stmt(self, s: n.Expect, depth, scope) -> Scope:
@@ -129,6 +140,18 @@ class StatementCompiler:
         else:
             self.emit(depth, f"_E.expected({node}, *{self.verdict(s.expr, scope)})", s.span)
         return scope
+
+    def settable(self, obj, scope):
+        """A field set on a table's row (tabla["clave"].columna, c.fila.columna) would change the table for everyone."""
+        table = None
+        if isinstance(obj, n.Index) and isinstance(obj.obj, n.Name):
+            r = self.resolver.resolve(obj.obj.id, scope)
+            table = obj.obj.id if r is not None and r.kind == "table" else None
+        elif isinstance(obj, n.Attr):
+            table = next((f.table for f in self.sheet_fields() if f.name == obj.name and f.type == "row"), None)
+        if table is not None:
+            self.fail("E0204", f'"{table}" is a table: its rows cannot be changed', obj.span,
+                      "keep what changes on the combatant: set a field of its sheet")
 
     def card_op(self, s: n.CardOp, depth, scope):
         ct = self.known(self.conditions, s.condition, "condition", s.cond_span or s.span)

@@ -19,9 +19,8 @@ def lines(engine, explain=True) -> list[tuple[str, str | None]]:
         _, name, text, payload = ev
         why = None
         if explain:
-            line = payload["line"]
-            span = program.line_spans[line]
-            why = f"{program.line_owner[line]} at {span}; {_source(program.ruleset, span)}{_words(program.ruleset, name)}"
+            owner, span = payload["line"]
+            why = f"{owner} at {span}; {_source(program.ruleset, span)}{_words(program.ruleset, name)}"
         out.append((text, why))
     return out
 

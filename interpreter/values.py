@@ -2,21 +2,46 @@
 events, check results), combatants, and how each is shown in a transcript."""
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
+from ..dsl.bounds import MAX_DIGITS
 from .dice import Roll
+
+_BIG = 10 ** MAX_DIGITS
+# How a whole number past MAX_DIGITS digits shows (one grown by + in a loop until the step budget
+# stopped it): never Python's refusal to convert it, never the internal-bug error.
+HUGE = f"(a number of more than {MAX_DIGITS} digits)"
 
 
 _MANGLED: dict[str, str] = {}
 
 
 def mangle(name: str) -> str:
-    """A DSL name as an ASCII Python identifier (Python would NFKC-fold others)."""
+    """A DSL name as an ASCII Python attribute name, one-to-one: a name of ASCII
+    letters, digits and underscores is kept behind "a_"; any other is spelled
+    behind "u_" with "_" doubled and each other character as "_x<hex>_"
+    (Python would NFKC-fold non-ASCII identifiers, and two spellings must never meet)."""
     out = _MANGLED.get(name)
     if out is None:
-        out = _MANGLED[name] = "a_" + "".join(
-            ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else f"__{ord(ch):x}_" for ch in str(name))
+        name = str(name)
+        if name.isascii() and all(ch.isalnum() or ch == "_" for ch in name):
+            out = "a_" + name
+        else:
+            out = "u_" + "".join(ch if ch.isascii() and ch.isalnum() else "__" if ch == "_" else f"_x{ord(ch):x}_"
+                                 for ch in name)
+        if len(_MANGLED) < 100_000:          # a memo, never a meaning: the answer is the same without it
+            _MANGLED[name] = out
     return out
+
+
+def unmangle(attr: str) -> str:
+    """The DSL name of a mangled attribute."""
+    if attr.startswith("a_"):
+        return attr[2:]
+    if attr.startswith("u_"):
+        return re.sub(r"__|_x([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "_", attr[2:])
+    return attr
 
 
 class Ranked:
@@ -81,12 +106,26 @@ class Struct:
         return {n: to_json(getattr(self, mangle(n), None)) for n in self._names}
 
 
-def make_struct(title: str, names, key: str | None = None, grade=False) -> type:
+class ReadOnly(Exception):
+    """A field of a table row set: the table is data every combatant shares (E0204)."""
+
+
+def _read_only(self, attr, value):
+    raise ReadOnly(f'"{self._title}" is a table: its rows cannot be changed')
+
+
+def make_struct(title: str, names, key: str | None = None, frozen=False) -> type:
+    """A record class; `frozen`: a table's row, whose fields cannot be set."""
     slots = tuple(mangle(n) for n in names)
     ns = {"__slots__": slots, "_names": tuple(names), "_title": title, "_key": key}
     args = ", ".join(slots)
-    body = "".join(f"\n    self.{s} = {s}" for s in slots) or "\n    pass"
-    exec(f"def __init__(self{', ' if slots else ''}{args}):{body}", ns)  # noqa: S102 - generated from checked names
+    put = "_set(self, {0!r}, {0})" if frozen else "self.{0} = {0}"
+    body = "".join("\n    " + put.format(s) for s in slots) or "\n    pass"
+    code = {"_set": object.__setattr__}
+    exec(f"def __init__(self{', ' if slots else ''}{args}):{body}", code)  # noqa: S102 - generated from checked names
+    ns["__init__"] = code["__init__"]
+    if frozen:
+        ns["__setattr__"] = _read_only
     return type(title, (Struct,), ns)
 
 
@@ -147,7 +186,9 @@ def show(v) -> str:
     if v is False:
         return "false"
     if isinstance(v, list):
-        return _nested(lambda: ", ".join(show(x) for x in v), "...") if v else "-"
+        return _nested(lambda: ", ".join(show(x) for x in _shown(v)), "...") if v else "-"
+    if isinstance(v, int) and not -_BIG < v < _BIG:
+        return HUGE
     if isinstance(v, Fraction) and not isinstance(v, Scale):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     return str(v)
@@ -159,9 +200,9 @@ def to_json(v):
     if isinstance(v, Roll):
         return {"dice": str(v.dice), "faces": list(v.faces), "total": int(v)}
     if isinstance(v, int):
-        return int(v)
+        return int(v) if -_BIG < v < _BIG else HUGE
     if isinstance(v, list):
-        return _nested(lambda: [to_json(x) for x in v], "...")
+        return _nested(lambda: [to_json(x) for x in _shown(v)], "...")
     if isinstance(v, Struct):
         return _nested(v.to_json, "...")
     if isinstance(v, Fraction):
@@ -170,12 +211,26 @@ def to_json(v):
 
 
 _depth = [0]
+_seen = [0]
+SHOW_ITEMS = 10_000       # items one value shows at most: a list holding itself twice must not take 2^33 calls
+
+
+def _shown(items):
+    """The items of a list, until SHOW_ITEMS have been shown in the outermost show()."""
+    for x in items:
+        if _seen[0] >= SHOW_ITEMS:
+            yield "..."
+            return
+        _seen[0] += 1
+        yield x
 
 
 def _nested(fn, cut):
     """fn(), or `cut` past a depth no real value reaches: a list that holds itself must still show."""
     if _depth[0] > 32:
         return cut
+    if _depth[0] == 0:
+        _seen[0] = 0
     _depth[0] += 1
     try:
         return fn()

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from grimorio.dsl import nodes as n
-from grimorio.dsl.checker import plain_value
+from grimorio.dsl.constants import plain as plain_value
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.loader import load_edition
 from grimorio.interpreter.cli import main

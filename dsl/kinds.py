@@ -3,8 +3,8 @@ to refuse, before anything runs, rolling a number or adding a name to a
 number. Unknown stays unknown (None); only sure mismatches are errors."""
 from __future__ import annotations
 
-from ..dsl import nodes as n
-from ..dsl.diagnostics import Diagnostic, GrimorioError
+from . import nodes as n
+from .diagnostics import Diagnostic, GrimorioError
 
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
 
@@ -95,3 +95,10 @@ def expect_condition(node, resolve, what):
     k = kind(node, resolve)
     if k is not None and not k.startswith("the condition"):
         _fail(node, f"{what} takes a condition, not {k}", "name a condition declared with \"condition\"")
+
+
+def check_membership(node: n.Binary, resolve):
+    k = kind(node.right, resolve)
+    if k is not None and k != LIST:
+        _fail(node.right, f'"in" needs a list on its right, not {k}',
+              "in tests membership in a list; to compare two texts use ==")

@@ -1,0 +1,277 @@
+"""The resolve stage: every bare name of every body looked up once, in the
+lexical scopes the language gives it (parameters, `let` for the rest of its
+block, a name every branch of an `if ... else` binds, a `for` or a
+comprehension's own variable, a decision table's output, `it` in an ordering
+key), so an unknown name or rule is reported by `check` with the other
+static errors, before anything is compiled; so are the kinds the text shows
+(dsl/kinds.py: rolling a number, a text in arithmetic, `in` a text).
+
+The scopes are the compiler's: `names.Resolver` answers what a name is; this
+pass walks the declarations (dispatch by node class) and reports what it
+cannot answer.
+"""
+from __future__ import annotations
+
+from . import kinds as K
+from . import nodes as n
+from .diagnostics import Diagnostic, GrimorioError, did_you_mean
+from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, known
+
+
+def resolve_ruleset(rs) -> list[Diagnostic]:
+    return _Walker(rs).run()
+
+
+class _Walker:
+    def __init__(self, rs):
+        self.rs = rs
+        self.names = Resolver(rs)
+        self.out: list[Diagnostic] = []
+        self.rules = [k for k, v in rs.space("value").items() if isinstance(v, n.Rule)]
+
+    def run(self) -> list[Diagnostic]:
+        rs = self.rs
+        for d in rs.all(n.Rule):
+            self.block(d.body, _params(d.params))
+        for d in rs.all(n.Check):
+            scope = _params(d.params)
+            self.expr(d.dice, scope)
+            self.decide(d.decide, scope.child(d.roll_name))
+        for d in rs.all(n.Message):
+            for part in d.parts:
+                if not isinstance(part, str):
+                    self.expr(part, _params(d.params))
+        for d in rs.all(n.Condition):
+            if d.on_receive is not None:
+                params, body = d.on_receive
+                self.block(body, Scope({p.name for p in params}, condition=d))
+        for d in rs.all(n.Action) + rs.all(n.Reaction):
+            self.doing(d)
+        for d in rs.all(n.Tactic):
+            self.tactic(d)
+        for d in rs.all(n.Round):
+            for s in d.steps:
+                self.block(s.body, Scope())
+            if d.until is not None:
+                self.expr(d.until, Scope())
+            self.block(d.final or (), Scope())
+        for d in rs.all(n.Sheet):
+            scope = Scope()
+            for f in d.fields:
+                if f.default is not None:
+                    self.expr(f.default, scope)
+                scope = scope.child(f.name)
+        for d in rs.all(n.Var):
+            self.expr(d.value, Scope())
+        return self.out
+
+    # ------------------------------------------------------------ declarations
+    def doing(self, d):
+        """An action or a reaction: its lists, costs, requirements and body."""
+        names = [p.name for p in d.params]
+        if isinstance(d, n.Reaction) and d.by is not None and len(names) == 2:
+            self.expr(d.by, Scope({names[1]}))
+        for i, p in enumerate(d.params):
+            if p.domain is not None:
+                self.expr(p.domain, Scope(set(names[:i])))
+        scope = Scope(set(names))
+        for _f, amount in d.costs:
+            self.expr(amount, scope)
+        for r in d.requires:
+            self.expr(r, scope)
+        self.block(d.body, scope)
+
+    def tactic(self, d: n.Tactic):
+        spaces = [(p, self.rs.space("action").get(p.name)) for p in d.act]
+        spaces += [(p, self.rs.space("reaction").get(p.name)) for _ev, prefs in d.react for p in prefs]
+        for p, target in spaces:
+            if target is None:
+                continue                    # the compiler names the missing action or reaction
+            names = [x.name for x in target.params]
+            for a in p.args:
+                if a.name in names[1:]:
+                    self.expr(a.value, Scope(set(names[:names.index(a.name)])))
+            if p.when is not None:
+                self.expr(p.when, Scope(set(names)))
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts, scope: Scope) -> Scope:
+        for s in stmts:
+            scope = getattr(self, "s_" + type(s).__name__, self.s_other)(s, scope)
+        return scope
+
+    def s_other(self, s, scope):
+        for value in vars(s).values():
+            if isinstance(value, n.Node):
+                self.expr(value, scope)
+        return scope
+
+    def s_Let(self, s: n.Let, scope):
+        self.expr(s.value, scope)
+        return scope.child(s.name)
+
+    def s_Set(self, s: n.Set, scope):
+        if not isinstance(s.target, n.Name):        # a name that cannot be set is the compiler's E0204
+            self.expr(s.target, scope)
+        self.expr(s.value, scope)
+        return scope
+
+    def s_Say(self, s: n.Say, scope):
+        m = self.rs.space("message").get(s.message)
+        self.collect(known, self.rs.space("message"), s.message, "message", s.span)
+        if m is not None:
+            self.collect(bind_args, m.params, s.args, s.span, f'message "{m.name}"')
+        self.args(s.args, scope)
+        return scope
+
+    def s_CardOp(self, s: n.CardOp, scope):
+        self.expr(s.who, scope)
+        if isinstance(getattr(s, "data", None), n.Node):      # add ... with VALUE
+            self.expr(s.data, scope)
+        return scope
+
+    def s_Block(self, s: n.Block, scope):
+        return self.block(s.body, scope)          # a label only: its names stay known after it
+
+    def s_If(self, s: n.If, scope):
+        bound = []
+        for cond, body in s.branches:
+            self.expr(cond, scope)
+            bound.append(self.block(body, scope).locals)
+        if s.orelse is None:
+            return scope
+        bound.append(self.block(s.orelse, scope).locals)
+        return scope.child(*set.intersection(*bound))
+
+    def s_For(self, s: n.For, scope):
+        self.expr(s.iter, scope)
+        if s.key is not None:
+            self.expr(s.key, scope.child("it"))
+        inner = scope.child(s.var)
+        if s.where is not None:
+            self.expr(s.where, inner)
+        self.block(s.body, inner)
+        return scope
+
+    def s_While(self, s: n.While, scope):
+        self.expr(s.cond, scope)
+        self.block(s.body, scope)
+        return scope
+
+    def s_Decide(self, s: n.Decide, scope):
+        return self.decide(s, scope)
+
+    def decide(self, d: n.Decide, scope) -> Scope:
+        for node in d.inputs:
+            self.expr(node, scope)
+        for row in d.rows:
+            for alts in row.tests:
+                for t in alts:
+                    for value in (t.value, t.high):
+                        if value is not None:
+                            self.expr(value, scope)
+            if isinstance(row.output, tuple):
+                self.block(row.output, scope)
+            else:
+                self.expr(row.output, scope)
+        return scope.child(d.output) if d.output != "then" else scope
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, x, scope: Scope):
+        getattr(self, "x_" + type(x).__name__, self.x_other)(x, scope)
+
+    def x_other(self, x, scope):
+        for value in vars(x).values():
+            if isinstance(value, n.Node):
+                self.expr(value, scope)
+            elif isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, n.Node):
+                        self.expr(item, scope)
+
+    def collect(self, check, *args):
+        """A check that raises (kinds, arity, fields): its error joins the others instead of stopping the walk."""
+        try:
+            check(*args)
+        except GrimorioError as exc:
+            self.out.extend(exc.diagnostics)
+
+    def x_Binary(self, x: n.Binary, scope):
+        resolve = self.resolving(scope)
+        check = {"<": K.check_order, "<=": K.check_order, ">": K.check_order, ">=": K.check_order,
+                 "in": K.check_membership, "notin": K.check_membership}.get(x.op)
+        if x.op in ("+", "-", "*", "/", "%"):
+            check = K.check_arithmetic
+        if check is not None:
+            self.collect(check, x, resolve)
+        self.expr(x.left, scope)
+        self.expr(x.right, scope)
+
+    def x_Roll(self, x: n.Roll, scope):
+        self.collect(K.expect_dice, x.dice, self.resolving(scope), "roll")
+        self.x_other(x, scope)
+
+    def x_Maximum(self, x: n.Maximum, scope):
+        self.collect(K.expect_dice, x.dice, self.resolving(scope), "maximum()")
+        self.x_other(x, scope)
+
+    def resolving(self, scope):
+        return lambda name: self.names.resolve(name, scope)
+
+    def x_CheckCall(self, x: n.CheckCall, scope):
+        d = self.rs.space("check").get(x.name)
+        self.collect(known, self.rs.space("check"), x.name, "check", x.span)
+        if d is not None:
+            self.collect(bind_args, d.params, x.args, x.span, f'check "{x.name}"')
+        self.x_other(x, scope)
+
+    def x_Emit(self, x: n.Emit, scope):
+        d = self.rs.space("event").get(x.event)
+        self.collect(known, self.rs.space("event"), x.event, "event", x.span)
+        if d is not None:
+            self.collect(emit_args, d, x.args, x.span)
+        self.args(x.args, scope)
+
+    def x_Attr(self, x: n.Attr, scope):
+        self.collect(check_attr, self.names, x, scope)
+        self.expr(x.obj, scope)
+
+    def x_Name(self, x: n.Name, scope):
+        if self.names.resolve(x.id, scope) is None:
+            self.out.append(Diagnostic("E0201", f'unknown name "{x.id}"', x.span,
+                                       did_you_mean(x.id, self.names.candidates(scope))))
+
+    def x_Call(self, x: n.Call, scope):
+        r = self.names.resolve(x.func.id, scope) if isinstance(x.func, n.Name) else None
+        if isinstance(x.func, n.Name) and r is None:
+            self.out.append(Diagnostic("E0201", f'unknown rule "{x.func.id}"', x.func.span,
+                                       did_you_mean(x.func.id, self.rules + list(BUILTINS))))
+        elif r is not None and r.kind == "rule":
+            self.collect(bind_args, r.target.params, x.args, x.span, f'rule "{x.func.id}"')
+        elif r is not None and r.kind == "builtin":
+            self.collect(check_builtin_args, r.target, x.args, x.span)
+        if r is not None and r.kind == "builtin" and r.target in ("has", "cards") and len(x.args) >= 2:
+            self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
+        self.args(x.args, scope)
+
+    def x_Comprehension(self, x: n.Comprehension, scope):
+        self.expr(x.iter, scope)
+        inner = scope.child(x.var)
+        if x.cond is not None:
+            self.expr(x.cond, inner)
+        self.expr(x.elt, inner)
+
+    def x_RecordExp(self, x: n.RecordExp, scope):
+        for _name, value in x.fields:
+            self.expr(value, scope)
+
+    def x_Arg(self, x: n.Arg, scope):
+        self.expr(x.value, scope)
+
+    def args(self, args, scope):
+        for a in args:
+            self.expr(a.value, scope)
+
+
+def _params(params) -> Scope:
+    return Scope({p.name for p in params})

@@ -1,0 +1,192 @@
+"""What each operator means, for each kind of value. The one place that says it.
+
+The generated code calls these functions for every operator whose operands it
+cannot prove to be numbers; Python's own meanings (text formatting with %,
+texts multiplied, substrings found by `in`, a text read as a number) never
+show through. Every combination not listed here is an error that says what
+the language means instead. Values are bounded too: a number past
+MAX_DIGITS digits or a list or text past MAX_LENGTH items stops the run
+(E0506) instead of eating the machine.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..dsl.bounds import MAX_DICE, MAX_DIGITS, MAX_LENGTH
+from .dice import Dice, Roll, ValueBound
+from .values import Combatant, ConditionType, Ranked, Scale, Struct
+
+_BIG = 10 ** MAX_DIGITS
+
+
+BOUNDS = {
+    "MAX_DIGITS": f"numbers hold at most {MAX_DIGITS} digits",
+    "MAX_LENGTH": f"lists and texts hold at most {MAX_LENGTH} items",
+    "MAX_DICE": f"one dice value holds at most {MAX_DICE} dice",
+    "MAX_EVENTS": "one run records at most 200000 transcript lines and rolls",
+}
+
+
+def bound_help(bound: str) -> str:
+    return f"{BOUNDS[bound]}: a value this large is a rule that grows without end (see docs/errors.md, E0506)"
+
+
+class OperatorError(Exception):
+    """An operator given values it does not apply to; located by the engine (E0204)."""
+
+    def __init__(self, message, help=None):
+        super().__init__(message)
+        self.message, self.help, self.code = message, help, "E0204"
+
+
+def kind(v) -> str:
+    """A value's kind, in a designer's words."""
+    t = type(v)
+    if t is bool:
+        return "true or false"
+    if isinstance(v, (int, Fraction)):
+        return "a number"
+    return _KINDS.get(t) or next((k for cls, k in _BASES if isinstance(v, cls)), "a value")
+
+
+_KINDS = {str: "a text", list: "a list", type(None): "none", Dice: "dice"}
+_BASES = ((Ranked, "an outcome or a grade"), (Struct, "a record"), (Combatant, "a combatant"),
+          (ConditionType, "a condition"))
+
+
+_NUMBERS = frozenset((int, Fraction, Roll, Scale))
+
+
+def is_number(v) -> bool:
+    return type(v) in _NUMBERS or (isinstance(v, (int, Fraction)) and type(v) is not bool)
+
+
+def bounded(v):
+    """A number within MAX_DIGITS digits (a fraction: its numerator and denominator)."""
+    if isinstance(v, int):
+        if -_BIG < v < _BIG:
+            return v
+    elif -_BIG < v.numerator < _BIG and v.denominator < _BIG:
+        return v
+    raise ValueBound(f"a number grew past {MAX_DIGITS} digits", "MAX_DIGITS")
+
+
+def _sized(v):
+    if len(v) > MAX_LENGTH:
+        raise ValueBound(f"{kind(v)} grew past {MAX_LENGTH} items", "MAX_LENGTH")
+    return v
+
+
+def _refuse(op, a, b, help):
+    raise OperatorError(f'"{op}" does not apply to {kind(a)} and {kind(b)}', help)
+
+
+ARITHMETIC = "arithmetic works on numbers; dice add and subtract with dice and whole numbers"
+
+
+def add(a, b):
+    if type(a) is int and type(b) is int or is_number(a) and is_number(b):
+        return bounded(a + b)
+    if isinstance(a, Dice) or isinstance(b, Dice):
+        return _dice(a, b, "+")
+    ta = type(a)
+    if ta is type(b) and ta in (str, list):
+        return _sized(a + b)
+    return _refuse("+", a, b, ARITHMETIC + "; two texts or two lists join with +")
+
+
+def sub(a, b):
+    if type(a) is int and type(b) is int or is_number(a) and is_number(b):
+        return bounded(a - b)
+    if isinstance(a, Dice) or isinstance(b, Dice):
+        return _dice(a, b, "-")
+    return _refuse("-", a, b, ARITHMETIC)
+
+
+def _dice(a, b, op):
+    whole = (Dice, int)
+    if not (isinstance(a, whole) and isinstance(b, whole)) or bool in (type(a), type(b)):
+        _refuse(op, a, b, ARITHMETIC)
+    return a + b if op == "+" else a - b
+
+
+def mul(a, b):
+    if is_number(a) and is_number(b):
+        return bounded(a * b)
+    if isinstance(a, Dice) or isinstance(b, Dice):
+        raise OperatorError('dice can be added and subtracted, not used with "*"', "roll them first: (roll 1D6) * 2")
+    return _refuse("*", a, b, "only numbers multiply; to repeat a list or a text, use a for or a comprehension")
+
+
+def div(a, b):
+    if is_number(a) and is_number(b):
+        if b == 0:
+            raise ZeroDivisionError
+        return bounded(Fraction(a) / b)
+    return _refuse("/", a, b, "only numbers divide; a text is not a number (write the number itself)")
+
+
+def mod(a, b):
+    if is_number(a) and is_number(b):
+        if b == 0:
+            raise ZeroDivisionError
+        return bounded(a % b)
+    return _refuse("%", a, b, "% is the remainder of two numbers; messages put values in texts with {placeholders}")
+
+
+def floor_div(a, b):
+    """floor(a / b) without building the fraction."""
+    if type(a) in _NUMBERS and type(b) in _NUMBERS or is_number(a) and is_number(b):
+        if b == 0:
+            raise ZeroDivisionError
+        return a // b if type(b) is int else bounded(a // b)      # by a whole number it never grows
+    return _refuse("/", a, b, "only numbers divide; a text is not a number (write the number itself)")
+
+
+def ceil_div(a, b):
+    """ceil(a / b) without building the fraction."""
+    if type(a) in _NUMBERS and type(b) in _NUMBERS or is_number(a) and is_number(b):
+        if b == 0:
+            raise ZeroDivisionError
+        return -(-a // b) if type(b) is int else bounded(-(-a // b))
+    return _refuse("/", a, b, "only numbers divide; a text is not a number (write the number itself)")
+
+
+def neg(a):
+    if is_number(a):
+        return -a
+    if isinstance(a, Dice):
+        return -a
+    raise OperatorError(f'"-" does not apply to {kind(a)}', "only numbers and dice can be negated")
+
+
+def contains(item, container):
+    """`item in container`: membership in a list; nothing else has members."""
+    if type(container) is list:
+        return item in container
+    raise OperatorError(f'"in" needs a list on its right, not {kind(container)}',
+                        "in tests membership in a list; to compare two texts use ==")
+
+
+def is_none(value) -> bool:
+    """none, and the empty list (a decision table's "none" cell and `== none` agree)."""
+    return value is None or (type(value) is list and not value)
+
+
+def equal(a, b) -> bool:
+    """`a == b`: none equals none and the empty list; anything else as compared by value."""
+    if a is None or b is None:
+        return is_none(a) and is_none(b)
+    return a == b
+
+
+def append(target, value):
+    if type(target) is not list:
+        raise OperatorError(f"append needs a list, not {kind(target)}", "append LIST, VALUE adds at the end of a list")
+    if len(target) >= MAX_LENGTH:
+        raise ValueBound(f"a list grew past {MAX_LENGTH} items", "MAX_LENGTH")
+    target.append(value)
+
+
+# Operator -> the function generated code calls (others may add entries: one table, no if-ladder).
+BINARY = {"+": add, "-": sub, "*": mul, "/": div, "%": mod, "in": contains}

@@ -1,0 +1,254 @@
+"""Wrong results the core once gave (issue 5), each asserting the right answer.
+
+Every test here failed on the code before the resolver, the checker in dsl/
+and the operator semantics module: the comment on each says how."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.checker import check_ruleset
+from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
+from grimorio.dsl.loader import load_edition
+from grimorio.interpreter.checking import check_path
+from grimorio.interpreter.encounter import Prepared, program_for
+from tests.test_checker import write_edition
+
+BASE = """
+sheet ficha:
+  FUE: int 1..20 = 10
+  marca: int = 0
+  armadura: armaduras = "Cota"
+
+table armaduras:
+  | nombre | protección |
+  |--------|------------|
+  | Cota   | 3          |
+  | Cuero  | 1          |
+
+table colores:
+  | color | valor |
+  |-------|-------|
+  | rojo  | 1     |
+
+condition Fatiga grades Leve < Grave
+"""
+
+SAME_NAME = """
+event toque(quien)
+
+action golpe(yo):
+  set yo.marca = 1
+
+reaction golpe(yo, e) to toque:
+  by e.quien
+  set yo.marca = 2
+
+tactic simple:
+  act: golpe
+"""
+
+OPERATORS = """
+rule resto(a, b):
+  return a % b
+
+rule parte(a, b):
+  return a / b
+
+rule veces(a, b):
+  return a * b
+
+rule dentro(a, b):
+  return a in b
+"""
+
+
+def outcome(tmp_path, body: str, rules: str):
+    """Run an encounter over `rules`; its expectations, or the diagnostics it stops with."""
+    if not (tmp_path / "prueba").exists():
+        write_edition(tmp_path, BASE + rules)
+    text = 'edition prueba\ncombatant Ana:\n  FUE 3\n' + textwrap.dedent(body)
+    sources = Sources({"x.enc": text})
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags, diags
+    try:
+        out = Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
+    except GrimorioError as exc:
+        return render_all(exc.diagnostics, sources)
+    return [(v.ok, v.left, v.right) for v in out.expectations]
+
+
+def passes(tmp_path, body: str, rules: str):
+    got = outcome(tmp_path, body, rules)
+    assert not isinstance(got, str), got
+    assert all(ok for ok, _l, _r in got), got
+
+
+def refused(tmp_path, body: str, code: str, rules: str = "") -> str:
+    got = outcome(tmp_path, body, rules)
+    assert isinstance(got, str), f"ran, giving {got}"
+    assert f"error[{code}]" in got and "E0003" not in got, got
+    return got
+
+
+# 1. Action and reaction "golpe" compiled to the same Python names: the reaction's
+#    body (two parameters) replaced the action's.
+def test_an_action_and_a_reaction_may_share_a_name(tmp_path):
+    passes(tmp_path, "do:\n  act Ana\nexpect Ana.marca == 1\n", SAME_NAME)
+    assert check_ruleset(load_edition("prueba", roots=[tmp_path])) == []
+
+
+# 2. Mangling was not one-to-one: xé and x__e9_ were one Python variable.
+def test_names_that_mangled_alike_stay_apart(tmp_path):
+    passes(tmp_path, "expect mismo_nombre() == 1\n",
+           "rule mismo_nombre():\n  let xé = 1\n  let x__e9_ = 2\n  return xé\n")
+
+
+def test_record_fields_that_mangled_alike_stay_apart(tmp_path):
+    passes(tmp_path, "expect registro().xé == 1\nexpect registro().x__e9_ == 2\n",
+           "rule registro():\n  return {xé: 1, x__e9_: 2}\n")
+
+
+# 3. Inlining substituted the argument for the comprehension's own x.
+def test_a_comprehension_variable_shadows_a_parameter_of_the_same_name(tmp_path):
+    passes(tmp_path, "expect doble(5) == [2, 4, 6]\nexpect doble(4 + 1) == [2, 4, 6]\n",
+           "rule doble(x):\n  return [x * 2 for x in [1, 2, 3]]\n")
+
+
+# 4. A lookup by a value compiled to a walrus, which Python forbids in a comprehension's iterable.
+def test_a_lookup_in_a_comprehensions_list(tmp_path):
+    passes(tmp_path, "expect cuenta({bolsa: [1, 2, 3]}) == 3\n",
+           'rule cuenta(c):\n  return len([x for x in c["bolsa"]])\n')
+
+
+# 5. t[k] read the field k when any rule anywhere had mangled k (here: let rojo).
+def test_a_table_lookup_by_a_parameter_ignores_unrelated_names(tmp_path):
+    passes(tmp_path, 'expect busca(colores, "rojo").valor == 1\nexpect otra() == 3\n',
+           "rule otra():\n  let rojo = 3\n  return rojo\nrule busca(t, k):\n  return t[k]\n")
+
+
+# 6. Python's operators showed through: formatting, text to number, substrings, repetition.
+@pytest.mark.parametrize("call", ['resto("a%db", 7)', 'parte("12", 2)', 'dentro("FUE", "FUERZA")',
+                                  'veces("ab", 3)'])
+def test_operators_refuse_texts(tmp_path, call):
+    out = refused(tmp_path, f'expect {call} == 1\n', "E0204", OPERATORS)
+    assert "reglas.rules" in out
+
+
+@pytest.mark.parametrize("expr", ['"a%db" % 7', '"12" / 2', 'floor("12" / 2)', '"FUE" in "FUERZA"', '"ab" * 3'])
+def test_operators_on_texts_are_refused_before_running(tmp_path, expr):
+    write_edition(tmp_path, BASE + f"\nrule mal():\n  return {expr}\n")
+    diags = check_path(tmp_path / "prueba", Sources())
+    assert [d.code for d in diags] == ["E0204"], diags
+
+
+# 7. A table row could be changed, through a combatant or directly.
+def test_a_table_row_cannot_be_changed_through_a_combatant(tmp_path):
+    out = refused(tmp_path, "do:\n  set Ana.armadura.protección = 5\n", "E0204")
+    assert "table" in out
+
+
+def test_setting_a_table_row_directly_is_refused_by_check(tmp_path):
+    write_edition(tmp_path, BASE + '\nrule cambia():\n  set armaduras["Cota"].protección = 5\n')
+    diags = check_path(tmp_path / "prueba", Sources())
+    assert [d.code for d in diags] == ["E0204"], diags
+
+
+# 8. A 5000-digit literal ended in the internal-bug error.
+def test_a_huge_literal_is_a_located_diagnostic(tmp_path):
+    write_edition(tmp_path, BASE + "\nrule enorme():\n  return " + "9" * 5000 + "\n")
+    diags = check_path(tmp_path / "prueba", Sources())
+    assert diags and "E0003" not in {d.code for d in diags}, diags
+    assert all(d.span.line == 20 for d in diags), diags
+
+
+def test_a_huge_computed_number_is_a_located_diagnostic(tmp_path):
+    rules = "\nrule crece():\n  let x = 10\n  while x > 0:\n    set x = x * x\n  return x\n"
+    out = refused(tmp_path, "expect crece() == 1\n", "E0506", rules)
+    assert "reglas.rules:22" in out
+
+
+# 9. cards() with no card is an empty list, which "== none" did not match.
+def test_no_cards_equals_none_as_in_a_decision_table(tmp_path):
+    passes(tmp_path, "expect cards(Ana, Fatiga) == none\nexpect not (cards(Ana, Fatiga) != none)\n", "")
+
+
+# Issue 5, build 4: every Prepared once appended its code to the shared program (1000 preparations, 2000 lines).
+def test_preparing_encounters_leaves_the_program_as_it_was():
+    from pathlib import Path
+
+    from grimorio.interpreter.encounter import load_encounter
+    program = program_for("aquelarre")
+    enc = load_encounter(Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre" / "duelo.enc", Sources())
+    Prepared(enc, program)
+    before = (len(program.lines), len(program.line_spans), len(program.ns), len(program.consts))
+    for _ in range(50):
+        Prepared(enc, program).run(record=False)
+    assert (len(program.lines), len(program.line_spans), len(program.ns), len(program.consts)) == before
+
+
+# Issue 5, builds 1-2: names are resolved in dsl/, before compiling, in the scopes the language gives them.
+def test_the_checker_in_dsl_finds_unknown_names_in_every_scope(tmp_path):
+    write_edition(tmp_path, BASE + """
+rule r(x):
+  let y = [z for z in [x] if z > w]
+  if x > 0:
+    let a = 1
+  else:
+    let a = 2
+  return a + y + b
+""")
+    diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    assert [(d.code, d.message) for d in diags] == [("E0201", 'unknown name "w"'), ("E0201", 'unknown name "b"')]
+
+
+def test_a_number_too_long_to_convert_is_shown_in_words(tmp_path, capsys):
+    from grimorio.interpreter.cli import main
+    write_edition(tmp_path, BASE + "\nrule crece():\n  let x = 1\n  let i = 0\n  while i < 15000:\n"
+                                   "    set x = x + x\n    set i = i + 1\n  return x\n")
+    (tmp_path / "x.enc").write_text("edition prueba\ncombatant Ana:\n  FUE 3\nexpect crece() == 1\n", encoding="utf-8")
+    assert main(["run", "--rules", str(tmp_path), str(tmp_path / "x.enc")]) == 1
+    err = capsys.readouterr().err
+    assert "E0003" not in err and "the left side is (a number of more than 1000 digits)" in err, err
+
+
+def test_a_compiled_program_does_not_change_and_encounters_compile_apart(tmp_path):
+    program = program_for("aquelarre")
+    with pytest.raises(AttributeError):
+        program.options = {}
+    # An encounter's code with temporaries of its own (a decision table) and a record.
+    passes(tmp_path, "do:\n  decide first:\n    | Ana.FUE | n |\n    |---|---|\n    | 3 | 1 |\n    | any | 2 |\n"
+                     "  set Ana.marca = n\nexpect Ana.marca == 1\nexpect {marca: 1}.marca == 1\n", "")
+
+
+def test_check_reports_arity_fields_and_kinds_together_from_dsl(tmp_path):
+    write_edition(tmp_path, BASE + """
+rule dos(a, b):
+  return a
+rule r(c):
+  return dos(1) + c.FUEE + len(1, 2) + (roll 3)
+""")
+    diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    assert sorted(d.code for d in diags) == ["E0203", "E0204", "E0206", "E0206"], diags
+
+
+def test_check_finds_unknown_checks_events_and_messages_and_unnamed_event_values(tmp_path):
+    write_edition(tmp_path, BASE + """
+event toque(quien, fuerza = 1)
+message hola(x) "{x}"
+rule r(c):
+  let a = check nada(1)
+  let e = emit toque(c)
+  let f = emit nadie(quien: c)
+  say adios(c)
+  say hola(c, c)
+""")
+    diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    assert [(d.code, d.message) for d in diags] == [
+        ("E0201", 'there is no check "nada"'),
+        ("E0206", "name each value an event carries, as FIELD: VALUE"),
+        ("E0201", 'there is no event "nadie"'),
+        ("E0201", 'there is no message "adios"'),
+        ("E0206", 'message "hola" takes 1 argument, this gives more')], diags
