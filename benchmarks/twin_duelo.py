@@ -1,5 +1,6 @@
-"""A hand-written Python twin of the Aquelarre duel rules in rulesets/aquelarre,
-for the demo encounter rulesets/aquelarre/duelo.enc. It draws from the RNG in
+"""A hand-written Python twin of the Aquelarre duel rules frozen in
+benchmarks/duelo_referencia (a copy of rulesets/aquelarre as it stood when the
+twin was written), for its encounter benchmarks/duelo_referencia/duelo.enc. It draws from the RNG in
 the same order as the interpreter, so both give the same fight for a seed:
 tests hold the interpreter to this twin's results and to 1.5x its time."""
 from __future__ import annotations

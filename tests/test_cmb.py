@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.aquelarre import duel
+from tests.aquelarre import duel, scene, trio
 from tests.conftest import diagnostics_of, run_text
 
 # Rodrigo: AGI 12, Espadas 60 (crítico <= 6), Esquivar 40, Gambesón (Protección 2, Resistencia 50), RES 14.
@@ -83,6 +83,7 @@ TIE_DICE = """
         Rodrigo ataque 1
         Bandido ataque 24
         daño 6
+        Bandido secuela 1
 """
 TIE_SCRIPT = """
         round 1:
@@ -182,7 +183,7 @@ def test_CMB_20_dodge_rolls_esquivar_halved_against_a_critical():
           Bandido: esquivar, pass
     """))
     assert "  Rodrigo ataca a Bandido con Espada corta: d100=3 contra 60% -> crítico" in r.lines
-    assert "    Bandido esquiva: d100=28 contra 15% -> fallo" in r.lines
+    assert "    Bandido intenta esquivar: d100=28 contra 15% -> fallo" in r.lines
     assert r.field("Bandido", "pv") < 13
 
 
@@ -228,7 +229,7 @@ def test_CMB_22_a_stiletto_cannot_parry():
           Rodrigo: atacar Bandido, pass
           Bandido: pass
     """, arma_b='"Estilete"'))
-    assert "    Bandido esquiva: d100=99 contra 30% -> pifia" in r.lines
+    assert "    Bandido intenta esquivar: d100=99 contra 30% -> pifia" in r.lines
 
 
 @pytest.mark.parametrize("defence, pins, hit", [
@@ -260,6 +261,7 @@ def test_CMB_37_a_critical_deals_maximum_damage_ignoring_armour():
         Rodrigo iniciativa 9
         Bandido iniciativa 1
         Rodrigo ataque 4
+        Bandido secuela 1
     """, """
         round 1:
           Rodrigo: atacar Bandido, pass
@@ -296,11 +298,13 @@ def test_CMB_42_armour_loses_resistance_equal_to_damage_and_stops_its_proteccion
 ])
 def test_CMB_44_units_digit_gives_location_applied_after_armour(roll, lugar, expected):
     # Bandido's Garrote 1D6 = 6 against Rodrigo's Gambesón (2): 4 get through.
+    # 8 at the head is more than half Rodrigo's RES 14: a Secuelas roll (CMB-50).
     r = run_text(duel(f"""
         Rodrigo iniciativa 1
         Bandido iniciativa 9
         Bandido ataque {roll}
         daño 6
+        {"Rodrigo secuela 1" if expected * 2 >= 14 else ""}
     """, """
         round 1:
           Bandido: atacar Rodrigo, pass
@@ -343,6 +347,7 @@ def test_CMB_51_at_zero_resistance_the_combatant_faints_and_stops_acting():
         Rodrigo iniciativa 9
         Bandido iniciativa 1
         Rodrigo ataque 1
+        Bandido secuela 1
     """, """
         round 1:
           Rodrigo: atacar Bandido, pass
@@ -362,6 +367,7 @@ def test_CMB_52_at_minus_its_resistance_the_combatant_dies():
         Bandido iniciativa 1
         Rodrigo ataque 1
         Rodrigo ataque 1
+        Bandido secuela 1
     """, """
         round 1:
           Rodrigo: atacar Bandido, atacar Bandido
@@ -383,6 +389,7 @@ def test_CMB_01_option_damage_as_each_attack_resolves():
         Rodrigo iniciativa 9
         Bandido iniciativa 2
         Rodrigo ataque 1
+        Bandido secuela 1
     """, """
         round 1:
           Rodrigo: atacar Bandido, pass
@@ -406,6 +413,7 @@ def test_CMB_04_ties_act_simultaneously_even_with_damage_as_attacks_resolve():
         Rodrigo iniciativa 4
         Bandido iniciativa 5
         Rodrigo ataque 1
+        Bandido secuela 1
     """, """
         round 1:
           Rodrigo: atacar Bandido, pass
@@ -413,3 +421,169 @@ def test_CMB_04_ties_act_simultaneously_even_with_damage_as_attacks_resolve():
     """, extra=IMMEDIATE))
     assert r.has("Bandido", "inconsciente")
     assert not any(ln.startswith("  Bandido ataca") for ln in r.lines)
+
+
+# ---------------------------------------------------------------- readings fixed
+# Compinche: AGI 9, Daga (Cuchillos 40%), Esquiva 25%, on Bandido's side.
+
+
+def test_CMB_28_one_action_covers_every_parry_of_the_round_one_roll_each():
+    # Rodrigo attacks twice; Bandido parries both with ONE action (a roll for
+    # each) and still has an action to attack. Under the old reading each parry
+    # took an action and Bandido could not attack.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 20
+        Bandido parada 10
+        Rodrigo ataque 30
+        Bandido parada 70
+        Bandido ataque 90
+        daño 3
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+          Bandido: parar, parar, atacar Rodrigo
+    """))
+    assert "    Bandido para con Garrote: d100=10 contra 45% -> éxito" in r.lines
+    assert "    Bandido intenta parar con Garrote: d100=70 contra 45% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
+    assert r.field("Bandido", "acciones") == 0
+    # The failed parry let the second blow through: 3+1, Ropas gruesas 1, 30 is Pierna izquierda /2.
+    assert r.field("Bandido", "pv") == 13 - (3 + 1 - 1) // 2
+
+
+def test_CMB_28_a_parry_extended_to_a_second_enemy_carries_the_malus():
+    # Rodrigo parries Bandido (one action), then extends that Parada to
+    # Compinche without a new action: 60% - 25% (edition data) = 35%.
+    r = run_text(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+        Bandido ataque 20
+        Rodrigo parada 10
+        Compinche ataque 30
+        Rodrigo parada 30
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Compinche: atacar Rodrigo, pass
+          Rodrigo: parar, ampliar_parada, pass
+    """))
+    assert "    Rodrigo para con Espada corta: d100=10 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con Espada corta: d100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
+    assert r.field("Rodrigo", "acciones") == 1
+
+
+def test_CMB_28_two_paradas_each_against_its_own_enemy_spend_both_actions():
+    r = run_text(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+        Bandido ataque 20
+        Rodrigo parada 10
+        Compinche ataque 30
+        Rodrigo parada 50
+        Bandido ataque 25
+        Rodrigo parada 40
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo
+          Compinche: atacar Rodrigo, pass
+          Bandido: atacar Rodrigo
+          Rodrigo: parar, parar, parar, pass
+    """))
+    # No malus: each Parada covers one enemy; Bandido's second attack is covered
+    # by the first Parada, without a third action.
+    assert "    Rodrigo para con Espada corta: d100=50 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con Espada corta: d100=40 contra 60% -> éxito" in r.lines
+    assert r.field("Rodrigo", "acciones") == 0
+    assert r.field("Rodrigo", "pv") == 14
+
+
+def test_CMB_21_one_dodge_serves_against_every_attack_of_one_enemy():
+    # One Esquiva roll (20 against 30) and one action cover both of Rodrigo's
+    # attacks; the old reading rolled and paid again.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 20
+        Bandido esquiva 20
+        Rodrigo ataque 30
+        Bandido ataque 90
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+          Bandido: esquivar, esquivar, atacar Rodrigo
+    """))
+    assert "    Bandido esquiva: d100=20 contra 30% -> éxito" in r.lines
+    assert "    Bandido esquiva con la misma tirada: d100=20 contra 30% -> éxito" in r.lines
+    assert r.field("Bandido", "pv") == 13 and r.field("Bandido", "acciones") == 0
+
+
+def test_CMB_21_the_same_dodge_roll_is_halved_against_a_later_critical():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 20
+        Bandido esquiva 20
+        Rodrigo ataque 2
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+          Bandido: esquivar, esquivar, pass
+    """))
+    assert "    Bandido intenta esquivar con la misma tirada: d100=20 contra 15% -> fallo" in r.lines
+    assert r.field("Bandido", "pv") == 13 - 7 // 2      # critical 7 at Brazo derecho /2
+
+
+def test_CMB_21_dodging_two_enemies_costs_two_actions():
+    r = run_text(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+        Bandido ataque 20
+        Rodrigo esquiva 10
+        Compinche ataque 30
+        Rodrigo esquiva 15
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Compinche: atacar Rodrigo, pass
+          Rodrigo: esquivar, esquivar
+    """))
+    assert r.field("Rodrigo", "acciones") == 0
+    assert sum("Rodrigo esquiva: d100=" in ln for ln in r.lines) == 2
+    assert not any("Rodrigo ataca" in ln for ln in r.lines)
+
+
+def test_CMB_53_an_unconscious_combatant_attacked_dies_and_the_hit_is_automatic():
+    # No attack roll is pinned (dice strict): the hit is automatic. Under the
+    # old rules the unconscious could not be attacked at all.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+    """, extra="do:\n  add Bandido inconsciente\n"))
+    assert "  Rodrigo ataca a Bandido, que está inconsciente: impacta de manera automática" in r.lines
+    assert "    Bandido muere" in r.lines
+    assert r.has("Bandido", "muerto") and not r.has("Bandido", "inconsciente")
+
+
+@pytest.mark.parametrize("arma", ['"Garrote"', '"Palo"'])
+def test_weapons_the_palo_skill_serves_palo_and_garrote(arma):
+    # Bandido has Palo 45% and no Mazas: both weapons roll against 45%
+    # (the old sheet rolled the Garrote with Mazas).
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 80
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: pass
+    """, arma_b=arma))
+    nombre = arma.strip('"')
+    assert f"  Bandido ataca a Rodrigo con {nombre}: d100=80 contra 45% -> fallo" in r.lines
+    assert r.field("Bandido", "Mazas") == 0
