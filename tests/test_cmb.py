@@ -587,3 +587,787 @@ def test_weapons_the_palo_skill_serves_palo_and_garrote(arma):
     nombre = arma.strip('"')
     assert f"  Bandido ataca a Rodrigo con {nombre}: d100=80 contra 45% -> fallo" in r.lines
     assert r.field("Bandido", "Mazas") == 0
+
+
+# ---------------------------------------------------------------- initiative and actions
+
+
+def test_CMB_05_a_combatant_may_hold_its_action_and_act_after_a_lower_initiative():
+    r = run_text(duel("""
+        Rodrigo iniciativa 7
+        Bandido iniciativa 1
+        Bandido ataque 90
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Rodrigo: retener, atacar Bandido, pass
+          Bandido: atacar Rodrigo, pass
+    """))
+    retiene = r.lines.index("  Rodrigo retiene su Acción")
+    bandido = r.lines.index("  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo")
+    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=90 contra 60% -> fallo")
+    assert retiene < bandido < rodrigo
+    assert r.field("Rodrigo", "acciones") == 1      # holding costs no action
+
+
+def test_CMB_06_a_defence_needs_an_action_left():
+    dice = """
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+        Rodrigo ataque 90
+        Bandido ataque 30
+        daño 3
+    """
+    r = run_text(duel(dice, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+          Bandido: atacar Rodrigo, pass
+    """))
+    assert "    Rodrigo no se defiende: no le quedan Acciones" in r.lines
+    out = diagnostics_of(duel(dice, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido, parar
+          Bandido: atacar Rodrigo, pass
+    """))
+    assert 'the rules do not allow Rodrigo to "parar" now' in out
+
+
+# ---------------------------------------------------------------- movement and distances
+AT = 'do:\n  situar(Rodrigo, Bandido, {m})\n'
+
+
+def test_CMB_08_normal_move_6_m_then_a_run_of_12_m_with_a_correr_roll():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo correr 30
+    """, """
+        round 1:
+          Rodrigo: avanzar Bandido, correr Bandido
+          Bandido: pass
+    """, extra=AT.format(m=20) + "  set Rodrigo.Correr = 50\nexpect distancia(Rodrigo, Bandido) == 20 - 6 - 12\n"))
+    assert "  Rodrigo avanza 6 m hacia Bandido: a 14 m" in r.lines
+    assert "  Rodrigo corre: d100=30 contra 50% -> éxito" in r.lines
+
+
+def test_CMB_08_a_failed_correr_roll_keeps_only_a_normal_move():
+    run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo correr 70
+    """, """
+        round 1:
+          Rodrigo: avanzar Bandido, correr Bandido
+          Bandido: pass
+    """, extra=AT.format(m=20) + "  set Rodrigo.Correr = 50\nexpect distancia(Rodrigo, Bandido) == 20 - 6 - 6\n"))
+
+
+def test_CMB_08_running_needs_a_move_or_a_run_just_before():
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: correr Bandido
+          Bandido: pass
+    """, extra=AT.format(m=20)))
+    assert "Rodrigo" in out and "correr Bandido" in out and "E0504" in out
+
+
+@pytest.mark.parametrize("metros, allowed", [(0, True), (1, True), (3, True), (4, False), (10, False)])
+def test_CMB_09_and_13_cuerpo_a_cuerpo_reaches_3_m_at_most(metros, allowed):
+    text = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: pass
+    """, extra=AT.format(m=metros))
+    out = diagnostics_of(text)
+    assert (out == "") is allowed, out
+
+
+def test_CMB_13_a_missile_launcher_does_not_strike_cuerpo_a_cuerpo():
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido
+          Bandido: pass
+    """, arma_r='"Arco corto"'))
+    assert "E0504" in out and "atacar Bandido" in out
+
+
+# ---------------------------------------------------------------- ranged attacks
+ARQUERO = 'do:\n  situar(Rodrigo, Bandido, {m})\n  set Rodrigo.Arcos = 50\n'
+
+
+def test_CMB_10_an_improvised_projectile_deals_1d4_with_lanzar():
+    # 10 m are 12 varas, within FUE 14: Corta, +20% (CMB-11).
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 24
+        daño 3
+    """, """
+        round 1:
+          Rodrigo: arrojar Bandido, pass
+          Bandido: none, pass
+    """, extra=AT.format(m=10) + "  set Rodrigo.Lanzar = 50\n"))
+    assert "  Rodrigo dispara a Bandido con Proyectil improvisado a distancia Corta (20%): d100=24 contra 70% -> éxito" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D4=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
+    assert r.field("Rodrigo", "arma").get("nombre") == "Espada corta"     # the sword stays in hand
+
+
+@pytest.mark.parametrize("metros, banda, objetivo", [(10, "Corta (20%)", 70), (30, "Media (0%)", 50),
+                                                      (40, "Larga (-20%)", 30)])
+def test_CMB_11_range_bands_of_the_weapon(metros, banda, objetivo):
+    # Arco corto: 15/40/60 varas (edition data); metres to varas by 6/5.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 99
+    """, """
+        round 1:
+          Rodrigo: disparar Bandido, pass
+          Bandido: pass
+    """, arma_r='"Arco corto"', extra=ARQUERO.format(m=metros)))
+    assert f"  Rodrigo dispara a Bandido con Arco corto a distancia {banda}: d100=99 contra {objetivo}% -> pifia" in r.lines
+
+
+def test_CMB_11_beyond_long_range_there_is_no_shot():
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: disparar Bandido
+          Bandido: pass
+    """, arma_r='"Arco corto"', extra=ARQUERO.format(m=51)))       # 61 varas
+    assert "E0504" in out
+
+
+def test_CMB_11_a_thrown_weapon_leaves_the_hand():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Rodrigo: disparar Bandido, pass
+          Bandido: pass
+    """, arma_r='"Daga"', extra=AT.format(m=10)))
+    assert str(r.field("Rodrigo", "arma")) == "Pelea"
+    assert [str(a) for a in r.field("Rodrigo", "armas_caídas")] == ["Daga"]
+
+
+def test_CMB_12_a_ranged_attack_can_only_be_dodged_without_a_shield():
+    dice = """
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 40
+        Bandido esquiva 5
+    """
+    out = diagnostics_of(duel(dice, """
+        round 1:
+          Rodrigo: disparar Bandido, pass
+          Bandido: parar
+    """, arma_r='"Arco corto"', extra=ARQUERO.format(m=10)))
+    assert 'the rules do not allow Bandido to "parar" now' in out and "allowed: esquivar" in out
+    # CMB-31: the +20% of the short range is a -20% to the dodge: 30 - 20 = 10.
+    r = run_text(duel(dice, """
+        round 1:
+          Rodrigo: disparar Bandido, pass
+          Bandido: esquivar, pass
+    """, arma_r='"Arco corto"', extra=ARQUERO.format(m=10)))
+    assert "    Bandido esquiva: d100=5 contra 10% -> éxito" in r.lines
+
+
+ESCUDO = ARQUERO + '  set Bandido.escudo = escudos["Rodela"]\n  set Bandido.resistencia_escudo = 80\n  set Bandido.Escudos = 40\n'
+
+
+@pytest.mark.parametrize("ini_b, tirada, cubre", [
+    (1, 33, True),     # Brazo izquierdo, the shield arm: covered even without initiative
+    (9, 34, True),     # Pecho (tronco), Bandido won initiative: covered
+    (1, 34, False),    # Pecho, Bandido lost initiative: not covered
+    (9, 31, False),    # Cabeza, not the zone he chose (tronco)
+])
+def test_CMB_27_a_shield_covers_against_projectiles(ini_b, tirada, cubre):
+    r = run_text(duel(f"""
+        Rodrigo iniciativa 5
+        Bandido iniciativa {ini_b}
+        Rodrigo ataque {tirada}
+        daño 4
+        {"" if cubre else "secuela 1"}
+    """, """
+        round 1:
+          Rodrigo: disparar Bandido, pass
+          Bandido: none, pass
+    """, arma_r='"Arco corto"', extra=ESCUDO.format(m=10), strict=False))
+    if cubre:
+        assert r.field("Bandido", "pv") == 13
+        assert r.field("Bandido", "resistencia_escudo") == 80 - 4
+    else:
+        assert r.field("Bandido", "pv") < 13
+        assert r.field("Bandido", "resistencia_escudo") == 80
+
+
+def test_CMB_27_an_active_shield_parry_against_a_projectile():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 40
+        Bandido parada 15
+        daño 5
+    """, """
+        round 1:
+          Rodrigo: disparar Bandido, pass
+          Bandido: parar, pass
+    """, arma_r='"Arco corto"', extra=ESCUDO.format(m=10)))
+    # Escudos 40, minus the +20% of the short range (CMB-31); the shield takes the blow (CMB-26).
+    assert "    Bandido para con Rodela: d100=15 contra 20% -> éxito" in r.lines
+    assert r.field("Bandido", "pv") == 13 and r.field("Bandido", "resistencia_escudo") == 80 - 5
+
+
+# ---------------------------------------------------------------- Melé and Pelea
+MELE = 'do:\n  situar(Rodrigo, Bandido, 0)\n  set Rodrigo.Pelea = 40\n'
+
+
+def test_CMB_14_in_mele_a_weapon_that_is_not_type_1_is_useless_pelea_is_used():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: pass
+    """, extra=MELE))
+    assert "  Rodrigo ataca a Bandido con Pelea: d100=90 contra 40% -> fallo" in r.lines
+
+
+def test_CMB_14_a_type_1_weapon_serves_in_mele():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: pass
+    """, arma_r='"Daga"', extra=MELE))
+    assert "  Rodrigo ataca a Bandido con Daga: d100=90 contra 50% -> fallo" in r.lines
+
+
+def test_CMB_15_who_launches_a_mele_attack_acts_last_and_cannot_dodge():
+    dice = """
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Rodrigo ataque 30
+        Bandido parada 20
+        Bandido ataque 90
+        Bandido desarme 90
+    """
+    r = run_text(duel(dice, """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass, parar
+          Rodrigo: atacar Bandido, pass, none
+    """, arma_b='"Daga"', extra="expect distancia(Rodrigo, Bandido) == 0\n"))
+    lanza = r.lines.index("  Bandido se lanza en Ataque de Melé contra Rodrigo: actuará el último")
+    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=30 contra 60% -> éxito")
+    mele = r.lines.index("  Bandido se lanza en Melé contra Rodrigo con Daga: d100=90 contra 50% -> fallo")
+    assert lanza < rodrigo < mele
+    out = diagnostics_of(duel(dice, """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass, esquivar
+          Rodrigo: atacar Bandido, pass, none
+    """, arma_b='"Daga"'))
+    assert 'the rules do not allow Bandido to "esquivar" now' in out and "allowed: parar" in out
+
+
+def test_CMB_16_in_mele_one_parries_only_with_type_1_or_pelea():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo parada 20
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar, pass
+    """, arma_b='"Daga"', extra=MELE))
+    assert "    Rodrigo para con Pelea: d100=20 contra 40% -> éxito" in r.lines
+
+
+@pytest.mark.parametrize("dado, da", [(30, True), (70, False)])
+def test_CMB_17_a_miss_on_someone_in_mele_may_hit_the_other(dado, da):
+    r = run_text(trio(f"""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+        Compinche ataque 90
+        Compinche melé {dado}
+        daño 2 2
+    """, """
+        round 1:
+          Bandido: pass
+          Compinche: atacar Rodrigo, pass
+          Rodrigo: pass
+    """, extra=MELE, strict=da))
+    # 2D3 = 4, Ropas gruesas 1, Pierna izquierda (0) /2 -> 1.
+    assert (r.field("Bandido", "pv") == 13 - 1) is da
+    assert r.field("Rodrigo", "pv") == 14
+
+
+def test_CMB_18_a_pelea_roll_keeps_the_enemy_out_of_mele():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Rodrigo pelea 20
+    """, """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass
+          Rodrigo: pass, zafarse
+    """, arma_b='"Daga"', extra="do:\n  set Rodrigo.Pelea = 40\nexpect distancia(Rodrigo, Bandido) == 2\n"))
+    assert "    Rodrigo se zafa de la embestida de Bandido: d100=20 contra 40% -> éxito" in r.lines
+    assert r.field("Rodrigo", "acciones") == 1
+
+
+def test_CMB_18_in_mele_a_new_pelea_roll_breaks_free():
+    run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 20
+    """, """
+        round 1:
+          Rodrigo: librarse Bandido, pass
+          Bandido: pass
+    """, extra=MELE + "expect distancia(Rodrigo, Bandido) == 2\n"))
+
+
+def test_CMB_18_who_entered_the_mele_withdraws_automatically_the_other_cannot():
+    script = """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass
+          Rodrigo: pass, none
+        round 2:
+          {quien}: retirarse {otro}, pass
+          {resto}: pass
+    """
+    dice = """
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 90
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+    """
+    run_text(duel(dice, script.format(quien="Bandido", otro="Rodrigo", resto="Rodrigo"), rounds=2,
+                  arma_b='"Daga"', extra="expect distancia(Rodrigo, Bandido) == 2\n"))
+    out = diagnostics_of(duel(dice, script.format(quien="Rodrigo", otro="Bandido", resto="Bandido"), rounds=2,
+                              arma_b='"Daga"'))
+    assert "E0504" in out and "retirarse Bandido" in out
+
+
+def test_CMB_29_pelea_serves_as_a_normal_attack():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 15
+        daño 3
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """, arma_r="Pelea", extra="do:\n  set Rodrigo.Pelea = 40\n"))
+    assert "  Rodrigo ataca a Bandido con Pelea: d100=15 contra 40% -> éxito" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D3=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
+
+
+# Bandido FUE 13 (FUE x 2 = 26), Rodrigo FUE 14 (28), Compinche FUE 12.
+@pytest.mark.parametrize("fb, fr, inmovilizado, distancia", [
+    (20, 90, "Rodrigo", 0),    # the attacker wins: the defender is immobilized
+    (20, 20, None, 0),         # both pass: stalemate, still in Melé
+    (90, 20, None, 2),         # the defender wins: it repels the attacker out of the Melé
+    (90, 90, None, 0),         # both fail: nothing (reading)
+])
+def test_CMB_30_inmovilizar_both_roll_fue_x2(fb, fr, inmovilizado, distancia):
+    r = run_text(duel(f"""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido fuerza {fb}
+        Rodrigo fuerza {fr}
+    """, """
+        round 1:
+          Bandido: inmovilizar Rodrigo, pass
+          Rodrigo: none, pass
+    """, extra=MELE + f"expect distancia(Rodrigo, Bandido) == {distancia}\n"))
+    assert f"  Bandido intenta Inmovilizar a Rodrigo: FUE x 2, Bandido d100={fb} contra 26%" in r.lines[3]
+    assert r.has("Rodrigo", "inmovilizado") is (inmovilizado == "Rodrigo")
+
+
+def test_CMB_30_the_defender_who_wins_may_immobilize_the_attacker():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido fuerza 90
+        Rodrigo fuerza 20
+    """, """
+        round 1:
+          Bandido: inmovilizar Rodrigo, pass
+          Rodrigo: inmovilizar_al_atacante, pass
+    """, extra=MELE))
+    assert r.has("Bandido", "inmovilizado")
+    assert "    Bandido queda Inmovilizado por Rodrigo" in r.lines
+
+
+def test_CMB_30_the_immobilized_is_helpless_and_breaks_free_only_with_pelea():
+    r = run_text(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+        Compinche ataque 30
+        daño 2 1
+        Rodrigo pelea 20
+        Bandido fuerza 80
+    """, """
+        round 1:
+          Bandido: pass
+          Compinche: atacar Rodrigo, pass
+          Rodrigo: liberarse Bandido, pass
+    """, extra=MELE + "  add Rodrigo inmovilizado\n"))
+    assert "    Rodrigo no se defiende: está Inmovilizado" in r.lines
+    assert "    Rodrigo se libera" in r.lines and not r.has("Rodrigo", "inmovilizado")
+    out = diagnostics_of(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+    """, """
+        round 1:
+          Bandido: pass
+          Compinche: pass
+          Rodrigo: atacar Bandido
+    """, extra=MELE + "  add Rodrigo inmovilizado\n"))
+    assert "E0504" in out
+
+
+def test_CMB_30_several_attackers_add_their_fue():
+    r = run_text(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+        Bandido fuerza 40
+        Rodrigo fuerza 90
+    """, """
+        round 1:
+          Bandido: inmovilizar Rodrigo, pass
+          Compinche: pass
+          Rodrigo: pass
+    """, extra=MELE + "  situar(Rodrigo, Compinche, 0)\n"))
+    # (13 + 12) x 2 = 50.
+    assert "Bandido d100=40 contra 50% -> éxito" in r.lines[4]
+    assert r.has("Rodrigo", "inmovilizado")
+
+
+# ---------------------------------------------------------------- parrying weapons and shields
+PESADA = 'do:\n  set Bandido.Mazas = 45\n'
+
+
+@pytest.mark.parametrize("arma_r, dado, cae", [
+    ('"Espada corta"', 25, True),    # type 3 against type 2: 25%
+    ('"Espada corta"', 26, False),
+    ('"Daga"', 50, True),            # type 3 against type 1: 50%
+    ('"Daga"', 51, False),
+])
+def test_CMB_23_a_higher_type_may_knock_the_parrying_weapon_from_the_hand(arma_r, dado, cae):
+    r = run_text(duel(f"""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo parada 20
+        Rodrigo desarme {dado}
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar, pass
+    """, arma_r=arma_r, arma_b='"Maza pesada"', extra=PESADA + "  set Rodrigo.Cuchillos = 60\n"))
+    nombre = arma_r.strip('"')
+    assert (str(r.field("Rodrigo", "arma")) == "Pelea") is cae
+    assert ([str(a) for a in r.field("Rodrigo", "armas_caídas")] == [nombre]) is cae
+
+
+def test_CMB_23_the_same_type_risks_nothing():
+    # Garrote (2) against Espada corta (2): no roll at all (dice strict).
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo parada 20
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar, pass
+    """))
+    assert str(r.field("Rodrigo", "arma")) == "Espada corta"
+
+
+@pytest.mark.parametrize("parada, rota", [(20, True), (3, False)])
+def test_CMB_24_a_critical_breaks_the_parrying_weapon_unless_the_parry_was_critical(parada, rota):
+    r = run_text(duel(f"""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 2
+        Rodrigo parada {parada}
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar, pass
+    """))
+    assert ("  El arma de Rodrigo, Espada corta, se rompe" in r.lines) is rota
+    assert (str(r.field("Rodrigo", "arma")) == "Pelea") is rota
+    assert r.field("Rodrigo", "armas_caídas") == []
+
+
+def test_CMB_25_type_a_breaks_instead_of_dropping_type_b_breaks_outright():
+    base = """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar, pass
+    """
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo parada 20
+        Rodrigo desarme 10
+    """, base, arma_r="Hoz"))
+    assert "  El arma de Rodrigo, Hoz, se rompe" in r.lines and r.field("Rodrigo", "armas_caídas") == []
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo parada 20
+    """, base, arma_r="Tranca", extra="do:\n  set Rodrigo.Palo = 50\n"))
+    assert "  El arma de Rodrigo, Tranca, se rompe" in r.lines
+
+
+def test_CMB_25_type_a_and_b_parry_with_their_skill_or_pelea():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo parada 65
+        Rodrigo desarme 90
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar, pass
+    """, arma_r="Hoz", extra="do:\n  set Rodrigo.Pelea = 70\n"))
+    assert "    Rodrigo para con Hoz: d100=65 contra 70% -> éxito" in r.lines     # Pelea 70 beats Cuchillos 50
+
+
+def test_CMB_25_a_sling_cannot_parry():
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar
+    """, arma_r="Honda"))
+    assert 'the rules do not allow Rodrigo to "parar" now' in out
+
+
+RODELA = 'do:\n  set Bandido.escudo = escudos["Rodela"]\n  set Bandido.resistencia_escudo = 80\n  set Bandido.Escudos = 50\n'
+
+
+def test_CMB_26_a_shield_parry_absorbs_all_the_damage_of_the_blow():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 30
+        Bandido parada 20
+        daño 5
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: parar, pass
+    """, extra=RODELA))
+    assert "    Bandido para con Rodela: d100=20 contra 50% -> éxito" in r.lines
+    assert r.field("Bandido", "resistencia_escudo") == 80 - 6 and r.field("Bandido", "pv") == 13
+    assert str(r.field("Bandido", "escudo")) == "Rodela"
+
+
+def test_CMB_26_a_shield_is_knocked_away_only_by_a_critical():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 2
+        Bandido parada 20
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: parar, pass
+    """, extra=RODELA))
+    assert "    el Rodela se le escapa de las manos a Bandido" in r.lines
+    assert str(r.field("Bandido", "escudo")) == "Ninguno" and r.field("Bandido", "pv") == 13
+
+
+def test_CMB_31_a_bonus_to_the_attack_is_a_malus_to_its_defence():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 70
+        Bandido parada 30
+        daño 3
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: parar, pass
+    """, extra="do:\n  set Rodrigo.modificador = 20\n"))
+    assert "  Rodrigo ataca a Bandido con Espada corta: d100=70 contra 80% -> éxito" in r.lines
+    assert "    Bandido intenta parar con Garrote: d100=30 contra 25% -> fallo" in r.lines
+
+
+def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 30
+        Bandido parada 60
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: parar, pass
+    """, extra="do:\n  set Rodrigo.modificador = -20\n"))
+    assert "    Bandido para con Garrote: d100=60 contra 65% -> éxito" in r.lines
+
+
+# ---------------------------------------------------------------- mounted combat
+CABALLO = """\
+combatant Caballo:
+  side cristianos
+  FUE 25, AGI 10, HAB 5, RES 25, PER 10
+  es_montura true
+  tactic montura
+"""
+
+
+def jinete(dice, script, extra="", arma_r='"Espada corta"', **kw):
+    text = duel(dice, script, extra="do:\n  set Rodrigo.montura = \"Caballo\"\n  set Rodrigo.Cabalgar = 40\n" + extra,
+                arma_r=arma_r, **kw)
+    head, _, rest = text.partition("dice")
+    return head + CABALLO + "dice" + rest
+
+
+def test_CMB_32_a_rider_s_weapon_skill_cannot_exceed_cabalgar():
+    r = run_text(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 50
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """, strict=False))
+    assert "  Rodrigo ataca a Bandido con Espada corta: d100=50 contra 40% -> fallo" in r.lines
+
+
+@pytest.mark.parametrize("opcion, tirada, recibe", [
+    ("tronco_o_superior", 35, "Caballo"), ("tronco_o_superior", 31, "Caballo"), ("tronco_o_superior", 39, "Rodrigo"),
+    ("tronco_o_inferior", 35, "Caballo"), ("tronco_o_inferior", 31, "Rodrigo"), ("tronco_o_inferior", 39, "Caballo"),
+])
+def test_CMB_33_hits_on_a_rider_that_the_mount_takes(opcion, tirada, recibe):
+    r = run_text(jinete(f"""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque {tirada}
+        daño 6
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: none, pass
+    """, extra=f'set al_caballo = "{opcion}"\n', strict=False))
+    assert (r.field("Caballo", "pv") < 25) is (recibe == "Caballo")
+    assert (r.field("Rodrigo", "pv") < 14) is (recibe == "Rodrigo")
+
+
+def test_CMB_34_a_charge_is_movement_then_attack_and_doubles_the_damage():
+    r = run_text(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 34
+        daño 4
+        Bandido secuela 1
+        Bandido aguante 10
+    """, """
+        round 1:
+          Rodrigo: cargar Bandido
+          Bandido: none, pass
+    """, extra="  situar(Rodrigo, Bandido, 30)\n  set Rodrigo.Cabalgar = 70\n"))
+    assert "  Rodrigo carga a caballo contra Bandido" in r.lines
+    # (4 + 1) x 2 = 10, Ropas gruesas 1, Pecho -> 9.
+    assert r.field("Bandido", "pv") == 13 - 9
+    assert r.field("Rodrigo", "acciones") == 0
+
+
+@pytest.mark.parametrize("arma, ok", [('"Daga"', False), ('"Lanza corta"', True), ('"Espada corta"', True)])
+def test_CMB_34_only_type_2_weapons_or_lances_charge(arma, ok):
+    out = diagnostics_of(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 99
+    """, """
+        round 1:
+          Rodrigo: cargar Bandido
+          Bandido: pass
+    """, arma_r=arma, strict=False))
+    assert (out == "") is ok, out
+
+
+def test_CMB_34_a_charge_must_be_the_first_action():
+    out = diagnostics_of(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: retener, cargar Bandido
+          Bandido: pass
+    """, strict=False, extra="  set Rodrigo.acciones = 2\n"))
+    assert out == ""       # holding is no action: the charge is still first
+    out = diagnostics_of(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 99
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, cargar Bandido
+          Bandido: pass
+    """, strict=False))
+    assert "E0504" in out and "cargar Bandido" in out
+
+
+def test_CMB_35_the_long_lance_is_useless_on_foot_but_serves_in_a_charge():
+    on_foot = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido
+          Bandido: pass
+    """, arma_r='"Lanza larga"')
+    assert "E0504" in diagnostics_of(on_foot)
+    mounted = jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 99
+    """, """
+        round 1:
+          Rodrigo: cargar Bandido
+          Bandido: pass
+    """, arma_r='"Lanza larga"', strict=False)
+    assert diagnostics_of(mounted) == ""
