@@ -1371,3 +1371,246 @@ def test_CMB_35_the_long_lance_is_useless_on_foot_but_serves_in_a_charge():
           Bandido: pass
     """, arma_r='"Lanza larga"', strict=False)
     assert diagnostics_of(mounted) == ""
+
+
+# ---------------------------------------------------------------- damage
+def test_CMB_38_missing_fue_lowers_damage_and_the_skill_s_ceiling():
+    # Montante: FUE 15; Rodrigo has 14: -1 damage, and Espadones (FUE) can
+    # reach at most 14 x 5 - 5 = 65%.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 34
+        daño 5
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """, arma_r="Montante", extra="do:\n  set Rodrigo.Espadones = 80\n"))
+    assert "  Rodrigo ataca a Bandido con Montante: d100=34 contra 65% -> éxito" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D10+2=7, menos la FUE que le falta; Ropas gruesas absorben 1; Pecho x1 -> 5" in r.lines
+    assert r.field("Bandido", "pv") == 13 - 5
+
+
+def test_CMB_38_negative_damage_counts_as_zero():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 34
+        daño 2
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """, extra="do:\n  set Rodrigo.FUE = 2\n"))
+    # Espada corta needs FUE 8: 6 missing; 1D6+1 = 3 - 6 -> 0.
+    assert r.field("Bandido", "pv") == 13
+    assert r.field("Bandido", "resistencia_armadura") == 30
+
+
+@pytest.mark.parametrize("cambio, arma, dados", [
+    ("set Rodrigo.HAB = 16", '"Espada corta"', "1D6+1D4+1"),    # Espadas: HAB 16 -> +1D4
+    ("set Rodrigo.FUE = 21", '"Espada corta"', "1D6+1"),        # FUE is not the Espadas characteristic
+    ("set Rodrigo.FUE = 21", "Pelea", "1D3+1D6"),                # Pelea: best of FUE, AGI, HAB
+    ("set Rodrigo.FUE = 21", "Palo", "1D4"),                     # Palo: only AGI or HAB
+    ("set Rodrigo.AGI = 25", "Palo", "1D4+2D6"),
+])
+def test_CMB_39_damage_bonus_from_the_skill_s_main_characteristic(cambio, arma, dados):
+    # Bonus table (edition data): 15-19 +1D4, 20-24 +1D6, 25 or more +2D6.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 34
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """, arma_r=arma, extra=f"do:\n  {cambio}\n  set Rodrigo.Palo = 50\n  set Rodrigo.Pelea = 50\n", strict=False))
+    assert any(ln.startswith(f"  Daños de Rodrigo a Bandido: {dados}=") for ln in r.lines), r.lines
+
+
+def test_CMB_40_tropezar_rolls_half_the_skill_and_fells_the_target():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido tropezar 20
+    """, """
+        round 1:
+          Bandido: tropezar Rodrigo, pass
+          Rodrigo: none, pass
+    """, arma_b="Palo"))
+    assert "  Bandido intenta hacer Tropezar a Rodrigo con Palo: d100=20 contra 22% -> éxito" in r.lines
+    assert r.has("Rodrigo", "derribado") and r.field("Rodrigo", "pv") == 14
+
+
+@pytest.mark.parametrize("arma, bipedo, ok", [("Palo", "true", True), ('"Lanza corta"', "true", True),
+                                               ('"Garrote"', "true", False), ("Palo", "false", False)])
+def test_CMB_40_only_lanza_corta_or_palo_and_only_against_bipeds(arma, bipedo, ok):
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido tropezar 90
+    """, """
+        round 1:
+          Bandido: tropezar Rodrigo, pass
+          Rodrigo: pass
+    """, arma_b=arma, extra=f"do:\n  set Rodrigo.bípedo = {bipedo}\n  set Bandido.Lanzas = 40\n"))
+    assert (out == "") is ok, out
+
+
+def test_CMB_41_armour_at_zero_resistance_is_useless():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 34
+        daño 2
+        Rodrigo ataque 35
+        daño 2
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+          Bandido: none, none, pass
+    """, extra="do:\n  set Bandido.resistencia_armadura = 3\n"))
+    # First blow 3: the armour stops 1 and is worn to 0; the second gets through whole.
+    assert r.field("Bandido", "resistencia_armadura") == 0
+    assert r.field("Bandido", "pv") == 13 - 2 - 3
+
+
+def test_CMB_43_armour_penalties_to_skills_and_forbidden_actions():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo esquiva 20
+        daño 3
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: esquivar, pass
+    """, extra='do:\n  set Rodrigo.armadura = armaduras["Arnés"]\n'))
+    assert "    Rodrigo intenta esquivar: d100=20 contra 15% -> fallo" in r.lines    # 40 - 25 (provisional data)
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: avanzar Bandido, correr Bandido
+          Bandido: pass
+    """, extra='do:\n  set Rodrigo.armadura = armaduras["Arnés"]\n  situar(Rodrigo, Bandido, 30)\n  set Rodrigo.Correr = 50\n'))
+    assert "E0504" in out and "correr Bandido" in out
+
+
+@pytest.mark.parametrize("altura_r, atacante, tirada, lugar", [
+    (3, "Bandido", 31, "Abdomen"),          # from below the head is out of reach
+    (3, "Bandido", 39, "Pierna derecha"),   # the legs are in reach
+    (0, "Rodrigo", 31, "Abdomen"),          # Bandido on the wall: from below again
+    (-3, "Rodrigo", 31, "Cabeza"),          # from above the head is in reach
+    (-3, "Rodrigo", 39, "Abdomen"),         # from above the legs are not
+])
+def test_CMB_45_at_different_heights_only_the_logical_parts_are_reached(altura_r, atacante, tirada, lugar):
+    otro = "Bandido" if atacante == "Rodrigo" else "Rodrigo"
+    extra = f"do:\n  set Rodrigo.altura = {altura_r}\n" + ("  set Bandido.altura = 3\n" if altura_r == 0 else "")
+    if altura_r < 0:
+        extra = "do:\n  set Rodrigo.altura = 3\n"
+    r = run_text(duel(f"""
+        {atacante} iniciativa 9
+        {otro} iniciativa 1
+        {atacante} ataque {tirada}
+    """, f"""
+        round 1:
+          {atacante}: atacar {otro}, pass
+          {otro}: none, pass
+    """, extra=extra, strict=False))
+    assert any(ln.startswith(f"  Daños de {atacante} a {otro}:") and f"; {lugar} " in ln for ln in r.lines), r.lines
+
+
+# ---------------------------------------------------------------- effects of damage
+# Rodrigo: RES 14. Bandido's Garrote hits; Gambesón stops 2.
+def efectos(pv_antes, tirada, daño, extra_dice="", opciones="", arma_r='"Espada corta"', extra=""):
+    return duel(f"""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque {tirada}
+        daño {daño}
+        {extra_dice}
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: none, pass
+    """, arma_r=arma_r, extra=f"{opciones}do:\n  set Rodrigo.pv = {pv_antes}\n  set Rodrigo.HAB = 16\n{extra}")
+
+
+def test_CMB_46_more_than_half_the_res_lost_removes_the_damage_bonus():
+    r = run_text(efectos(9, 34, 5))            # 14 -> 9 -> 6: 8 lost > 7
+    assert r.has("Rodrigo", "sin_bono_daño")
+    assert "  Rodrigo ha perdido más de la mitad de su Resistencia: pierde sus bonus al daño" in r.lines
+    r = run_text(efectos(10, 34, 5))           # 7 lost: not more than half
+    assert not r.has("Rodrigo", "sin_bono_daño")
+
+
+@pytest.mark.parametrize("dado, desmayado", [(50, False), (57, True)])
+def test_CMB_47_above_two_thirds_a_res_x4_roll_or_faint(dado, desmayado):
+    # 8 -> 4: 10 lost, above 2/3 of 14 (9.33): RES x 4 = 56%.
+    r = run_text(efectos(8, 34, 6, f"Rodrigo aguante {dado}"))
+    assert r.field("Rodrigo", "pv") == 4
+    assert r.has("Rodrigo", "inconsciente") is desmayado
+    r = run_text(efectos(9, 34, 6))            # 9 -> 5: 9 lost, not above 2/3
+    assert not any("Resistencia x 4" in ln for ln in r.lines)
+
+
+def test_CMB_48_arms_wounded_past_half_the_res_halve_habilidad_skills():
+    # 6 already lost at the arms; a blow at Brazo derecho adds (6 - 2) / 2 = 2: 8 > 7.
+    r = run_text(efectos(14, 32, 6, extra="  set Rodrigo.daño_brazos = 6\nexpect competencia(Rodrigo, \"Espadas\") == 30\n"
+                                          "expect competencia(Rodrigo, \"Esquiva\") == 40\n"))
+    assert r.field("Rodrigo", "daño_brazos") == 8 and r.has("Rodrigo", "brazos_heridos")
+    assert "  Rodrigo tiene malheridos los Brazos: sus Competencias de Habilidad quedan a la mitad" in r.lines
+
+
+def test_CMB_49_legs_wounded_past_half_the_res_halve_agilidad_skills():
+    r = run_text(efectos(14, 39, 6, extra="  set Rodrigo.daño_piernas = 6\nexpect competencia(Rodrigo, \"Esquiva\") == 20\n"
+                                          "expect competencia(Rodrigo, \"Espadas\") == 60\n"))
+    assert r.has("Rodrigo", "piernas_heridas")
+
+
+def test_CMB_50_half_the_res_in_one_blow_rolls_on_the_secuelas_table():
+    # Head: (6 - 2) x 2 = 8 >= 7.
+    r = run_text(efectos(14, 31, 6, "Rodrigo secuela 5"))
+    assert r.field("Rodrigo", "secuelas") == ["aturdimiento (provisional)"]
+    r = run_text(efectos(14, 32, 6, "Rodrigo secuela 9", extra="  set Rodrigo.RES = 4\n"))
+    assert r.field("Rodrigo", "secuelas") == ["mano cortada"]
+
+
+def test_CMB_54_regla_del_dj_ignores_the_first_four_effects():
+    # The scenarios of CMB-46 to 49 with the option: no condition, no RES x 4 roll (dice strict).
+    opcion = "set regla_dj = true\n"
+    r = run_text(efectos(8, 34, 6, opciones=opcion, extra="  set Rodrigo.daño_brazos = 8\n  set Rodrigo.daño_piernas = 8\n"))
+    assert r.field("Rodrigo", "pv") == 4
+    for estado in ("sin_bono_daño", "brazos_heridos", "piernas_heridas", "inconsciente"):
+        assert not r.has("Rodrigo", estado)
+    # Without it, the same blow brings the first three and the RES x 4 roll (pinned, strict).
+    r = run_text(efectos(8, 34, 6, "Rodrigo aguante 10", extra="  set Rodrigo.daño_brazos = 8\n  set Rodrigo.daño_piernas = 8\n"))
+    for estado in ("sin_bono_daño", "brazos_heridos", "piernas_heridas"):
+        assert r.has("Rodrigo", estado)
+
+
+def test_CMB_55_damage_then_parrying_weapons_then_effects_in_resolution_order():
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 34
+        daño 5 4
+        Bandido ataque 20
+        Rodrigo parada 10
+        Rodrigo desarme 10
+        Rodrigo aguante 10
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, atacar Rodrigo
+          Rodrigo: none, parar, pass
+    """, arma_b='"Maza pesada"', extra="do:\n  set Bandido.Mazas = 45\n  set Rodrigo.pv = 8\n"))
+    daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
+    arma = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Espada corta de Rodrigo contra un arma de tipo superior"))
+    efecto = next(i for i, ln in enumerate(r.lines) if "Resistencia x 4" in ln)
+    ataque = r.lines.index("  Bandido ataca a Rodrigo con Maza pesada: d100=20 contra 45% -> éxito")
+    assert ataque < daños < arma < efecto
+    assert str(r.field("Rodrigo", "arma")) == "Pelea"
