@@ -1264,6 +1264,9 @@ def jinete(dice, script, extra="", arma_r='"Espada corta"', **kw):
     return head + CABALLO + "dice" + rest
 
 
+LEJOS = "  situar(Rodrigo, Bandido, 30)\n"
+
+
 def test_CMB_32_a_rider_s_weapon_skill_cannot_exceed_cabalgar():
     r = run_text(jinete("""
         Rodrigo iniciativa 9
@@ -1325,8 +1328,21 @@ def test_CMB_34_only_type_2_weapons_or_lances_charge(arma, ok):
         round 1:
           Rodrigo: cargar Bandido
           Bandido: pass
-    """, arma_r=arma, strict=False))
+    """, arma_r=arma, strict=False, extra=LEJOS))
     assert (out == "") is ok, out
+
+
+def test_CMB_34_a_charge_needs_room_to_gallop():
+    # Reading: the target must be beyond Cuerpo a Cuerpo reach (more than 3 m).
+    out = diagnostics_of(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: cargar Bandido
+          Bandido: pass
+    """, strict=False))
+    assert "E0504" in out
 
 
 def test_CMB_34_a_charge_must_be_the_first_action():
@@ -1337,7 +1353,7 @@ def test_CMB_34_a_charge_must_be_the_first_action():
         round 1:
           Rodrigo: retener, cargar Bandido
           Bandido: pass
-    """, strict=False, extra="  set Rodrigo.acciones = 2\n"))
+    """, strict=False, extra=LEJOS))
     assert out == ""       # holding is no action: the charge is still first
     out = diagnostics_of(jinete("""
         Rodrigo iniciativa 9
@@ -1345,9 +1361,9 @@ def test_CMB_34_a_charge_must_be_the_first_action():
         Rodrigo ataque 99
     """, """
         round 1:
-          Rodrigo: atacar Bandido, cargar Bandido
+          Rodrigo: avanzar Bandido, cargar Bandido
           Bandido: pass
-    """, strict=False))
+    """, strict=False, extra=LEJOS))
     assert "E0504" in out and "cargar Bandido" in out
 
 
@@ -1369,7 +1385,7 @@ def test_CMB_35_the_long_lance_is_useless_on_foot_but_serves_in_a_charge():
         round 1:
           Rodrigo: cargar Bandido
           Bandido: pass
-    """, arma_r='"Lanza larga"', strict=False)
+    """, arma_r='"Lanza larga"', strict=False, extra=LEJOS)
     assert diagnostics_of(mounted) == ""
 
 
