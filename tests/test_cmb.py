@@ -1630,3 +1630,73 @@ def test_CMB_55_damage_then_parrying_weapons_then_effects_in_resolution_order():
     ataque = r.lines.index("  Bandido ataca a Rodrigo con Maza pesada: d100=20 contra 45% -> éxito")
     assert ataque < daños < arma < efecto
     assert str(r.field("Rodrigo", "arma")) == "Pelea"
+
+
+def test_CMB_08_a_defence_between_the_move_and_the_run_breaks_the_run():
+    # The action before the run must be a move or a run: a Parada in between is not.
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 5
+        Bandido iniciativa 1
+        Bandido ataque 30
+        Rodrigo parada 10
+    """, """
+        round 1:
+          Rodrigo: avanzar Bandido, pass
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: parar
+        round 2:
+          Rodrigo: correr Bandido
+    """, rounds=2, strict=False, extra="do:\n  situar(Rodrigo, Bandido, 3)\n  set Rodrigo.Correr = 50\n"))
+    assert "E0504" in out and "correr Bandido" in out
+
+
+@pytest.mark.parametrize("desea, recibe", [("true", "Caballo"), ("false", "Rodrigo")])
+def test_CMB_33_between_riders_leg_hits_go_to_the_mount_if_the_attacker_wishes(desea, recibe):
+    text = jinete("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 39
+        daño 6
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: none, pass
+    """, extra=f'  set Bandido.montura = "Yegua"\n  set Bandido.Cabalgar = 60\n  set Bandido.golpea_montura = {desea}\n',
+        strict=False)
+    head, _, rest = text.partition("dice")
+    text = head + CABALLO.replace("Caballo", "Yegua").replace("cristianos", "bandidos") + "dice" + rest
+    r = run_text(text)
+    assert (r.field("Caballo", "pv") < 25) is (recibe == "Caballo")
+    assert (r.field("Rodrigo", "pv") < 14) is (recibe == "Rodrigo")
+
+
+def test_CMB_35_the_long_lance_serves_an_infantry_unit():
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 99
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: pass
+    """, arma_r='"Lanza larga"', extra="do:\n  set Rodrigo.en_formación = true\n", strict=False))
+    assert out == ""
+
+
+def test_CMB_28_the_tactic_parries_again_for_free_and_keeps_its_action_to_attack():
+    # Unscripted Bandido: one Parada (one action) for both of Rodrigo's attacks,
+    # then the action left goes to an attack.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 20
+        Bandido parada 10
+        Rodrigo ataque 30
+        Bandido parada 15
+        Bandido ataque 90
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, atacar Bandido
+    """))
+    assert sum(ln.startswith("    Bandido para con Garrote") for ln in r.lines) == 2
+    assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
