@@ -1700,3 +1700,30 @@ def test_CMB_28_the_tactic_parries_again_for_free_and_keeps_its_action_to_attack
     """))
     assert sum(ln.startswith("    Bandido para con Garrote") for ln in r.lines) == 2
     assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
+
+
+@pytest.mark.parametrize("opcion, tiradas", [("true", 2), ("false", 1)])
+def test_CMB_47_option_a_res_x4_roll_at_every_wound_or_only_the_first_time(opcion, tiradas):
+    # Two rounds, a hit each above 2/3: 8 -> 4 (lost 10), then 4 -> 1.
+    dice = """
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 34
+        daño 6
+        Rodrigo aguante 10
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 34
+        daño 5
+        {}
+    """.format("Rodrigo aguante 20" if tiradas == 2 else "")
+    r = run_text(duel(dice, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: none, pass
+        round 2:
+          Bandido: atacar Rodrigo, pass
+          Rodrigo: none, pass
+    """, rounds=2, extra=f"set aguante_en_cada_herida = {opcion}\ndo:\n  set Rodrigo.pv = 8\n"))
+    assert r.field("Rodrigo", "pv") == 1
+    assert sum("Resistencia x 4" in ln for ln in r.lines) == tiradas
