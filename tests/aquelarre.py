@@ -55,3 +55,12 @@ def scene(combatants: str, dice: str, script: str = "", rounds: int = 1, extra: 
     head = f'encounter "escena"\nedition aquelarre\nrounds {rounds}\n'
     dice_block = f"dice{' strict' if strict else ''}:\n" + textwrap.indent(textwrap.dedent(dice).strip(), "  ") + "\n"
     return head + textwrap.dedent(combatants) + dice_block + textwrap.dedent(script) + textwrap.dedent(extra)
+
+
+def one_action(first: str, second: str, dice: str, defence: str = "none", action: str = "", **kw) -> str:
+    """duel() where `first` (initiative 1D10=9) does one action and `second`
+    (1D10=1) answers with `defence`, then both pass."""
+    action = action or f"atacar {second}"
+    head = f"{first} iniciativa 9\n{second} iniciativa 1\n"
+    script = f"round 1:\n  {first}: {action}, pass\n  {second}: {defence}, pass\n"
+    return duel(head + textwrap.dedent(dice), script, **kw)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.aquelarre import duel, scene, trio
+from tests.aquelarre import duel, one_action, scene, trio
 from tests.conftest import diagnostics_of, run_text
 
 # Rodrigo: AGI 12, Espadas 60 (crítico <= 6), Esquivar 40, Gambesón (Protección 2, Resistencia 50), RES 14.
@@ -142,16 +142,10 @@ def test_CMB_07_a_third_action_is_refused_with_the_script_line():
 
 def test_CMB_19_defence_answers_the_attack_at_once_whatever_the_initiative():
     # Bandido has the lower initiative but parries right after Rodrigo's attack.
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 30
         Bandido parada 12
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: parar, pass
-    """))
+    """, "parar"))
     i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=30 contra 60% -> éxito")
     assert r.lines[i + 1] == "    Bandido para con Garrote: d100=12 contra 45% -> éxito"
     assert r.field("Bandido", "acciones") == 1
@@ -159,45 +153,27 @@ def test_CMB_19_defence_answers_the_attack_at_once_whatever_the_initiative():
 
 def test_CMB_20_dodge_rolls_esquivar_halved_against_a_critical():
     # Normal hit: Esquivar 30 in full; a 28 dodges.
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 40
         Bandido esquiva 28
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: esquivar, pass
-    """))
+    """, "esquivar"))
     assert "    Bandido esquiva: d100=28 contra 30% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13
     # Critical hit (03 <= 6): the chance is halved to 15%, so the same 28 fails.
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 3
         Bandido esquiva 28
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: esquivar, pass
-    """))
+    """, "esquivar"))
     assert "  Rodrigo ataca a Bandido con Espada corta: d100=3 contra 60% -> crítico" in r.lines
     assert "    Bandido intenta esquivar: d100=28 contra 15% -> fallo" in r.lines
     assert r.field("Bandido", "pv") < 13
 
 
 def test_CMB_22_parry_uses_the_weapon_skill_and_stops_even_a_critical():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 2
         Bandido parada 40
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: parar, pass
-    """))
+    """, "parar"))
     assert "  Rodrigo ataca a Bandido con Espada corta: d100=2 contra 60% -> crítico" in r.lines
     assert "    Bandido para con Garrote: d100=40 contra 45% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13
@@ -257,32 +233,20 @@ def test_CMB_36_a_blow_hits_when_the_defence_fails_or_none_was_declared(defence,
 
 def test_CMB_37_a_critical_deals_maximum_damage_ignoring_armour():
     # 04 <= 6 is a critical; the units digit 4 is the Pecho (x1). Espada corta 1D6+1: 7.
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 4
         Bandido secuela 1
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """))
+    """, "none"))
     assert r.field("Bandido", "pv") == 13 - 7
     assert r.field("Bandido", "resistencia_armadura") == 30      # armour ignored, untouched
     assert "  Daños de Rodrigo a Bandido: crítico, daño máximo 7 sin armadura; Pecho x1 -> 7" in r.lines
 
 
 def test_CMB_42_armour_loses_resistance_equal_to_damage_and_stops_its_proteccion():
-    r = run_text(duel("""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido ataque 44
         daño 5
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: none, pass
-    """))
+    """, "none"))
     assert r.field("Rodrigo", "resistencia_armadura") == 50 - 5
     assert r.field("Rodrigo", "pv") == 14 - (5 - 2)
 
@@ -299,60 +263,36 @@ def test_CMB_42_armour_loses_resistance_equal_to_damage_and_stops_its_proteccion
 def test_CMB_44_units_digit_gives_location_applied_after_armour(roll, lugar, expected):
     # Bandido's Garrote 1D6 = 6 against Rodrigo's Gambesón (2): 4 get through.
     # 8 at the head is more than half Rodrigo's RES 14: a Secuelas roll (CMB-50).
-    r = run_text(duel(f"""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", f"""
         Bandido ataque {roll}
         daño 6
         {"Rodrigo secuela 1" if expected * 2 >= 14 else ""}
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: none, pass
-    """))
+    """, "none"))
     assert r.field("Rodrigo", "pv") == 14 - expected
     assert any(f"; {lugar} " in ln and ln.endswith(f"-> {expected}") for ln in r.lines)
 
 
 def test_CMB_44_location_divides_rounding_down():
     # 5 through the armour at an arm: 5/2 = 2.5 -> 2 (the seed: round down).
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 22
         daño 6
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """))
+    """, "none"))
     # Espada corta 1D6+1: 6+1 = 7, Ropas gruesas absorb 1 -> 6 through, Brazo derecho /2 -> 3.
     assert r.field("Bandido", "pv") == 13 - 3
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 22
         daño 5
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """))
+    """, "none"))
     assert r.field("Bandido", "pv") == 13 - 2     # 5 through /2 = 2.5 -> 2
 
 
 def test_CMB_51_at_zero_resistance_the_combatant_faints_and_stops_acting():
     # A head critical: 7 x2 = 14 >= Bandido's 13 -> PV -1: fainted, not dead.
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 1
         Bandido secuela 1
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """, rounds=2))
+    """, "none", rounds=2))
     assert r.field("Bandido", "pv") == -1
     assert r.has("Bandido", "inconsciente") and not r.has("Bandido", "muerto")
     assert "    Bandido se desmaya" in r.lines
@@ -708,16 +648,10 @@ ARQUERO = 'do:\n  situar(Rodrigo, Bandido, {m})\n  set Rodrigo.Arcos = 50\n'
 
 def test_CMB_10_an_improvised_projectile_deals_1d4_with_lanzar():
     # 10 m are 12 varas, within FUE 14: Corta, +20% (CMB-11).
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 24
         daño 3
-    """, """
-        round 1:
-          Rodrigo: arrojar Bandido, pass
-          Bandido: none, pass
-    """, extra=AT.format(m=10) + "  set Rodrigo.Lanzar = 50\n"))
+    """, "none", action="arrojar Bandido", extra=AT.format(m=10) + "  set Rodrigo.Lanzar = 50\n"))
     assert "  Rodrigo dispara a Bandido con Proyectil improvisado a distancia Corta (20%): d100=24 contra 70% -> éxito" in r.lines
     assert "  Daños de Rodrigo a Bandido: 1D4=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
     assert r.field("Rodrigo", "arma").get("nombre") == "Espada corta"     # the sword stays in hand
@@ -817,17 +751,11 @@ def test_CMB_27_a_shield_covers_against_projectiles(ini_b, tirada, cubre):
 
 
 def test_CMB_27_an_active_shield_parry_against_a_projectile():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 40
         Bandido parada 15
         daño 5
-    """, """
-        round 1:
-          Rodrigo: disparar Bandido, pass
-          Bandido: parar, pass
-    """, arma_r='"Arco corto"', extra=ESCUDO.format(m=10)))
+    """, "parar", action="disparar Bandido", arma_r='"Arco corto"', extra=ESCUDO.format(m=10)))
     # Escudos 40, minus the +20% of the short range (CMB-31); the shield takes the blow (CMB-26).
     assert "    Bandido para con Rodela: d100=15 contra 20% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13 and r.field("Bandido", "resistencia_escudo") == 80 - 5
@@ -890,16 +818,10 @@ def test_CMB_15_who_launches_a_mele_attack_acts_last_and_cannot_dodge():
 
 
 def test_CMB_16_in_mele_one_parries_only_with_type_1_or_pelea():
-    r = run_text(duel("""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido ataque 30
         Rodrigo parada 20
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: parar, pass
-    """, arma_b='"Daga"', extra=MELE))
+    """, "parar", arma_b='"Daga"', extra=MELE))
     assert "    Rodrigo para con Pelea: d100=20 contra 40% -> éxito" in r.lines
 
 
@@ -973,16 +895,10 @@ def test_CMB_18_who_entered_the_mele_withdraws_automatically_the_other_cannot():
 
 
 def test_CMB_29_pelea_serves_as_a_normal_attack():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 15
         daño 3
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """, arma_r="Pelea", extra="do:\n  set Rodrigo.Pelea = 40\n"))
+    """, "none", arma_r="Pelea", extra="do:\n  set Rodrigo.Pelea = 40\n"))
     assert "  Rodrigo ataca a Bandido con Pelea: d100=15 contra 40% -> éxito" in r.lines
     assert "  Daños de Rodrigo a Bandido: 1D3=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
 
@@ -995,31 +911,19 @@ def test_CMB_29_pelea_serves_as_a_normal_attack():
     (90, 90, None, 0),         # both fail: nothing (reading)
 ])
 def test_CMB_30_inmovilizar_both_roll_fue_x2(fb, fr, inmovilizado, distancia):
-    r = run_text(duel(f"""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", f"""
         Bandido fuerza {fb}
         Rodrigo fuerza {fr}
-    """, """
-        round 1:
-          Bandido: inmovilizar Rodrigo, pass
-          Rodrigo: none, pass
-    """, extra=MELE + f"expect distancia(Rodrigo, Bandido) == {distancia}\n"))
+    """, "none", action="inmovilizar Rodrigo", extra=MELE + f"expect distancia(Rodrigo, Bandido) == {distancia}\n"))
     assert f"  Bandido intenta Inmovilizar a Rodrigo: FUE x 2, Bandido d100={fb} contra 26%" in r.lines[3]
     assert r.has("Rodrigo", "inmovilizado") is (inmovilizado == "Rodrigo")
 
 
 def test_CMB_30_the_defender_who_wins_may_immobilize_the_attacker():
-    r = run_text(duel("""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido fuerza 90
         Rodrigo fuerza 20
-    """, """
-        round 1:
-          Bandido: inmovilizar Rodrigo, pass
-          Rodrigo: inmovilizar_al_atacante, pass
-    """, extra=MELE))
+    """, "inmovilizar_al_atacante", action="inmovilizar Rodrigo", extra=MELE))
     assert r.has("Bandido", "inmovilizado")
     assert "    Bandido queda Inmovilizado por Rodrigo" in r.lines
 
@@ -1083,17 +987,11 @@ PESADA = 'do:\n  set Bandido.Mazas = 45\n'
     ('"Daga"', 51, False),
 ])
 def test_CMB_23_a_higher_type_may_knock_the_parrying_weapon_from_the_hand(arma_r, dado, cae):
-    r = run_text(duel(f"""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", f"""
         Bandido ataque 30
         Rodrigo parada 20
         Rodrigo desarme {dado}
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: parar, pass
-    """, arma_r=arma_r, arma_b='"Maza pesada"', extra=PESADA + "  set Rodrigo.Cuchillos = 60\n"))
+    """, "parar", arma_r=arma_r, arma_b='"Maza pesada"', extra=PESADA + "  set Rodrigo.Cuchillos = 60\n"))
     nombre = arma_r.strip('"')
     assert (str(r.field("Rodrigo", "arma")) == "Pelea") is cae
     assert ([str(a) for a in r.field("Rodrigo", "armas_caídas")] == [nombre]) is cae
@@ -1101,31 +999,19 @@ def test_CMB_23_a_higher_type_may_knock_the_parrying_weapon_from_the_hand(arma_r
 
 def test_CMB_23_the_same_type_risks_nothing():
     # Garrote (2) against Espada corta (2): no roll at all (dice strict).
-    r = run_text(duel("""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido ataque 30
         Rodrigo parada 20
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: parar, pass
-    """))
+    """, "parar"))
     assert str(r.field("Rodrigo", "arma")) == "Espada corta"
 
 
 @pytest.mark.parametrize("parada, rota", [(20, True), (3, False)])
 def test_CMB_24_a_critical_breaks_the_parrying_weapon_unless_the_parry_was_critical(parada, rota):
-    r = run_text(duel(f"""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", f"""
         Bandido ataque 2
         Rodrigo parada {parada}
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: parar, pass
-    """))
+    """, "parar"))
     assert ("  El arma de Rodrigo, Espada corta, se rompe" in r.lines) is rota
     assert (str(r.field("Rodrigo", "arma")) == "Pelea") is rota
     assert r.field("Rodrigo", "armas_caídas") == []
@@ -1155,17 +1041,11 @@ def test_CMB_25_type_a_breaks_instead_of_dropping_type_b_breaks_outright():
 
 
 def test_CMB_25_type_a_and_b_parry_with_their_skill_or_pelea():
-    r = run_text(duel("""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido ataque 30
         Rodrigo parada 65
         Rodrigo desarme 90
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: parar, pass
-    """, arma_r="Hoz", extra="do:\n  set Rodrigo.Pelea = 70\n"))
+    """, "parar", arma_r="Hoz", extra="do:\n  set Rodrigo.Pelea = 70\n"))
     assert "    Rodrigo para con Hoz: d100=65 contra 70% -> éxito" in r.lines     # Pelea 70 beats Cuchillos 50
 
 
@@ -1186,64 +1066,40 @@ RODELA = 'do:\n  set Bandido.escudo = escudos["Rodela"]\n  set Bandido.resistenc
 
 
 def test_CMB_26_a_shield_parry_absorbs_all_the_damage_of_the_blow():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 30
         Bandido parada 20
         daño 5
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: parar, pass
-    """, extra=RODELA))
+    """, "parar", extra=RODELA))
     assert "    Bandido para con Rodela: d100=20 contra 50% -> éxito" in r.lines
     assert r.field("Bandido", "resistencia_escudo") == 80 - 6 and r.field("Bandido", "pv") == 13
     assert str(r.field("Bandido", "escudo")) == "Rodela"
 
 
 def test_CMB_26_a_shield_is_knocked_away_only_by_a_critical():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 2
         Bandido parada 20
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: parar, pass
-    """, extra=RODELA))
+    """, "parar", extra=RODELA))
     assert "    el Rodela se le escapa de las manos a Bandido" in r.lines
     assert str(r.field("Bandido", "escudo")) == "Ninguno" and r.field("Bandido", "pv") == 13
 
 
 def test_CMB_31_a_bonus_to_the_attack_is_a_malus_to_its_defence():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 70
         Bandido parada 30
         daño 3
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: parar, pass
-    """, extra="do:\n  set Rodrigo.modificador = 20\n"))
+    """, "parar", extra="do:\n  set Rodrigo.modificador = 20\n"))
     assert "  Rodrigo ataca a Bandido con Espada corta: d100=70 contra 80% -> éxito" in r.lines
     assert "    Bandido intenta parar con Garrote: d100=30 contra 25% -> fallo" in r.lines
 
 
 def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 30
         Bandido parada 60
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: parar, pass
-    """, extra="do:\n  set Rodrigo.modificador = -20\n"))
+    """, "parar", extra="do:\n  set Rodrigo.modificador = -20\n"))
     assert "    Bandido para con Garrote: d100=60 contra 65% -> éxito" in r.lines
 
 
@@ -1393,32 +1249,20 @@ def test_CMB_35_the_long_lance_is_useless_on_foot_but_serves_in_a_charge():
 def test_CMB_38_missing_fue_lowers_damage_and_the_skill_s_ceiling():
     # Montante: FUE 15; Rodrigo has 14: -1 damage, and Espadones (FUE) can
     # reach at most 14 x 5 - 5 = 65%.
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 34
         daño 5
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """, arma_r="Montante", extra="do:\n  set Rodrigo.Espadones = 80\n"))
+    """, "none", arma_r="Montante", extra="do:\n  set Rodrigo.Espadones = 80\n"))
     assert "  Rodrigo ataca a Bandido con Montante: d100=34 contra 65% -> éxito" in r.lines
     assert "  Daños de Rodrigo a Bandido: 1D10+2=7, menos la FUE que le falta; Ropas gruesas absorben 1; Pecho x1 -> 5" in r.lines
     assert r.field("Bandido", "pv") == 13 - 5
 
 
 def test_CMB_38_negative_damage_counts_as_zero():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 34
         daño 2
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """, extra="do:\n  set Rodrigo.FUE = 2\n"))
+    """, "none", extra="do:\n  set Rodrigo.FUE = 2\n"))
     # Espada corta needs FUE 8: 6 missing; 1D6+1 = 3 - 6 -> 0.
     assert r.field("Bandido", "pv") == 13
     assert r.field("Bandido", "resistencia_armadura") == 30
@@ -1433,28 +1277,16 @@ def test_CMB_38_negative_damage_counts_as_zero():
 ])
 def test_CMB_39_damage_bonus_from_the_skill_s_main_characteristic(cambio, arma, dados):
     # Bonus table (edition data): 15-19 +1D4, 20-24 +1D6, 25 or more +2D6.
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+    r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 34
-    """, """
-        round 1:
-          Rodrigo: atacar Bandido, pass
-          Bandido: none, pass
-    """, arma_r=arma, extra=f"do:\n  {cambio}\n  set Rodrigo.Palo = 50\n  set Rodrigo.Pelea = 50\n", strict=False))
+    """, "none", arma_r=arma, extra=f"do:\n  {cambio}\n  set Rodrigo.Palo = 50\n  set Rodrigo.Pelea = 50\n", strict=False))
     assert any(ln.startswith(f"  Daños de Rodrigo a Bandido: {dados}=") for ln in r.lines), r.lines
 
 
 def test_CMB_40_tropezar_rolls_half_the_skill_and_fells_the_target():
-    r = run_text(duel("""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido tropezar 20
-    """, """
-        round 1:
-          Bandido: tropezar Rodrigo, pass
-          Rodrigo: none, pass
-    """, arma_b="Palo"))
+    """, "none", action="tropezar Rodrigo", arma_b="Palo"))
     assert "  Bandido intenta hacer Tropezar a Rodrigo con Palo: d100=20 contra 22% -> éxito" in r.lines
     assert r.has("Rodrigo", "derribado") and r.field("Rodrigo", "pv") == 14
 
@@ -1493,17 +1325,11 @@ def test_CMB_41_armour_at_zero_resistance_is_useless():
 
 
 def test_CMB_43_armour_penalties_to_skills_and_forbidden_actions():
-    r = run_text(duel("""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido ataque 30
         Rodrigo esquiva 20
         daño 3
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: esquivar, pass
-    """, extra='do:\n  set Rodrigo.armadura = armaduras["Arnés"]\n'))
+    """, "esquivar", extra='do:\n  set Rodrigo.armadura = armaduras["Arnés"]\n'))
     assert "    Rodrigo intenta esquivar: d100=20 contra 15% -> fallo" in r.lines    # 40 - 25 (provisional data)
     out = diagnostics_of(duel("""
         Rodrigo iniciativa 9
@@ -1543,17 +1369,11 @@ def test_CMB_45_at_different_heights_only_the_logical_parts_are_reached(altura_r
 # ---------------------------------------------------------------- effects of damage
 # Rodrigo: RES 14. Bandido's Garrote hits; Gambesón stops 2.
 def efectos(pv_antes, tirada, daño, extra_dice="", opciones="", arma_r='"Espada corta"', extra=""):
-    return duel(f"""
-        Rodrigo iniciativa 1
-        Bandido iniciativa 9
+    return one_action("Bandido", "Rodrigo", f"""
         Bandido ataque {tirada}
         daño {daño}
         {extra_dice}
-    """, """
-        round 1:
-          Bandido: atacar Rodrigo, pass
-          Rodrigo: none, pass
-    """, arma_r=arma_r, extra=f"{opciones}do:\n  set Rodrigo.pv = {pv_antes}\n  set Rodrigo.HAB = 16\n{extra}")
+    """, "none", arma_r=arma_r, extra=f"{opciones}do:\n  set Rodrigo.pv = {pv_antes}\n  set Rodrigo.HAB = 16\n{extra}")
 
 
 def test_CMB_46_more_than_half_the_res_lost_removes_the_damage_bonus():
