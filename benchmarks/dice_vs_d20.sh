@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# d20 needs lark-parser 0.x, which clashes with lark 1.x: give it a venv of its own.
+# Dice against d20, per roll, in CPU time, the two sides alternating (python -m benchmarks --only dice).
+# d20 needs lark-parser 0.x, which clashes with lark 1.x: it gets a venv of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${TMPDIR:-/tmp}/grimorio-d20-venv"
-[ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q d20; }
-"$venv/bin/python" benchmarks/dice_vs_d20.py
+[ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import d20" 2>/dev/null || {
+  python3 -m venv "$venv" && "$venv/bin/pip" install -q d20; }
+python=.venv/bin/python
+[ -x "$python" ] || python=python3
+"$python" -m benchmarks --only dice "$@"

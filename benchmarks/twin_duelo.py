@@ -1,11 +1,13 @@
 """A hand-written Python twin of the Aquelarre duel rules frozen in
 benchmarks/duelo_referencia (a copy of rulesets/aquelarre as it stood when the
-twin was written), for its encounter benchmarks/duelo_referencia/duelo.enc. It draws from the RNG in
-the same order as the interpreter, so both give the same fight for a seed:
-tests hold the interpreter to this twin's results and to 1.5x its time."""
+twin was written), for its encounter benchmarks/duelo_referencia/duelo.enc. It
+draws its dice from the same streams as the interpreter, one per (who rolls,
+purpose) (grimorio's dice.stream), in the same order within each, so both give
+the same fight for a seed: tests hold the interpreter to this twin's results
+and to 1.5x its time."""
 from __future__ import annotations
 
-import random
+from grimorio.interpreter.dice import stream
 
 ARMAS = {  # competencia, dados [(n, caras)], constante, para
     "Espada corta": ("Espadas", [(1, 6)], 1, True),
@@ -29,7 +31,13 @@ class Luchador:
 
 
 def duelo(seed: int, max_rounds: int = 100):
-    rnd = random.Random(seed).random
+    streams = {}
+
+    def rnd(who, purpose):
+        r = streams.get((who, purpose))
+        if r is None:
+            r = streams[(who, purpose)] = stream(seed, who.nombre, purpose)
+        return r()
     a = Luchador("Rodrigo", "cristianos", 12, 14, {"Espadas": 60, "Esquivar": 35, "Pelea": 40}, "Espada corta", "Gambesón")
     b = Luchador("Bandido", "bandidos", 10, 13, {"Mazas": 45, "Esquivar": 30, "Pelea": 45}, "Garrote", "Ropas gruesas")
     todos = [a, b]
@@ -37,8 +45,8 @@ def duelo(seed: int, max_rounds: int = 100):
     def en_pie(c):
         return not c.inconsciente and not c.muerto
 
-    def porcentaje(objetivo):
-        t = int(rnd() * 100) + 1
+    def porcentaje(objetivo, who, purpose):
+        t = rnd(who, purpose) % 100 + 1
         c = -(-objetivo // 10)
         if t <= c:
             return t, CRITICO
@@ -56,12 +64,12 @@ def duelo(seed: int, max_rounds: int = 100):
         skill = d.skills[d.arma[0]]
         if d.arma[3] and skill >= d.skills["Esquivar"]:
             d.acc -= 1
-            return porcentaje(skill)[1] >= EXITO
+            return porcentaje(skill, d, "parada")[1] >= EXITO
         d.acc -= 1
         objetivo = d.skills["Esquivar"]
         if resultado == CRITICO:
             objetivo //= 2
-        return porcentaje(objetivo)[1] >= EXITO
+        return porcentaje(objetivo, d, "esquiva")[1] >= EXITO
 
     def aplicar(atacante, d, tirada, resultado):
         mul, div = FACTOR[(tirada - 1) % 10 + 1]
@@ -72,7 +80,7 @@ def duelo(seed: int, max_rounds: int = 100):
             dado = const
             for n, f in dados:
                 for _ in range(n):
-                    dado += int(rnd() * f) + 1
+                    dado += rnd(atacante, "daño") % f + 1
             prot = d.prot if d.res_arm > 0 else 0
             absorbe = min(dado, prot)
             d.res_arm = max(0, d.res_arm - dado)
@@ -88,7 +96,7 @@ def duelo(seed: int, max_rounds: int = 100):
         ronda += 1
         for c in todos:
             if en_pie(c):
-                c.ini = int(rnd() * 10) + 1 + c.AGI
+                c.ini = rnd(c, "iniciativa") % 10 + 1 + c.AGI
                 c.acc = 2
         impactos = []
         orden = sorted(todos, key=lambda c: c.ini, reverse=True)
@@ -105,7 +113,7 @@ def duelo(seed: int, max_rounds: int = 100):
                     if objetivo is None:
                         break
                     c.acc -= 1
-                    tirada, resultado = porcentaje(c.skills[c.arma[0]])
+                    tirada, resultado = porcentaje(c.skills[c.arma[0]], c, "ataque")
                     if resultado >= EXITO and not defender(objetivo, resultado):
                         impactos.append((c, objetivo, tirada, resultado))
         for atacante, d, tirada, resultado in impactos:

@@ -8,7 +8,8 @@ from lark import Token, Tree
 
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, Span
-from .parser import parse_cell, parse_text
+from .parser import MAX_DIGITS, parse_cell, parse_text, too_long
+from .patches import PatchBuilder
 
 WORDS = re.compile(r"^[^\W\d][\w' ]*$")
 RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
@@ -36,7 +37,7 @@ class Builder:
 
     # -------------------------------------------------------------- declarations
     def declaration(self, t: Tree):
-        method = getattr(self, "d_" + t.data, None)
+        method = getattr(self, "d_" + t.data, None) or getattr(PatchBuilder(self), t.data)
         try:
             return method(t)
         except GrimorioError as exc:
@@ -64,6 +65,11 @@ class Builder:
     def d_option(self, t):
         name, value, desc = t.children
         return n.Option(self.span(t), str(name), self.expr(value), _unquote(desc) if desc else None)
+
+    def d_format(self, t):
+        key, template = t.children
+        return n.Format(self.span(t), str(key.children[0]), _unquote(template), self.span(key.children[0]),
+                        self.span(template))
 
     def d_var(self, t):
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
@@ -109,22 +115,24 @@ class Builder:
         name, dice, *rows = t.children
         header, body = self.table_rows(rows)
         columns = tuple(h for h, _ in header)
-        out, spans = [], []
-        for row, cols in body:
-            if dice is not None:
-                m = RANGE.match(row[0])
-                if not m:
-                    raise GrimorioError(Diagnostic("E0105", f'"{row[0].strip()}" is not a roll or a range of rolls',
-                                                   cols[0], "write a number such as 7, or a range such as 4-6"))
-                lo = int(m.group(1))
-                key = (lo, int(m.group(2) or lo))
-            else:
-                key = self.value_cell(row[0], cols[0])
-            out.append((key,) + tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:])))
-            spans.append(cols[0])
+        out = [self.table_row(row, cols, dice is not None) for row, cols in body]
+        spans = [cols[0] for _, cols in body]
         dice_node = self.dice_token(dice) if dice is not None else None
         return n.Table(self.span(t), str(name), dice_node, columns, tuple(out), tuple(spans),
                        tuple(sp for _, sp in header))
+
+    def table_row(self, row, cols, by_roll: bool) -> tuple:
+        """A table row's cells as values; a dice table's first cell is a range of rolls."""
+        if by_roll:
+            m = RANGE.match(row[0])
+            if not m:
+                raise GrimorioError(Diagnostic("E0105", f'"{row[0].strip()}" is not a roll or a range of rolls',
+                                               cols[0], "write a number such as 7, or a range such as 4-6"))
+            lo = _number(m.group(1), cols[0])
+            key = (lo, _number(m.group(2) or m.group(1), cols[0]))
+        else:
+            key = self.value_cell(row[0], cols[0])
+        return (key,) + tuple(self.value_cell(c, col) for c, col in zip(row[1:], cols[1:]))
 
     def d_check(self, t):
         name, params, roll_name, dice, *rows = t.children
@@ -161,7 +169,7 @@ class Builder:
             where = Span(self.file, tok.line, col + 1, tok.line, col + 1 + max(1, len(inner)))
             if not inner.strip():
                 raise GrimorioError(Diagnostic("E0105", "this placeholder is empty", where,
-                                               'put a value between the braces, such as {c.pv}'))
+                                               'put a value between the braces, such as {c} or {c.FIELD}'))
             tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
             parts.append(_relocate(self.expr(tree.children[0]), where))
             i = j + 1
@@ -237,6 +245,14 @@ class Builder:
                 final = self.body(it.children[0])
         return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final)
 
+    def d_tally(self, t):
+        name, param, value = t.children
+        return n.Tally(self.span(t), str(name), str(param) if param is not None else None, self.expr(value))
+
+    def d_stands(self, t):
+        param, value = t.children
+        return n.Stands(self.span(t), "stands", str(param), self.expr(value))
+
     def params(self, t):
         out = []
         for p in t.children:
@@ -276,12 +292,20 @@ class Builder:
         text = str(tok)
         if not text.rstrip().endswith("|") or len(text.strip()) < 2:
             sp = self.span(tok)
+            end = len(text.rstrip())
+            comment = re.search(r'\|\s*(#.*)$', text)
+            if comment:
+                end = comment.start(1)
+            help = "a comment cannot follow a table row: put it on a line of its own" if comment else None
             raise GrimorioError(Diagnostic("E0207", "a table row must end with \"|\"",
-                                           Span(self.file, sp.line, sp.col + len(text.rstrip()), sp.line,
-                                                sp.col + len(text.rstrip()) + 1)))
-        cells, start, inq = [], 1, False
+                                           Span(self.file, sp.line, sp.col + end, sp.line, sp.col + end + 1), help))
+        cells, start, inq, escaped = [], 1, False, False
         for i, ch in enumerate(text):
-            if ch == '"':
+            if escaped:                         # the character after a backslash inside a text
+                escaped = False
+            elif inq and ch == "\\":
+                escaped = True
+            elif ch == '"':
                 inq = not inq
             elif ch == "|" and not inq and i > 0:
                 cells.append((text[start:i], start))
@@ -310,7 +334,7 @@ class Builder:
             return n.Const(span, False)
         m = SCALE.match(text)
         if m:
-            k = int(m.group(2))
+            k = _number(m.group(2), span)
             if k == 0:
                 raise GrimorioError(Diagnostic("E0105", "a scale of zero" if m.group(1) == "x" else
                                                "a scale cannot divide by zero", span,
@@ -340,21 +364,23 @@ class Builder:
         if not WORDS.match(out_name) or " " in out_name:
             raise GrimorioError(Diagnostic("E0207", f'the output column "{out_name}" needs a plain name', out_span,
                                            'name it "then" for actions, or after the value it gives'))
-        drows = []
-        for cells, spans in body:
-            tests = []
-            for text, sp in zip(cells[:-1], spans[:-1]):
-                tree = parse_cell(text, "cell_tests", self.file, sp.line, sp.col)
-                tests.append(tuple(self.test(c, sp) for c in tree.children))
-            text, sp = cells[-1], spans[-1]
-            if out_name == "then":
-                tree = parse_cell(text, "cell_stmts", self.file, sp.line, sp.col)
-                output = tuple(_relocate(self.stmt(c), sp, exact=False, origin=sp) for c in tree.children)
-            else:
-                tree = parse_cell(text, "cell_value", self.file, sp.line, sp.col)
-                output = _relocate(self.expr(tree.children[0]), sp, False, sp)
-            drows.append(n.DecisionRow(sp, tuple(tests), output))
-        return n.Decide(span, policy, tuple(inputs), out_name, tuple(drows))
+        drows = tuple(self.decision_row(cells, spans, out_name) for cells, spans in body)
+        return n.Decide(span, policy, tuple(inputs), out_name, drows)
+
+    def decision_row(self, cells, spans, out_name: str) -> n.DecisionRow:
+        """One row of a decision table: a test per input column, then the output cell."""
+        tests = []
+        for text, sp in zip(cells[:-1], spans[:-1]):
+            tree = parse_cell(text, "cell_tests", self.file, sp.line, sp.col)
+            tests.append(tuple(self.test(c, sp) for c in tree.children))
+        text, sp = cells[-1], spans[-1]
+        if out_name == "then":
+            tree = parse_cell(text, "cell_stmts", self.file, sp.line, sp.col)
+            output = tuple(_relocate(self.stmt(c), sp, exact=False, origin=sp) for c in tree.children)
+        else:
+            tree = parse_cell(text, "cell_value", self.file, sp.line, sp.col)
+            output = _relocate(self.expr(tree.children[0]), sp, False, sp)
+        return n.DecisionRow(sp, tuple(tests), output)
 
     def test(self, t, span):
         k = t.data
@@ -394,8 +420,9 @@ class Builder:
         if k == "return_":
             return n.Return(sp, self.expr(c[0]) if c and c[0] is not None else None)
         if k in ("receive", "add", "remove"):
+            data = self.expr(c[3]) if len(c) > 3 and c[3] is not None else None
             return n.CardOp(sp, k, self.expr(c[0]), str(c[1]), str(c[2]) if c[2] is not None else None,
-                            self.span(c[1]))
+                            self.span(c[1]), data)
         if k == "append":
             return n.Append(sp, self.expr(c[0]), self.expr(c[1]))
         if k == "act":
@@ -406,6 +433,8 @@ class Builder:
             return n.Stop(sp)
         if k == "expr_stmt":
             return n.ExprStmt(sp, self.expr(c[0]))
+        if k == "expect_stmt":
+            return self.expectation(c[0], sp)
         if k == "if_stmt":
             branches = [(self.expr(c[0]), self.body(c[1]))]
             orelse = None
@@ -429,6 +458,8 @@ class Builder:
             return n.While(sp, self.expr(c[0]), self.body(c[1]))
         if k == "decide":
             return self.decide_table(str(c[0]), c[1:], sp)
+        if k == "labeled":
+            return n.Block(sp, str(c[0]), self.body(c[1]))
         raise GrimorioError(Diagnostic("E0101", "this is not a statement", sp))
 
     # -------------------------------------------------------------- expressions
@@ -533,7 +564,7 @@ class Builder:
     def encounter(self, items) -> n.Encounter:
         title = edition = seed = rounds = None
         ed_span = None
-        settings, combatants, pins, script, do, expects = [], [], [], [], [], []
+        settings, combatants, pins, script, do, expects, round_expects = [], [], [], [], [], [], []
         strict = False
         for it in items:
             k, c = it.data, it.children
@@ -553,28 +584,53 @@ class Builder:
                 elif k == "e_dice":
                     strict = strict or c[0] is not None
                     for p in c[1:]:
-                        words = tuple(str(x) for x in p.children if x.type == "NAME")
+                        words = tuple(_word(x) for x in p.children if x.type in ("NAME", "STRING"))
                         faces = tuple(int(x) for x in p.children if x.type == "INT")
                         pins.append(n.Pin(self.span(p), words, faces))
                 elif k == "e_round":
                     decisions = []
                     for d in c[1:]:
-                        choices = tuple((tuple(str(w) for w in ch.children) or (ch.data[len("choice_"):],), self.span(ch))
-                                        for ch in d.children[1:])
-                        decisions.append(n.Decision(self.span(d), str(d.children[0]), choices))
+                        if d.data == "r_expect":
+                            round_expects.append((int(c[0]), self.expectation(d.children[0], self.span(d))))
+                        else:
+                            decisions.append(n.Decision(self.span(d), _word(d.children[0]),
+                                                        tuple(self.choice(ch) for ch in d.children[1:])))
                     script.append((int(c[0]), tuple(decisions)))
                 elif k == "e_do":
                     do.extend(self.body(c[0]))
                 elif k == "e_expect":
-                    expects.append(self.expr(c[0]))
+                    expects.append(self.expectation(c[0], self.span(it)))
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
         sp = Span(self.file, 1, 1)
         return n.Encounter(sp, title, edition, ed_span, seed, tuple(settings), rounds, tuple(combatants), strict,
-                           tuple(pins), tuple(script), tuple(do), tuple(expects))
+                           tuple(pins), tuple(script), tuple(do), tuple(expects), tuple(round_expects))
+
+    def c_value(self, t):
+        """A value of a combatant's line: a constant, a word (as a text), or a list of them."""
+        if isinstance(t, Tree) and t.data == "c_list":
+            return [self.c_value(x) for x in t.children if x is not None]
+        v = self.expr(t)
+        return v.id if isinstance(v, n.Name) else v.value
+
+    def choice(self, ch):
+        """A scripted choice: its words, its place, and what a refusal it expects says."""
+        words = tuple(_word(w) for w in ch.children if isinstance(w, Token))
+        refusal = next((r for r in ch.children if isinstance(r, Tree)), None)
+        refused = None
+        if refusal is not None:
+            text = refusal.children[0] if refusal.children else None
+            refused = _unquote(text) if text is not None else ""
+        return words or (ch.data[len("choice_"):],), self.span(ch), refused
+
+    def expectation(self, t, span):
+        span = self.span(t) if t.meta and not getattr(t.meta, "empty", True) else span
+        if t.data == "x_expr":
+            return n.Expect(span, self.expr(t.children[0]))
+        return n.Expect(span, None, _unquote(t.children[0]), t.data == "x_not_said")
 
     def combatant(self, t):
-        name = str(t.children[0])
+        name = _word(t.children[0])
         fields, holds = [], []
         for line in t.children[1:]:
             if line.data == "c_holds":
@@ -583,10 +639,7 @@ class Builder:
                 continue
             for pair in line.children:
                 fname, value = pair.children
-                v = self.expr(value)
-                if isinstance(v, n.Name):
-                    v = n.Const(v.span, v.id)
-                fields.append((str(fname), v.value, self.span(pair)))
+                fields.append((str(fname), self.c_value(value), self.span(pair)))
         return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
 
 
@@ -608,6 +661,18 @@ def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):
         elif isinstance(v, (tuple, n.Node)):
             changes[f.name] = _relocate(v, cell, exact, origin)
     return dataclasses.replace(node, **changes) if changes else node
+
+
+def _word(tok: Token) -> str:
+    """A name as written: a NAME, or a quoted text (a combatant's name with spaces)."""
+    return _unquote(tok) if tok.type == "STRING" else str(tok)
+
+
+def _number(digits: str, span: Span) -> int:
+    """A number written in a table cell, refused at its place when it is too long to compute with."""
+    if len(digits) > MAX_DIGITS:
+        raise GrimorioError(too_long(span.file, span.line, span.col, len(digits), span.end_col - span.col))
+    return int(digits)
 
 
 def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:

@@ -32,6 +32,18 @@ def check_ruleset(rs) -> list[Diagnostic]:
     return out
 
 
+def standalone(rs) -> list[Diagnostic]:
+    """An edition checked on its own (grimorio check) that extends none must hold what every
+    run needs: a sheet (and a round, unless its encounters are do: blocks). Forgetting
+    "extends" is caught here rather than by every encounter run on it."""
+    if rs.edition.extends or rs.all(n.Sheet):
+        return []
+    lacks = "no sheet" + ("" if rs.all(n.Round) else " and no round")
+    return [Diagnostic("E0311", f'edition "{rs.edition.name}" extends no edition and has {lacks}', rs.edition.span,
+                       'did you mean to write "extends" and the edition these rules change? '
+                       "An edition of its own declares a sheet of what each combatant has")]
+
+
 # Every combatant has these, set by the encounter; a sheet field cannot take their names.
 RESERVED_FIELDS = ("name", "side", "tactic")
 
@@ -253,6 +265,9 @@ def _plain(node):
             and type(node.operand.value) is int:
         return -node.operand.value
     raise ValueError
+
+
+plain_value = _plain
 
 
 def _kind(v) -> str:

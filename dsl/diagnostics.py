@@ -42,6 +42,9 @@ class GrimorioError(Exception):
         self.diagnostics = list(diagnostics)
         super().__init__("; ".join(d.message for d in self.diagnostics))
 
+    def __reduce__(self):      # crosses process boundaries (simulate's workers) as its diagnostics
+        return type(self), (self.diagnostics,)
+
 
 def error(code: str, message: str, span: Span = NOWHERE, help: str | None = None) -> GrimorioError:
     return GrimorioError(Diagnostic(code, message, span, help))
@@ -52,6 +55,8 @@ class Sources:
     """The text of every file read, so a diagnostic can show its line."""
 
     texts: dict[str, str] = field(default_factory=dict)
+    # Texts to read instead of the files on disk, by resolved path: an editor's unsaved buffers.
+    unsaved: dict[str, str] = field(default_factory=dict)
 
     def line(self, file: str, number: int) -> str | None:
         text = self.texts.get(file)
@@ -73,15 +78,27 @@ def did_you_mean(word: str, candidates) -> str | None:
     return f'did you mean "{close[0]}"?' if close else None
 
 
+# Characters that would act on a terminal instead of showing: C0 and C1 controls, DEL, line and paragraph
+# separators, and the bidirectional overrides that reorder what is shown.
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if c != 0x0A}
+_CONTROLS.update({c: f"\\u{c:04x}" for c in [0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]})
+
+
+def escape(text: str) -> str:
+    """Text echoed into a diagnostic (a file name, a table key, a command-line value) with every control
+    character shown as an escape, so nothing a file or an argument holds can drive the terminal."""
+    return text.translate(_CONTROLS)
+
+
 def render(diag: Diagnostic, sources: Sources | None = None) -> str:
-    out = [f"{diag.severity}[{diag.code}]: {diag.message}"]
+    out = [f"{diag.severity}[{diag.code}]: {escape(diag.message)}"]
     span = diag.span
     if span is not NOWHERE and span.line:
-        out.append(f"  --> {span}")
+        out.append(f"  --> {escape(str(span))}")
         text = sources.line(span.file, span.line) if sources else None
         if text is not None:
             # One column per character, as spans count them: tabs and control characters become spaces.
-            text = "".join(" " if ch < " " or ch == "\x7f" else ch for ch in text)
+            text = "".join(" " if ord(ch) in _CONTROLS else ch for ch in text)
             gutter = " " * len(str(span.line))
             width = 1
             if span.end_line == span.line and span.end_col > span.col:
@@ -91,9 +108,9 @@ def render(diag: Diagnostic, sources: Sources | None = None) -> str:
             out.append(f"{span.line} | {text}")
             out.append(f"{gutter} | {' ' * max(0, span.col - 1)}{'^' * width}")
     elif span.file and span is not NOWHERE:
-        out.append(f"  --> {span.file}")
+        out.append(f"  --> {escape(span.file)}")
     if diag.help:
-        out.append(f"   = help: {diag.help}")
+        out.append(f"   = help: {escape(diag.help)}")
     return "\n".join(out)
 
 

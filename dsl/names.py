@@ -13,11 +13,10 @@ from . import nodes as n
 # Builtin functions of the language: name -> (min args, max args, what it does).
 BUILTINS = {
     "combatants": (0, 0, "every combatant, in the encounter's order"),
-    "enemies": (1, 1, "the combatants on another side than this one"),
-    "allies": (1, 1, "the other combatants on the same side"),
     "has": (2, 3, "whether a combatant holds a condition (of a grade)"),
     "cards": (2, 2, "the grades of a condition a combatant holds"),
-    "conditions": (0, 0, "every condition that has grades"),
+    "all_conditions": (0, 0, "every condition, in order of declaration"),
+    "grades": (1, 1, "the grades of a condition, mildest first"),
     "distinct": (1, 1, "a list without repeats, in order"),
     "len": (1, 1, "how many items a list has"),
     "min": (1, 9, "the smallest of its arguments, or of a list"),
@@ -30,6 +29,14 @@ BUILTINS = {
     "first": (1, 1, "the first item of a list, or none"),
     "round_number": (0, 0, "the number of the current round"),
     "act": (1, 1, "asks a combatant's controller for an action and runs it; false if it passes"),
+    "dice": (2, 2, "dice(n, f): n dice of f faces, from numbers"),
+    "keep_highest": (2, 2, "keep_highest(4D6, 3): the dice, of which the 3 highest count"),
+    "keep_lowest": (2, 2, "keep_lowest(2D20, 1): the dice, of which the lowest counts"),
+    "range": (2, 2, "range(a, b): the whole numbers from a to b"),
+    "slice": (3, 3, "slice(list, a, b): the items a to b, counted from 1"),
+    "without": (2, 2, "without(list, x): the list without x"),
+    "held": (2, 2, "held(c, COND): the data given with the cards of a condition c holds"),
+    "choose": (2, 2, "choose(c, list): asks c's controller to choose an item of the list"),
 }
 
 

@@ -179,6 +179,7 @@ class CardOp(Node):
     condition: str
     grade: str | None
     cond_span: Span = field(compare=False, repr=False, default=None)
+    data: Node | None = None       # what the card holds besides its grade ("with"): a source, a duration...
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,15 @@ class Pass(Node):
 @dataclass(frozen=True)
 class Stop(Node):
     pass
+
+
+@dataclass(frozen=True)
+class Expect(Node):
+    """An expectation of an encounter script: a condition that must hold, or a
+    transcript line that must (or must not) have been said by then."""
+    expr: Node | None
+    said: str | None = None
+    negated: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,6 +260,14 @@ class Edition(Decl):
 class Option(Decl):
     default: Node
     description: str | None
+
+
+@dataclass(frozen=True)
+class Format(Decl):
+    """How one kind of value prints in the transcript (the name is the kind: dice, true, ...)."""
+    template: str
+    name_span: Span | None = field(compare=False, repr=False, default=None)
+    template_span: Span | None = field(compare=False, repr=False, default=None)
 
 
 @dataclass(frozen=True)
@@ -375,6 +393,19 @@ class Round(Decl):
     until: Node | None
     final: tuple | None
 
+
+@dataclass(frozen=True)
+class Tally(Decl):
+    """A measure taken when a run ends: per combatant when it names one (`param`),
+    else once per run. `grimorio simulate` sums them over many runs."""
+    param: str | None
+    value: Node
+
+
+@dataclass(frozen=True)
+class Stands(Tally):
+    """Whether a combatant is still in the encounter when it ends (named "stands")."""
+
 # ------------------------------------------------------------------ encounters
 
 
@@ -394,7 +425,9 @@ class Pin(Node):
 @dataclass(frozen=True)
 class Decision(Node):
     who: str
-    choices: tuple[tuple[tuple[str, ...], Span], ...]
+    # (words, span, refused): refused is None for a choice the rules must allow,
+    # else the text the reason of their refusal must contain ("" for any reason).
+    choices: tuple[tuple[tuple[str, ...], Span, str | None], ...]
 
 
 @dataclass(frozen=True)
@@ -410,4 +443,42 @@ class Encounter(Node):
     pins: tuple[Pin, ...]
     script: tuple[tuple[int, tuple[Decision, ...]], ...]
     do: tuple
-    expects: tuple[Node, ...]
+    expects: tuple[Expect, ...]                        # checked after the run
+    round_expects: tuple[tuple[int, Expect], ...] = ()  # checked at the end of a round
+
+# ------------------------------------------------------------------ labeled blocks and layers
+
+
+@dataclass(frozen=True)
+class Block(Node):
+    """`block NAME:` — statements run in place, with a name a layer can patch."""
+    name: str
+    body: tuple
+
+
+@dataclass(frozen=True)
+class Target(Node):
+    """What a patch names: a declaration (kind, name), and maybe a part of it."""
+    kind: str                  # the declaration's keyword: rule, table, round, ...
+    name: str
+    part: str | None = None    # step, block, row, grade, act, react, on receive, requires, cell
+    key: object = None         # the part's name, row number or row key
+
+
+@dataclass(frozen=True)
+class Patch(Node):
+    """One change a layer makes to a declaration below it."""
+    op: str                    # replace remove insert add change set
+    target: Target
+    where: str | None = None   # before after start end
+    new: object = None         # the declaration, statements, step, rows, preferences, value...
+    column: str | None = None  # the cell's column, for change
+
+
+# The keyword of each kind of declaration, as a layer names it.
+KIND_OF = {
+    Rule: "rule", Action: "action", Reaction: "reaction", Message: "message", Table: "table",
+    Check: "check", Tactic: "tactic", Condition: "condition", Option: "option", Event: "event",
+    Var: "var", Round: "round", Outcomes: "outcomes", Sheet: "sheet", Edition: "edition",
+    Tally: "tally", Stands: "stands", Format: "format",
+}

@@ -2,17 +2,27 @@
 
 A file is cut into top-level chunks (a line that starts at column 0 begins
 a chunk) and each chunk is parsed on its own, so one mistake does not hide
-the errors of the declarations after it.
+the errors of the declarations after it. A chunk is parsed as it stands and
+its positions are then moved down to its place in the file, so parsing time
+grows with the file's length, not with its square.
+
+The parser is built once per grammar and kept on disk (see cache.py).
 """
 from __future__ import annotations
 
+import hashlib
+import sys
+import re
 from functools import lru_cache
+from typing import Callable, NamedTuple
 from importlib import resources
+from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
+from .cache import place
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 # Words a designer understands, for the grammar's terminals that are patterns;
@@ -21,7 +31,7 @@ TOKEN_WORDS = {
     "NAME": "a name", "INT": "a number", "PERCENT": "a percentage", "STRING": "a quoted text",
     "DICE": "dice such as 1D10", "TABLE_ROW": "a table row", "_NL": "the end of the line",
     "_INDENT": "an indented block", "_DEDENT": "the end of the block", "$END": "the end of the declaration",
-    "DESC": '"desc"', "POLICY": '"first" or "all"', "DICE_MODE": '"strict"', "COMMENT": "a comment",
+    "DESC": '"desc"', "CELL_TEXT": "a value", "POLICY": '"first" or "all"', "DICE_MODE": '"strict"', "COMMENT": "a comment",
 }
 # Deeper syntax trees than this are refused: the generated Python would
 # overflow its own limits (nesting of brackets and blocks).
@@ -54,8 +64,11 @@ class _Indenter(Indenter):
             raise _BadDedent(token, indent, levels)
 
     def _process(self, stream):
+        # Texts end with a newline (parse_text adds one); table cells have none and pass through unchanged.
         token = None
         for token in stream:
+            if token.type in _NUMBERS and len(token) > MAX_DIGITS:
+                raise _TooLong(token)
             if token.type == self.NL_type:
                 yield from self.handle_NL(token)
             else:
@@ -64,12 +77,25 @@ class _Indenter(Indenter):
                 self.paren_level += 1
             elif token.type in self.CLOSE_PAREN_types:
                 self.paren_level = max(0, self.paren_level - 1)
-        # A file that does not end with a newline still closes its blocks.
-        if token is not None and token.type != self.NL_type and self.paren_level == 0:
-            yield Token.new_borrow_pos(self.NL_type, "\n", token)
         while len(self.indent_level) > 1:
             self.indent_level.pop()
             yield Token.new_borrow_pos(self.DEDENT_type, "", token) if token else Token(self.DEDENT_type, "")
+
+
+# Numbers are refused where they are written beyond this many digits: Python cannot show an integer of more
+# than 4300 digits, and reading one is slow; a rules language has no use for them.
+MAX_DIGITS = 4000
+_NUMBERS = ("INT", "PERCENT", "DICE")
+
+
+class _TooLong(Exception):
+    def __init__(self, token):
+        self.token = token
+
+
+def too_long(file: str, line: int, col: int, digits: int, width: int = 1) -> Diagnostic:
+    return Diagnostic("E0109", f"this number has {digits} digits; at most {MAX_DIGITS} are allowed",
+                      Span(file, line, col, line, col + width), "numbers this long cannot be computed with or shown")
 
 
 class _BadDedent(Exception):
@@ -87,15 +113,20 @@ def grammar_text() -> str:
 
 @lru_cache(maxsize=None)
 def lark_parser(strict: bool = False) -> Lark:
+    """The one parser of files and table cells (a start rule each), loaded from the cache when it can be."""
+    cache = _cache_file(strict)
     return Lark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
-                start=START, propagate_positions=True, maybe_placeholders=True, strict=strict)
+                start=START, propagate_positions=True, maybe_placeholders=True, strict=strict,
+                cache=str(cache) if cache else False)
 
 
-@lru_cache(maxsize=None)
-def _cell_parser() -> Lark:
-    # Cells are one line: no indentation handling needed.
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", start=START[2:],
-                propagate_positions=True, maybe_placeholders=True)
+def _cache_file(strict: bool) -> Path | None:
+    """Where the built parser is kept (see cache.py): named by the grammar's hash and Lark's and Python's
+    versions, so a changed grammar or library gets a new file; Lark also checks the hash inside the file
+    and rebuilds a stale or damaged one."""
+    import lark
+    key = hashlib.sha256(f"{grammar_text()}|{lark.__version__}|{sys.version_info[:2]}|{strict}".encode()).hexdigest()
+    return place(f"grammar-{key[:24]}.lark-cache")
 
 
 def chunks(text: str) -> list[tuple[int, str]]:
@@ -125,26 +156,52 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
                                 Span(file, first_col0 + 1, col, first_col0 + 1, len(ln) + 1),
                                 "start the file with a declaration at the left margin"))
     for offset, chunk in chunks(text):
-        padded = "\n" * offset + chunk + "\n"
         try:
-            tree = parser.parse(padded, start=start)
-        except (UnexpectedInput, _BadDedent) as exc:
-            diags.append(syntax_diagnostic(exc, file, padded))
+            tree = parser.parse(chunk + "\n", start=start)
+        except (UnexpectedInput, _BadDedent, _TooLong) as exc:
+            diags.append(syntax_diagnostic(exc, file, chunk + "\n", offset))
             continue
         deep = _too_deep(tree, file)
         if deep:
-            diags.append(deep)
+            diags.append(_moved(deep, offset))
             continue
+        if offset:
+            _move_lines(tree, offset)
         trees.extend(tree.children)
     return trees, diags
+
+
+def _move_lines(tree: Tree, offset: int) -> None:
+    """Move a chunk's tree down by `offset` lines, to where the chunk sits in its file."""
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        meta = t._meta
+        if meta is not None and not meta.empty:
+            meta.line += offset
+            meta.end_line += offset
+        for c in t.children:
+            if isinstance(c, Tree):
+                stack.append(c)
+            elif isinstance(c, Token) and c.line is not None:
+                c.line += offset
+                c.end_line += offset
+
+
+def _moved(d: Diagnostic, offset: int) -> Diagnostic:
+    sp = d.span
+    if not offset or not sp.line:
+        return d
+    return Diagnostic(d.code, d.message, Span(sp.file, sp.line + offset, sp.col, sp.end_line and sp.end_line + offset,
+                                              sp.end_col), d.help, d.severity)
 
 
 def parse_cell(text: str, start: str, file: str, line: int, col: int) -> Tree:
     """Parse one table cell; raise a diagnostic placed at the cell."""
     try:
-        tree = _cell_parser().parse(text, start=start)
-    except UnexpectedInput as exc:
-        d = syntax_diagnostic(exc, file, text, _cell_parser())
+        tree = lark_parser().parse(text, start=start)
+    except (UnexpectedInput, _BadDedent, _TooLong) as exc:
+        d = syntax_diagnostic(exc, file, text)
     else:
         d = _too_deep(tree, file)
         if d is None:
@@ -230,9 +287,17 @@ def _unclosed(file: str, line: int, col: int, ch: str) -> Diagnostic:
                       f'add the "{BRACKETS[ch]}" that closes it')
 
 
-def syntax_diagnostic(exc, file: str, text: str, parser: Lark | None = None) -> Diagnostic:
-    parser = parser or lark_parser()
+def syntax_diagnostic(exc, file: str, text: str, offset: int = 0) -> Diagnostic:
+    """The diagnostic of a parse error in `text`, a chunk that starts `offset` lines into its file."""
+    return _moved(_syntax_diagnostic(exc, file, text, offset), offset)
+
+
+def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
+    parser = lark_parser()
     lines = text.split("\n")
+    if isinstance(exc, _TooLong):
+        tok = exc.token
+        return too_long(file, tok.line, tok.column, sum(ch.isdigit() for ch in tok), len(tok))
     if isinstance(exc, _BadDedent):
         tok = exc.token
         line = tok.end_line or tok.line
@@ -275,8 +340,12 @@ def syntax_diagnostic(exc, file: str, text: str, parser: Lark | None = None) -> 
             src = lines[line - 1] if 0 < line <= len(lines) else ""
             col, width = len(src.split("#")[0].rstrip()) + 1, 1
         if tok.type == "_INDENT":
-            # The indented line is the one after the token's line.
-            return Diagnostic("E0101", "unexpected indentation", Span(file, line, col, line, col + 1),
+            # The indented line is the one the token ends on: the caret goes on its first character.
+            at = tok.end_line or line
+            src = lines[at - 1] if 0 < at <= len(lines) else ""
+            lead = len(src) - len(src.lstrip(" \t")) + 1
+            return Diagnostic("E0101", "unexpected indentation",
+                              Span(file, at, lead, at, max(lead + 1, len(src.rstrip()) + 1)),
                               "indent a line only inside a block opened by a line ending in \":\"")
         if tok.type == "_NL":
             msg = "this line stops before it is complete"
@@ -291,7 +360,11 @@ def syntax_diagnostic(exc, file: str, text: str, parser: Lark | None = None) -> 
             # Inside brackets lines run on: the cause is the bracket left open, not where reading stopped.
             ln, c, ch = opened[-1]
             return Diagnostic("E0104", f'this "{ch}" is never closed', Span(file, ln, c, ln, c + 1),
-                              f'add the "{BRACKETS[ch]}" that closes it; line {line} cannot go on inside it')
+                              f'add the "{BRACKETS[ch]}" that closes it; line {line + offset} cannot go on inside it')
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
+        known = _known_mistake(_Spot(tok, frozenset(exc.expected), src[:col - 1], src), file, line, col, width)
+        if known:
+            return known
         if tok.type == "NAME":
             close = did_you_mean(str(tok), _keywords(exc.expected, parser))
             expected = close or expected
@@ -301,3 +374,111 @@ def syntax_diagnostic(exc, file: str, text: str, parser: Lark | None = None) -> 
         return Diagnostic("E0104", "the text stops before it is complete", Span(file, last, 1, last, 2),
                           f"expected {_expected(exc.expected, parser)}")
     return Diagnostic("E0101", "this text cannot be read as rules", Span(file, 1, 1, 1, 2))
+
+
+# ------------------------------------------------------------------ known mistakes
+# Everyday typos get a message in the designer's words instead of a list of tokens, the way Lark's
+# match_examples maps example inputs to errors. Each entry recognises the mistake at the token where reading
+# stopped, says what to write instead, and carries the examples tests/test_mistakes.py checks it against.
+
+class _Spot(NamedTuple):
+    tok: Token              # where reading stopped
+    expected: frozenset     # the terminals that could have come there
+    before: str             # the line's text before the token
+    line: str               # the whole line
+
+
+class Mistake(NamedTuple):
+    name: str
+    examples: tuple[tuple[str, str], ...]       # (start rule, text) that make this mistake
+    found: Callable[[_Spot], tuple[int, int] | None]     # the mistake's columns on the line (from, to), or None
+    message: Callable[[_Spot], str]
+    help: Callable[[_Spot], str]
+
+
+def _dice_without_faces(s: _Spot):
+    m = re.search(r"(\d+)$", s.before)
+    if s.tok.type == "NAME" and str(s.tok) in ("d", "D") and m:
+        return m.start(1) + 1, len(s.before) + 2
+    return None
+
+
+def _single_equals(s: _Spot):
+    if str(s.tok) == "=" and "EQUAL" not in s.expected:
+        return len(s.before) + 1, len(s.before) + 2
+    return None
+
+
+def _misspelled_line_word(s: _Spot):
+    m = re.match(r"(\s*)([^\W\d]\w*)\s*$", s.before)
+    if m and m.group(2) not in _line_words() and did_you_mean(m.group(2), _line_words()):
+        return m.start(2) + 1, m.end(2) + 1
+    return None
+
+
+def _decimal_point(s: _Spot):
+    m = re.search(r"(\d+)\.$", s.before)
+    if str(s.tok)[:1].isdigit() and m:          # an INT, or whatever a contextual lexer made of the digits
+        return m.start(1) + 1, len(s.before) + len(s.tok) + 1
+    return None
+
+
+def _else_if(s: _Spot):
+    m = re.search(r"\belse\s*$", s.before)
+    if str(s.tok) == "if" and m:
+        return m.start() + 1, len(s.before) + 3
+    return None
+
+
+def _count(s: _Spot) -> str:
+    return re.search(r"(\d+)$", s.before).group(1)
+
+
+def _first_word(s: _Spot) -> str:
+    return re.match(r"\s*(\w*)", s.line).group(1)
+
+
+MISTAKES: tuple[Mistake, ...] = (
+    Mistake("dice without faces",
+            (("rules_file", "var x = 2D\n"), ("rules_file", "rule f():\n  return roll 3d + 1\n")),
+            _dice_without_faces,
+            lambda s: "dice need a number of faces",
+            lambda s: "write the number of faces after the D: {0}D6, {0}D10...".format(_count(s))),
+    Mistake("a single = to compare",
+            (("rules_file", "rule f(c):\n  if c.n = 0:\n    pass\n"), ("encounter_file", "expect Ana.n = 5\n"),
+             ("rules_file", "rule f(c):\n  while c.n = 0:\n    pass\n")),
+            _single_equals,
+            lambda s: 'to compare, write "==": a single "=" gives a value',
+            lambda s: '"==" compares (if a == b); "=" belongs to let, set and options (let a = b)'),
+    Mistake("a misspelled word at the start of a line",
+            (("rules_file", "action golpe(a, b):\n  requieres en_pie(a)\n  pass\n"),
+             ("rules_file", "rule f(c):\n  retrun c\n")),
+            _misspelled_line_word,
+            lambda s: f'"{_first_word(s)}" is not a word of the language',
+            lambda s: did_you_mean(_first_word(s), _line_words())),
+    Mistake("a decimal point",
+            (("rules_file", "var x = 0.5\n"), ("rules_file", "rule f(c):\n  return c.n * 1.5\n")),
+            _decimal_point,
+            lambda s: "numbers have no decimals",
+            lambda s: 'write a fraction with "/" (1/2 is a half, 3/2 one and a half) or a percentage (50%)'),
+    Mistake("else if",
+            (("rules_file", "rule f(c):\n  if c:\n    pass\n  else if c:\n    pass\n"),),
+            _else_if,
+            lambda s: 'write "elif", not "else if"',
+            lambda s: "elif CONDITION: starts the next branch of an if"),
+)
+
+
+@lru_cache(maxsize=None)
+def _line_words() -> frozenset[str]:
+    """The keywords of the grammar: the words a line can start with, and the rest."""
+    return frozenset(t.pattern.value for t in lark_parser().terminals
+                     if t.pattern.type == "str" and t.pattern.value.isalpha())
+
+
+def _known_mistake(spot: _Spot, file: str, line: int, col: int, width: int) -> Diagnostic | None:
+    for m in MISTAKES:
+        where = m.found(spot)
+        if where:
+            return Diagnostic("E0101", m.message(spot), Span(file, line, where[0], line, where[1]), m.help(spot))
+    return None

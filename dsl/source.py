@@ -1,7 +1,15 @@
-"""Reading rule and encounter files, refusing what is not text with a diagnostic."""
+"""Reading rule and encounter files, refusing what is not text with a diagnostic.
+
+A file is looked at before it is read: only a regular file no larger than
+the cap is opened, and never more than the cap is read from it, so a FIFO,
+a device such as /dev/zero or a huge file is refused at once and never
+blocks or fills memory.
+"""
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 from pathlib import Path
 
 from .diagnostics import Diagnostic, GrimorioError, Span
@@ -16,19 +24,23 @@ def read_text(path: Path | str, display: str | None = None, at: Span | None = No
     p = Path(path)
     name = display or str(path)
     where = at or Span(name, 0, 0)
-    if not p.exists():
-        raise GrimorioError(Diagnostic("E0001", f'there is no file "{name}"', where,
-                                       "check the path; it is relative to the folder you run grimorio from"))
-    if p.is_dir():
-        raise GrimorioError(Diagnostic("E0001", f'"{name}" is a folder, not a file', where,
-                                       "name a .rules or .enc file inside it"))
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise GrimorioError(Diagnostic("E0001", f'cannot read "{name}": {exc.strerror or exc}', where)) from None
-    if len(data) > MAX_BYTES:
+        data = read_bounded(p)
+    except FileNotFoundError:
+        raise GrimorioError(Diagnostic("E0001", f'there is no file "{name}"', where,
+                                       "check the path; it is relative to the folder you run grimorio from")) from None
+    except IsADirectoryError:
+        raise GrimorioError(Diagnostic("E0001", f'"{name}" is a folder, not a file', where,
+                                       "name a .rules or .enc file inside it")) from None
+    except NotRegular:
+        raise GrimorioError(Diagnostic("E0001", f'"{name}" is not a regular file (a pipe, a device or a socket)',
+                                       where, "rules and encounters are text files")) from None
+    except TooLarge:
         raise GrimorioError(Diagnostic("E0001", f'"{name}" is larger than 4 MiB', where,
-                                       "rules and encounters are short text files"))
+                                       "rules and encounters are short text files")) from None
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise GrimorioError(Diagnostic("E0001", f'cannot read "{name}": {reason}', where)) from None
     if b"\x00" in data:
         raise GrimorioError(Diagnostic("E0001", f'"{name}" is a binary file, not text', where,
                                        "rules and encounters are UTF-8 text files"))
@@ -44,3 +56,43 @@ def read_text(path: Path | str, display: str | None = None, at: Span | None = No
             sources.texts[name] = data.decode("utf-8", "replace")
         raise GrimorioError(Diagnostic("E0001", f'"{name}" is not UTF-8 text', Span(name, line, col, line, col + 1),
                                        "save the file as UTF-8")) from None
+
+
+class NotRegular(OSError):
+    """The path is a FIFO, a device or a socket: reading it could block or never end."""
+
+
+class TooLarge(OSError):
+    """The file is over the size cap."""
+
+
+def read_bounded(path: Path | str, limit: int = MAX_BYTES, whole: bool = True) -> bytes:
+    """At most `limit` bytes of a regular file, never opening anything else and never blocking.
+    With `whole`, a longer file is TooLarge; without, its first `limit` bytes are returned."""
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(21, "is a folder", str(path))
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegular(str(path))
+    if whole and st.st_size > limit:
+        raise TooLarge(str(path))
+    # The file may have been swapped for a FIFO since: open without blocking and look again.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(str(path))
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        if whole:
+            raise TooLarge(str(path))
+        data = data[:limit]
+    return data

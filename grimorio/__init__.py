@@ -14,15 +14,16 @@ Imports are lazy, so `import grimorio` costs next to nothing.
 """
 from __future__ import annotations
 
-from pathlib import Path
+import os as _os
 
 __all__ = ["GrimorioError", "load_edition", "prepare", "run", "transcript", "events"]
 
 # Installed, the subpackages sit inside this folder. In the source tree they
 # are the project's top-level folders dsl/, interpreter/ and rulesets/, beside it.
-_here = Path(__file__).resolve().parent
-if not (_here / "dsl").is_dir() and (_here.parent / "dsl").is_dir():
-    __path__.append(str(_here.parent))  # noqa: F821 - a package's own __path__
+# (os.path, not pathlib: the console script imports this before it can handle Ctrl-C, so it stays tiny.)
+_here = _os.path.dirname(_os.path.realpath(__file__))
+if not _os.path.isdir(_os.path.join(_here, "dsl")) and _os.path.isdir(_os.path.join(_here, _os.pardir, "dsl")):
+    __path__.append(_os.path.dirname(_here))  # noqa: F821 - a package's own __path__
 
 
 def __getattr__(name):
@@ -34,6 +35,8 @@ def __getattr__(name):
 
 def load_edition(name: str, rules=()):
     """The compiled program of an edition, looked for in the folders `rules`, then among the bundled ones."""
+    from pathlib import Path
+
     from .dsl.loader import bundled_root
     from .interpreter.encounter import program_for
     return program_for(name, roots=[Path(r) for r in rules] + [bundled_root()])

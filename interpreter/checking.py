@@ -10,25 +10,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..dsl import nodes as n
-from ..dsl.builder import build_rules
+from ..dsl.cache import build_rules
+from ..dsl.checker import standalone
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
-from ..dsl.loader import bundled_root, load_entry
+from ..dsl.loader import bundled_root, duplicate_editions, edition_heads, entry_heads, load_entry, load_house
 from ..dsl.source import read_text
 
 from .compiler import compile_checked
 from .encounter import Prepared, load_encounter, program_for, roots_for
 
 
-def check_path(path: Path, sources: Sources, at: Span | None = None) -> list[Diagnostic]:
-    """The diagnostics of one path; `at` is where the path was named (the command line)."""
+def check_path(path: Path, sources: Sources, at: Span | None = None, houses=()) -> list[Diagnostic]:
+    """The diagnostics of one path, warnings included; `at` is where the path was named (the
+    command line); `houses` are house-rule files layered on every edition checked."""
     at = at or Span(str(path), 0, 0)
     try:
         if path.is_dir():
-            return _folder(path, sources, at)
+            return _folder(path, sources, at, houses)
         if path.suffix == ".enc":
-            return _encounter(path, sources, at)
+            return _encounter(path, sources, at, houses)
         if path.suffix == ".rules" or not path.exists():
-            return _rules(path, sources, at)
+            return _rules(path, sources, at, houses)
         return [Diagnostic("E0001", f'"{path}" is neither rules nor an encounter', at,
                            "grimorio checks .rules files, .enc files and edition folders")]
     except GrimorioError as exc:
@@ -36,16 +38,8 @@ def check_path(path: Path, sources: Sources, at: Span | None = None) -> list[Dia
 
 
 def _entries(folder: Path) -> list[Path]:
-    """The .rules files of a folder that declare an edition (the line starts at the margin)."""
-    out = []
-    for f in sorted(folder.glob("*.rules")):
-        try:
-            text = read_text(f)
-        except GrimorioError:
-            continue
-        if any(line.startswith("edition ") for line in text.split("\n")):
-            out.append(f)
-    return out
+    """The entry files of a folder (a line at the margin declares an edition)."""
+    return list(dict.fromkeys(h.entry for h in entry_heads(folder)))
 
 
 def _roots(folder: Path) -> list[Path]:
@@ -53,35 +47,38 @@ def _roots(folder: Path) -> list[Path]:
     return [folder.parent, bundled_root()]
 
 
-def _edition(entry: Path, sources: Sources) -> list[Diagnostic]:
+def _edition(entry: Path, sources: Sources, houses=()) -> list[Diagnostic]:
     try:
-        compile_checked(load_entry(entry, _roots(entry.parent), sources))
+        rs = load_entry(entry, _roots(entry.parent), sources)
+        for house in houses:
+            load_house(rs, Path(house))
+        warnings = compile_checked(rs).warnings
+        return standalone(rs) + warnings          # what the checker found first; then what a run would miss
     except GrimorioError as exc:
         return exc.diagnostics
-    return []
 
 
-def _folder(folder: Path, sources: Sources, at: Span) -> list[Diagnostic]:
+def _folder(folder: Path, sources: Sources, at: Span, houses=()) -> list[Diagnostic]:
     entries = _entries(folder)
     subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and _entries(p)]
     if not entries and not subfolders:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
                            'an edition folder has one .rules file that starts with "edition", '
                            'the edition\'s name and ":"')]
-    out = []
+    out = duplicate_editions(edition_heads([folder]))
     for entry in entries:
-        out += _edition(entry, sources)
+        out += _edition(entry, sources, houses)
     for f in sorted(folder.glob("*.enc")):
-        out += check_path(f, sources, at)
+        out += check_path(f, sources, at, houses)
     for sub in subfolders:
-        out += _folder(sub, sources, at)
+        out += _folder(sub, sources, at, houses)
     return out
 
 
-def _rules(path: Path, sources: Sources, at: Span) -> list[Diagnostic]:
+def _rules(path: Path, sources: Sources, at: Span, houses=()) -> list[Diagnostic]:
     text = read_text(path, str(path), at, sources)
     if path.resolve() in [e.resolve() for e in _entries(path.parent)]:
-        return _edition(path, sources)
+        return _edition(path, sources, houses)
     for entry in _entries(path.parent):
         try:
             includes = [inc for d in build_rules(read_text(entry), str(entry))[0] if isinstance(d, n.Edition)
@@ -89,15 +86,16 @@ def _rules(path: Path, sources: Sources, at: Span) -> list[Diagnostic]:
         except GrimorioError:
             continue
         if path.name in includes:
-            return _edition(entry, sources)
+            return _edition(entry, sources, houses)
     sources.texts[str(path)] = text
     return build_rules(text, str(path))[1]
 
 
-def _encounter(path: Path, sources: Sources, at: Span) -> list[Diagnostic]:
+def _encounter(path: Path, sources: Sources, at: Span, houses=()) -> list[Diagnostic]:
     enc = load_encounter(path, sources, at)
     if not enc.edition:
         return [Diagnostic("E0301", "the encounter names no edition", Span(str(path), 1, 1),
                            "name it on a line of its own: \"edition\" and the edition's name")]
-    Prepared(enc, program_for(enc.edition, enc.edition_span, sources, roots_for(path)))
-    return []
+    program = program_for(enc.edition, enc.edition_span, sources, roots_for(path), houses)
+    Prepared(enc, program)
+    return list(program.warnings)

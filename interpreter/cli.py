@@ -1,4 +1,8 @@
-"""The grimorio command line: run, check, editions."""
+"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp.
+
+Each command imports what it needs when it runs, so `--help` and
+`editions` start without loading the language or the runtime.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,14 +11,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..dsl import nodes as n
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
-from ..dsl.loader import find_editions
 
-from .checking import check_path
-from .encounter import Prepared, load_encounter, program_for, roots_for
-from .transcript import render_jsonl, render_text
-from .values import show
+from . import streams
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,34 +65,89 @@ def _parser():
     p = _Parser(prog="grimorio", description="Run tabletop role-playing rules written as text.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     r = sub.add_parser("run", help="run an encounter and print its transcript")
-    r.add_argument("encounter", help="the encounter script (.enc)")
-    r.add_argument("--edition", help="the edition to use instead of the one the encounter names")
+    _encounter_arguments(r)
     r.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
     r.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
-    r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
-    r.add_argument("--rules", action="append", default=[], metavar="DIR",
-                   help="a folder of edition folders to look in first (repeatable)")
+    r.add_argument("--load-state", metavar="FILE", help="start from the state a run saved (cards, fields, vars)")
+    r.add_argument("--save-state", metavar="FILE",
+                   help="after a run that ends well, save its state there (atomically)")
+    s = sub.add_parser("simulate", help="run an encounter many times and summarize the outcomes")
+    _encounter_arguments(s)
+    s.add_argument("-n", "--runs", type=_count, default=1000, metavar="N", help="how many runs (default 1000)")
+    s.add_argument("--seed", type=int, help="the base seed (default: the encounter's); run i gets a seed made "
+                                            "from it and i")
+    s.add_argument("--workers", type=_count, default=1, metavar="W", help="processes to run on (default 1)")
+    s.add_argument("--backend", choices=["local", "dask"], default="local",
+                   help="local: processes on this machine; dask: a Dask distributed cluster")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler's address (tcp://host:8786)")
+    s.add_argument("--format", choices=["text", "json"], default="text", help="the summary as text or JSON")
+    s.add_argument("--report", metavar="FILE.html", help="also write an HTML page with plots")
+    d = sub.add_parser("diff", help="run an encounter under two editions (or one, and it with house rules) on "
+                                     "the same dice, and show where the transcripts part")
+    d.add_argument("encounter", help="the encounter script (.enc)")
+    d.add_argument("--edition", action="append", default=[], help="an edition to compare (give one or two)")
+    d.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
+    _layer_args(d)
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
-    sub.add_parser("editions", help="list the bundled editions")
+    c.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="house-rule files layered on the encounters' editions, in order (repeatable)")
+    e = sub.add_parser("editions", help="list the editions: bundled, and in the --rules folders")
+    e.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="an edition folder, or a folder of edition folders (repeatable)")
+    f = sub.add_parser("fmt", help="format .rules and .enc files: indentation, aligned tables")
+    f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in")
+    f.add_argument("--check", action="store_true", help="change nothing; list the files that need formatting "
+                                                        "and exit 1 if there are any")
+    sub.add_parser("lsp", help="serve the language server protocol on stdin/stdout (for editors)")
     return p
 
 
-def _option_value(text: str):
+def _encounter_arguments(p):
+    p.add_argument("encounter", help="the encounter script (.enc)")
+    p.add_argument("--edition", help="the edition to use instead of the one the encounter names")
+    p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
+    _layer_args(p)
+
+
+def _layer_args(r):
+    r.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="an edition folder, or a folder of edition folders, to look in first (repeatable)")
+    r.add_argument("--house", action="append", default=[], metavar="FILE",
+                   help="a house-rule file layered on the edition; later ones win (repeatable)")
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+_count.__name__ = "count"        # argparse says "invalid count value: '0'"
+
+
+def _option_value(text: str, where: Span):
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
-    try:
+    if re.fullmatch(r"[+-]?\d+", text.strip().replace("_", "")):
+        from ..dsl.parser import MAX_DIGITS, too_long
+        digits = text.strip().lstrip("+-").replace("_", "")
+        if len(digits) > MAX_DIGITS:
+            raise GrimorioError(too_long(where.file, where.line, where.col, len(digits), where.end_col - where.col))
         return int(text)
-    except ValueError:
-        return text
+    return text
 
 
-def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+def prepare(args, sources: Sources, cl: CommandLine):
+    """The encounter of a run or simulate command line, checked and prepared against its edition."""
+    from ..dsl import nodes as n
+    from .encounter import Prepared, load_encounter, program_for, roots_for
     if args.encounter.endswith(".rules"):
-        raise GrimorioError(Diagnostic("E0002", "grimorio run takes an encounter (a .enc file), not rules",
+        raise GrimorioError(Diagnostic("E0002", f"grimorio {args.command} takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
     enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
     edition = args.edition or enc.edition
@@ -101,60 +155,193 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
-    for folder in args.rules:
-        if not Path(folder).is_dir():
-            raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
-                                           "--rules names a folder that holds edition folders"))
     program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources,
-                          roots_for(args.encounter, args.rules))
+                          roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
+    print_warnings(program, sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
             raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs a name, "=" and a value', cl.span(item),
                                            f"for example: --set {item or 'name'}=true"))
         k, v = item.split("=", 1)
-        overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip()))
-    prepared = Prepared(enc, program, overrides)
-    outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl")
-    text = render_jsonl(outcome.engine) if args.format == "jsonl" else render_text(outcome.engine, args.explain)
+        overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
+    return Prepared(enc, program, overrides)
+
+
+def prepare_from_argv(argv):
+    """What `prepare` gives for a command line: how a worker process prepares its own copy."""
+    sources = Sources()
+    return prepare(_parser().parse_args(argv), sources, CommandLine(argv, sources))
+
+
+def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    from .state import StateFile, save as save_state
+    prepared = prepare(args, sources, cl)
+    setup = None
+    if args.load_state:
+        loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
+        given = prepared.given_fields()
+        setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
+    try:
+        outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup)
+    except GrimorioError as exc:
+        # The transcript up to the error is printed, then the diagnostic (by main).
+        partial = getattr(exc, "outcome", None)
+        if partial is not None:
+            _write_transcript(partial, args)
+        raise
+    _write_transcript(outcome, args)
+    for verdict, _left, _right in outcome.failed:
+        print(render(verdict.diagnostic(), sources), file=sys.stderr)
+    if outcome.failed:
+        return 1
+    if args.save_state:
+        save_state(args.save_state, outcome.engine, cl.span(args.save_state))
+    return 0
+
+
+def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
+    from .simulate_cli import simulate_command
+    return simulate_command(args, sources, cl)
+
+
+def _write_transcript(outcome, args):
+    from .transcript import render_jsonl, render_text
+    engine = outcome.engine
+    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    sys.stdout.flush()
+
+
+def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
+    """Two sides: two editions (the house files go on the second), or one edition alone and with them."""
+    from .diffing import transcript_diff
+    from .encounter import Prepared, load_encounter, program_for, roots_for
+    enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
+    editions = args.edition or ([enc.edition] if enc.edition else [])
+    if not 1 <= len(editions) <= 2 or (len(editions) == 1 and not args.house):
+        raise GrimorioError(Diagnostic("E0002", "grimorio diff compares two rule sets", cl.whole(),
+                                       "give --edition A --edition B, or one edition (or the encounter's) "
+                                       "and --house FILE"))
+    houses = house_files(args.house, cl)
+    roots = roots_for(args.encounter, rules_roots(args.rules, cl))
+    sides = [(editions[0], []), (editions[-1], houses)]
+    runs, names = [], []
+    for edition, hs in sides:
+        at = cl.span(edition) if args.edition else enc.edition_span
+        program = program_for(edition, at, sources, roots, hs)
+        print_warnings(program, sources)
+        runs.append(Prepared(enc, program).run(seed=args.seed, record=True))
+        names.append(" + ".join([edition] + [str(h) for h in hs]))
+    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
     sys.stdout.write(text)
-    for node, left, right in outcome.failed:
-        help = None
-        if left is not None or right is not None:
-            help = f"the left side is {show(left)}, the right side is {show(right)}"
-        print(render(Diagnostic("E0601", "this expectation failed", node.span, help), sources), file=sys.stderr)
-    return 1 if outcome.failed else 0
+    return 0
+
+
+def rules_roots(folders, cl: CommandLine) -> list[Path]:
+    """--rules folders as ruleset roots: a folder of editions is one; an edition's own folder
+    (it holds an entry file) adds the folder above it, so its neighbours are found too."""
+    if not folders:
+        return []
+    from .checking import _entries
+    out = []
+    for folder in folders:
+        path = Path(folder)
+        if not path.is_dir():
+            raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
+                                           "--rules names an edition folder, or a folder that holds edition folders"))
+        out.append(path.parent if _entries(path) else path)
+    return out
+
+
+def house_files(files, cl: CommandLine) -> list[Path]:
+    """--house files, each readable text, or an error at the command line."""
+    from ..dsl.source import read_text
+    for f in files:
+        if not Path(f).is_file():
+            raise GrimorioError(Diagnostic("E0001", f'there is no file "{f}"', cl.span(f),
+                                           "--house names a .rules file of house rules"))
+        read_text(Path(f), f, cl.span(f))
+    return [Path(f) for f in files]
+
+
+def print_warnings(program, sources) -> None:
+    for w in getattr(program, "warnings", ()):
+        print(render(w, sources), file=sys.stderr)
 
 
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
-    diags = []
+    from .checking import check_path
+    diags, warnings = [], []
+    houses = house_files(args.house, cl)
     for path in args.paths:
-        for d in check_path(Path(path), sources, cl.span(path)):
-            if d not in diags:          # two paths of one edition report its errors once
-                diags.append(d)
+        found = check_path(Path(path), sources, cl.span(path), houses)
+        for d in found:
+            into = warnings if d.severity == "warning" else diags
+            if d not in into:          # two paths of one edition report its errors once
+                into.append(d)
+    if warnings:
+        print(render_all(warnings, sources), file=sys.stderr)
     if diags:
         print(render_all(diags, sources), file=sys.stderr)
         print(f"{len(diags)} error{'s' if len(diags) != 1 else ''}", file=sys.stderr)
         return 2
-    print("ok")
+    print("ok" + (f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""))
     return 0
 
 
 def cmd_editions(args, sources, cl) -> int:
-    from ..dsl.loader import load_entry
-    for name, path in sorted(find_editions().items()):
-        try:
-            ed = load_entry(path).edition
-            print(f"{name:12} {ed.title or ''}")
-        except GrimorioError:
-            print(f"{name:12} (does not load: grimorio check {path})")
+    """Names, titles and what each extends, read from the entry files' heads: nothing is parsed or compiled."""
+    from ..dsl.loader import bundled_root, edition_heads
+    for name, heads in sorted(edition_heads(rules_roots(args.rules, cl) + [bundled_root()]).items()):
+        extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
+        print(f"{name:12} {heads[0].title or ''}{extends}".rstrip())
     return 0
 
 
+def cmd_lsp(args, sources, cl) -> int:
+    try:
+        from .lsp import serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        raise GrimorioError(Diagnostic("E0022", "the language server needs the lsp extra, which is not installed",
+                                       cl.span("lsp"), 'pip install "grimorio[lsp]"')) from None
+    return serve()
+
+
+def cmd_fmt(args, sources, cl) -> int:
+    from .formatting import cmd_fmt as fmt
+    return fmt(args, sources, cl)
+
+
+COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check": cmd_check, "editions": cmd_editions,
+            "fmt": cmd_fmt, "lsp": cmd_lsp}
+
+
 def main(argv=None) -> int:
+    """The command line: exit 0 (ok), 1 (an expectation failed), 2 (diagnostics), 130 (interrupted);
+    never a traceback, whatever happens to the process's streams (see streams.py)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     sources = Sources()
     cl = CommandLine(argv, sources)
+    if not streams.prepare():
+        streams.write_error(render(streams.closed_output(), sources))
+        return 2
+    try:
+        code = _command(argv, sources, cl)
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        streams.silence_output()
+        return streams.INTERRUPTED
+    except OSError as exc:
+        diag = streams.fault(exc, cl.whole())
+        if diag is not None:
+            streams.write_error(render(diag, sources))
+        return 2
+    return code
+
+
+def _command(argv, sources: Sources, cl: CommandLine) -> int:
     try:
         args = _parser().parse_args(argv)
     except _UsageError as exc:
@@ -165,19 +352,28 @@ def main(argv=None) -> int:
         _parser().print_help()
         return 2
     try:
-        code = {"run": cmd_run, "check": cmd_check, "editions": cmd_editions}[args.command](args, sources, cl)
+        return COMMANDS[args.command](args, sources, cl)
     except GrimorioError as exc:
         print(render_all(exc.diagnostics, sources), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
-    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
-        print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
-                                f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
+    except (KeyboardInterrupt, OSError):
+        raise
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            return _bug(exc, sources, cl)
+        print(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
+                                "bound the computation that makes it: a loop or a rule that keeps multiplying"),
                      sources), file=sys.stderr)
         return 2
-    sys.stdout.flush()
-    return code
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
+        return _bug(exc, sources, cl)
+
+
+def _bug(exc: BaseException, sources: Sources, cl: CommandLine) -> int:
+    print(render(Diagnostic("E0003", "grimorio failed on this input: this is a bug in grimorio", cl.whole(),
+                            f"please report it with the files you gave it ({type(exc).__name__}: {exc})"),
+                 sources), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from . import kinds as K
 from . import runtime_helpers as H
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
 from .expressions import L, ExpressionCompiler
+from .formats import build_format, check_formats
 from .statements import StatementCompiler
 from .values import Combatant, mangle
 
@@ -27,6 +28,8 @@ FILENAME = "<grimorio>"
 def compile_checked(ruleset) -> "Program":
     """Check, then compile; raise one GrimorioError with the diagnostics of both stages."""
     from ..dsl.checker import check_ruleset
+    from ..dsl.deadcode import dead_data
+    from ..dsl.layers import blame
     diags = check_ruleset(ruleset)
     try:
         program = Program(ruleset)
@@ -40,7 +43,8 @@ def compile_checked(ruleset) -> "Program":
         if not diags:
             raise
     if diags:
-        raise GrimorioError(diags)
+        raise GrimorioError(blame(ruleset, diags))
+    program.warnings = list(ruleset.warnings) + dead_data(ruleset)
     return program
 
 
@@ -51,7 +55,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.ruleset = ruleset
         self.resolver = Resolver(ruleset)
         self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type,
-                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
+                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range}, "H": H, "_floor": H.floor, "_ceil": H.ceil, "Fraction": Fraction,
                          "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math,
                          "_MG": H.MANGLED}
         self.lines: list[str] = []
@@ -66,6 +70,9 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.alias: dict[str, str] = {}       # parameter -> argument, while inlining a rule
         self.inlining: list[str] = []
         self._build_data()
+        self.diags.extend(check_formats(ruleset))
+        self.format = build_format(ruleset)            # how messages print values
+        self.ns["_show"] = self.format.show
         self._build_code()
         if self.diags:
             raise GrimorioError(self.diags)
@@ -120,6 +127,8 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             self._guard(self.tactic, d)
         for d in rs.all(n.Round):
             self._guard(self.round, d)
+        for d in rs.all(n.Tally):
+            self._guard(self.tally, d)
         sheets = rs.all(n.Sheet)
         self.sheet = sheets[0] if sheets else n.Sheet(Span("<none>", 0, 0), "sheet", ())
         # Defaults that roll nothing and call no rule can be worked out once per encounter.
@@ -169,10 +178,11 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
-        self.emit(0, f"def c_{mangle(d.name)}(_E, _by, _purpose{self.params(d.params)}):", d.span)
+        # `_given`: a roll the caller names (`tirada: t.tirada`); the table reads it, no die is rolled.
+        self.emit(0, f"def c_{mangle(d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):", d.span)
         scope = Scope({p.name for p in d.params})
-        self.emit(1, f"{L(d.roll_name)} = {self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')}",
-                  d.dice.span)
+        rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
+        self.emit(1, f"{L(d.roll_name)} = {rolled} if _given is None else _given", d.dice.span)
         scope = scope.child(d.roll_name)
         self.decide(d.decide, 1, scope)
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
@@ -264,7 +274,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.known(self.event_types, d.event, "event", d.span)
         if d.by is None:
             self.fail("E0206", f'reaction "{d.name}" needs a "by" line naming who reacts', d.span,
-                      f'for example: by {d.params[1].name}.defensor')
+                      f'for example: by {d.params[1].name}.{self._first_field(d.event)}')
         m = mangle(d.name)
         ev = d.params[1].name
         self.emit(0, f"def w_{m}(_E, {L(ev)}):", d.by.span)
@@ -275,6 +285,11 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(0, f"def x_{m}(_E{self.params(d.params)}):", d.span)
         self._pay(d, scope, 1)
         self.block(d.body, 1, scope)
+
+    def _first_field(self, event: str) -> str:
+        """The first value an event carries (for examples in help texts), or FIELD."""
+        d = self.ruleset.space("event").get(event)
+        return d.fields[0][0] if d is not None and d.fields else "FIELD"
 
     def emitter(self, event: str, reactions: list):
         """Emitting an event as one function: each reactor, in the order its first
@@ -295,13 +310,16 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
                 whos.append(seen[by])
         self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):" if len(whos) > 1 else
                   f"for _who in (() if {whos[0]} is None else ({whos[0]},)):")
-        self.emit(2, "_opts = []")
+        # How many reactions a reactor may take to one event: the prelude's option (1).
+        self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
+        self.emit(3, "_opts = []")
         for r, by in zip(reactions, bys):
             w = seen[by]
-            self.emit(2, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
-            self.emit(3, f"_opts.append(R_{mangle(r.name)})")
-        self.emit(2, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
-        self.emit(2, "if _ch is not None:")
+            self.emit(3, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(4, f"_opts.append(R_{mangle(r.name)})")
+        self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
+        self.emit(3, "if _ch is None:")
+        self.emit(4, "break")
         self.emit(3, "_E.steps += 1")
         self.emit(3, "_ch.run(_E, _who, _ev)")
         self.emit(1, "_E.depth -= 1")
@@ -383,6 +401,19 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         else:
             self.emit(1, "pass")
 
+    def tally(self, d: n.Tally):
+        """A measure taken at the end of a run: a number, or true or false."""
+        self.owner = f"tally {d.name}"
+        scope = Scope({d.param} if d.param else set())
+        k = K.kind(d.value, self.resolving(scope))
+        allowed = (K.BOOL,) if isinstance(d, n.Stands) else (K.NUMBER, K.BOOL)
+        if k is not None and k not in allowed:
+            self.fail("E0030", f'"{d.name}" must give {", or ".join(allowed)}, not {k}', d.value.span,
+                      "a tally is summed over many runs: give it a number (len(...) counts a list), "
+                      "or true or false")
+        self.emit(0, f"def t_{mangle(d.name)}(_E{', ' + L(d.param) if d.param else ''}):", d.span)
+        self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
+
     def sheet_init(self, d: n.Sheet):
         self.owner = f"sheet {d.name}"
         self.emit(0, "def sheet_defaults(_E, c, given):", d.span)
@@ -435,6 +466,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             m = mangle(d.name)
             steps = [(s.name, g[f"s_{m}_{mangle(s.name)}"]) for s in d.steps]
             self.rounds.append((d.name, steps, g[f"u_{m}"], g[f"f_{m}"]))
+        self.tallies = [(d, g[f"t_{mangle(d.name)}"]) for d in rs.all(n.Tally) if f"t_{mangle(d.name)}" in g]
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(f"o_{mangle(name)}")
         self.sheet_defaults = g["sheet_defaults"]
@@ -463,17 +495,15 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
             # An expectation returns its verdict and, for a comparison, both sides.
             self.emit(0, f"def {name}_x{i}(_E):", e.span)
             try:
-                if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
-                    K.check_order(e, self.resolving(scope))
-                if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
-                    self.emit(1, f"_a = {self.expr(e.left, scope)}", e.left.span)
-                    self.emit(1, f"_b = {self.expr(e.right, scope)}", e.right.span)
-                    self.emit(1, f"return ((_a {e.op} _b), _a, _b)", e.span)
-                else:
-                    self.emit(1, f"return ({self.expr(e, scope)}, None, None)", e.span)
+                self.emit(1, f"return {self.verdict(e, scope)}", e.span)
             except GrimorioError as exc:
                 self.diags.extend(exc.diagnostics)
                 self.emit(1, "return (True, None, None)")
+        ns = self._exec_snippet(mark)
+        return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
+
+    def _exec_snippet(self, mark: int) -> dict:
+        """Run the lines emitted since `mark` into the program's namespace (or drop them on errors)."""
         if self.diags:
             del self.lines[mark:], self.line_spans[mark:], self.line_owner[mark:]
             raise GrimorioError(self.diags)
@@ -481,4 +511,26 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
         src = "\n" * mark + "\n".join(self.lines[mark:]) + "\n"
         ns = self.ns
         exec(self._compile(src), ns)  # noqa: S102 - generated from a checked encounter
-        return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
+        return ns
+
+    def requirement_checks(self, d) -> list:
+        """Each cost and requirement of an action or reaction as its own function of the
+        declaration's parameters, in the order they are tested: (clause, span, function).
+        Compiled on demand, to say which one refuses a scripted decision."""
+        from dataclasses import replace
+        cache = self.__dict__.setdefault("_req_cache", {})
+        if id(d) in cache:
+            return cache[id(d)]
+        parts = [(replace(d, costs=(c,), requires=()), sp, "cost") for c, sp in zip(d.costs, d.cost_spans or [d.span] * len(d.costs))]
+        parts += [(replace(d, costs=(), requires=(r,)), r.span, "requires") for r in d.requires]
+        mark = len(self.lines)
+        self.diags = []
+        self.owner = f"{type(d).__name__.lower()} {d.name}"
+        base = f"rq{len(self.lines)}"
+        for i, (part, span, _kind) in enumerate(parts):
+            self.emit(0, f"def {base}_{i}(_E{self.params(d.params)}):", span)
+            self.emit(1, f"return {self.req_expr(part)}", span)
+        ns = self._exec_snippet(mark)
+        out = [(kind, span, ns[f"{base}_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
+        cache[id(d)] = out
+        return out

@@ -118,7 +118,6 @@ class DataBuilder:
                 ct.grades.append(Grade(g, i, d.name, data))
             ct.by_name = {g.name: g for g in ct.grades}
             self.conditions[d.name] = ct
-        self.graded = [c for c in self.conditions.values() if c.grades]
         self.tables: dict[str, Table] = {}
         for d in rs.all(n.Table):
             self.tables[d.name] = self._table(d)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dsl import nodes as n
-from ..dsl.builder import build_encounter
+from ..dsl.cache import build_encounter
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.loader import bundled_root, load_edition
 from ..dsl.source import read_text
@@ -26,12 +26,12 @@ BUILTIN_FIELDS = ("side", "tactic")
 @dataclass
 class Outcome:
     engine: Engine
-    expectations: list = field(default_factory=list)   # (Node, passed)
+    expectations: list = field(default_factory=list)   # Verdicts, in the order they were checked
     program: Program | None = None
 
     @property
     def failed(self):
-        return [(e, left, right) for e, ok, left, right in self.expectations if not ok]
+        return [(v, v.left, v.right) for v in self.expectations if not v.ok]
 
 
 def roots_for(path, extra=()) -> list[Path]:
@@ -42,14 +42,16 @@ def roots_for(path, extra=()) -> list[Path]:
     return [Path(p) for p in extra] + [here.parent, bundled_root()]
 
 
-def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None) -> Program:
-    """One compiled program per edition, shared by every run in this process."""
-    key = (edition, tuple(str(r) for r in roots or ()))
+def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None,
+                houses=()) -> Program:
+    """One compiled program per edition (and house-rule files), shared by every run in this process."""
+    house_key = tuple((str(Path(h).resolve()), _text_or_none(h)) for h in houses)
+    key = (edition, tuple(str(r) for r in roots or ()), house_key)
     prog = _programs.get(key)
     if prog is None:
         own = Sources()
         try:
-            rs = load_edition(edition, roots, span, own)
+            rs = load_edition(edition, roots, span, own, houses)
             prog = compile_checked(rs)
         finally:
             if sources is not None:
@@ -58,6 +60,13 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     elif sources is not None:
         sources.texts.update(prog.ruleset.sources.texts)
     return prog
+
+
+def _text_or_none(path) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None            # the loader reports it, at the command line
 
 
 def load_encounter(path, sources: Sources, at: Span | None = None) -> n.Encounter:
@@ -120,24 +129,36 @@ class Prepared:
                     diags.append(Diagnostic("E0201", f'"{d.who}" is not a combatant of this encounter', d.span,
                                             did_you_mean(d.who, names)))
                     continue
-                for words, span in d.choices:
+                for words, span, refused in d.choices:
                     kind = self._kind_of(words[0], span, diags)
                     if kind:
-                        q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": []})
-                        q[kind].append((words, span))
+                        q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": [], "choose": []})
+                        q[kind].append((words, span, refused))
         if diags:
             raise GrimorioError(diags)
         self.defaults_done = False
         self.blueprints = self._blueprints()
-        self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, enc.expects, names)
+        # Expectations of conditions are compiled; those of transcript lines are checked by the engine.
+        every = list(enc.expects) + [x for _r, x in enc.round_expects]
+        conditions = [x for x in every if x.expr is not None]
+        self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, [x.expr for x in conditions], names)
+        fns = dict(zip(map(id, conditions), self.code["expects"]))
+        self.final_checks = [(x, fns.get(id(x))) for x in enc.expects]
+        self.round_checks = {}
+        for rnd, x in enc.round_expects:
+            self.round_checks.setdefault(rnd, []).append((x, fns.get(id(x))))
+        self.needs_lines = any(isinstance(x, n.Expect) and x.said is not None for x in _walk(enc))
 
     def _kind_of(self, word, span, diags):
         if word == "pass" or word in self.p.actions:
             return "action"
+        if word == "choose":
+            return "choose"
         if word == "none" or word in self.p.reaction_by_name:
             return "reaction"
         diags.append(Diagnostic("E0201", f'there is no action or reaction "{word}"', span,
-                                did_you_mean(word, list(self.p.actions) + list(self.p.reaction_by_name))))
+                                did_you_mean(word, list(self.p.actions) + list(self.p.reaction_by_name)) or
+                                "a choice is an action, a reaction, pass, none, or choose and a value"))
         return None
 
     def _check_combatant(self, c: n.Combatant) -> list[Diagnostic]:
@@ -184,7 +205,7 @@ class Prepared:
 
     def _blueprints(self):
         """What each run needs to make the combatants, worked out once."""
-        default_tactic = next(iter(self.p.tactics), None)
+        default_tactic = self._default_tactic()
         out = []
         for i, c in enumerate(self.enc.combatants):
             given = {k: v for k, v, _ in c.fields}
@@ -201,6 +222,19 @@ class Prepared:
             out = self._with_defaults(out)
         return out
 
+    def _default_tactic(self):
+        """The prelude's option default_tactic, as the edition or the encounter set it; else the first tactic."""
+        name = {**self.p.options, **self.options}.get("default_tactic") or None
+        if name is None:
+            return next(iter(self.p.tactics), None)
+        if name not in self.p.tactics:
+            span = next((v.span for k, v in self.enc.settings if k == "default_tactic"), None) or \
+                next((v.span for k, v in self.p.ruleset.edition.settings if k == "default_tactic"), self.enc.span)
+            raise GrimorioError(Diagnostic("E0201", f'there is no tactic "{name}"', span,
+                                           did_you_mean(str(name), self.p.tactics) or
+                                           f"the tactics are: {', '.join(self.p.tactics) or 'none'}"))
+        return name
+
     def _with_defaults(self, blueprints):
         """Sheet defaults that roll nothing are the same every run: work them out once."""
         self.blueprints = blueprints
@@ -211,6 +245,10 @@ class Prepared:
         return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots], given, holds)
                 for obj, (i, name, side, tactic, _attrs, given, holds) in zip(made, blueprints)]
 
+    def given_fields(self) -> dict:
+        """The sheet fields each combatant's lines give."""
+        return {name: given for _i, name, _s, _t, _a, given, _h in self.blueprints}
+
     def make_combatants(self, eng):
         cls = self.p.combatant_class
         acts = {name: t.act for name, t in self.p.tactics.items()}
@@ -218,7 +256,7 @@ class Prepared:
         fill = self.p.fill_sheet
         for i, name, side, tactic, attrs, given, _holds in self.blueprints:
             obj = cls()
-            obj.a_name, obj.a_side, obj.tactic, obj.cards = name, side, tactic, {}
+            obj.a_name, obj.a_side, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
             obj.acts = acts.get(tactic, _no_tactic)
             if self.defaults_done:                 # every field known: one assignment
                 fill(obj, [list(v) if type(v) is list else v for _a, v in attrs])
@@ -235,15 +273,31 @@ class Prepared:
                 obj.cards.setdefault(ct.name, []).append(grade)
         return made
 
-    def run(self, seed=None, record=True, json=False, max_rounds=None) -> Outcome:
+    def run(self, seed=None, record=True, json=False, max_rounds=None, setup=None) -> Outcome:
+        """Run the encounter once. `setup(engine)`, if given, runs once the combatants and vars
+        are made, before `do:`. On an error, the GrimorioError carries the run so far as
+        `outcome`, so its transcript is not lost."""
         enc, p = self.enc, self.p
         seed = enc.seed if seed is None else seed
         pins = [dict(pin, used=False) for pin in self.pins]
-        script = {k: {"action": list(v["action"]), "reaction": list(v["reaction"])} for k, v in self.script.items()}
-        eng = Engine(p, [], seed or 0, record, json, pins, enc.strict_dice, script, self.options,
+        script = {k: {kind: list(q) for kind, q in v.items()} for k, v in self.script.items()}
+        eng = Engine(p, [], seed or 0, record or self.needs_lines, json, pins, enc.strict_dice, script, self.options,
                      max_rounds or enc.rounds or 100)
+        eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}
+        out = Outcome(eng, eng.verdicts, program=p)
+        try:
+            self._run(eng, pins, setup)
+        except GrimorioError as exc:
+            exc.outcome = out
+            raise
+        return out
+
+    def _run(self, eng, pins, setup=None):
+        enc, p = self.enc, self.p
         self.make_combatants(eng)
         guarded(p, p.init_vars, eng)
+        if setup is not None:
+            setup(eng)
         try:
             guarded(p, self.code["do"], eng, stops=True)
             # Rounds run unless the script only does things (a do: block without "rounds N").
@@ -251,17 +305,32 @@ class Prepared:
                 guarded(p, eng.run_rounds)
         except H.StopRun:
             pass                                  # "stop" in the do: block ends the encounter
+        eng.rounds_never_run()
         if enc.strict_dice:
             left = [pin for pin in pins if not pin["used"]]
             if left:
                 raise GrimorioError([Diagnostic("E0505", "this pinned roll was never made", pin["span"],
                                                 "the scenario went otherwise than the script expects")
                                      for pin in left])
-        out = Outcome(eng, program=p)
-        for node, fn in zip(enc.expects, self.code["expects"]):
-            ok, left, right = guarded(p, fn, eng)
-            out.expectations.append((node, bool(ok), left, right))
-        return out
+        for node, fn in self.final_checks:
+            if fn is None:
+                eng.expect_said(node)
+            else:
+                eng.expected(node, *guarded(p, fn, eng))
+
+
+def _walk(node):
+    """Every node under an encounter (its do: block, expectations and rounds)."""
+    import dataclasses
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            yield from _walk(x)
+    elif isinstance(node, n.Node):
+        yield node
+        for f in dataclasses.fields(node):
+            v = getattr(node, f.name)
+            if isinstance(v, (tuple, list, n.Node)):
+                yield from _walk(v)
 
 
 def _plain(value):
@@ -277,7 +346,7 @@ def _no_tactic(_engine, _combatant):
 
 
 def _kind(v) -> str:
-    return {bool: "true or false", int: "a number", str: "a name"}.get(type(v), "a value")
+    return {bool: "true or false", int: "a number", str: "a name", list: "a list"}.get(type(v), "a value")
 
 
 def _check_value(f: n.Field, value, span, program) -> list[Diagnostic]:
@@ -293,6 +362,11 @@ def _check_value(f: n.Field, value, span, program) -> list[Diagnostic]:
         return [Diagnostic("E0204", f'"{f.name}" is true or false, not {_kind(value)}', span)]
     elif kind == "text" and type(value) is not str:
         return [Diagnostic("E0204", f'"{f.name}" is a text', span)]
+    elif kind == "list" and type(value) is not list:
+        return [Diagnostic("E0204", f'"{f.name}" is a list, not {_kind(value)}', span,
+                           f"write it between brackets: {f.name} [{value}]")]
+    elif kind != "list" and type(value) is list:
+        return [Diagnostic("E0204", f'"{f.name}" is not a list', span)]
     elif kind == "row":
         table = program.tables.get(f.table)
         if table is not None and value not in table.index:

@@ -3,7 +3,6 @@ combatants, the pinned dice and the transcript, and answers the generated
 code's calls (roll, emit, act, cards)."""
 from __future__ import annotations
 
-import random as _random
 import sys
 from types import SimpleNamespace
 
@@ -11,7 +10,8 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 from . import runtime_helpers as H
 from .compiler import FILENAME
-from .dice import Dice, make_roll, roll_faces, total
+from . import expectations as X
+from .dice import Dice, make_roll, roll_faces, stream, total
 from .values import to_json
 
 STEP_BUDGET = H.STEP_BUDGET
@@ -20,15 +20,15 @@ Budget = H.Budget
 
 
 class Engine:
-    __slots__ = ("p", "cb", "rng", "random", "rec", "json", "events", "pins", "strict", "script", "opt",
-                 "max_rounds", "round", "steps", "depth", "v", "plain")
+    __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
+                 "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100):
         self.p = program
         self.cb = combatants
-        self.rng = _random.Random(seed)
-        self.random = self.rng.random
+        self.seed = seed
+        self.streams: dict = {}           # (who, purpose) -> its dice stream's draw, made on first use
         self.rec = record
         self.json = json
         self.events: list = []
@@ -43,6 +43,8 @@ class Engine:
         self.depth = 0
         self.v = SimpleNamespace()
         self.plain = not record and not self.pins and not strict   # the fast path: nothing to pin or show
+        self.verdicts: list[X.Verdict] = []     # expectations checked so far, in order
+        self.round_checks: dict = {}            # round -> [(Expect, function or None)], checked as it ends
 
     # ------------------------------------------------------------ budget
     def tick(self):
@@ -51,16 +53,29 @@ class Engine:
             raise Budget()
 
     # ------------------------------------------------------------ dice
+    def stream(self, by, purpose):
+        """The draw function of the dice stream of (who rolls, purpose): see dice.stream."""
+        rnd = self.streams.get((by, purpose))
+        if rnd is None:
+            rnd = self.streams[(by, purpose)] = stream(self.seed, getattr(by, "a_name", None), purpose)
+        return rnd
+
     def roll(self, dice, by, purpose):
         if not isinstance(dice, Dice):
             raise H.RuleFailure(f"only dice can be rolled, not {H.show(dice)}")
+        rnd = self.streams.get((by, purpose)) or self.stream(by, purpose)
         if self.plain:
             one = dice.single
             if one:
-                return int(self.random() * one) + 1 + dice.const
-            return total(dice, roll_faces(dice, self.random))
+                return rnd() % one + 1 + dice.const
+            return total(dice, roll_faces(dice, rnd))
         faces = self._pinned(dice, by, purpose) if self.pins or self.strict else None
-        r = dice.roll(self.random) if faces is None else make_roll(total(dice, faces), dice, faces)
+        if faces is None:
+            r = dice.roll(rnd)
+        else:
+            for _ in dice.sides:          # a pinned roll still counts: later rolls of its stream stay put
+                rnd()
+            r = make_roll(total(dice, faces), dice, faces)
         if self.rec:
             self.events.append(("roll", by, purpose, r))
             return r
@@ -115,14 +130,11 @@ class Engine:
     def combatants(self):
         return list(self.cb)
 
-    def enemies(self, c):
-        return [x for x in self.cb if x.a_side != c.a_side]
+    def all_conditions(self):
+        return list(self.p.conditions.values())
 
-    def allies(self, c):
-        return [x for x in self.cb if x.a_side == c.a_side and x is not c]
-
-    def conditions(self):
-        return list(self.p.graded)
+    def grades(self, cond):
+        return list(self._cond(cond).grades)
 
     def _cond(self, cond):
         if not isinstance(cond, H.ConditionType):
@@ -140,45 +152,66 @@ class Engine:
             raise H.RuleFailure(f"{H.show(cond)} is not a condition")
         return [g for g in c.cards.get(cond.name, ()) if g is not None]
 
-    def add(self, c, cond, grade):
+    def add(self, c, cond, grade, data=None):
         c.cards.setdefault(cond.name, []).append(grade if cond.grades else None)
+        if data is not None or cond.name in c.held:       # data kept beside the cards, in step
+            c.held.setdefault(cond.name, [None] * (len(c.cards[cond.name]) - 1)).append(data)
         if self.rec:
-            self.events.append(("card", {"who": c.a_name, "op": "add", "condition": cond.name,
-                                         "grade": grade.name if grade is not None else None}))
+            event = {"who": c.a_name, "op": "add", "condition": cond.name,
+                     "grade": grade.name if grade is not None else None}
+            if data is not None:
+                event["data"] = to_json(data)
+            self.events.append(("card", event))
+
+    def held(self, c, cond):
+        """The data given with the cards of a condition c holds, in the order received (none where none was)."""
+        cards = c.cards.get(self._cond(cond).name, ())
+        return list(c.held.get(cond.name, [None] * len(cards)))
 
     def remove(self, c, cond, grade):
         held = c.cards.get(cond.name)
         if not held:
             return
+        data = c.held.get(cond.name)
         if grade is None:
             held.clear()
+            if data is not None:
+                data.clear()
         elif grade in held:
-            held.remove(grade)
+            i = held.index(grade)
+            del held[i]
+            if data is not None:
+                del data[i]
         if not held:
             del c.cards[cond.name]          # a condition held is a key; none held, no key
+            c.held.pop(cond.name, None)
         if self.rec:
             self.events.append(("card", {"who": c.a_name, "op": "remove", "condition": cond.name,
                                          "grade": grade.name if grade is not None else None}))
 
-    def receive(self, c, cond, grade):
+    def receive(self, c, cond, grade, data=None):
         if cond.on_receive is not None:
             self.tick()
             cond.on_receive(self, c, grade)
         else:
-            self.add(c, cond, grade)
+            self.add(c, cond, grade, data)
 
     # ------------------------------------------------------------ events and reactions
     def choose_reaction(self, who, event, options, ev):
         entry = self._scripted(who, "reaction") if self.script else None
-        if entry is not None:
-            words, span = entry
+        while entry is not None:
+            words, span, refused = entry
             if words[0] == "none":
                 return None
-            for r in options:
-                if r.name == words[0]:
-                    return r
-            raise _ScriptError(span, f'the rules do not allow {who} to "{words[0]}" now',
-                               f"allowed: {', '.join(r.name for r in options) or 'no reaction'}")
+            chosen = next((r for r in options if r.name == words[0]), None)
+            reason = None if chosen is not None else self._reaction_refused(who, event, words[0], ev)
+            if refused is None:
+                if reason is not None:
+                    raise _ScriptError(span, f'the rules do not allow {who} to "{words[0]}" now: {reason.message}',
+                                       reason.help([r.name for r in options]))
+                return chosen
+            self.verdicts.append(X.refusal_verdict(span, who, words, refused, reason))
+            entry = self._scripted(who, "reaction")
         if not options:
             return None
         tactic = self.p.tactics.get(who.tactic)
@@ -187,19 +220,33 @@ class Engine:
                 if r in options and when(self, who, ev):
                     return r
             return None
-        return options[0]          # no preference for this event: the first reaction allowed
+        # No preference for this event: as the prelude's option says (the first reaction allowed).
+        return options[0] if self.opt["first_reaction"] else None
+
+    def _reaction_refused(self, who, event, name, ev) -> X.Reason:
+        r = self.p.reaction_by_name[name]
+        if r.event != event:
+            return X.Reason(f'"{name}" answers {r.event}, and this is {event}', r.decl.span, clause=False)
+        if r.by(self, ev) is not who:
+            return X.Reason(X.clause_text(self.p.ruleset.sources, "by", r.decl.by.span), r.decl.by.span)
+        return X.failing_clause(self.p, r.decl, (who, ev), self)
 
     # ------------------------------------------------------------ actions
     def act(self, c):
-        if self.script:
+        while self.script:
             entry = self._scripted(c, "action")
-            if entry is not None:
-                return self._scripted_action(c, entry)
+            if entry is None:
+                break
+            done = self._scripted_action(c, entry)
+            if done is not None:
+                return done
         tactic = self.p.tactics.get(c.tactic)
         return tactic.act(self, c) if tactic is not None else False
 
     def _scripted_action(self, c, entry):
-        words, span = entry
+        """Take a scripted action choice: True or False as act() answers, or None for a
+        choice the script expects to be refused (the next choice, or the tactic, decides)."""
+        words, span, refused = entry
         if words[0] == "pass":
             return False
         action = self.p.actions.get(words[0])
@@ -210,20 +257,48 @@ class Engine:
             raise _ScriptError(span, f'"{words[0]}" takes {len(action.domains)} choice'
                                      f'{"s" if len(action.domains) != 1 else ""} after it, not {len(words) - 1}',
                                f"its parameters: {', '.join(action.params[1:]) or 'none'}")
-        args = []
-        for word, domain in zip(words[1:], action.domains):
-            options = domain(self, c, *args)
-            match = [o for o in options if str(o) == word]
-            if not match:
-                raise _ScriptError(span, f'"{word}" is not a choice for {action.name} here',
-                                   f"choices: {', '.join(str(o) for o in options) or 'none'}")
-            args.append(match[0])
-        if not action.req(self, c, *args):
-            raise _ScriptError(span, f"the rules forbid {c} to {' '.join(words)} now",
-                               "its requirements or its cost are not met at this point of the round")
+        args, reason = self._action_args(c, action, words)
+        if reason is None and not action.req(self, c, *args):
+            reason = X.failing_clause(self.p, action.decl, (c, *args), self)
+        if refused is not None:
+            self.verdicts.append(X.refusal_verdict(span, c, words, refused, reason))
+            return None
+        if reason is not None:
+            raise _ScriptError(span, f"the rules forbid {c} to {' '.join(words)} now: {reason.message}", reason.help())
         self.tick()
         action.run(self, c, *args)
         return True
+
+    def _action_args(self, c, action, words):
+        """The values the words of a scripted action name, or why one of them is no choice now."""
+        args = []
+        for word, domain, param in zip(words[1:], action.domains, action.decl.params[1:]):
+            options = domain(self, c, *args)
+            match = [o for o in options if str(o) == word]
+            if not match:
+                choices = ", ".join(str(o) for o in options) or "none"
+                return args, X.Reason(f'"{word}" is not a choice for {action.name} here (choices: {choices})',
+                                      param.domain.span if param.domain is not None else None, clause=False)
+            args.append(match[0])
+        return args, None
+
+    def choose(self, c, items):
+        """A question a rule asks c's controller in the middle of the rule: one item of
+        the list. The script answers it (`choose VALUE`); else the first item."""
+        if not isinstance(c, H.Combatant):
+            raise H.RuleFailure(f"choose() asks a combatant, not {H.show(c)}", None, "E0204")
+        if not isinstance(items, list):
+            raise H.RuleFailure(f"choose() takes a list to choose from, not {H.show(items)}", None, "E0204")
+        entry = self._scripted(c, "choose") if self.script else None
+        if entry is not None:
+            words, span, _refused = entry
+            word = " ".join(words[1:])
+            match = [x for x in items if H.show(x) == word]
+            if not match:
+                raise _ScriptError(span, f'"{word}" is not one of the choices now',
+                                   f"choices: {', '.join(H.show(x) for x in items) or 'none'}")
+            return match[0]
+        return items[0] if items else None
 
     def _scripted(self, c, kind):
         if not self.script:
@@ -247,10 +322,13 @@ class Engine:
                     step(self)
                 if self.script:
                     self._script_left(self.round)
+                if self.round_checks:
+                    self.check_round(self.round)
                 if until(self):
                     break
         except H.StopRun:
-            pass
+            if self.round_checks:
+                self.check_round(self.round)
         try:
             final(self)
         except H.StopRun:
@@ -259,12 +337,34 @@ class Engine:
             if rnd > self.round:
                 self._script_left(rnd, ended=True)
 
+    # ------------------------------------------------------------ expectations
+    def expected(self, node, ok, left, right):
+        self.verdicts.append(X.Verdict(node.span, bool(ok), left, right))
+
+    def expect_said(self, node):
+        self.verdicts.append(X.said(self, node))
+
+    def check_round(self, rnd):
+        for node, fn in self.round_checks.pop(rnd, ()):
+            if fn is None:
+                self.expect_said(node)
+            else:
+                self.expected(node, *fn(self))
+
+    def rounds_never_run(self):
+        """Expectations of rounds the encounter never reached fail, saying so."""
+        for rnd in sorted(self.round_checks):
+            for node, _fn in self.round_checks[rnd]:
+                self.verdicts.append(X.Verdict(node.span, False, help=f"the encounter ended before round {rnd}"
+                                               f" (it lasted {self.round} round{'s' if self.round != 1 else ''})"))
+        self.round_checks = {}
+
     def _script_left(self, rnd, ended=False):
         """A scripted decision the rules never asked for means the scenario went otherwise."""
         for (r, who), queues in self.script.items():
             if r != rnd:
                 continue
-            for words, span in queues["action"] + queues["reaction"]:
+            for words, span, _refused in queues["action"] + queues["reaction"] + queues["choose"]:
                 if words[0] in ("pass", "none"):
                     continue
                 if ended:
@@ -272,7 +372,7 @@ class Engine:
                                        f"it lasted {self.round} round{'s' if self.round != 1 else ''}")
                 raise _ScriptError(span, f'{who} never got to "{" ".join(words)}" in round {rnd}',
                                    "the rules asked for no more such decisions that round "
-                                   "(no actions left, no attack to answer, or the fight ended)")
+                                   "(no actions left, no event to answer, or the encounter ended)")
 
 
 class _ScriptError(Exception):
@@ -312,8 +412,8 @@ def locate(program, exc) -> Diagnostic:
     if isinstance(exc, TypeError) and "cannot be compared by order" in str(exc):
         return Diagnostic("E0204", str(exc), span, H.ORDER_HELP)
     if isinstance(exc, AttributeError):
-        name = getattr(exc, "name", None) or str(exc).rsplit("'", 2)[-2] if "'" in str(exc) else "?"
-        field = _unmangle(name)
+        name = _missing_name(exc)
+        field = _unmangle(name) if name else None
         obj = getattr(exc, "obj", None)
         what = H.show(obj) if obj is not None and not isinstance(obj, type) else "this value"
         if name in COMBATANT_ONLY:
@@ -321,7 +421,7 @@ def locate(program, exc) -> Diagnostic:
                               "conditions, sides and tactics belong to combatants")
         if name in ("rank", "kind"):
             return Diagnostic("E0204", f"{what} is not an outcome or a grade", span, H.ORDER_HELP)
-        return Diagnostic("E0203", f'{what} has no field "{field}"', span,
+        return Diagnostic("E0203", f'{what} has no field "{field}"' if field else f"{what} has no such field", span,
                           "check the spelling against the sheet, the table columns or the event")
     if isinstance(exc, TypeError):
         return Diagnostic("E0204", "these values cannot be used together here", span,
@@ -335,6 +435,20 @@ def locate(program, exc) -> Diagnostic:
 
 # Attributes the runtime itself reads on combatants (a value without them is no combatant).
 COMBATANT_ONLY = ("cards", "a_side", "acts", "tactic")
+
+
+def _missing_name(exc: AttributeError) -> str | None:
+    """The attribute an AttributeError is about: its `name`, the quoted name of
+    Python's own message, or the bare name a value's own lookup raised."""
+    name = getattr(exc, "name", None)
+    if name:
+        return name
+    text = str(exc)
+    if "'" in text:
+        return text.rsplit("'", 2)[-2]
+    if exc.args and isinstance(exc.args[0], str) and exc.args[0].isidentifier():
+        return exc.args[0]
+    return None
 
 
 def _unmangle(name: str) -> str:

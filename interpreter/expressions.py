@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import did_you_mean
-from ..dsl.names import BUILTINS, Scope
+from ..dsl.names import walk, BUILTINS, Scope
 
 from . import kinds as K
 from .dice import Dice
@@ -102,7 +102,7 @@ class ExpressionCompiler:
                 return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         if self.SIMPLE.match(obj):
-            # A field named by a value (yo[arma.competencia]): read it in place when the name is known.
+            # A field named by a value (c[row.column]): read it in place when the name is known.
             k = self.tmp()
             return f"(getattr({obj}, _MG[{k}]) if ({k} := {key}) in _MG else H.index({obj}, {k}))"
         return f"H.index({obj}, {key})"
@@ -162,14 +162,14 @@ class ExpressionCompiler:
             if r2 is not None and r2.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
                 return f"({x.args[1].value.id!r} in {args[0]}.cards)"
-        if name == "enemies" and self.SIMPLE.match(args[0]):
-            return f"[_o for _o in _E.cb if _o.a_side != {args[0]}.a_side]"
         if name == "act" and self.SIMPLE.match(args[0]):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
         if name == "combatants":
             return "list(_E.cb)"
-        if name in ("round_number", "conditions", "act", "enemies", "allies", "has", "cards"):
+        if name in ("dice", "range", "slice"):              # Python's own names: the helpers end in "_"
+            return f"H.{name}_({', '.join(args)})"
+        if name in ("round_number", "all_conditions", "grades", "act", "has", "cards", "choose", "held"):
             return f"_E.{name}({', '.join(args)})"
         return f"H.{name}({', '.join(args)})"
 
@@ -258,22 +258,29 @@ class ExpressionCompiler:
         if x.purpose:
             self.purposes.add(x.purpose)
         by = self.expr(x.by, scope) if x.by is not None else "None"
-        return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose))
+        # The fast path names who rolls twice: only for a name or a field, never a call.
+        plain_by = x.by is None or all(isinstance(v, (n.Name, n.Attr)) for v in walk(x.by))
+        return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose), plain_by)
 
-    def roll_code(self, dice: str, node, by: str, purpose: str) -> str:
-        if isinstance(node, n.DiceLit) and node.count == 1:
+    def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
+        if isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
             # A lone literal die: roll it in place when nothing is pinned or shown.
-            return f"(int(_E.random() * {node.sides}) + 1 if _E.plain else _E.roll({dice}, {by}, {purpose}))"
+            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
+                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
         return f"_E.roll({dice}, {by}, {purpose})"
 
     def x_CheckCall(self, x, scope):
         d = self.known(self.ruleset.space("check"), x.name, "check", x.span)
         if x.purpose:
             self.purposes.add(x.purpose)
-        args = self.call_args(d.params, x.args, x.span, f'check "{x.name}"', scope)
+        # An argument named as the check's roll gives the roll: the table is read for it.
+        given = [a for a in x.args if a.name == d.roll_name]
+        args = self.call_args(d.params, [a for a in x.args if a.name != d.roll_name], x.span,
+                              f'check "{x.name}"', scope)
         by = self.expr(x.by, scope) if x.by is not None else "None"
         purpose = x.purpose or x.name
-        return f"c_{mangle(x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)})"
+        roll = f", _given={self.expr(given[0].value, scope)}" if given else ""
+        return f"c_{mangle(x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
 
     def x_Emit(self, x, scope):
         d = self.known(self.ruleset.space("event"), x.event, "event", x.span)
@@ -284,7 +291,8 @@ class ExpressionCompiler:
             if f not in given and default is not None:
                 args.append(n.Arg(x.span, f, default))
         if any(a.name is None for a in x.args):
-            self.fail("E0206", "name each value an event carries, as atacante: yo", x.span)
+            example = f"{d.fields[0][0]}: ..." if d.fields else "name: value"
+            self.fail("E0206", f"name each value an event carries, as {example}", x.span)
         values = self.call_args(params, args, x.span, f'event "{x.event}"', scope)
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:

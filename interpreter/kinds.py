@@ -8,7 +8,7 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError
 
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
 
-LIST_BUILTINS = {"combatants", "enemies", "allies", "cards", "conditions", "distinct"}
+LIST_BUILTINS = {"combatants", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
 NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number"}
 
 
@@ -71,7 +71,9 @@ def expect_dice(node, resolve, what):
 def check_arithmetic(node: n.Binary, resolve):
     a, b = kind(node.left, resolve), kind(node.right, resolve)
     for side, k in ((node.left, a), (node.right, b)):
-        if k is not None and k not in (NUMBER, DICE) and not (node.op == "+" and a == b == LIST):
+        # Lists join with +: a list beside a list, or beside what the text does not tell (a rule's result).
+        joins = node.op == "+" and k == LIST and {a, b} <= {LIST, None}
+        if k is not None and k not in (NUMBER, DICE) and not joins:
             _fail(side, f'"{node.op}" needs numbers (or dice), not {k}',
                   "arithmetic works on numbers and dice; lists join with +")
     if DICE in (a, b) and node.op not in "+-":

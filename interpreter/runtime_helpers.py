@@ -101,6 +101,8 @@ def index(obj, key):
     lookup = getattr(obj, "lookup", None)
     if lookup is not None:
         return lookup(key)
+    if isinstance(obj, list):
+        return item(obj, key)
     raise RuleFailure(f"{show(obj)} cannot be looked up by {show(key)}")
 
 
@@ -180,3 +182,7 @@ def regrade(condition: ConditionType, grade):
     if g is None:
         raise RuleFailure(f'condition "{condition.name}" has no grade "{show(grade)}"')
     return g
+
+
+# Generic builtins (dice from numbers, keeping dice, lists), reached as H.name.
+from .generic import dice_, item, keep_highest, keep_lowest, range_, slice_, without  # noqa: E402,F401

@@ -5,6 +5,7 @@ from ..dsl import nodes as n
 from ..dsl.diagnostics import GrimorioError, did_you_mean
 from ..dsl.names import Scope
 
+from . import kinds as K
 from .expressions import L
 from .values import mangle
 
@@ -34,7 +35,7 @@ class StatementCompiler:
                 r = self.resolver.resolve(s.target.id, scope)
                 if r is None or r.kind not in ("var", "local"):
                     self.fail("E0204", f'"{s.target.id}" cannot be set', s.target.span,
-                              'set a field ("set c.pv = ...") or a var; use "let" for a local')
+                              'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
                 target = L(s.target.id) if r.kind == "local" else f"_E.v.{mangle(s.target.id)}"
                 e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
             else:
@@ -68,6 +69,8 @@ class StatementCompiler:
         if isinstance(s, n.ExprStmt):
             e(depth, self.expr(s.expr, scope), s.span)
             return scope
+        if isinstance(s, n.Expect):
+            return self.expect_stmt(s, depth, scope)
         if isinstance(s, n.If):
             # After an if, a name is known only if every branch gave it a value.
             bound = []
@@ -102,7 +105,30 @@ class StatementCompiler:
             return scope
         if isinstance(s, n.Decide):
             return self.decide(s, depth, scope)
+        if isinstance(s, n.Block):
+            return self.block(s.body, depth, scope)      # a label only: its names stay known after it
         self.fail("E0101", "this statement is not supported here", s.span)
+
+    def verdict(self, e, scope) -> str:
+        """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
+        if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
+            K.check_order(e, self.resolving(scope))
+        if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+            a, b = self.tmp(), self.tmp()
+            return f"(({a} := {self.expr(e.left, scope)}) {e.op} ({b} := {self.expr(e.right, scope)}), {a}, {b})"
+        return f"({self.expr(e, scope)}, None, None)"
+
+    def expect_stmt(self, s: n.Expect, depth, scope) -> Scope:
+        """An expectation in a do: block, checked when the run reaches it."""
+        if self.owner != "encounter":
+            self.fail("E0230", "expect belongs in an encounter script, not in the rules", s.span,
+                      "write the expectation in the do: block or a round of an encounter (.enc)")
+        node = self.k(s, "expect")
+        if s.expr is None:
+            self.emit(depth, f"_E.expect_said({node})", s.span)
+        else:
+            self.emit(depth, f"_E.expected({node}, *{self.verdict(s.expr, scope)})", s.span)
+        return scope
 
     def card_op(self, s: n.CardOp, depth, scope):
         ct = self.known(self.conditions, s.condition, "condition", s.cond_span or s.span)
@@ -122,7 +148,18 @@ class StatementCompiler:
                 self.fail("E0204", f'"{ct.name}" is a state without grades', s.span)
             self.fail("E0201", f'condition "{ct.name}" has no grade "{s.grade}"', s.span,
                       did_you_mean(s.grade, ct.by_name) or f"its grades are {', '.join(ct.by_name)}")
-        self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
+        if s.data is None:
+            self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
+        else:
+            self.card_data(s, ct, depth, f"_E.{s.op}({who}, {cref}, {grade}, {{}})", scope)
+
+    def card_data(self, s: n.CardOp, ct, depth, call: str, scope):
+        """A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`."""
+        decl = self.ruleset.space("value").get(ct.name)
+        if s.op == "receive" and getattr(decl, "on_receive", None) is not None:
+            self.fail("E0233", f'"{ct.name}" decides what it adds on receive: data cannot be given here', s.data.span,
+                      'give the data to its "on receive" as an argument, or use add')
+        self.emit(depth, call.format(self.expr(s.data, scope)), s.span)
 
     def decide(self, d: n.Decide, depth, scope) -> Scope:
         ins = []

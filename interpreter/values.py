@@ -127,7 +127,7 @@ class ConditionType:
 class Combatant:
     """Base of the generated combatant class; sheet fields are slots."""
 
-    __slots__ = ("a_name", "a_side", "tactic", "acts", "cards")
+    __slots__ = ("a_name", "a_side", "tactic", "acts", "cards", "held")
 
     def __str__(self):
         return self.a_name

@@ -221,4 +221,5 @@ def test_grimorio_check_reports_checker_errors(tmp_path, capsys):
     assert main(["check", str(folder / "reglas.rules")]) == 2   # a file of the edition checks the edition
     capsys.readouterr()
     assert main(["check", "rulesets/aquelarre", "rulesets/yokai/edicion.rules"]) == 0
-    assert capsys.readouterr().out == "ok\n"
+    out, err = capsys.readouterr()
+    assert out.startswith("ok") and "error" not in err       # dead-data warnings, if any, do not fail it

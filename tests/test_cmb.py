@@ -192,7 +192,7 @@ def test_CMB_22_a_stiletto_cannot_parry():
     """, arma_b='"Estilete"')
     out = diagnostics_of(text)
     assert 'error[E0504]: the rules do not allow Bandido to "parar" now' in out
-    assert "allowed: esquivar" in out
+    assert "allowed now: esquivar" in out
     # Unscripted, the ruleset's tactic dodges instead.
     r = run_text(duel("""
         Rodrigo iniciativa 9

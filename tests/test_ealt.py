@@ -1,9 +1,14 @@
 """Scenario tests of the Estados Alterados clauses (EALT-xx) of Yôkai Sensô."""
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
 import pytest
 
-from grimorio.interpreter.encounter import program_for
+from grimorio.interpreter.cli import main
+from grimorio.dsl.builder import build_encounter
+from grimorio.interpreter.encounter import Prepared, program_for
 from tests.conftest import run_text
 
 PJ = """\
@@ -14,8 +19,9 @@ combatant Akira:
 """
 
 
-def scene(holds: str = "", do: str = "", expects: str = "", dice: str = "") -> str:
-    out = PJ + "".join(f"  holds {h}\n" for h in holds.split(";") if h.strip())
+def scene(holds: str = "", do: str = "", expects: str = "", dice: str = "", sets: str = "", extra: str = "") -> str:
+    out = PJ + "".join(f"  holds {h}\n" for h in holds.split(";") if h.strip()) + extra
+    out += "".join(f"set {s.strip()}\n" for s in sets.split(";") if s.strip())
     if dice:
         out += "dice strict:\n" + "".join(f"  {d.strip()}\n" for d in dice.split(";"))
     out += "do:\n" + ("".join(f"  {s.strip()}\n" for s in do.split(";")) if do else "  pass\n")
@@ -23,15 +29,24 @@ def scene(holds: str = "", do: str = "", expects: str = "", dice: str = "") -> s
     return out
 
 
+def said(r) -> list[str]:
+    """The transcript without the clock's time stamps."""
+    return [ln for ln in r.lines if not ln.startswith("[día")]
+TIPOS = ["Heridas", "Fatiga", "Shock", "Emoción", "Afección"]
+
+
 def test_EALT_01_five_types_each_in_three_grades():
-    prog = program_for("yokai")
-    graded = {c.name: [g.name for g in c.grades] for c in prog.graded}
-    assert list(graded) == ["Heridas", "Fatiga", "Shock", "Emoción", "Afección"]
-    for grades in graded.values():
-        # severity order of EALT-06: Leve < Persistente < Grave
-        assert grades == ["Leve", "Persistente", "Grave"]
+    # The rules see exactly five graded conditions, and each orders its grades by severity
+    # (EALT-06: Leve < Persistente < Grave), whatever order the file declares them in.
+    expects = ["len(conditions()) == 5"] + [f"{t} in conditions()" for t in TIPOS]
+    expects += [f"{t}.Leve < {t}.Persistente and {t}.Persistente < {t}.Grave" for t in TIPOS]
+    r = run_text(scene(expects=";".join(expects)))
+    assert len(r.outcome.expectations) == 11 and all(v.ok for v in r.outcome.expectations)
+    # A grade out of order is seen: the severity is the rules', not the test's.
+    with pytest.raises(AssertionError, match="expectations failed"):
+        run_text(scene(expects="Heridas.Grave < Heridas.Leve"))
     # Each type can be received in each grade by a character who holds none of it.
-    for tipo in graded:
+    for tipo in TIPOS:
         for grado in ("Leve", "Persistente", "Grave"):
             r = run_text(scene(do=f"receive Akira {tipo} {grado}"))
             assert r.grades("Akira", tipo) == [grado]
@@ -47,6 +62,12 @@ def test_EALT_01_five_types_each_in_three_grades():
 def test_EALT_04_leve_or_persistente_on_leve_or_persistente_gives_grave(tipo, held, incoming, after):
     r = run_text(scene(holds=f"{tipo} {held}", do=f"receive Akira {tipo} {incoming}"))
     assert sorted(r.grades("Akira", tipo)) == sorted(after)
+
+
+@pytest.mark.parametrize("tipo", ["Heridas", "Fatiga", "Shock"])
+def test_EALT_04_with_leve_and_persistente_the_leve_becomes_grave(tipo):
+    r = run_text(scene(holds=f"{tipo} Leve; {tipo} Persistente", do=f"receive Akira {tipo} Leve"))
+    assert sorted(r.grades("Akira", tipo)) == ["Grave", "Persistente"]
 
 
 def test_EALT_04_another_type_is_not_escalated():
@@ -103,4 +124,535 @@ def test_EALT_07_the_capped_obstaculo_is_what_an_action_rolls_with():
     # FUE 3, Obstáculo capped at -3 (not -4): 1d12=9 + 3 - 3 = 9 >= CD 9 -> éxito.
     r = run_text(scene(holds="Heridas Grave; Fatiga Leve", dice="Akira acción 9",
                        do='actuar(Akira, "FUE", 9)'))
-    assert r.lines == ["Akira actúa con FUE 3 y Obstáculo -3: 1D12=9 + 0 contra CD 9 -> éxito"]
+    assert said(r) == ["Akira actúa con FUE 3 y modificador -3: 1D12=9 + 0 contra CD 9 -> éxito"]
+
+
+def mod(atributo: str, propósito: str = "otra", objeto: str = "none") -> str:
+    """The modifier query of an action, as an expression."""
+    obj = objeto if objeto == "none" else f'"{objeto}"'
+    return f'modificador(Akira, "{atributo}", "{propósito}", {obj}, 0)'
+
+
+# ---------------------------------------------------------------- general
+
+def test_EALT_03_special_states_are_separate_named_states():
+    prog = program_for("yokai")
+    states = {name for name, c in prog.conditions.items() if not c.grades}
+    assert {"incapacitado", "desprevenido", "derribado", "inconsciente", "infección"} <= states
+    # They come and go by the rules of the E.Alt, as cards of their own.
+    r = run_text(scene(holds="Heridas Grave", do="receive Akira Heridas Leve; receive Akira Shock Leve"))
+    assert r.has("Akira", "incapacitado") and r.has("Akira", "desprevenido")
+    assert r.grades("Akira", "incapacitado") == []          # a state has no grade
+
+
+@pytest.mark.parametrize("tipo", ["Shock", "Emoción", "Afección"])
+def test_EALT_04_two_leve_give_one_grave_for_every_type(tipo):
+    # Regression: Shock, Emoción and Afección had no rules on receiving, so two
+    # Leve gave two Leve cards.
+    r = run_text(scene(do=f"receive Akira {tipo} Leve; receive Akira {tipo} Leve"))
+    assert r.grades("Akira", tipo) == ["Grave"]
+
+
+def test_EALT_04_shock_persistente_then_leve_gives_grave():
+    r = run_text(scene(holds="Shock Persistente", do="receive Akira Shock Leve"))
+    assert sorted(r.grades("Akira", "Shock")) == ["Grave", "Persistente"]
+
+
+@pytest.mark.parametrize("tipo, holds, extra, after", [
+    ("Heridas", "Heridas Grave", [("incapacitado", True)], ["Grave"]),                       # EALT-13
+    ("Fatiga", "Fatiga Grave", [("Shock", ["Leve"])], ["Grave", "Persistente"]),              # EALT-18
+    ("Shock", "Shock Grave", [], ["Grave", "Persistente"]),                                   # EALT-24
+    ("Emoción", "Emoción Grave", [("abatimiento", True)], ["Grave", "Persistente"]),          # EALT-28
+    ("Afección", "Afección Grave", [], ["Persistente"]),                                      # EALT-35
+])
+def test_EALT_05_any_state_on_its_grave_has_the_type_consequence(tipo, holds, extra, after):
+    r = run_text(scene(holds=holds, do=f"receive Akira {tipo} Leve", dice="Akira duración 3"
+                       if tipo == "Shock" else ""))
+    assert sorted(r.grades("Akira", tipo)) == after
+    for name, want in extra:
+        if want is True:
+            assert r.has("Akira", name)
+        else:
+            assert r.grades("Akira", name) == want
+
+
+def test_EALT_06_an_afeccion_card_does_not_stop_the_obstaculo_query():
+    # Regression: obstáculo() stopped with `Leve has no field "?"` (Afección had no data table).
+    run_text(scene(holds="Afección Leve; Heridas Leve", expects=f'obstáculo(Akira, "FUE") == -1; {mod("FUE")}.total == -1'))
+
+
+def test_EALT_06_emocion_grave_applies_before_persistente():
+    # The most severe card of a type is the one applied: terror's Facilidad to flee
+    # its cause, not abatimiento's -2.
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir(Akira, "miedo", "oni"); receive Akira Emoción Leve',
+                       expects=f'{mod("FUE", "huir", "oni")}.total == 1; {mod("PER")}.total == -3'))
+    assert sorted(r.grades("Akira", "Emoción")) == ["Grave", "Persistente"]
+
+
+def test_EALT_07_facilidades_are_summed_before_the_cap():
+    # Heridas Grave -3, Fatiga Leve -1, miedo +1 to flee with FUE: -4 + 1 = -3
+    # (a cap before the Facilidad would give -2, the "compensation" the text rules out).
+    run_text(scene(holds="Heridas Grave; Fatiga Leve", do='sentir(Akira, "miedo", "oni")',
+                   expects=f'{mod("FUE", "huir")}.obstáculos == -4; {mod("FUE", "huir")}.facilidades == 1; '
+                           f'{mod("FUE", "huir")}.total == -3'))
+    # With one type only, the Facilidad lifts the action: Fatiga Leve -1 + 1 = 0.
+    run_text(scene(holds="Fatiga Leve", do='sentir(Akira, "miedo", "oni")', expects=f'{mod("FUE", "huir")}.total == 0'))
+
+
+def test_EALT_07_other_obstaculos_count_in_the_cap():
+    run_text(scene(holds="Fatiga Leve", expects='modificador(Akira, "PER", "otra", none, -3).total == -3'))
+
+
+def test_EALT_08_emocion_may_grant_facilidades():
+    r = run_text(scene(do=f'sentir(Akira, "euforia", "oni"); consultar(Akira, "VOL", "combatir", "oni")',
+                       expects=f'{mod("VOL", "combatir")}.facilidades == 1'))
+    assert "Akira, Acción de VOL para combatir (oni): Obstáculos 0, Facilidades +1 -> 1" in said(r)
+
+
+# ---------------------------------------------------------------- recovery terms
+
+def _two(do: str, holds: str = "", dice: str = "", expects: str = "", strict: bool = True) -> str:
+    """A scene with Akira and Hana (INT 3), who can treat him."""
+    out = PJ + "".join(f"  holds {h}\n" for h in holds.split(";") if h.strip())
+    out += "combatant Hana:\n  FUE 2, AGI 2, DES 2, PER 2, INT 3, VOL 2\n"
+    if dice:
+        out += f"dice{' strict' if strict else ''}:\n" + "".join(f"  {d.strip()}\n" for d in dice.split(";"))
+    out += "do:\n" + "".join(f"  {s.strip()}\n" for s in do.split(";"))
+    out += "".join(f"expect {e.strip()}\n" for e in expects.split(";") if e.strip())
+    return out
+
+
+def test_EALT_09_curacion_by_someone_else_never_oneself():
+    r = run_text(_two("curar(Akira, Akira)", holds="Heridas Grave"))
+    assert r.grades("Akira", "Heridas") == ["Grave"]
+    assert "Akira no puede aplicar Curación a Akira: nadie puede curarse a sí mismo" in said(r)
+    r = run_text(_two("curar(Hana, Akira)", holds="Heridas Grave"))
+    assert r.grades("Akira", "Heridas") == ["Leve"]
+
+
+def test_EALT_09_not_twice_before_a_descanso_or_new_heridas():
+    r = run_text(_two("curar(Hana, Akira); curar(Hana, Akira)", holds="Heridas Grave"))
+    assert r.grades("Akira", "Heridas") == ["Leve"]          # the second did nothing
+    assert r.grades("Akira", "Fatiga") == []
+    # A new Heridas allows it again: Grave -> Leve, a new Leve makes it Grave, treated again.
+    r = run_text(_two("curar(Hana, Akira); receive Akira Heridas Leve; curar(Hana, Akira)", holds="Heridas Grave"))
+    assert r.grades("Akira", "Heridas") == ["Leve"]
+    # So does a Descanso (pinned: Hana's and Akira's TS of the night do not matter here).
+    r = run_text(_two("curar(Hana, Akira); descansar(Akira, 8); curar(Hana, Akira)", holds="Heridas Grave",
+                      dice="Akira ts 6"))
+    assert r.grades("Akira", "Heridas") == [] and r.grades("Akira", "Fatiga") == ["Leve"]
+
+
+def test_EALT_10_asleep_is_shock_persistente_and_one_descanso_a_day():
+    r = run_text(scene(holds="Fatiga Persistente", do="descansar(Akira, 8)",
+                       expects="not has(Akira, Shock); not has(Akira, Fatiga)"))
+    assert "Akira duerme 8 horas (Shock Persistente mientras duerme)" in said(r)
+    events = [e for e in r.engine.events if e[0] == "card" and e[1]["condition"] == "Shock"]
+    assert [(e[1]["op"], e[1]["grade"]) for e in events] == [("add", "Persistente"), ("remove", "Persistente")]
+    # Two sleeps in one day: only one Descanso.
+    r = run_text(scene(holds="Fatiga Persistente", do="descansar(Akira, 6); receive Akira Fatiga Persistente; descansar(Akira, 6)"))
+    assert r.grades("Akira", "Fatiga") == ["Persistente"]
+    assert "Akira ya hizo un Descanso hoy: no puede hacer otro" in said(r)
+    # Less than 6 hours is no Descanso; nor is sleeping unfed.
+    r = run_text(scene(holds="Fatiga Persistente", do="descansar(Akira, 5)"))
+    assert r.grades("Akira", "Fatiga") == ["Persistente"]
+    r = run_text(scene(holds="Fatiga Persistente", do="dormir(Akira, 8, false)"))
+    assert r.grades("Akira", "Fatiga") == ["Persistente"]
+
+
+def test_EALT_10_a_day_without_descanso():
+    # Day 1 without Descanso: Fatiga Persistente and a TS VOL (passed).
+    # Day 2: no second Fatiga Persistente (not cumulative); the TS VOL fails:
+    # unconscious 1d6 hours (pinned 2): not 6 hours, so no Descanso.
+    r = run_text(scene(do='pasar(2, "días"); pasar(2, "horas")', dice="Akira ts 1; Akira ts 5; Akira duración 2"))
+    assert r.grades("Akira", "Fatiga") == ["Persistente"]
+    assert "Akira lleva 2 días sin Descanso" in said(r)
+    assert "Akira queda inconsciente (Shock Persistente) durante 1D6=2 horas" in said(r)
+    assert r.grades("Akira", "Shock") == [] and r.has("Akira", "derribado")
+    # Not cumulative: who already held a Fatiga Persistente gets no other (nor a Grave).
+    r = run_text(scene(holds="Fatiga Persistente", do='pasar(1, "días")', dice="Akira ts 1"))
+    assert r.grades("Akira", "Fatiga") == ["Persistente"]
+
+
+def test_EALT_10_six_hours_of_that_sleep_count_as_descanso():
+    r = run_text(scene(do='pasar(1, "días"); pasar(6, "horas")', dice="Akira ts 6; Akira duración 6"))
+    assert "Akira hace un Descanso" in said(r)
+    assert r.grades("Akira", "Fatiga") == []                 # the Descanso took the Fatiga Persistente
+
+
+def test_EALT_10_woken_by_force_before_six_hours():
+    r = run_text(scene(do='pasar(1, "días"); pasar(2, "horas"); despertar(Akira)', dice="Akira ts 6; Akira duración 5"))
+    assert r.grades("Akira", "Shock") == ["Grave"]
+    assert not r.has("Akira", "inconsciente")
+    assert "Akira hace un Descanso" not in said(r)
+
+
+@pytest.mark.parametrize("modo, minutos, reposo", [
+    ("a pie", 10, False), ("a caballo", 10, False), ("conduciendo", 10, False),
+    ("paseo lento", 2, True), ("paseo lento", 30, False), ("pasajero", 10, True),
+])
+def test_EALT_11_what_is_reposo(modo, minutos, reposo):
+    r = run_text(scene(holds="Fatiga Leve", do=f'viajar(Akira, {minutos}, "minutos", "{modo}")'))
+    assert r.grades("Akira", "Fatiga") == ([] if reposo else ["Leve"])
+
+
+@pytest.mark.parametrize("respiro", [False, True])
+def test_EALT_12_dame_un_respiro_option(respiro):
+    r = run_text(scene(sets=f"dame_un_respiro = {str(respiro).lower()}", holds="Fatiga Leve",
+                       do="calma(); receive Akira Fatiga Leve; receive Akira Shock Leve; receive Akira Heridas Leve"))
+    if respiro:
+        # Outside the action scene the Leves that recover in minutes are ignored ...
+        assert r.grades("Akira", "Fatiga") == [] and r.grades("Akira", "Shock") == []
+    else:
+        assert r.grades("Akira", "Fatiga") == ["Grave"] and r.grades("Akira", "Shock") == ["Leve"]
+    assert r.grades("Akira", "Heridas") == ["Leve"]          # ... but not Heridas Leve (days)
+    # In an action scene nothing is ignored, with the option or without.
+    r = run_text(scene(sets=f"dame_un_respiro = {str(respiro).lower()}", do="receive Akira Fatiga Leve"))
+    assert r.grades("Akira", "Fatiga") == ["Leve"]
+
+
+# ---------------------------------------------------------------- Heridas
+
+def test_EALT_14_heridas_leve_recovers_with_descanso_or_becomes_fatiga_with_curacion():
+    run_text(scene(holds="Heridas Leve", expects=f'{mod("AGI")}.total == -1; {mod("DES")}.total == -1; {mod("INT")}.total == 0'))
+    # A day of Descanso: TS FUE 3 with a 3: recovered.
+    r = run_text(scene(holds="Heridas Leve", do="descansar(Akira, 8)", dice="Akira ts 3"))
+    assert r.grades("Akira", "Heridas") == []
+    # Failed: it stays.
+    r = run_text(scene(holds="Heridas Leve", do="descansar(Akira, 8)", dice="Akira ts 4"))
+    assert r.grades("Akira", "Heridas") == ["Leve"]
+    # With another Heridas, no TS at all (strict dice: none rolled).
+    r = run_text(scene(holds="Heridas Leve; Heridas Persistente", do="descansar(Akira, 8)"))
+    assert sorted(r.grades("Akira", "Heridas")) == ["Leve", "Persistente"]
+    # Curación: Heridas Leve becomes Fatiga Leve.
+    r = run_text(_two("curar(Hana, Akira)", holds="Heridas Leve"))
+    assert r.grades("Akira", "Heridas") == [] and r.grades("Akira", "Fatiga") == ["Leve"]
+
+
+def test_EALT_15_heridas_grave_needs_curacion_and_risks_infeccion():
+    run_text(scene(holds="Heridas Grave", expects=f'{mod("FUE")}.total == -3; {mod("VOL")}.total == 0'))
+    # A Descanso does not lower it; a day without Curación: TS FUE failed (5 > 3): infección.
+    r = run_text(scene(holds="Heridas Grave", do='pasar(1, "días")', dice="Akira ts 5; Akira ts 1"))
+    assert r.grades("Akira", "Heridas") == ["Grave"]
+    assert r.grades("Akira", "Afección") == ["Leve"] and r.has("Akira", "infección")
+    assert "Akira hace una TS FUE por infección: 1D6=5 contra FUE 3 -> fallo" in said(r)
+    # Passed: no infección. Cured before the day ends: no TS at all.
+    r = run_text(scene(holds="Heridas Grave", do='pasar(1, "días")', dice="Akira ts 2; Akira ts 1"))
+    assert not r.has("Akira", "Afección")
+    r = run_text(_two('curar(Hana, Akira); pasar(23, "horas")', holds="Heridas Grave"))
+    assert r.grades("Akira", "Heridas") == ["Leve"] and not r.has("Akira", "Afección")
+
+
+def test_EALT_16_heridas_persistente_monthly_ts_weekly_after_cirugia():
+    run_text(scene(holds="Heridas Persistente", expects=f'{mod("FUE")}.total == -2'))
+    nights = "; ".join(["descansar(Akira, 8); pasar(16, \"horas\")"] * 7)
+    # Seven Descansos without cirugía: no TS yet (strict: nothing pinned).
+    r = run_text(scene(holds="Heridas Persistente", do=nights))
+    assert r.grades("Akira", "Heridas") == ["Persistente"]
+    # Thirty: one TS FUE, passed: Leve.
+    r = run_text(scene(holds="Heridas Persistente", do="; ".join([nights] * 4 + ["descansar(Akira, 8); pasar(16, \"horas\")"] * 2),
+                       dice="Akira ts 2"))
+    assert r.grades("Akira", "Heridas") == ["Leve"]
+    # After a successful cirugía (INT 3 + 1d12 11 >= 9), after a week.
+    r = run_text(_two("medicina(Hana, Akira, \"cirugía\", 9); " + nights, holds="Heridas Persistente",
+                      dice="Hana medicina 11; Akira ts 3", strict=False))   # Hana's own nights are not pinned
+    assert r.grades("Akira", "Heridas") == ["Leve"]
+
+
+@pytest.mark.parametrize("específicos", [False, True])
+def test_EALT_17_esp_especificos_with_heridas_persistente(específicos):
+    r = run_text(scene(sets=f"esp_específicos = {str(específicos).lower()}",
+                       do='herir_con(Akira, Heridas.Persistente, "lesión")'))
+    assert r.grades("Akira", "Heridas") == ["Persistente"]
+    assert r.has("Akira", "lesión") == específicos
+    # Only when the Persistente is suffered: a Leve wound never brings it.
+    r = run_text(scene(sets=f"esp_específicos = {str(específicos).lower()}", do='herir_con(Akira, Heridas.Leve, "lesión")'))
+    assert not r.has("Akira", "lesión")
+
+
+# ---------------------------------------------------------------- Fatiga
+
+def test_EALT_19_fatiga_leve_one_minute_of_reposo():
+    run_text(scene(holds="Fatiga Leve", expects=f'{mod("PER")}.total == -1; {mod("VOL")}.total == -1'))
+    r = run_text(scene(holds="Fatiga Leve", do='reposar(Akira, 9, "rondas")'))
+    assert r.grades("Akira", "Fatiga") == ["Leve"]            # 54 seconds: not yet
+    r = run_text(scene(holds="Fatiga Leve", do='reposar(Akira, 1, "minutos")'))
+    assert r.grades("Akira", "Fatiga") == []
+    # Time without Reposo does nothing.
+    r = run_text(scene(holds="Fatiga Leve", do='pasar(10, "minutos")'))
+    assert r.grades("Akira", "Fatiga") == ["Leve"]
+
+
+def test_EALT_20_fatiga_grave_one_hour_of_reposo():
+    run_text(scene(holds="Fatiga Grave", expects=f'{mod("INT")}.total == -3'))
+    r = run_text(scene(holds="Fatiga Grave", do='reposar(Akira, 59, "minutos")'))
+    assert r.grades("Akira", "Fatiga") == ["Grave"]
+    r = run_text(scene(holds="Fatiga Grave", do='reposar(Akira, 1, "horas")'))
+    assert r.grades("Akira", "Fatiga") == []
+
+
+def test_EALT_21_fatiga_persistente_recovers_with_a_descanso():
+    run_text(scene(holds="Fatiga Persistente", expects=f'{mod("DES")}.total == -2'))
+    r = run_text(scene(holds="Fatiga Persistente", do='reposar(Akira, 5, "horas")'))
+    assert r.grades("Akira", "Fatiga") == ["Persistente"]
+    r = run_text(scene(holds="Fatiga Persistente", do="descansar(Akira, 7)"))
+    assert r.grades("Akira", "Fatiga") == []
+
+
+@pytest.mark.parametrize("prolongado", [False, True])
+def test_EALT_22_esfuerzo_fisico_prolongado_option(prolongado):
+    # FUE 3: three minutes free, then a TS FUE per minute (4: failed; 2: passed).
+    r = run_text(scene(sets=f"esfuerzo_prolongado = {str(prolongado).lower()}", do="esforzarse(Akira, 5)",
+                       dice="Akira ts 4; Akira ts 2" if prolongado else ""))
+    assert r.grades("Akira", "Fatiga") == (["Leve"] if prolongado else [])
+
+
+# ---------------------------------------------------------------- Shock
+
+def test_EALT_23_no_action_in_any_shock_and_desprevenido():
+    for grado in ("Leve", "Grave"):
+        r = run_text(scene(do=f'receive Akira Shock {grado}; actuar(Akira, "FUE", 9)', dice="Akira duración 1" if grado == "Persistente" else ""))
+        assert "Akira no puede realizar ninguna Acción (Shock)" in said(r)
+        assert r.has("Akira", "desprevenido")
+    # Out of Shock, desprevenido goes with it.
+    r = run_text(scene(do='receive Akira Shock Persistente; pasar(1, "horas")', dice="Akira duración 1"))
+    assert not r.has("Akira", "Shock") and not r.has("Akira", "desprevenido")
+
+
+def test_EALT_24_more_shock_on_shock_grave():
+    r = run_text(scene(holds="Shock Grave", do="receive Akira Shock Leve", dice="Akira duración 4"))
+    assert sorted(r.grades("Akira", "Shock")) == ["Grave", "Persistente"]
+    assert "Akira queda inconsciente (Shock Persistente) durante 1D6=4 minutos" in said(r)
+    r = run_text(scene(holds="Shock Grave; Shock Persistente", do="receive Akira Shock Grave"))
+    assert sorted(r.grades("Akira", "Shock")) == ["Grave", "Persistente"]
+    assert r.grades("Akira", "Fatiga") == ["Grave"]          # Fatiga of the incoming Shock's grade
+
+
+def test_EALT_25_shock_leve_takes_one_round():
+    text = scene(do="receive Akira Shock Leve", dice="Akira acción 8",
+                 extra="").replace("do:", "rounds 2\nround 2:\n  Akira: actuar_en_ronda FUE otra nada\ndo:")
+    r = run_text(text)
+    lines = said(r)
+    assert lines.index("Akira: ya no sufre E.Alt de Shock") < lines.index(
+        "Akira actúa con FUE 3 y modificador 0: 1D12=8 + 3 contra CD 9 -> éxito")
+    assert not r.has("Akira", "desprevenido")
+
+
+def test_EALT_26_shock_grave_ts_vol_at_the_end_of_its_turn():
+    # Round 1: TS VOL 5 fails (VOL 2), stays Grave; round 2: 1 passes: Shock Leve;
+    # round 3: no action (the Leve), it goes at the end of that turn.
+    text = scene(holds="Shock Grave", dice="Akira ts 5; Akira ts 1").replace("do:\n  pass\n", "rounds 3\n")
+    r = run_text(text)
+    lines = said(r)
+    assert lines == [
+        "Akira hace una TS VOL por Shock Grave: 1D6=5 contra VOL 2 -> fallo",
+        "Akira hace una TS VOL por Shock Grave: 1D6=1 contra VOL 2 -> éxito",
+        "Akira: E.Alt de Shock Leve",
+        "Akira: ya no sufre E.Alt de Shock",
+    ]
+
+
+def test_EALT_27_shock_persistente_durations_and_derribado():
+    # Reached by piling up: 1d6 minutes (4): still out after 3 minutes, back after 4.
+    r = run_text(scene(holds="Shock Grave", do='receive Akira Shock Leve; pasar(3, "minutos")', dice="Akira duración 4"))
+    assert r.has("Akira", "inconsciente")
+    r = run_text(scene(holds="Shock Grave", do='receive Akira Shock Leve; pasar(4, "minutos")', dice="Akira duración 4"))
+    assert not r.has("Akira", "Shock") and not r.has("Akira", "inconsciente") and r.has("Akira", "derribado")
+    # Received directly: 1d3 hours (2).
+    r = run_text(scene(do='receive Akira Shock Persistente; pasar(119, "minutos")', dice="Akira duración 2"))
+    assert r.has("Akira", "Shock")
+    assert "Akira queda inconsciente (Shock Persistente) durante 1D3=2 horas" in said(r)
+    r = run_text(scene(do='receive Akira Shock Persistente; pasar(2, "horas")', dice="Akira duración 2"))
+    assert not r.has("Akira", "Shock") and r.has("Akira", "derribado")
+    # The source may say otherwise: 2d6 rounds (3 + 4 = 7 rounds).
+    r = run_text(scene(do='inconsciente_durante(Akira, 2D6, "rondas"); pasar(7, "rondas")', dice="Akira duración 3 4"))
+    assert not r.has("Akira", "Shock")
+
+
+# ---------------------------------------------------------------- Emoción
+
+def test_EALT_28_any_emocion_on_emocion_grave_gives_abatimiento():
+    for other in ('sentir(Akira, "euforia", "fiesta")', "receive Akira Emoción Leve", "receive Akira Emoción Grave"):
+        r = run_text(scene(do=f'sentir(Akira, "terror", "oni"); {other}'))
+        assert sorted(r.grades("Akira", "Emoción")) == ["Grave", "Persistente"]
+        assert r.has("Akira", "abatimiento")
+
+
+def test_EALT_29_emocion_leve_facilidad_to_flee_or_fight_with_fue_or_vol():
+    for nombre in ("miedo", "euforia"):
+        run_text(scene(do=f'sentir(Akira, "{nombre}", "oni")', expects=(
+            f'{mod("FUE", "huir")}.total == 1; {mod("VOL", "combatir")}.total == 1; '
+            f'{mod("FUE", "combatir", "otro")}.total == 1; '       # indistintamente
+            f'{mod("AGI", "huir")}.total == -1; {mod("FUE")}.total == -1; {mod("INT")}.total == -1')))
+    # Recovery: away from the stress, a minute of Reposo. Not without leaving it.
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); reposar(Akira, 5, "minutos")'))
+    assert r.grades("Akira", "Emoción") == ["Leve"]
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); alejarse(Akira); reposar(Akira, 1, "minutos")'))
+    assert r.grades("Akira", "Emoción") == [] and not r.has("Akira", "miedo")
+
+
+def test_EALT_30_same_emotion_worsens_the_opposite_one_swaps():
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir(Akira, "miedo", "oni")'))
+    assert r.grades("Akira", "Emoción") == ["Grave"] and r.has("Akira", "terror") and not r.has("Akira", "miedo")
+    r = run_text(scene(do='sentir(Akira, "euforia", "duelo"); sentir(Akira, "euforia", "duelo")'))
+    assert r.grades("Akira", "Emoción") == ["Grave"] and r.has("Akira", "ira")
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir(Akira, "euforia", "victoria")'))
+    assert r.grades("Akira", "Emoción") == ["Leve"] and r.has("Akira", "euforia") and not r.has("Akira", "miedo")
+
+
+def test_EALT_31_emocion_grave_facilidad_only_about_its_cause():
+    run_text(scene(do='sentir(Akira, "terror", "oni")', expects=(
+        f'{mod("FUE", "huir", "oni")}.total == 1; {mod("VOL", "huir", "oni")}.total == 1; '
+        f'{mod("FUE", "huir", "lobo")}.total == -3; {mod("FUE", "combatir", "oni")}.total == -3; '
+        f'{mod("DES", "huir", "oni")}.total == -3')))
+    run_text(scene(do='sentir(Akira, "ira", "bandido")', expects=(
+        f'{mod("FUE", "combatir", "bandido")}.total == 1; {mod("FUE", "huir", "bandido")}.total == -3')))
+    # No longer exposed, and aware of it: back to miedo / euforia.
+    r = run_text(scene(do='sentir(Akira, "terror", "oni"); alejarse(Akira)'))
+    assert r.grades("Akira", "Emoción") == ["Leve"] and r.has("Akira", "miedo") and not r.has("Akira", "terror")
+    r = run_text(scene(do='sentir(Akira, "ira", "bandido"); alejarse(Akira)'))
+    assert r.has("Akira", "euforia")
+
+
+def test_EALT_32_abatimiento():
+    r = run_text(scene(do='sentir(Akira, "terror", "oni"); sentir(Akira, "miedo", "oni"); alejarse(Akira); '
+                          'alejarse(Akira); reposar(Akira, 1, "minutos"); descansar(Akira, 8)',
+                       expects=f'{mod("FUE", "huir", "oni")}.total == -2; {mod("PER")}.total == -2'))
+    assert r.grades("Akira", "Emoción") == ["Persistente"]    # a Descanso does not end it by itself
+    r = run_text(scene(do='sentir(Akira, "terror", "oni"); receive Akira Emoción Leve; estímulo_positivo(Akira)'))
+    assert r.grades("Akira", "Emoción") == ["Grave"] and not r.has("Akira", "abatimiento")
+
+
+@pytest.mark.parametrize("específicos", [False, True])
+def test_EALT_33_esp_especificos_instead_of_abatimiento(específicos):
+    r = run_text(scene(sets=f"esp_específicos = {str(específicos).lower()}",
+                       do='sentir(Akira, "terror", "oni"); sentir_con(Akira, "miedo", "oni", "fobia")'))
+    if específicos:
+        assert r.grades("Akira", "Emoción") == ["Grave"] and r.has("Akira", "fobia") and not r.has("Akira", "abatimiento")
+    else:
+        assert sorted(r.grades("Akira", "Emoción")) == ["Grave", "Persistente"] and not r.has("Akira", "fobia")
+
+
+# ---------------------------------------------------------------- Afección
+
+def test_EALT_34_diseases_and_poisons_share_one_counter():
+    r = run_text(scene(do='enfermar(Akira, Afección.Leve, "enfermedad"); enfermar(Akira, Afección.Leve, "veneno")'))
+    assert r.grades("Akira", "Afección") == ["Grave"]        # one card: the counter
+    assert r.has("Akira", "enfermedad") and r.has("Akira", "veneno")
+    assert "Akira: E.Alt de Afección Grave (enfermedad, veneno)" in said(r)
+
+
+def test_EALT_35_afeccion_advances_in_phases():
+    r = run_text(scene(do='enfermar(Akira, Afección.Leve, "enfermedad"); avanzar_afección(Akira)'))
+    assert r.grades("Akira", "Afección") == ["Grave"]
+    r = run_text(scene(do='enfermar(Akira, Afección.Leve, "enfermedad"); avanzar_afección(Akira); avanzar_afección(Akira)'))
+    assert r.grades("Akira", "Afección") == ["Persistente"]
+    # Persistente is the last phase: more Afección leaves it there.
+    r = run_text(scene(holds="Afección Persistente", do='enfermar(Akira, Afección.Leve, "veneno"); avanzar_afección(Akira)'))
+    assert r.grades("Akira", "Afección") == ["Persistente"]
+
+
+@pytest.mark.parametrize("grado, obstáculo, resultado", [
+    ("Leve", -1, "éxito"), ("Persistente", -2, "fallo"), ("Grave", -3, "fallo"),
+])
+def test_EALT_36_medicina_takes_the_patients_afeccion_as_obstaculo(grado, obstáculo, resultado):
+    # Hana INT 3, 1d12 = 7: 7 + 3 + obstáculo against CD 9.
+    r = run_text(_two('medicina(Hana, Akira, "primeros auxilios", 9)', holds=f"Afección {grado}; Heridas Grave",
+                      dice="Hana medicina 7"))
+    assert f"Hana actúa con INT 3 y modificador {obstáculo}: 1D12=7 + {3 + obstáculo} contra CD 9 -> {resultado}" in said(r)
+    assert r.grades("Akira", "Heridas") == (["Leve"] if resultado == "éxito" else ["Grave"])
+
+
+# ---------------------------------------------------------------- bundled scripts
+
+BUNDLED = Path(__file__).resolve().parent.parent / "rulesets" / "yokai"
+
+
+@pytest.mark.parametrize("script", ["recuperacion.enc", "combate.enc", "afeccion.enc"])
+def test_bundled_scripts_transcripts(script, capsys, snapshot):
+    """Each read line by line against the seed (see the comment atop each script)."""
+    code = main(["run", str(BUNDLED / script)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out == snapshot
+
+
+# ---------------------------------------------------------------- the clock
+
+def test_timed_events_fire_in_order_at_their_moment():
+    # Unconscious 2 hours (1d3 = 2), a Heridas Grave whose daily TS comes at 24 h,
+    # a day without Descanso at 24 h too: each at its time, in the order they came.
+    r = run_text(scene(holds="Heridas Grave", do='receive Akira Shock Persistente; pasar(1, "días")',
+                       dice="Akira duración 2; Akira ts 1; Akira ts 1"))
+    stamped = [ln for ln in r.lines if ln.startswith("[") or "despierta" in ln or "TS" in ln]
+    assert stamped == [
+        "[día 1, 0:00:00]",
+        "[día 1, 2:00:00]",
+        'Akira despierta: se recupera de todo su Shock y queda "derribado"',
+        "[día 2, 0:00:00]",
+        "Akira hace una TS FUE por infección: 1D6=1 contra FUE 3 -> éxito",
+        "Akira hace una TS VOL por sueño: 1D6=1 contra VOL 2 -> éxito",
+    ]
+
+
+def test_a_wait_in_pieces_is_a_wait_in_one():
+    one = run_text(scene(holds="Fatiga Grave", do='receive Akira Shock Persistente; reposar(Akira, 3, "horas")',
+                         dice="Akira duración 2"))
+    pieces = run_text(scene(holds="Fatiga Grave", do='receive Akira Shock Persistente; '
+                            + "; ".join(['reposar(Akira, 1, "horas")'] * 3), dice="Akira duración 2"))
+    for r in (one, pieces):
+        assert r.grades("Akira", "Fatiga") == [] and not r.has("Akira", "Shock")
+    assert [ln for ln in one.lines if "despierta" in ln] == [ln for ln in pieces.lines if "despierta" in ln]
+
+
+MODULE = ("estados.rules", "tiempo.rules", "actividades.rules", "obstaculos.rules", "mensajes.rules")
+
+
+def test_the_estados_module_can_be_included_by_another_edition(tmp_path):
+    """Another edition with its own sheet, outcomes and checks includes the module's five files."""
+    folder = tmp_path / "otra"
+    folder.mkdir()
+    for name in MODULE:
+        (folder / name).write_text((BUNDLED / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "propio.rules").write_text(textwrap.dedent("""\
+        sheet ficha:
+          FUE: int 0..9
+          AGI: int 0..9
+          DES: int 0..9
+          PER: int 0..9
+          INT: int 0..9
+          VOL: int 0..9
+          suerte: int = 3
+        outcomes resultado: pifia < fallo < éxito < crítico
+        check ts(atributo) rolls tirada = 1D10:
+          | tirada      | resultado |
+          |-------------|-----------|
+          | <= atributo | éxito     |
+          | any         | fallo     |
+        check acción(valor, cd) rolls tirada = 2D6:
+          | tirada + valor | resultado |
+          |----------------|-----------|
+          | >= cd          | éxito     |
+          | any            | fallo     |
+        """), encoding="utf-8")
+    (folder / "edicion.rules").write_text(
+        'edition otra:\n  title "Otra"\n  include "propio.rules", ' + ", ".join(f'"{m}"' for m in MODULE) + "\n",
+        encoding="utf-8")
+    text = textwrap.dedent("""\
+        edition otra
+        combatant Mio:
+          FUE 7, AGI 5, DES 5, PER 5, INT 5, VOL 5
+        dice strict:
+          Mio ts 9
+        do:
+          receive Mio Shock Leve
+          receive Mio Shock Leve
+          pasar(1, "rondas")
+          sentir(Mio, "miedo", "el lobo")
+        expect cards(Mio, Shock) == [Shock.Grave]
+        expect modificador(Mio, "FUE", "huir", none, 0).total == 1
+        """)
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for("otra", roots=[tmp_path])).run()
+    assert not out.failed

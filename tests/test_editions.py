@@ -21,7 +21,7 @@ def test_an_encounter_beside_its_edition_finds_it(tmp_path, capsys):
     make_house(tmp_path)
     enc = tmp_path / "casera" / "duelo.enc"
     enc.write_text(DUELO.replace("edition aquelarre", "edition casera"), encoding="utf-8")
-    assert main(["run", str(enc)]) == 0
+    assert main(["run", str(enc), "--seed", "1"]) == 0      # seed 1: Rodrigo hits before the Bandido attacks
     out = capsys.readouterr().out.splitlines()
     # The house edition extends aquelarre and sets its option: damage lands as each attack resolves.
     first_damage = next(i for i, ln in enumerate(out) if ln.startswith("  Daños"))

@@ -1,30 +1,50 @@
 """Fuzzing: mutated rule files and encounters, and text made of the language's
 own words. Whatever the text, loading, checking, compiling and running raise
-only GrimorioError, and every diagnostic renders with its location."""
+only GrimorioError, and every diagnostic renders with its location.
+
+Profiles (environment variable GRIMORIO_FUZZ): "default", a few seconds, with
+fixed examples so every run of the suite tries the same texts; "long", many
+more random examples for deep fuzzing (GRIMORIO_FUZZ=long pytest tests/test_fuzz*.py).
+GRIMORIO_FUZZ_EXAMPLES=N sets the number of examples of either.
+"""
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grimorio.dsl.builder import build_encounter
-from grimorio.dsl.diagnostics import GrimorioError, Sources, render
-from grimorio.dsl.loader import load_entry
+from grimorio.dsl import loader
+from grimorio.dsl.builder import build_encounter, build_rules
+from grimorio.dsl.diagnostics import Span, GrimorioError, Sources, render
+from grimorio.dsl.loader import load_entry, load_house
 from grimorio.interpreter.compiler import compile_checked
 from grimorio.interpreter.encounter import Prepared, program_for
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
-RULE_FILES = sorted(RULESETS.glob("*/*.rules"))
+RULE_FILES = sorted(p for p in RULESETS.glob("*/*.rules") if (p.parent / "edicion.rules").exists())
+HOUSE_FILES = sorted((RULESETS / "casa").glob("*.rules"))
 DUELO = (RULESETS / "aquelarre" / "duelo.enc").read_text(encoding="utf-8")
-EXAMPLES = int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "200"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+LONG = os.environ.get("GRIMORIO_FUZZ", "default") == "long"
+
+
+def fuzz_settings(default: int, long: int, **extra):
+    """Hypothesis settings of the profile chosen by GRIMORIO_FUZZ."""
+    examples = int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", long if LONG else default))
+    return settings(max_examples=examples, deadline=None, derandomize=not LONG and "GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], **extra)
+
+
+FUZZ = fuzz_settings(200, 5000)
+EDITION_FUZZ = fuzz_settings(150, 2000)       # each example loads, checks and compiles a whole edition
 
 WORDS = ("edition extends include title description option var sheet int percent bool text list outcomes "
          "condition grades on receive table by check rolls message event rule action reaction to requires cost "
@@ -32,7 +52,7 @@ WORDS = ("edition extends include title description option var sheet int percent
          "else for group in ordered desc while decide first all or and not roll as emit maximum true false none "
          "any encounter seed rounds combatant holds dice strict do expect it yo c pv FUE AGI Esquivar arma "
          "armas localización resultado éxito fallo Leve Grave Heridas ataque atacar en_pie combatants has "
-         "floor min max len").split()
+         "floor min max len said refused format with choose held dice keep_highest range slice without").split()
 PUNCT = list(":,.=<>+-*/%()[]{}|;\"#") + ["..", "==", ">=", "<=", "!=", "| 1 | a |", "|---|", '"t"']
 NUMBERS = ["0", "1", "7", "10", "99999999999999999999", "50%", "1D10", "d100", "2d6", "1D0", "0d6"]
 LAYOUT = [" ", " ", " ", "\n", "\n  ", "\n    ", "\n\t", ":\n  "]
@@ -77,18 +97,39 @@ def mutated(draw, text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=512)
+def _built(text: str, file: str):
+    decls, diags = build_rules(text, file)
+    return tuple(decls), tuple(diags)
+
+
+def cached_build_rules(text: str, file: str):
+    """build_rules, remembered by text and file: an edition's unchanged files are parsed once.
+    The declarations are frozen, so sharing them between examples is safe."""
+    decls, diags = _built(text, file)
+    return list(decls), list(diags)
+
+
+WORK = Path(tempfile.mkdtemp(prefix="grimorio-fuzz-"))   # one place, so unchanged files keep their names
+atexit.register(shutil.rmtree, WORK, True)
+
+
 def check_edition(folder_of: Path, name: str, text: str):
-    """Copy an edition folder, replace one file with `text`, then load, check and compile it."""
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / folder_of.name
+    """In a copy of an edition folder, replace one file with `text`, then load, check and compile it."""
+    folder = WORK / folder_of.name
+    if not folder.is_dir():
         shutil.copytree(folder_of, folder)
-        (folder / name).write_text(text, encoding="utf-8")
-        entry = folder / "edicion.rules"          # the entry file of both bundled editions
-        sources = Sources()
-        try:
-            compile_checked(load_entry(entry, [Path(tmp), RULESETS], sources))
-        except GrimorioError as exc:
-            assert_located(exc.diagnostics, sources)
+    target = folder / name
+    target.write_text(text, encoding="utf-8")
+    entry = folder / "edicion.rules"          # the entry file of both bundled editions
+    sources = Sources()
+    try:
+        with mock.patch.object(loader, "build_rules", cached_build_rules):
+            compile_checked(load_entry(entry, [WORK, RULESETS], sources))
+    except GrimorioError as exc:
+        assert_located(exc.diagnostics, sources)
+    finally:
+        shutil.copyfile(folder_of / name, target)
 
 
 def run_encounter(text: str):
@@ -105,12 +146,35 @@ def run_encounter(text: str):
         assert_located(exc.diagnostics, sources)
 
 
-@FUZZ
+@EDITION_FUZZ
 @given(st.data())
 def test_mutated_rule_files(data):
     path = data.draw(st.sampled_from(RULE_FILES))
     text = data.draw(mutated(path.read_text(encoding="utf-8")))
     check_edition(path.parent, path.name, text)
+
+
+def check_house(text: str):
+    """Layer `text` as a house-rule file over aquelarre, then check and compile."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "casa.rules"
+        path.write_text(text, encoding="utf-8")
+        line = f"grimorio run x.enc --house {path}"          # named on a command line, as the CLI does
+        sources = Sources({"<command line>": line})
+        at = Span("<command line>", 1, line.index("--house") + 9, 1, len(line) + 1)
+        try:
+            rs = load_entry(RULESETS / "aquelarre" / "edicion.rules", [RULESETS], sources)
+            load_house(rs, path, at)
+            compile_checked(rs)
+        except GrimorioError as exc:
+            assert_located(exc.diagnostics, sources)
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_house_rule_files(data):
+    path = data.draw(st.sampled_from(HOUSE_FILES))
+    check_house(data.draw(mutated(path.read_text(encoding="utf-8"))))
 
 
 @FUZZ
@@ -119,7 +183,7 @@ def test_mutated_encounters(text):
     run_encounter(text)
 
 
-@FUZZ
+@EDITION_FUZZ
 @given(st.lists(TOKEN, max_size=60).map("".join))
 def test_rules_made_of_the_languages_words(text):
     # In the small frozen copy of the Aquelarre rules: every example parses the

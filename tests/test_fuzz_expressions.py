@@ -4,16 +4,13 @@ lists, comprehensions, records) and runs them in an encounter: whatever they
 do, a run ends in a result or a located diagnostic, never a Python error."""
 from __future__ import annotations
 
-import os
-
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.test_fuzz import fuzz_settings
 from tests.test_fuzz import run_encounter as run
 
-EXAMPLES = int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "150"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = fuzz_settings(150, 5000)          # GRIMORIO_FUZZ=long for deep fuzzing (see tests/test_fuzz.py)
 
 HEAD = 'encounter "fuzz"\nedition yokai\ncombatant Akira:\n  FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2\n' \
        '  holds Heridas Leve\n'
@@ -25,7 +22,7 @@ ATOMS = st.sampled_from([
 ])
 UNARY = ["-", "not "]
 BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "in", "not in"]
-CALLS = ["len", "min", "max", "sum", "abs", "floor", "ceil", "distinct", "first", "enemies", "allies"]
+CALLS = ["len", "min", "max", "sum", "abs", "floor", "ceil", "distinct", "first", "enemies", "allies", "grades"]
 
 
 def expressions():
@@ -45,6 +42,12 @@ def expressions():
             inner.map(lambda e: f"{{campo: {e}}}"),
             st.tuples(inner, inner).map(lambda t: f"(check acción({t[0]}, {t[1]}) by Akira).resultado"),
             st.tuples(inner, inner).map(lambda t: f"obstáculo({t[0]}, {t[1]})"),
+            st.tuples(inner, inner).map(lambda t: f"keep_highest(dice({t[0]}, 6), {t[1]})"),
+            st.tuples(inner, inner, inner).map(lambda t: f"slice({t[0]}, {t[1]}, {t[2]})"),
+            st.tuples(inner, inner).map(lambda t: f"{t[0]}[{t[1]}]"),
+            st.tuples(inner, inner).map(lambda t: f"without(range({t[0]}, {t[1]}), {t[1]})"),
+            st.tuples(inner, inner).map(lambda t: f"choose({t[0]}, {t[1]})"),
+            st.tuples(inner, inner).map(lambda t: f"held({t[0]}, {t[1]})"),
         )
     return st.recursive(ATOMS, extend, max_leaves=8)
 
@@ -55,7 +58,10 @@ def statements(expr):
         expr.map(lambda e: f"if {e}:\n    let x = 1\n  else:\n    let x = 2"),
         expr.map(lambda e: f"for y in {e}:\n    pass"),
         expr.map(lambda e: f"receive Akira Heridas {e}" if e.isidentifier() else f"let z = {e}"),
+        expr.map(lambda e: f"expect {e}"),
+        expr.map(lambda e: f"add Akira incapacitado with {e}"),
         st.sampled_from(["receive Akira Fatiga Leve", "remove Akira Heridas", "add Akira incapacitado",
+                         'expect said "Akira"', 'expect not said "x"',
                          "actuar(Akira, \"FUE\", 9)", "stop"]),
     )
 

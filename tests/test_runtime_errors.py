@@ -24,6 +24,14 @@ rule eco(x):
   return eco(x + 1)
 rule tirar(x):
   return roll 2D6 by x as "tirada"
+condition Sed grades Leve < Grave:
+  | grado | malus |
+  |-------|-------|
+  | Leve  | 1     |
+  | Grave | 2     |
+condition Hambre grades Leve < Grave
+rule malus(x):
+  return [g.malus for g in cards(x, Hambre)]
 """
 
 HEAD = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\n'
@@ -80,3 +88,72 @@ def test_strict_dice_never_rolled(tmp_path):
     out = failure(tmp_path, "dice strict:\n  Ana tirada 3 4\n  Ana tirada 1 1\ndo:\n  tirar(Ana)\n")
     assert "error[E0505]: this pinned roll was never made" in out
     assert "x.enc:7:3" in out
+
+
+def test_a_grade_without_the_column_read_names_the_field(tmp_path):
+    # Regression: the message said `Leve has no field "?"` (a grade's own lookup
+    # raised an AttributeError without a quoted name).
+    out = failure(tmp_path, "  holds Hambre Leve\ndo:\n  malus(Ana)\n")
+    assert 'error[E0203]: Leve has no field "malus"' in out
+    assert "malus(Ana)" in out
+
+
+# ------------------------------------------------------------ the transcript is kept on errors
+STRICT_TOO_SHORT = """\
+encounter "corto"
+edition aquelarre
+rounds 1
+combatant Rodrigo:
+  side cristianos
+  FUE 14, AGI 12, HAB 13, RES 14, PER 11
+  Espadas 60%, Esquivar 40%
+  arma "Espada corta"
+combatant Bandido:
+  side bandidos
+  FUE 13, AGI 10, HAB 11, RES 13, PER 10
+  Mazas 45%, Esquivar 30%
+  arma "Garrote"
+dice strict:
+  Rodrigo iniciativa 9
+  Bandido iniciativa 1
+round 1:
+  Rodrigo: atacar Bandido, pass
+"""
+
+
+def _cli(tmp_path, capsys, *extra):
+    from grimorio.interpreter.cli import main
+    path = tmp_path / "corto.enc"
+    path.write_text(STRICT_TOO_SHORT, encoding="utf-8")
+    code = main(["run", str(path), *extra])
+    return code, capsys.readouterr()
+
+
+def test_a_run_stopped_by_an_error_prints_its_transcript_then_the_diagnostic(tmp_path, capsys):
+    # The attack roll is not pinned: the run stops there, after the initiative lines.
+    code, out = _cli(tmp_path, capsys)
+    assert code == 2
+    assert out.out.splitlines() == ["Asalto 1", "  Iniciativa: Rodrigo 21 (1D10=9 + AGI 12)",
+                                    "  Iniciativa: Bandido 11 (1D10=1 + AGI 10)"]
+    assert "error[E0503]: the script has no pinned dice left for Rodrigo ataque" in out.err
+
+
+def test_a_run_stopped_by_an_error_keeps_its_jsonl_events(tmp_path, capsys):
+    import json
+    code, out = _cli(tmp_path, capsys, "--format", "jsonl")
+    assert code == 2
+    events = [json.loads(line) for line in out.out.splitlines()]
+    assert [e["event"] for e in events][:2] == ["say", "roll"]
+    assert [e["total"] for e in events if e["event"] == "roll"] == [9, 1]
+    assert "error[E0503]" in out.err
+
+
+def test_the_error_carries_the_run_so_far(tmp_path):
+    from tests.conftest import run_text
+    try:
+        run_text(STRICT_TOO_SHORT)
+    except GrimorioError as exc:
+        said = [ev[2] for ev in exc.outcome.engine.events if ev[0] == "say"]
+        assert said[0] == "Asalto 1" and len(said) == 3
+    else:
+        raise AssertionError("the run should stop at the unpinned attack")

@@ -91,7 +91,9 @@ def test_a_name_given_in_only_one_branch_is_unknown_after_the_if():
 
 
 def test_negated_and_subtracted_dice():
-    r = run_text(YOKAI + 'dice:\n  3\n  5 2\ndo:\n  let a = roll (-1D6)\n  let b = roll (1D6 - 1D4)\nexpect 1 == 1\n')
+    r = run_text(YOKAI + 'dice:\n  3\n  5 2\ndo:\n  let a = roll (-1D6)\n  expect a == -3\n'
+                         '  let b = roll (1D6 - 1D4)\n  expect b == 3\n')
+    assert [v.ok for v in r.outcome.expectations] == [True, True]
     assert [int(e[3]) for e in r.engine.events if e[0] == "roll"] == [-3, 3]
     assert [str(e[3]) for e in r.engine.events if e[0] == "roll"][1] == "1D6-1D4=3 (5-2)"
 
@@ -119,14 +121,16 @@ var v = parar()
 rule parar():
   stop
 """)
+    from grimorio.dsl.builder import build_encounter
+    from tests.conftest import Prepared
+    program = program_for("prueba", roots=[tmp_path])
+    enc, diags = build_encounter('encounter "x"\nedition prueba\ncombatant A:\n  FUE 1\n', "x.enc")
+    assert diags == [] and [c.name for c in enc.combatants] == ["A"]
     with pytest.raises(GrimorioError) as exc:
-        from tests.conftest import Prepared
-        program = program_for("prueba", roots=[tmp_path])
-        from grimorio.dsl.builder import build_encounter
-        enc, _ = build_encounter('encounter "x"\\nedition prueba\\ncombatant A:\\n  FUE 1\\n', "x.enc")
         Prepared(enc, program).run()
     d = exc.value.diagnostics[0]
     assert d.code == "E0501" and d.message.startswith('"stop" ends an encounter')
+    assert (d.span.file.endswith("reglas.rules"), d.span.line) == (True, 6)   # the stop of the rule the var calls
 
 
 def test_stop_in_a_do_block_ends_the_encounter_before_its_rounds():

@@ -20,7 +20,7 @@ def run_cli(capsys, *args):
 
 def test_demo_duel_runs_to_its_end(capsys, snapshot):
     code, out, err = run_cli(capsys, DEMO)
-    assert code == 0 and err == ""
+    assert code == 0 and "error" not in err            # warnings of dead data may come, on stderr
     lines = out.splitlines()
     assert lines[0] == "Asalto 1"
     # Unscripted: both fight by the ruleset's tactic until one side is down.

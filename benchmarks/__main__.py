@@ -1,0 +1,167 @@
+"""Every benchmark of grimorio, from one run: `python -m benchmarks [--quick]`.
+
+Timings are CPU time (time.process_time, or the children's user+system time
+for whole processes), and every comparison interleaves its two sides, A B A
+B ..., so a busy moment of the machine weighs on both alike; each figure is
+the best and the median of several repeats. Nothing here is a verdict: the
+targets are printed beside the figures. docs/performance.md explains each one.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DUELO = ROOT / "rulesets" / "aquelarre" / "duelo.enc"
+D20_VENV = Path(os.environ.get("TMPDIR", "/tmp")) / "grimorio-d20-venv"
+
+
+def line(name: str, text: str):
+    print(f"{name:34} {text}", flush=True)
+
+
+def spread(values, unit="", scale=1.0, digits=3) -> str:
+    return (f"best {min(values) * scale:.{digits}g}{unit}, median {statistics.median(values) * scale:.{digits}g}{unit}"
+            f" (of {len(values)})")
+
+
+def cpu(fn) -> float:
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
+
+
+def child_cpu(argv, **kw) -> float:
+    """The CPU time (user + system) of a command run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, **kw)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def interleaved(a, b, repeats):
+    xs, ys = [], []
+    for _ in range(repeats):
+        xs.append(a())
+        ys.append(b())
+    return xs, ys
+
+
+# ---------------------------------------------------------------- the benchmarks
+def interpreter_vs_twin(repeats):
+    from benchmarks.twin_duelo import duelo
+    prepared = prepared_duel()
+    seeds = range(300)
+    twin, interp = interleaved(lambda: cpu(lambda: [duelo(s) for s in seeds]),
+                               lambda: cpu(lambda: [prepared.run(seed=s, record=False) for s in seeds]), repeats)
+    ratios = [i / t for i, t in zip(interp, twin)]
+    line("interpreter / twin (300 duels)", f"{min(interp) / min(twin):.2f}x of the best; pairs {spread(ratios, 'x')}"
+                                           " (target 1.5x)")
+
+
+def dice_vs_d20(repeats):
+    python = D20_VENV / "bin" / "python"
+    if not python.exists():
+        line("dice / d20 per roll", f"skipped: no d20 venv at {D20_VENV} (benchmarks/dice_vs_d20.sh makes it)")
+        return
+    roll = [str(ROOT / "benchmarks" / "dice_roll.py")]
+    for expr in ("1d10+1d4+2", "1d100", "2d6"):
+        ours, theirs = interleaved(lambda: per_roll([sys.executable] + roll + ["grimorio", expr]),
+                                   lambda: per_roll([str(python)] + roll + ["d20", expr]), repeats)
+        ratios = [t / o for o, t in zip(ours, theirs)]
+        line(f"d20 / grimorio per roll, {expr}", f"grimorio {min(ours) * 1e6:.2f} us, d20 {min(theirs) * 1e6:.2f} us;"
+                                                 f" {spread(ratios, 'x')} (target >= 10x)")
+
+
+def per_roll(argv) -> float:
+    return float(subprocess.run(argv, check=True, capture_output=True, text=True, cwd=ROOT).stdout)
+
+
+def cold_start(repeats):
+    lark = [sys.executable, "-c", "import lark"]
+    run = [sys.executable, "-m", "grimorio.interpreter.cli", "run", str(DUELO)]
+    ours, base = interleaved(lambda: child_cpu(run), lambda: child_cpu(lark), repeats)
+    ratios = [o / b for o, b in zip(ours, base)]
+    line("cold start: run / import lark", f"run {spread(ours, ' s')}; import lark {spread(base, ' s')}")
+    line("", f"paired ratio {spread(ratios, 'x')} (target <= 2x)")
+
+
+def simulate_throughput(repeats, n):
+    from grimorio.interpreter.cli import prepare_from_argv
+    from grimorio.interpreter.simulate import Runner, run_seed
+    from grimorio.interpreter.tally import Tally
+    runner = Runner(prepare_from_argv(["simulate", str(DUELO)]))
+
+    def share():
+        runner.run_all(Tally(), ((i, run_seed(7, i)) for i in range(n)))
+    times = [cpu(share) for _ in range(repeats)]
+    line(f"simulate, one core ({n} runs)", f"{spread(times, ' s')}; {n / min(times):,.0f} runs/s "
+                                           f"(target: 10,000 in < 2 s)")
+    for w in (1, 2):
+        argv = [sys.executable, "-m", "grimorio.interpreter.cli", "simulate", str(DUELO), "-n", str(n),
+                "--workers", str(w)]
+        walls, cpus = [], []
+        for _ in range(max(1, repeats // 2)):
+            t = time.perf_counter()
+            cpus.append(child_cpu(argv))       # the workers' CPU too: they are its children
+            walls.append(time.perf_counter() - t)
+        line(f"simulate command, W={w} ({n} runs)", f"wall {spread(walls, ' s')}, {n / min(walls):,.0f} runs/s; "
+                                                   f"CPU {spread(cpus, ' s')} (start-up included)")
+
+
+def peak_memory(sizes):
+    for n in sizes:
+        out = subprocess.run([sys.executable, "-m", "benchmarks.memory", str(DUELO), str(n)], check=True,
+                             capture_output=True, text=True, cwd=ROOT).stdout.split()
+        peak, loaded, grew = (int(x) / 1024 for x in out)
+        line(f"simulate memory, N={n}", f"peak RSS {peak:.1f} MiB (after loading, before the runs: "
+                                        f"{loaded:.1f} MiB); RSS grew {grew:.2f} MiB while running")
+
+
+def combatant_rounds(counts, repeats):
+    from benchmarks.crowd import crowd_cost
+    base = None
+    for k in counts:
+        us = [crowd_cost(k) * 1e6 for _ in range(repeats)]
+        base = base or min(us)
+        line(f"cost per combatant-round, {k:>3}", f"{spread(us, ' us')}; {min(us) / base:.2f}x of {counts[0]} "
+                                                  "(target: flat)")
+
+
+def prepared_duel():
+    from grimorio.dsl.diagnostics import Sources
+    from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
+    return Prepared(load_encounter(DUELO, Sources()), program_for("aquelarre"))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="fewer repeats and runs (a smoke test, not figures)")
+    p.add_argument("--only", choices=["twin", "dice", "start", "simulate", "memory", "crowd"], action="append",
+                   help="run only these benchmarks (repeatable)")
+    args = p.parse_args(argv)
+    r = 3 if args.quick else 7
+    benchmarks = {
+        "twin": lambda: interpreter_vs_twin(r),
+        "dice": lambda: dice_vs_d20(r),
+        "start": lambda: cold_start(r),
+        "simulate": lambda: simulate_throughput(r, 2000 if args.quick else 10_000),
+        "memory": lambda: peak_memory((1000, 10_000) if args.quick else (10_000, 100_000)),
+        "crowd": lambda: combatant_rounds((2, 16, 128, 256), r),
+    }
+    print(f"grimorio benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
+          f"load {os.getloadavg()[0]:.2f}", flush=True)
+    for name, bench in benchmarks.items():
+        if not args.only or name in args.only:
+            bench()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

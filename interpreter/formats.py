@@ -1,0 +1,108 @@
+"""How values print in the transcript, as an edition's `format` declarations say
+(the prelude declares them all; an edition replaces the ones it wants)."""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from ..dsl import nodes as n
+from ..dsl.diagnostics import Diagnostic, did_you_mean
+from ..dsl.loader import prelude
+
+from .dice import Dice, Roll
+from .values import Scale, Struct, _nested, mangle
+
+# Each kind of value a format declaration names, and the placeholders its text may use.
+KEYS = {
+    "dice": ("count", "faces"), "percentile": ("faces",), "true": (), "false": (), "none": (), "empty": (),
+    "separator": (), "factor": ("n",), "divisor": ("d",), "fraction": ("n", "d"),
+    "highest": ("k",), "lowest": ("k",),
+}
+PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def check_formats(ruleset) -> list[Diagnostic]:
+    """A format of no known kind, or a placeholder its kind does not have."""
+    out = []
+    for d in ruleset.space("format").values():
+        if d.name not in KEYS:
+            out.append(Diagnostic("E0231", f'there is no format "{d.name}"', d.name_span or d.span,
+                                  did_you_mean(d.name, KEYS) or f"the formats are: {', '.join(KEYS)}"))
+            continue
+        for name in PLACEHOLDER.findall(d.template):
+            if name not in KEYS[d.name]:
+                allowed = ", ".join("{" + k + "}" for k in KEYS[d.name]) or "none"
+                out.append(Diagnostic("E0232", f'the format of {d.name} has no placeholder "{{{name}}}"',
+                                      d.template_span or d.span,
+                                      f"its placeholders: {allowed}"))
+    return out
+
+
+def build_format(ruleset) -> "Format":
+    templates = {d.name: d.template for d in prelude()[1] if isinstance(d, n.Format)}
+    templates.update((d.name, d.template) for d in ruleset.space("format").values())
+    return Format(templates)
+
+
+def _fill(template: str, **values) -> str:
+    return PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), template)
+
+
+class Format:
+    """Values to transcript text, by an edition's templates."""
+
+    def __init__(self, templates: dict[str, str]):
+        self.t = templates
+        self.words = {None: templates["none"], True: templates["true"], False: templates["false"]}
+        self.sep, self.empty = templates["separator"], templates["empty"]
+        self._dice: dict[Dice, str] = {}
+
+    def show(self, v) -> str:
+        if v is None or v is True or v is False:
+            return self.words[v]
+        if isinstance(v, list):
+            return _nested(lambda: self.sep.join(self.show(x) for x in v), "...") if v else self.empty
+        if isinstance(v, Roll):
+            return self.roll(v)
+        if isinstance(v, Dice):
+            return self.dice(v)
+        if isinstance(v, Scale):
+            return self.scale(v)
+        if isinstance(v, Fraction):
+            return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+        if isinstance(v, Struct):
+            if v._key is not None:
+                return self.show(getattr(v, mangle(v._key)))
+            return _nested(lambda: "{" + ", ".join(f"{k}: {self.show(getattr(v, mangle(k)))}" for k in v._names)
+                           + "}", "...")
+        return str(v)
+
+    def dice(self, d: Dice) -> str:
+        text = self._dice.get(d)
+        if text is None:
+            parts = []
+            for sign, count, faces in d.terms:
+                key = "percentile" if (count == 1 and faces == 100) else "dice"
+                word = _fill(self.t[key], count=count, faces=faces)
+                parts.append(("-" if sign < 0 else ("+" if parts else "")) + word)
+            if d.keep is not None:
+                parts[0] += _fill(self.t[d.keep[1]], k=d.keep[0])
+            if d.const:
+                parts.append(f"{d.const:+d}")
+            text = self._dice[d] = "".join(parts) or "0"
+        return text
+
+    def roll(self, r: Roll) -> str:
+        text = f"{self.dice(r.dice)}={int(r)}"
+        if len(r.faces) > 1:
+            signs = [s for s, c, _f in r.dice.terms for _ in range(c)]
+            text += " (" + "".join(("-" if s < 0 else "+" if i else "") + str(f)
+                                   for i, (s, f) in enumerate(zip(signs, r.faces))) + ")"
+        return text
+
+    def scale(self, s: Scale) -> str:
+        if s.denominator == 1:
+            return _fill(self.t["factor"], n=s.numerator)
+        if s.numerator == 1:
+            return _fill(self.t["divisor"], d=s.denominator)
+        return _fill(self.t["fraction"], n=s.numerator, d=s.denominator)

@@ -1,0 +1,127 @@
+"""House rules as layers: the bundled examples in rulesets/casa/ and the five
+house rules a designer first wrote by copying whole declarations
+(/work/shared/examples/house-rules-as-written), each now a layer of a few lines
+under tests/house_rules/, run with --house and shown changing the transcript."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grimorio.interpreter.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CASA = ROOT / "rulesets" / "casa"
+PORTS = ROOT / "tests" / "house_rules"
+DEMO = str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")
+
+
+def run(capsys, enc, *houses, code=0):
+    args = ["run", str(enc)] + [a for h in houses for a in ("--house", str(h))]
+    got = main(args)
+    out, err = capsys.readouterr()
+    assert got == code, err
+    return out.splitlines(), err
+
+
+def diff(capsys, enc, house):
+    assert main(["diff", str(enc), "--house", str(house)]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def changed(lines):
+    return [ln for ln in lines if ln[:2] in ("- ", "+ ")]
+
+
+def code_lines(path: Path) -> int:
+    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#"))
+
+
+# ---------------------------------------------------------------- rulesets/casa
+
+
+def test_criticals_at_a_fifth_change_only_the_rolls_between_a_tenth_and_a_fifth(capsys):
+    out = diff(capsys, DEMO, CASA / "criticos_quinto.rules")
+    assert out[2] == "the transcripts part at line 4"
+    minus, plus = [ln for ln in changed(out) if ln[0] == "-"], [ln for ln in changed(out) if ln[0] == "+"]
+    # The first change: an 11 against 60% was a success and is now a critical (60 / 5 = 12).
+    assert "d100=11 contra 60% -> éxito" in minus[0] and "d100=11 contra 60% -> crítico" in plus[0]
+
+
+def test_initiative_adds_half_of_perception(capsys):
+    out, _ = run(capsys, DEMO, CASA / "iniciativa_percepcion.rules")
+    # Rodrigo: PER 11 -> +5; Bandido: PER 10 -> +5.
+    assert out[1] == "  Iniciativa: Rodrigo 22 (1D10=5 + AGI 12 + PER/2 5)"
+    assert out[2] == "  Iniciativa: Bandido 17 (1D10=2 + AGI 10 + PER/2 5)"
+
+
+def test_hit_location_by_1d20_rolled_apart(capsys):
+    base, _ = run(capsys, DEMO)
+    out, _ = run(capsys, DEMO, CASA / "localizacion_d20.rules")
+    assert out[:8] == base[:8]                              # same dice up to the first damage
+    assert "Abdomen x1" in base[8] and "Gambesón absorbe 2" in out[8] and base[8] != out[8]
+    assert any(w in out[8] for w in ("Cabeza", "Brazo", "Pecho", "Abdomen", "Pierna"))
+
+
+def test_the_bundled_house_rules_are_a_few_lines_each():
+    for f in sorted(CASA.glob("*.rules")):
+        assert code_lines(f) <= 16, f
+
+
+# ---------------------------------------------------------------- the designer's five
+
+
+def test_critico5(capsys):
+    enc, house = PORTS / "critico5" / "critico.enc", PORTS / "critico5" / "critico5.rules"
+    run(capsys, enc, code=1)                               # the bundled rules: a success, 2 points
+    out, _ = run(capsys, enc, house)                        # the layer: a critical, 3 points
+    assert any("d100=10 contra 50% -> crítico" in ln for ln in out)
+    assert code_lines(house) == 2
+
+
+def test_armeria(capsys):
+    house = PORTS / "armeria" / "armeria.rules"
+    _, err = run(capsys, PORTS / "armeria" / "duelo_hacha.enc", code=2)
+    assert 'there is no "Hacha de guerra" in table "armas"' in err
+    out, _ = run(capsys, PORTS / "armeria" / "duelo_hacha.enc", house)
+    assert any("con Hacha de guerra" in ln for ln in out)
+    assert all("Cota de malla absorbe 6" not in ln for ln in out)
+    # FUE 10 cannot wield the Hacha de guerra (FUE mín. 14): the Escudero never attacks.
+    out, _ = run(capsys, PORTS / "armeria" / "debil.enc", house)
+    assert not any(ln.startswith("  Escudero ataca") for ln in out)
+    assert any(ln.startswith("  Bandido ataca") for ln in out)
+    assert code_lines(house) == 5
+
+
+def test_localizacion20(capsys):
+    house = PORTS / "localizacion20" / "localizacion20.rules"
+    out, _ = run(capsys, PORTS / "localizacion20" / "cabeza.enc", house)
+    assert "Cabeza x2 -> 12" in out[7] and "Abdomen x1 -> 4" in out[9]     # a 2 and a 16 on 1D20
+    run(capsys, PORTS / "localizacion20" / "duelo20.enc", house)
+
+
+def test_aturdido(capsys):
+    house = PORTS / "aturdido" / "aturdido.rules"
+    out, _ = run(capsys, PORTS / "aturdido" / "golpe_cabeza.enc", house)
+    assert "    Bandido queda aturdido por el golpe en la cabeza" in out
+    two = out.index("Asalto 2")
+    assert out[two + 3] == "  Bandido está aturdido: pierde una Acción (le quedan 1)"
+    assert sum(ln.startswith("  Bandido ataca") for ln in out[two:]) == 1
+    run(capsys, PORTS / "aturdido" / "libre.enc", house)
+    assert code_lines(house) <= 16
+
+
+def test_yokai_casa(capsys):
+    # The designer wrote this when the base kept two Shock, Emoción or Afección Leves as two cards;
+    # the base now follows EALT-04 for every type, so it meets the same expectations on its own.
+    run(capsys, PORTS / "yokai_casa" / "base_dos_leves.enc")
+    out, _ = run(capsys, PORTS / "yokai_casa" / "casa_dos_leves.enc", PORTS / "yokai_casa" / "yokai_casa.rules")
+    assert "Kenji: segunda Shock Leve -> Shock Grave" in out
+    # Shock Grave now keeps Kenji from acting at all (EALT-25/26 in the base), so the roll is never made.
+    assert out[-1] == "Kenji no puede realizar ninguna Acción (Shock)"
+
+
+@pytest.mark.parametrize("house", sorted(PORTS.glob("*/*.rules")) + sorted(CASA.glob("*.rules")), ids=lambda p: p.name)
+def test_every_house_rule_checks_clean_over_its_edition(capsys, house):
+    edition = "yokai" if "yokai" in house.parent.name else "aquelarre"
+    assert main(["check", str(ROOT / "rulesets" / edition), "--house", str(house)]) == 0, capsys.readouterr().err

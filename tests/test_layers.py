@@ -1,0 +1,456 @@
+"""Patch layers: every operation a house-rule file can make on a bundled edition,
+and every diagnostic of layering, each through `grimorio run --house` or the loader."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from grimorio.dsl import nodes as n
+from grimorio.dsl.checker import plain_value
+from grimorio.dsl.diagnostics import GrimorioError
+from grimorio.dsl.loader import load_edition
+from grimorio.interpreter.cli import main
+from grimorio.interpreter.compiler import compile_checked
+
+from .aquelarre import duel
+
+ATTACK = duel("""
+    Rodrigo iniciativa 9
+    Bandido iniciativa 1
+    Rodrigo ataque 10
+    Rodrigo daño 3
+""", """
+    round 1:
+      Rodrigo: atacar Bandido, pass
+      Bandido: none, pass
+""", strict=False)
+
+
+def write(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def houses(tmp_path, *texts) -> list[str]:
+    out = []
+    for i, text in enumerate(texts):
+        out += ["--house", str(write(tmp_path, f"casa{i + 1}.rules", text))]
+    return out
+
+
+def run(tmp_path, capsys, enc: str, *texts, code: int = 0, args=()) -> tuple[list[str], str]:
+    path = write(tmp_path, "escena.enc", enc)
+    got = main(["run", str(path), *houses(tmp_path, *texts), *args])
+    out, err = capsys.readouterr()
+    assert got == code, err
+    return out.splitlines(), err
+
+
+def ruleset(tmp_path, *texts, edition="aquelarre"):
+    paths = [write(tmp_path, f"casa{i + 1}.rules", t) for i, t in enumerate(texts)]
+    return load_edition(edition, houses=paths)
+
+
+def errors(tmp_path, *texts, edition="aquelarre"):
+    with pytest.raises(GrimorioError) as exc:
+        compile_checked(ruleset(tmp_path, *texts, edition=edition))
+    return exc.value.diagnostics
+
+
+def load_errors(tmp_path, *texts):
+    with pytest.raises(GrimorioError) as exc:
+        ruleset(tmp_path, *texts)
+    return exc.value.diagnostics
+
+
+def line_with(lines, text):
+    return next(ln for ln in lines if text in ln)
+
+
+# ---------------------------------------------------------------- checks
+
+
+CRITICO5 = """
+# Crítico con tirada <= competencia / 5.
+replace row 1 of check porcentaje:
+  | <= ceil(objetivo / 5) | crítico |
+"""
+
+
+def test_replace_a_row_of_a_check(tmp_path, capsys):
+    base, _ = run(tmp_path, capsys, ATTACK)
+    assert line_with(base, "ataca").endswith("d100=10 contra 60% -> éxito")       # a tenth: 6
+    out, _ = run(tmp_path, capsys, ATTACK, CRITICO5)
+    assert line_with(out, "ataca").endswith("d100=10 contra 60% -> crítico")     # a fifth: 12
+    assert "daño máximo 7" in line_with(out, "Daños")
+
+
+def test_insert_and_remove_rows_of_a_check(tmp_path):
+    rs = ruleset(tmp_path, """
+        insert rows before 4 of check porcentaje:
+          | <= 10 | crítico |
+        remove row 2 of check porcentaje
+    """)
+    rows = rs.space("check")["porcentaje"].decide.rows
+    assert len(rows) == 6
+    assert rows[2].span.file.endswith("casa1.rules")          # the inserted row, placed in the layer
+    assert rows[1].tests[0][0].op == ">=" and rows[1].tests[0][0].value.value == 96   # the pifia row is gone
+    compile_checked(rs)
+
+
+def test_a_check_row_out_of_range_or_of_the_wrong_width(tmp_path):
+    d, = load_errors(tmp_path, "remove row 9 of check porcentaje\n")
+    assert d.code == "E0309" and "has no row 9" in d.message and "1 to 6" in d.help
+    d, = load_errors(tmp_path, "replace row 1 of check porcentaje:\n  | <= 3 |\n")
+    assert d.code == "E0207" and d.span.file.endswith("casa1.rules")
+
+
+# ---------------------------------------------------------------- tables
+
+
+ARMERIA = """
+add rows to table armas:
+  | Hacha de guerra | Hachas | 3 | 1D8+2 | 14 | yes |
+change armaduras["Cota de malla"].protección = 5
+"""
+
+
+def test_add_a_row_and_change_a_cell_of_tables(tmp_path, capsys):
+    enc = ATTACK.replace('arma "Espada corta"', 'arma "Hacha de guerra"').replace("Espadas 60%", "Hachas 60%") \
+        .replace('armadura "Ropas gruesas"', 'armadura "Cota de malla"').replace("Rodrigo ataque 10", "Rodrigo ataque 34") \
+        .replace("Rodrigo daño 3", "Rodrigo daño 8")
+    run(tmp_path, capsys, enc, code=2)                         # no Hacha de guerra in the bundled table
+    out, _ = run(tmp_path, capsys, enc, ARMERIA)
+    assert "con Hacha de guerra" in line_with(out, "ataca")
+    assert "1D8+2=10; Cota de malla absorbe 5" in line_with(out, "Daños")       # 6 in the bundled table
+    rs = ruleset(tmp_path, ARMERIA)
+    armas = rs.space("value")["armas"]
+    assert [r[0].value for r in armas.rows][-1] == "Hacha de guerra" and len(armas.rows) == 16
+
+
+def test_add_rows_with_a_header_and_remove_rows(tmp_path, capsys):
+    rs = ruleset(tmp_path, """
+        add rows to table armaduras:
+          | nombre         | protección | resistencia |
+          |----------------|------------|-------------|
+          | Cota de placas | 7          | 180         |
+        remove rows "Arnés", "Coracina" from table armaduras
+    """)
+    names = [r[0].value for r in rs.space("value")["armaduras"].rows]
+    assert names[-1] == "Cota de placas" and "Arnés" not in names and "Coracina" not in names
+    _, err = run(tmp_path, capsys, ATTACK.replace('"Ropas gruesas"', '"Arnés"'),
+                 'remove row "Arnés" from table armaduras\n', code=2)
+    assert 'there is no "Arnés" in table "armaduras"' in err
+
+
+def test_change_a_cell_of_a_dice_table_by_roll(tmp_path, capsys):
+    # Roll 10 of the attack: units 0 -> row 10, Pierna izquierda /2; the layer makes it x1.
+    out, _ = run(tmp_path, capsys, ATTACK.replace("Rodrigo ataque 10", "Rodrigo ataque 40"),
+                 "change localización[10].factor = x1   # una pierna cuenta entera\n")
+    assert line_with(out, "Daños").endswith("Pierna izquierda x1 -> 3")
+
+
+def test_table_patches_that_name_what_is_not_there(tmp_path):
+    d, = load_errors(tmp_path, 'change armaduras["Cota de maya"].protección = 5\n')
+    assert d.code == "E0308" and d.help == 'did you mean "Cota de malla"?' and d.span.file.endswith("casa1.rules")
+    d, = load_errors(tmp_path, 'change armaduras["Cota de malla"].proteccion = 5\n')
+    assert d.code == "E0308" and d.help == 'did you mean "protección"?'
+    d, = load_errors(tmp_path, "add rows to table armass:\n  | a | 1 | 2 |\n")
+    assert d.code == "E0307" and d.help == 'did you mean "armas"?'
+    d, = load_errors(tmp_path, "add rows to table armaduras:\n  | Cuero | 1 |\n")
+    assert d.code == "E0207" and "3 columns" in d.message
+
+
+def test_a_new_row_whose_key_exists_is_reported_at_the_layer(tmp_path):
+    d, = errors(tmp_path, "add rows to table armaduras:\n  | Arnés | 9 | 200 |\n")
+    assert d.code == "E0202" and d.span.file.endswith("casa1.rules") and d.span.line == 2
+
+
+# ---------------------------------------------------------------- rounds, steps, rules, blocks
+
+
+ATURDIDO = """
+condition Aturdido
+message queda_aturdido(d) "    {d} queda aturdido por el golpe en la cabeza"
+message pierde_accion(c) "  {c} está aturdido: pierde una Acción (le quedan {c.acciones})"
+
+insert at end of rule aplicar_impacto:
+  if lugar.zona == "cabeza" and en_pie(d) and not has(d, Aturdido):
+    add d Aturdido
+    say queda_aturdido(d)
+
+insert step aturdimiento after iniciativas in round asalto:
+  for c in combatants() where has(c, Aturdido):
+    remove c Aturdido
+    set c.acciones = c.acciones - 1
+    say pierde_accion(c)
+"""
+
+
+def test_insert_at_the_end_of_a_rule_and_a_step_after_another(tmp_path, capsys):
+    enc = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 41
+        Rodrigo daño 2
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+        round 2:
+          Rodrigo: pass
+          Bandido: pass
+    """, rounds=2, strict=False)
+    out, _ = run(tmp_path, capsys, enc, ATURDIDO)
+    assert "    Bandido queda aturdido por el golpe en la cabeza" in out
+    assert "  Bandido está aturdido: pierde una Acción (le quedan 1)" in out
+    assert out.index("  Bandido está aturdido: pierde una Acción (le quedan 1)") > out.index("Asalto 2")
+    steps = [s.name for s in ruleset(tmp_path, ATURDIDO).space("round")["asalto"].steps]
+    assert steps == ["inicio", "iniciativas", "aturdimiento", "acciones", "daños"]
+
+
+def test_replace_and_remove_steps(tmp_path, capsys):
+    out, _ = run(tmp_path, capsys, ATTACK, """
+        replace step inicio in round asalto:
+          say asalto(round_number() * 10)
+        remove step daños from round asalto
+    """)
+    assert out[0] == "Asalto 10" and not any("Daños" in ln for ln in out)
+
+
+def test_insert_a_step_before_another(tmp_path):
+    rs = ruleset(tmp_path, "insert step antes before acciones in round asalto:\n  pass\n")
+    assert [s.name for s in rs.space("round")["asalto"].steps][2:4] == ["antes", "acciones"]
+
+
+def test_step_patches_that_name_what_is_not_there(tmp_path):
+    d, = load_errors(tmp_path, "remove step daño from round asalto\n")
+    assert d.code == "E0308" and d.help == 'did you mean "daños"?' and d.span.line == 1
+    d, = load_errors(tmp_path, "insert step otra after iniciativa in round asalto:\n  pass\n")
+    assert d.code == "E0308" and d.help == 'did you mean "iniciativas"?'
+    d, = load_errors(tmp_path, "insert step acciones after inicio in round asalto:\n  pass\n")
+    assert d.code == "E0202" and "already has a step" in d.message
+    d, = load_errors(tmp_path, "remove step daños from round asaltos\n")
+    assert d.code == "E0307" and d.help == 'did you mean "asalto"?'
+
+
+BLOCKS = """
+rule golpe(d):
+  block base:
+    say puntos(d, 1)
+  block final:
+    say desmayo(d)
+"""
+
+
+def test_labeled_blocks_are_replaced_removed_and_extended_by_name(tmp_path):
+    rs = ruleset(tmp_path, BLOCKS, """
+        replace block base in rule golpe:
+          say muerte(d)
+        insert before block final in rule golpe:
+          say puntos(d, 2)
+        insert at end of block final in rule golpe:
+          say puntos(d, 3)
+    """)
+    body = rs.space("value")["golpe"].body
+    said = [(s.message, [a.value.value for a in s.args[1:]]) for b in body for s in b.body]
+    assert said == [("muerte", []), ("puntos", [2]), ("desmayo", []), ("puntos", [3])]
+    compile_checked(rs)
+    rs = ruleset(tmp_path, BLOCKS, "remove block base from rule golpe\n")
+    assert [b.name for b in rs.space("value")["golpe"].body] == ["final"]
+
+
+def test_a_block_that_is_not_there(tmp_path):
+    with pytest.raises(GrimorioError) as exc:
+        ruleset(tmp_path, BLOCKS, "remove block fina from rule golpe\n")
+    d, = exc.value.diagnostics
+    assert d.code == "E0308" and d.help == 'did you mean "final"?' and d.span.file.endswith("casa2.rules")
+
+
+def test_a_block_runs_in_place_and_its_names_stay_known(tmp_path, capsys):
+    out, _ = run(tmp_path, capsys, ATTACK, """
+        replace rule perder_puntos(d, puntos):
+          block cuenta:
+            let antes = d.pv
+            set d.pv = d.pv - puntos * 2
+          say puntos(d, antes)
+    """)
+    assert "    Bandido: PV 13 -> 11" in out       # 1D6+1=4, 1 absorbed, leg /2 -> 1, doubled: 2
+
+
+def test_replace_and_remove_a_whole_declaration(tmp_path, capsys):
+    out, _ = run(tmp_path, capsys, ATTACK, """
+        replace message asalto(n) "=== Asalto {n} ==="
+    """)
+    assert out[0] == "=== Asalto 1 ==="
+    d = errors(tmp_path, "remove rule perder_puntos\n")
+    assert {x.code for x in d} == {"E0201"}
+    assert all("casa1" in x.help and "line 1 removes" in x.help for x in d)     # each names the layer
+    assert "rulesets/aquelarre/danos.rules" in d[0].span.file
+
+
+def test_replace_of_what_is_not_there(tmp_path):
+    d, = load_errors(tmp_path, "replace rule aplicar_impactos(i):\n  pass\n")
+    assert d.code == "E0307" and d.help == 'did you mean "aplicar_impacto"?'
+    d, = load_errors(tmp_path, "remove action atacr\n")
+    assert d.code == "E0307" and d.help == 'did you mean "atacar"?'
+    d, = load_errors(tmp_path, "remove table asalto\n")
+    assert d.code == "E0307" and d.help == '"asalto" is a message and a round, not a table'
+
+
+# ---------------------------------------------------------------- actions, tactics, options
+
+
+def test_add_a_requirement_to_an_action(tmp_path, capsys):
+    enc = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, rounds=1, strict=False).replace("FUE 14", "FUE 6")
+    out, _ = run(tmp_path, capsys, enc.replace("rounds 1", "rounds 1\nseed 3"),
+                 "add requires yo.FUE >= yo.arma.fue_min to action atacar\n")
+    assert not any("Rodrigo ataca" in ln for ln in out) and any("Bandido ataca" in ln for ln in out)
+    d, = load_errors(tmp_path, "add requires true to rule en_pie\n")
+    assert d.code == "E0309" and "only actions and reactions" in d.message
+
+
+def test_replace_a_tactic_line(tmp_path):
+    rs = ruleset(tmp_path, "replace react ataque of tactic directa: esquivar\nreplace act of tactic directa: atacar\n")
+    t = rs.space("tactic")["directa"]
+    assert [p.name for p in dict(t.react)["ataque"]] == ["esquivar"]
+    d, = load_errors(tmp_path, "replace react ataques of tactic directa: esquivar\n")
+    assert d.code == "E0308" and d.help == 'did you mean "ataque"?'
+
+
+def test_set_an_option(tmp_path, capsys):
+    rs = ruleset(tmp_path, "set daños_al_final = false\n")
+    assert rs.space("option")["daños_al_final"].default.value is False
+    d, = load_errors(tmp_path, "set daños_al_final = 3\n")
+    assert d.code == "E0309" and "true or false" in d.message
+    d, = load_errors(tmp_path, "set daño_al_final = false\n")
+    assert d.code == "E0307" and d.help == 'did you mean "daños_al_final"?'
+
+
+# ---------------------------------------------------------------- conditions (yokai)
+
+
+def test_condition_grades_cells_and_on_receive(tmp_path):
+    rs = ruleset(tmp_path, """
+        change Emoción[Leve].obstáculo = -2
+        remove grade Persistente from condition Shock
+        replace condition Shock on receive(pj, grado):
+          add pj Shock Grave
+    """, edition="yokai")
+    emo = rs.space("value")["Emoción"]
+    assert plain_value(emo.rows[0][1][0]) == -2
+    shock = rs.space("value")["Shock"]
+    assert shock.grades == ("Leve", "Grave") and [g for g, _ in shock.rows] == ["Leve", "Grave"]
+    assert shock.on_receive is not None
+    # The bundled rules name Shock Persistente elsewhere (EALT-24): those places are now errors, found by check.
+    with pytest.raises(GrimorioError) as used:
+        compile_checked(rs)
+    assert all('has no grade "Persistente"' in d.message for d in used.value.diagnostics)
+    with pytest.raises(GrimorioError) as exc:
+        ruleset(tmp_path, "change Emoción[Leeve].obstáculo = -2\n", edition="yokai")
+    assert exc.value.diagnostics[0].help == 'did you mean "Leve"?'
+
+
+# ---------------------------------------------------------------- clashes, warnings, order
+
+
+def test_a_clash_with_a_declaration_of_another_kind_is_one_error_at_the_layer(tmp_path):
+    d = errors(tmp_path, "rule localización(t):\n  return t\n") if False else load_errors(
+        tmp_path, "rule localización(t):\n  return t\n")
+    assert len(d) == 1
+    d = d[0]
+    assert d.code == "E0306" and d.span.file.endswith("casa1.rules") and d.span.line == 1
+    assert 'would replace table "localización" of edition aquelarre' in d.message
+
+
+def test_redeclaring_without_replace_warns_and_replace_says_so(tmp_path):
+    rs = ruleset(tmp_path, 'message asalto(n) "Asalto número {n}"\n')
+    w, = rs.warnings
+    assert w.code == "W0701" and w.severity == "warning"
+    assert w.message == 'this replaces message "asalto" of edition aquelarre'
+    assert ruleset(tmp_path, 'replace message asalto(n) "Asalto número {n}"\n').warnings == []
+
+
+def test_two_layers_changing_one_thing_warn_and_the_later_wins(tmp_path, capsys):
+    out, err = run(tmp_path, capsys, ATTACK,
+                   'change armaduras["Gambesón"].protección = 3\nreplace message asalto(n) "Uno {n}"\n',
+                   'replace message asalto(n) "Dos {n}"\n')
+    assert out[0] == "Dos 1"
+    assert "warning[W0702]" in err and "casa2" in err and "casa1" in err and err.count("W0702") == 1
+    # Two cells of one row are two things: no warning.
+    _, err = run(tmp_path, capsys, ATTACK, 'change armaduras["Gambesón"].protección = 3\n',
+                 'change armaduras["Gambesón"].resistencia = 60\n')
+    assert "W0702" not in err
+    _, err = run(tmp_path, capsys, ATTACK, 'change armaduras["Gambesón"].protección = 3\n',
+                 'change armaduras["Gambesón"].protección = 4\n')
+    assert "W0702" in err and '(protección of Gambesón)' in err
+
+
+def test_a_house_file_cannot_declare_an_edition(tmp_path):
+    d, = load_errors(tmp_path, 'edition casa:\n  extends aquelarre\n')
+    assert d.code == "E0310"
+
+
+def test_new_declarations_of_any_kind(tmp_path, capsys):
+    out, _ = run(tmp_path, capsys, ATTACK, """
+        option gritos = true "los combatientes gritan al empezar"
+        message grito(c) "  {c}: ¡Santiago!"
+        insert at start of step acciones in round asalto:
+          if option gritos:
+            for c in combatants():
+              say grito(c)
+    """)
+    assert out[3:5] == ["  Rodrigo: ¡Santiago!", "  Bandido: ¡Santiago!"]
+
+
+# ---------------------------------------------------------------- derived editions are layers too
+
+
+def test_an_edition_that_extends_another_patches_it(tmp_path, capsys):
+    folder = tmp_path / "critico5"
+    folder.mkdir()
+    write(folder, "edicion.rules", 'edition critico5:\n  title "Críticos al quinto"\n  extends aquelarre\n' + CRITICO5)
+    enc = write(tmp_path, "escena.enc", ATTACK.replace("edition aquelarre", "edition critico5")
+                .replace("Espadas 60%", "Espadas 50%"))
+    assert main(["run", str(enc), "--rules", str(folder)]) == 0       # the edition's own folder
+    assert "-> crítico" in capsys.readouterr().out
+    assert main(["editions", "--rules", str(tmp_path)]) == 0
+    listed = capsys.readouterr().out
+    assert "critico5" in listed and "(extends aquelarre)" in listed and "yokai" in listed
+
+
+def test_an_edition_without_extends_and_no_sheet_is_an_error_of_check(tmp_path, capsys):
+    folder = tmp_path / "critico5"
+    folder.mkdir()
+    write(folder, "edicion.rules", 'edition critico5:\n  title "Críticos al quinto"\n'
+          "outcomes resultado: fallo < éxito\n"
+          "check porcentaje(objetivo) rolls tirada = d100:\n  | tirada | resultado |\n"
+          "  | <= objetivo | éxito |\n  | any | fallo |\n")
+    assert main(["check", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0311]" in err and "has no sheet and no round" in err and "edicion.rules:1:1" in err
+
+
+def test_explain_names_the_layer_of_each_line(tmp_path, capsys):
+    enc = ATTACK.replace("rounds 1", "rounds 2").replace("Rodrigo ataque 10", "Rodrigo ataque 41")
+    out, _ = run(tmp_path, capsys, enc, ATURDIDO + 'replace message asalto(n) "Asalto {n}!"\n', args=["--explain"])
+    assert "message asalto from layer casa1" in out[0] and "casa1.rules" in out[0]
+    assert "step aturdimiento at " in line_with(out, "pierde") and "layer casa1" in line_with(out, "pierde")
+    assert "edition aquelarre" in line_with(out, "ataca")
+
+
+
+def test_a_house_file_that_cannot_be_read_is_an_error_at_the_command_line(tmp_path, capsys):
+    enc = write(tmp_path, "escena.enc", ATTACK)
+    (tmp_path / "bin.rules").write_bytes(b"\x00abc")
+    for name, says in (("bin.rules", "is a binary file"), ("nada.rules", "there is no file")):
+        assert main(["run", str(enc), "--house", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and "<command line>:1:" in err and "Traceback" not in err

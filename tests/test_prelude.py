@@ -1,0 +1,200 @@
+"""The prelude: policy written in the rules language, loaded under every edition
+and replaced by an edition's own declarations (enemies/allies, formats)."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.diagnostics import GrimorioError, Sources
+from grimorio.dsl.loader import bundled_root
+from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.transcript import render_text
+from tests.aquelarre import duel
+
+DICE = """
+    Rodrigo iniciativa 9
+    Bandido iniciativa 1
+    Rodrigo ataque 30
+    Bandido parada 95
+"""
+SCRIPT = """
+    round 1:
+      Rodrigo: atacar Bandido, pass
+      Bandido: parar, pass
+"""
+
+
+def house(tmp_path, rules: str, name="casa", base="aquelarre"):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "edicion.rules").write_text(f"edition {name}:\n  extends {base}\n\n" + textwrap.dedent(rules),
+                                          encoding="utf-8")
+    return [tmp_path, bundled_root()]
+
+
+def run(text, roots=None, edition=None):
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    program = program_for(edition or enc.edition, None, Sources({"x.enc": text}), roots)
+    out = Prepared(enc, program).run()
+    assert not out.failed, out.failed
+    return render_text(out.engine).splitlines()
+
+
+def test_the_bundled_editions_hold_the_prelude():
+    for edition in ("aquelarre", "yokai"):
+        p = program_for(edition)
+        assert p.ruleset.origin[("value", "enemies")] == "(prelude)"
+        assert p.format.t["dice"] == "{count}D{faces}"
+
+
+def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
+    roots = house(tmp_path, 'format dice "{count}d{faces}"\nformat percentile "1d{faces}"\n')
+    text = duel(DICE, SCRIPT, strict=False)
+    plain = run(text)
+    assert "  Rodrigo ataca a Bandido con Espada corta: d100=30 contra 60% -> éxito" in plain
+    lines = run(text, roots, "casa")
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1d100=30 contra 60% -> éxito" in lines
+    assert [ln.replace("1d100", "d100").replace("1d10", "1D10").replace("1d6", "1D6") for ln in lines] == plain
+
+
+def test_formats_of_none_lists_and_factors(tmp_path, arena):
+    roots = house(tmp_path, 'format none "nada"\nformat empty "ninguno"\nformat separator " y "\n'
+                            'format factor "por {n}"\nformat divisor "entre {d}"\nformat true "sí"\n', base="arena")
+    from grimorio.interpreter.formats import build_format
+    from grimorio.interpreter.values import Scale
+    fmt = build_format(program_for("casa", roots=[arena] + roots).ruleset)
+    assert [fmt.show(v) for v in (None, [], [1, 2, 3], Scale(2), Scale(1, 2), True, False)] == \
+        ["nada", "ninguno", "1 y 2 y 3", "por 2", "entre 2", "sí", "false"]
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    """The tutorial edition of the docs, written out."""
+    from tests.test_docs import LANGUAGE, blocks
+    root = tmp_path_factory.mktemp("docs")
+    for b in blocks(LANGUAGE):
+        if b.file and b.file.startswith("arena/"):
+            (root / b.file).parent.mkdir(parents=True, exist_ok=True)
+            (root / b.file).write_text(b.text, encoding="utf-8")
+    return root
+
+
+def test_an_edition_replaces_enemies(tmp_path, arena):
+    # Everybody against everybody: Ana's enemies include Carla, of her own side.
+    rules = "rule enemies(c):\n  return [x for x in combatants() if x != c]\n"
+    roots = house(tmp_path, rules, base="arena")
+    text = ('encounter "x"\nedition casa\ncombatant Ana:\n  side rojos\n  FUE 8, AGI 12\n'
+            'combatant Carla:\n  side rojos\n  FUE 7, AGI 10\ncombatant Beto:\n  side azules\n  FUE 6, AGI 9\n'
+            "do:\n  expect enemies(Ana) == [Carla, Beto]\n  expect allies(Ana) == [Carla]\n")
+    run(text, [arena] + roots)
+    # In the tutorial edition itself, the prelude's enemies: only the other side.
+    run(text.replace("edition casa", "edition arena").replace("[Carla, Beto]", "[Beto]"), [arena])
+
+
+def test_a_format_of_no_kind_or_a_wrong_placeholder_is_an_error(tmp_path):
+    roots = house(tmp_path, 'format dado "{count}"\nformat dice "{n}d{faces}"\n')
+    with pytest.raises(GrimorioError) as exc:
+        program_for("casa", roots=roots)
+    got = sorted((d.code, d.span.line, d.span.col) for d in exc.value.diagnostics)
+    assert got == [("E0231", 4, 8), ("E0232", 5, 13)]
+
+
+def test_two_formats_of_one_kind_in_an_edition_are_declared_twice(tmp_path):
+    roots = house(tmp_path, 'format none "nada"\nformat none "-"\n')
+    with pytest.raises(GrimorioError) as exc:
+        program_for("casa", roots=roots)
+    assert [d.code for d in exc.value.diagnostics] == ["E0202"]
+
+
+QUIETA = 'tactic quieta:\n  act: atacar\n'
+ARENA_DUEL = """encounter "x"
+edition casa
+{sets}
+rounds 1
+combatant Ana:
+  side rojos
+  FUE 8, AGI 12, Armas 60%
+  arma Espada
+  tactic directa
+combatant Beto:
+  side azules
+  FUE 6, AGI 9, Armas 50%, Esquivar 30%
+  arma Daga
+dice:
+  Ana iniciativa 9
+  Beto iniciativa 1
+  Ana ataque 10
+"""
+
+
+def test_the_default_tactic_and_the_first_reaction_are_the_preludes_options(tmp_path, arena):
+    roots = [arena] + house(tmp_path, QUIETA, base="arena")
+    # Beto plays "quieta" (no preference for attacks): by the prelude, he takes the first reaction allowed.
+    lines = run(ARENA_DUEL.format(sets='set default_tactic = "quieta"'), roots)
+    assert any(ln.startswith("    Beto esquiva:") for ln in lines)
+    # With first_reaction false, a tactic without a preference does not react.
+    lines = run(ARENA_DUEL.format(sets='set default_tactic = "quieta"\nset first_reaction = false'), roots)
+    assert not any("esquiva" in ln for ln in lines) and any(ln.startswith("  Ana ataca a Beto") for ln in lines)
+    # Without the setting, Beto plays the edition's first tactic, "directa", which dodges with two actions left.
+    lines = run(ARENA_DUEL.format(sets="set first_reaction = false"), roots)
+    assert any(ln.startswith("    Beto esquiva:") for ln in lines)
+
+
+def test_a_default_tactic_that_does_not_exist_is_an_error_at_its_setting(tmp_path, arena):
+    roots = [arena] + house(tmp_path, QUIETA, base="arena")
+    text = ARENA_DUEL.format(sets='set default_tactic = "quieto"')
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("casa", None, Sources({"x.enc": text}), roots))
+    [d] = exc.value.diagnostics
+    assert (d.code, d.message, d.help, d.span.line) == ("E0201", 'there is no tactic "quieto"',
+                                                       'did you mean "quieta"?', 3)
+
+
+TWICE = """encounter "x"
+edition arena
+set reactions_per_event = 2
+rounds 1
+combatant Ana:
+  side rojos
+  FUE 8, AGI 12, Armas 60%
+  arma Espada
+combatant Beto:
+  side azules
+  FUE 6, AGI 9, Armas 50%, Esquivar 30%
+  arma Daga
+dice strict:
+  Ana iniciativa 9
+  Beto iniciativa 1
+  Ana ataque 10
+  Beto esquiva 90
+  Beto esquiva 20
+round 1:
+  Ana: atacar Beto, pass
+  Beto: esquivar, esquivar, pass
+  expect Beto.acciones == 0
+"""
+
+
+def test_reactions_per_event_is_the_preludes_option(arena):
+    # Two reactions to one attack: Beto dodges twice (fails, then succeeds) and is not hit.
+    lines = run(TWICE, [arena])
+    assert [ln for ln in lines if "esquiva" in ln] == ["    Beto esquiva: d100=90 contra 30% -> fallo",
+                                                       "    Beto esquiva: d100=20 contra 30% -> éxito"]
+    # By the prelude, one: the second dodge is never asked for.
+    with pytest.raises(GrimorioError) as exc:
+        run(TWICE.replace("set reactions_per_event = 2\n", "").replace("  Beto esquiva 90\n", ""), [arena])
+    assert [d.message for d in exc.value.diagnostics] == ['Beto never got to "esquivar" in round 1']
+
+
+def test_conditions_is_the_preludes_rule_and_an_edition_can_replace_it(tmp_path):
+    base = 'encounter "x"\nedition {ed}\ncombatant Akira:\n  FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2\ndo:\n{do}'
+    do = ("  expect len(conditions()) == 5 and incapacitado not in conditions()\n"
+          "  expect incapacitado in all_conditions() and len(all_conditions()) > 5\n"
+          "  expect grades(Heridas) == [Heridas.Leve, Heridas.Persistente, Heridas.Grave] and grades(incapacitado) == []\n")
+    run(base.format(ed="yokai", do=do))
+    roots = house(tmp_path, "rule conditions():\n  return all_conditions()\n", base="yokai")
+    run(base.format(ed="casa", do="  expect incapacitado in conditions()\n"), roots)

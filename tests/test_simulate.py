@@ -1,0 +1,310 @@
+"""grimorio simulate: seeds per run, tallies, the summary, workers and Dask, errors."""
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from grimorio.interpreter.cli import main, prepare_from_argv
+from grimorio.interpreter.simulate import Runner, Spec, run_seed, runner_for, simulate
+from grimorio.interpreter.summary import bins, summarize
+from grimorio.interpreter.tally import Tally, wilson
+from grimorio.dsl.diagnostics import Sources
+
+from .test_docs import RULES, write_files
+
+ROOT = Path(__file__).resolve().parent.parent
+DUELO = str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")
+IN_CI = bool(os.environ.get("GRIMORIO_CI"))
+
+
+def simulate_json(capsys, *args) -> dict:
+    assert main(["simulate", *args, "--format", "json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def needed(module: str):
+    """A module an optional test needs: skipped when missing, except in CI, where it must be there."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if IN_CI:
+            pytest.fail(f"{module} is not installed, and CI must run this test")
+        pytest.skip(f"{module} is not installed")
+
+
+# ---------------------------------------------------------------- seeds and counts
+
+
+def test_run_seeds_are_a_stable_hash_of_the_base_seed_and_the_index():
+    # The derivation is part of the contract: a published summary can be reproduced anywhere.
+    assert run_seed(7, 0) == 21844333225186
+    assert run_seed(7, 1) != run_seed(7, 0) != run_seed(8, 0)
+    assert len({run_seed(0, i) for i in range(10_000)}) == 10_000
+
+
+def test_a_run_of_the_simulation_is_the_run_of_its_seed(capsys):
+    one = simulate_json(capsys, DUELO, "-n", "1", "--seed", "11")
+    assert main(["run", DUELO, "--seed", str(run_seed(11, 0))]) == 0
+    transcript = capsys.readouterr().out
+    rounds = max(int(r) for r in re.findall(r"^Asalto (\d+)", transcript, re.M))
+    assert one["rounds"]["histogram"] == [[rounds, 1]]
+    standing = [c["name"] for c in one["combatants"] if c["tallies"]["stands"]["true"] == 1]
+    assert transcript.rstrip().splitlines()[-1] == "Fin del combate. En pie: " + ", ".join(standing)
+
+
+def test_wilson_interval():
+    low, high = wilson(50, 100)
+    assert round(low, 4) == 0.4038 and round(high, 4) == 0.5962
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_histogram_bins_group_many_values_into_equal_ranges():
+    assert bins([[1, 2], [3, 4]]) == [("1", 2), ("3", 4)]
+    grouped = bins([[v, 1] for v in range(100)], 10)
+    assert grouped[0] == ("0-9", 10) and grouped[-1] == ("90-99", 10) and len(grouped) == 10
+
+
+# ---------------------------------------------------------------- the summary
+
+
+@pytest.fixture(scope="module")
+def duelo():
+    return simulate_summary(["simulate", DUELO], 400, 5)
+
+
+def simulate_summary(argv, n, seed, workers=1, backend="local", scheduler=None):
+    spec = Spec(tuple(argv), seed)
+    runner = runner_for(spec)
+    sources = Sources()
+    sources.texts.update(runner.prepared.p.ruleset.sources.texts)
+    tally = simulate(spec, n, workers, backend, scheduler)
+    return summarize(tally, runner, seed, sources)
+
+
+def test_summary_counts_every_run_once(duelo):
+    n = duelo["runs"]
+    assert n == 400 and duelo["rounds"]["runs"] == n
+    assert sum(x["runs"] for x in duelo["sides"]) + duelo["undecided"]["runs"] == n
+    assert [x["side"] for x in duelo["sides"]] == ["cristianos", "bandidos"]
+    assert sum(c for _v, c in duelo["rounds"]["histogram"]) == n
+
+
+def test_ruleset_tallies_are_measured_per_combatant_and_per_run(duelo):
+    rodrigo, bandido = duelo["combatants"]
+    assert set(rodrigo["tallies"]) == {"stands", "puntos_perdidos", "puntos_causados"}
+    # In a duel what one loses the other caused: two tallies, measured apart, agree.
+    assert rodrigo["tallies"]["puntos_perdidos"]["histogram"] == bandido["tallies"]["puntos_causados"]["histogram"]
+    # A side wins alone exactly when its only combatant stands and the other does not.
+    cristianos = duelo["sides"][0]["runs"]
+    assert cristianos <= rodrigo["tallies"]["stands"]["true"]
+    # "muertos" (per run) counts the deaths the conditions held at the end show.
+    deaths = sum(x["runs"] for c in duelo["combatants"] for x in c["conditions"] if x["condition"] == "muerto")
+    assert sum(v * c for v, c in duelo["tallies"]["muertos"]["histogram"]) == deaths
+
+
+def test_the_tally_example_of_the_language_reference_runs(tmp_path, capsys):
+    write_files(tmp_path)
+    block = next(b for b in RULES if b.text.startswith("stands(c)"))
+    layer = tmp_path / "docs_layer" / "layer.rules"
+    layer.parent.mkdir()
+    layer.write_text("edition docs_layer:\n  extends arena\n" + block.text, encoding="utf-8")
+    s = simulate_json(capsys, str(tmp_path / "arena" / "duelo.enc"), "--edition", "docs_layer",
+                      "--rules", str(tmp_path), "-n", "60")
+    assert set(s["combatants"][0]["tallies"]) == {"stands", "pv_perdidos", "heridas"}
+    fallen = sum(x["runs"] for c in s["combatants"] for x in c["conditions"] if x["condition"] == "caído")
+    assert sum(v * c for v, c in s["tallies"]["caídos"]["histogram"]) == fallen
+
+
+def test_text_summary(capsys):
+    assert main(["simulate", DUELO, "-n", "50"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Duelo en el camino (edition aquelarre): 50 runs, seed 7\n")
+    assert re.search(r"^  cristianos +\d+ +\d+\.\d% +\[\d+\.\d%, \d+\.\d%\]$", out, re.M)
+    assert re.search(r"^rounds: mean [\d.]+; p5 \d+", out, re.M)
+    assert "Rodrigo (side cristianos):" in out and "puntos_perdidos" in out
+
+
+def test_expectations_are_counted(tmp_path, capsys):
+    enc = tmp_path / "e.enc"
+    enc.write_text(Path(DUELO).read_text(encoding="utf-8").replace("seed 7", "seed 7\nexpect round_number() < 5")
+                   + "\nexpect round_number() > 0\n", encoding="utf-8")
+    s = simulate_json(capsys, str(enc), "-n", "100")
+    short = sum(c for v, c in s["rounds"]["histogram"] if v < 5)
+    assert [x["runs"] for x in s["expectations"]] == [short, 100]
+    assert s["expectations"][0]["text"] == "expect round_number() < 5"
+
+
+def test_memory_does_not_grow_with_the_runs():
+    """Counts, not records: ten times the runs keep about the same number of entries."""
+    runner = Runner(prepare_from_argv(["simulate", DUELO]))
+
+    def entries(n):
+        t = Tally()
+        runner.run_all(t, ((i, run_seed(3, i)) for i in range(n)))
+        return len(t.rounds.counts) + len(t.standing) + len(t.held) + sum(len(h.counts) for h in t.measures.values())
+    assert entries(1000) < 1.5 * entries(100)
+
+
+# ---------------------------------------------------------------- workers and Dask
+
+
+def test_the_same_seed_gives_the_same_summary_on_any_number_of_workers(duelo):
+    assert simulate_summary(["simulate", DUELO], 400, 5, workers=2) == duelo
+
+
+def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch):
+    """What a spawned worker (or a Dask worker on another machine) does: nothing prepared yet."""
+    from grimorio.interpreter import simulate as module
+    spec = Spec(("simulate", DUELO), 5)
+    here = module.run_share(spec, 0, 400)[0]
+    monkeypatch.setattr(module, "_runners", {})
+    fresh, failure = module.run_share(spec, 0, 400)
+    assert failure is None and module._runners and fresh.__dict__.keys() == here.__dict__.keys()
+    assert (fresh.runs, fresh.rounds.counts, fresh.standing, fresh.held) == \
+        (here.runs, here.rounds.counts, here.standing, here.held)
+    assert {k: h.counts for k, h in fresh.measures.items()} == {k: h.counts for k, h in here.measures.items()}
+
+
+def test_the_dask_backend_gives_the_same_summary_as_local(duelo):
+    distributed = needed("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        got = simulate_summary(["simulate", DUELO], 400, 5, workers=2, backend="dask",
+                               scheduler=cluster.scheduler_address)
+    assert got == duelo
+
+
+# ---------------------------------------------------------------- mistakes
+
+
+def write_edition(tmp_path, tally_text):
+    (tmp_path / "casa").mkdir()
+    (tmp_path / "casa" / "casa.rules").write_text("edition casa:\n  extends aquelarre\n" + tally_text,
+                                                  encoding="utf-8")
+    enc = tmp_path / "casa" / "duelo.enc"
+    enc.write_text(Path(DUELO).read_text(encoding="utf-8").replace("edition aquelarre", "edition casa"),
+                   encoding="utf-8")
+    return str(enc)
+
+
+def test_a_tally_that_cannot_be_summed_is_refused_before_running(tmp_path, capsys):
+    enc = write_edition(tmp_path, "tally vivos: [c for c in combatants() if en_pie(c)]\n")
+    assert main(["simulate", enc, "-n", "10"]) == 2
+    err = capsys.readouterr().err
+    assert 'error[E0030]: "vivos" must give a number, or true or false, not a list' in err
+    assert "casa.rules:3:14" in err
+
+
+def test_stands_must_give_true_or_false(tmp_path, capsys):
+    enc = write_edition(tmp_path, "stands(c): c.pv\n")
+    assert main(["simulate", enc, "-n", "10"]) == 2
+    assert re.search(r'error\[E0031\]: "stands" gave -?\d+, not true or false', capsys.readouterr().err)
+
+
+def test_a_tally_that_gives_a_row_stops_with_the_seed_of_the_run(tmp_path, capsys):
+    enc = write_edition(tmp_path, "tally arma(c): c.arma\n")
+    assert main(["simulate", enc, "-n", "10", "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert 'error[E0031]: "arma" gave Espada corta, not a number, or true or false' in err
+    assert f"run 0 failed; to see it: grimorio run {enc} --seed {run_seed(2, 0)}" in err
+    assert "Traceback" not in err
+
+
+def test_a_report_that_cannot_be_written(tmp_path, capsys):
+    where = str(tmp_path / "no" / "such" / "r.html")
+    assert main(["simulate", DUELO, "-n", "5", "--report", where]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0033]: the report cannot be written" in err and "(No such file or directory)" in err
+
+
+def test_the_dask_backend_without_dask(monkeypatch, capsys):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name, *a))
+    assert main(["simulate", DUELO, "-n", "5", "--backend", "dask"]) == 2
+    assert "error[E0032]: the dask backend needs Dask distributed" in capsys.readouterr().err
+
+
+def test_a_dask_scheduler_that_does_not_answer(monkeypatch, capsys):
+    needed("distributed")
+    from grimorio.interpreter import simulate as module
+    monkeypatch.setattr(module, "CONNECT_TIMEOUT", "1s")
+    assert main(["simulate", DUELO, "-n", "5", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0034]: the Dask scheduler cannot be reached" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-n", "0"], "argument -n/--runs: invalid count value: '0'"),
+    (["--workers", "x"], "argument --workers: invalid count value: 'x'"),
+    (["--scheduler", "tcp://h:1"], "--scheduler names a Dask scheduler: it goes with --backend dask"),
+])
+def test_bad_command_lines(capsys, args, message):
+    assert main(["simulate", DUELO, *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- progress
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_progress_bar_on_a_terminal_and_nothing_elsewhere(monkeypatch, capsys):
+    needed("rich")
+    assert main(["simulate", DUELO, "-n", "20"]) == 0
+    assert not [ln for ln in capsys.readouterr().err.splitlines() if "%" in ln or "━" in ln]   # no progress bar
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["simulate", DUELO, "-n", "20"]) == 0
+    assert "20/20" in terminal.getvalue()
+    assert capsys.readouterr().out.startswith("Duelo en el camino")
+
+
+def test_yokai_tallies_count_the_cards(tmp_path, capsys):
+    enc = tmp_path / "escena.enc"
+    enc.write_text("""edition yokai
+combatant Aiko:
+  side kitsune
+  FUE 2, AGI 2, DES 2, PER 2, INT 2, VOL 2
+combatant Ren:
+  side tengu
+  FUE 2, AGI 2, DES 2, PER 2, INT 2, VOL 2
+  holds Heridas Grave
+do:
+  if roll 1D6 <= 3:
+    receive Aiko Heridas Leve
+  else:
+    receive Ren Heridas Leve
+""", encoding="utf-8")
+    s = simulate_json(capsys, str(enc), "-n", "200")
+    aiko, ren = s["combatants"]
+    hurt = aiko["tallies"]["cartas_de_heridas"]["histogram"]
+    # Aiko gets one card in the runs where the die says so; Ren's Grave, hit again, takes him out (EALT-13).
+    assert dict(map(tuple, hurt)) == {0: 200 - dict(map(tuple, hurt))[1], 1: dict(map(tuple, hurt))[1]}
+    out = ren["tallies"]["stands"]["runs"] - ren["tallies"]["stands"]["true"]
+    assert out == dict(map(tuple, hurt))[0] > 0
+    assert [x["runs"] for x in s["sides"]] == [out, 0] and s["undecided"]["runs"] == 200 - out
+    assert sum(v * c for v, c in s["tallies"]["fuera"]["histogram"]) == out
+
+
+def test_a_worker_that_cannot_prepare_the_encounter_reports_why(tmp_path, monkeypatch):
+    """A worker process (or a Dask worker elsewhere) that does not find the files says so, located."""
+    import pickle
+    from grimorio.dsl.diagnostics import GrimorioError
+    from grimorio.interpreter import simulate as module
+    monkeypatch.setattr(module, "_runners", {})
+    with pytest.raises(GrimorioError) as caught:
+        module.run_share(Spec(("simulate", str(tmp_path / "gone.enc")), 1), 0, 10)
+    again = pickle.loads(pickle.dumps(caught.value))        # as it comes back from the worker
+    assert [d.code for d in again.diagnostics] == ["E0001"]
