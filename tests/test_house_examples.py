@@ -96,7 +96,7 @@ def test_armeria(capsys):
 def test_localizacion20(capsys):
     house = PORTS / "localizacion20" / "localizacion20.rules"
     out, _ = run(capsys, PORTS / "localizacion20" / "cabeza.enc", house)
-    assert "Cabeza x2 -> 12" in out[7] and "Abdomen x1 -> 4" in out[9]     # a 2 and a 16 on 1D20
+    assert "Cabeza x2 -> 12" in out[7] and "Abdomen x1 -> 4" in out[10]    # a 2 and a 16 on 1D20 (a sequel between)
     run(capsys, PORTS / "localizacion20" / "duelo20.enc", house)
 
 
