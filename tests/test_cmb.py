@@ -711,7 +711,7 @@ def test_CMB_12_a_ranged_attack_can_only_be_dodged_without_a_shield():
           Rodrigo: disparar Bandido, pass
           Bandido: parar
     """, arma_r='"Arco corto"', extra=ARQUERO.format(m=10)))
-    assert 'the rules do not allow Bandido to "parar" now' in out and "allowed: esquivar" in out
+    assert 'the rules do not allow Bandido to "parar" now' in out and "allowed now: esquivar" in out
     # CMB-31: the +20% of the short range is a -20% to the dodge: 30 - 20 = 10.
     r = run_text(duel(dice, """
         round 1:
@@ -814,7 +814,7 @@ def test_CMB_15_who_launches_a_mele_attack_acts_last_and_cannot_dodge():
           Bandido: lanzarse Rodrigo, pass, esquivar
           Rodrigo: atacar Bandido, pass, none
     """, arma_b='"Daga"'))
-    assert 'the rules do not allow Bandido to "esquivar" now' in out and "allowed: parar" in out
+    assert 'the rules do not allow Bandido to "esquivar" now' in out and "allowed now: parar" in out
 
 
 def test_CMB_16_in_mele_one_parries_only_with_type_1_or_pelea():
