@@ -15,7 +15,7 @@ FOLDER = Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre"
 
 # Each encounter, and lines its snapshot must hold: what it is there to show.
 ENCOUNTERS = {
-    "duelo": ["Fin del combate. En pie: Bandido"],
+    "duelo": ["Fin del combate. En pie: Rodrigo"],
     "emboscada": ["  Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
                   "  Daños a Rodrigo: el proyectil da en Abdomen y lo para el escudo",
                   "    el golpe fallido de Arquero va a la Melé: d100=44 contra 50%, da a Navajero"],
