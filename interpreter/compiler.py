@@ -178,7 +178,7 @@ class Program(DataBuilder, StatementCompiler, ExpressionCompiler):
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
-        # `_given`: a roll the caller names (`tirada: t.tirada`); the table reads it, no die is rolled.
+        # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
         self.emit(0, f"def c_{mangle(d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):", d.span)
         scope = Scope({p.name for p in d.params})
         rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
