@@ -1,8 +1,10 @@
-"""A hand-written Python twin of the Aquelarre duel rules in rulesets/aquelarre,
-for the demo encounter rulesets/aquelarre/duelo.enc. It draws its dice from the
-same streams as the interpreter, one per (who rolls, purpose) (grimorio's
-dice.stream), in the same order within each, so both give the same fight for a
-seed: tests hold the interpreter to this twin's results and to 1.5x its time."""
+"""A hand-written Python twin of the Aquelarre duel rules frozen in
+benchmarks/duelo_referencia (a copy of rulesets/aquelarre as it stood when the
+twin was written), for its encounter benchmarks/duelo_referencia/duelo.enc. It
+draws its dice from the same streams as the interpreter, one per (who rolls,
+purpose) (grimorio's dice.stream), in the same order within each, so both give
+the same fight for a seed: tests hold the interpreter to this twin's results
+and to 1.5x its time."""
 from __future__ import annotations
 
 from grimorio.interpreter.dice import stream

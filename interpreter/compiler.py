@@ -224,10 +224,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
-        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}):", d.span)
+        # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
+        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):", d.span)
         scope = Scope({p.name for p in d.params})
-        self.emit(1, f"{L(d.roll_name)} = {self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')}",
-                  d.dice.span)
+        rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
+        self.emit(1, f"{L(d.roll_name)} = {rolled} if _given is None else _given", d.dice.span)
         scope = scope.child(d.roll_name)
         self.decide(d.decide, 1, scope)
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]

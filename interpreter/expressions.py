@@ -310,10 +310,14 @@ class ExpressionCompiler:
         d = self.known(self.ruleset.space("check"), x.name, "check", x.span)
         if x.purpose:
             self.purposes.add(x.purpose)
-        args = self.call_args(d.params, x.args, x.span, f'check "{x.name}"', scope)
+        # An argument named as the check's roll gives the roll: the table is read for it.
+        given = [a for a in x.args if a.name == d.roll_name]
+        args = self.call_args(d.params, [a for a in x.args if a.name != d.roll_name], x.span,
+                              f'check "{x.name}"', scope)
         by = self.expr(x.by, scope) if x.by is not None else "None"
         purpose = x.purpose or x.name
-        return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)})"
+        roll = f", _given={self.expr(given[0].value, scope)}" if given else ""
+        return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
 
     def x_Emit(self, x, scope):
         d = self.known(self.ruleset.space("event"), x.event, "event", x.span)

@@ -93,7 +93,8 @@ def test_said_matches_a_transcript_line_as_text_so_far():
         expect said "Bandido se desmaya"
     """)
     assert failures(text) == [('expect said "Bandido se desmaya"', 'no line so far contains "Bandido se desmaya"; '
-                                   'the last one: "Fin del combate. En pie: Rodrigo, Bandido"')]
+                                   'the last one: "Se llega al límite de 1 Asaltos sin que ningún bando caiga. '
+                                   'Siguen en pie: Rodrigo, Bandido"')]
 
 
 def test_said_keeps_a_transcript_even_when_the_run_keeps_none():
@@ -140,7 +141,7 @@ def test_a_refusal_for_another_reason_fails_and_names_the_reason():
 
 
 def test_a_refused_reaction_names_its_cost():
-    # Bandido parries twice and has no action left for a third defence.
+    # Bandido parries twice (CMB-28: one action for the round's parries) and passes his own turn.
     text = duel("""
         Rodrigo iniciativa 9
         Bandido iniciativa 1
@@ -151,14 +152,14 @@ def test_a_refused_reaction_names_its_cost():
     """, """
         round 1:
           Rodrigo: atacar Bandido, atacar Bandido
-          Bandido: parar, parar, esquivar refused "cost acciones"
+          Bandido: parar, parar, pass, esquivar refused "cost acciones"
     """)
     # No third attack comes: the refused reaction is never asked for, and the script says so.
     assert "never got to" in diagnostics_of(text)
 
 
 def test_a_refused_reaction_when_it_comes_up():
-    # Bandido holds no parrying weapon (a stiletto): "requires yo.arma.para".
+    # Bandido holds no parrying weapon (a stiletto, CMB-22): no means to parry.
     text = duel("""
         Rodrigo iniciativa 9
         Bandido iniciativa 1
@@ -167,7 +168,7 @@ def test_a_refused_reaction_when_it_comes_up():
     """, """
         round 1:
           Rodrigo: atacar Bandido, atacar Bandido
-          Bandido: parar refused "yo.arma.para", none, pass
+          Bandido: parar refused "medio_de_parada(yo, e) != none", none, pass
     """, arma_b='"Estilete"', strict=False)
     assert failures(text) == []
 
@@ -179,8 +180,9 @@ def test_a_scripted_decision_the_rules_refuse_names_the_clause():
           Bandido: parar
     """, arma_b='"Estilete"')
     out = diagnostics_of(text)
-    assert 'the rules do not allow Bandido to "parar" now: "requires yo.arma.para" is not met' in out
-    assert "that is written at rulesets/aquelarre/acciones.rules:30:12" in out.replace("\\", "/")
+    assert ('the rules do not allow Bandido to "parar" now: '
+            '"requires puede_defenderse(yo) and medio_de_parada(yo, e) != none" is not met') in out
+    assert "that is written at rulesets/aquelarre/defensas.rules:45:12" in out.replace("\\", "/")
 
 
 def test_expect_is_no_statement_of_rules(tmp_path):

@@ -202,3 +202,20 @@ def test_a_list_joins_a_rule_s_result_with_plus(tmp_path):
     assert not diags
     outcome = Prepared(parsed, program_for("prueba", None, sources, [tmp_path])).run()
     assert [v.ok for v in outcome.expectations] == [True, True]
+
+
+GIVEN = ('encounter "g"\nedition aquelarre\ncombatant Ana:\n  side a\n  FUE 12, AGI 12, HAB 12, RES 12, PER 12\n'
+         "dice:\n  30\ndo:\n  let t = check porcentaje(50) by Ana\n  expect t.resultado == éxito\n")
+
+
+def test_a_check_given_its_roll_reads_its_table_without_rolling():
+    # The roll named as an argument: the same 30, read against other targets; no die is rolled.
+    r = run_text(GIVEN + "  expect (check porcentaje(20, tirada: t.tirada)).resultado == fallo\n"
+                         "  expect (check porcentaje(300, tirada: t.tirada)).resultado == crítico\n"
+                         "  expect (check porcentaje(objetivo: 29, tirada: 29)).resultado == éxito\n")
+    assert [int(e[3]) for e in r.engine.events if e[0] == "roll"] == [30]
+
+
+def test_a_check_given_a_roll_still_needs_its_parameters():
+    out = diagnostics_of(GIVEN + "  expect (check porcentaje(tirada: 30)).resultado == éxito\n")
+    assert "E0206" in out and "needs objetivo" in out

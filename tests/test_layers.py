@@ -112,7 +112,7 @@ def test_a_check_row_out_of_range_or_of_the_wrong_width(tmp_path):
 
 ARMERIA = """
 add rows to table armas:
-  | Hacha de guerra | Hachas | 3 | 1D8+2 | 14 | yes |
+  | Hacha de guerra | Hachas | 3 | 1D8+2 | 14 | yes | - | - | - | no | no | no | no |
 change armaduras["Cota de malla"].protección = 5
 """
 
@@ -125,17 +125,18 @@ def test_add_a_row_and_change_a_cell_of_tables(tmp_path, capsys):
     out, _ = run(tmp_path, capsys, enc, ARMERIA)
     assert "con Hacha de guerra" in line_with(out, "ataca")
     assert "1D8+2=10; Cota de malla absorbe 5" in line_with(out, "Daños")       # 6 in the bundled table
+    bundled = len(load_edition("aquelarre").space("value")["armas"].rows)
     rs = ruleset(tmp_path, ARMERIA)
     armas = rs.space("value")["armas"]
-    assert [r[0].value for r in armas.rows][-1] == "Hacha de guerra" and len(armas.rows) == 16
+    assert [r[0].value for r in armas.rows][-1] == "Hacha de guerra" and len(armas.rows) == bundled + 1
 
 
 def test_add_rows_with_a_header_and_remove_rows(tmp_path, capsys):
     rs = ruleset(tmp_path, """
         add rows to table armaduras:
-          | nombre         | protección | resistencia |
-          |----------------|------------|-------------|
-          | Cota de placas | 7          | 180         |
+          | nombre         | protección | resistencia | malus | afecta  | prohíbe | absorbe |
+          |----------------|------------|-------------|-------|---------|---------|---------|
+          | Cota de placas | 7          | 180         | 20    | Esquiva | Correr  | absorbe |
         remove rows "Arnés", "Coracina" from table armaduras
     """)
     names = [r[0].value for r in rs.space("value")["armaduras"].rows]
@@ -160,11 +161,11 @@ def test_table_patches_that_name_what_is_not_there(tmp_path):
     d, = load_errors(tmp_path, "add rows to table armass:\n  | a | 1 | 2 |\n")
     assert d.code == "E0307" and d.help == 'did you mean "armas"?'
     d, = load_errors(tmp_path, "add rows to table armaduras:\n  | Cuero | 1 |\n")
-    assert d.code == "E0207" and "3 columns" in d.message
+    assert d.code == "E0207" and "7 columns" in d.message
 
 
 def test_a_new_row_whose_key_exists_is_reported_at_the_layer(tmp_path):
-    d, = errors(tmp_path, "add rows to table armaduras:\n  | Arnés | 9 | 200 |\n")
+    d, = errors(tmp_path, "add rows to table armaduras:\n  | Arnés | 9 | 200 | 25 | Esquiva | Correr | absorbe |\n")
     assert d.code == "E0202" and d.span.file.endswith("casa1.rules") and d.span.line == 2
 
 
@@ -176,7 +177,7 @@ condition Aturdido
 message queda_aturdido(d) "    {d} queda aturdido por el golpe en la cabeza"
 message pierde_accion(c) "  {c} está aturdido: pierde una Acción (le quedan {c.acciones})"
 
-insert at end of rule aplicar_impacto:
+insert at end of rule aplicar_golpe:
   if lugar.zona == "cabeza" and en_pie(d) and not has(d, Aturdido):
     add d Aturdido
     say queda_aturdido(d)
@@ -210,7 +211,7 @@ def test_insert_at_the_end_of_a_rule_and_a_step_after_another(tmp_path, capsys):
     assert "  Bandido está aturdido: pierde una Acción (le quedan 1)" in out
     assert out.index("  Bandido está aturdido: pierde una Acción (le quedan 1)") > out.index("Asalto 2")
     steps = [s.name for s in ruleset(tmp_path, ATURDIDO).space("round")["asalto"].steps]
-    assert steps == ["inicio", "iniciativas", "aturdimiento", "acciones", "daños"]
+    assert steps == ["inicio", "iniciativas", "aturdimiento", "acciones", "melés", "daños"]
 
 
 def test_replace_and_remove_steps(tmp_path, capsys):
@@ -279,7 +280,7 @@ def test_a_block_runs_in_place_and_its_names_stay_known(tmp_path, capsys):
             set d.pv = d.pv - puntos * 2
           say puntos(d, antes)
     """)
-    assert "    Bandido: PV 13 -> 11" in out       # 1D6+1=4, 1 absorbed, leg /2 -> 1, doubled: 2
+    assert "    Bandido: puntos de Resistencia 13 -> 11" in out       # 1D6+1=4, 1 absorbed, leg /2 -> 1, doubled: 2
 
 
 def test_replace_and_remove_a_whole_declaration(tmp_path, capsys):
@@ -294,8 +295,8 @@ def test_replace_and_remove_a_whole_declaration(tmp_path, capsys):
 
 
 def test_replace_of_what_is_not_there(tmp_path):
-    d, = load_errors(tmp_path, "replace rule aplicar_impactos(i):\n  pass\n")
-    assert d.code == "E0307" and d.help == 'did you mean "aplicar_impacto"?'
+    d, = load_errors(tmp_path, "replace rule aplicar_golpes(i):\n  pass\n")
+    assert d.code == "E0307" and d.help == 'did you mean "aplicar_golpe"?'
     d, = load_errors(tmp_path, "remove action atacr\n")
     assert d.code == "E0307" and d.help == 'did you mean "atacar"?'
     d, = load_errors(tmp_path, "remove table asalto\n")

@@ -83,9 +83,10 @@ def uri(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    """A copy of a bundled edition, so the tests edit files freely."""
+    """A copy of a small frozen edition (tests/lsp_fixture: the tests point at its lines), so the
+    tests edit files freely and do not follow the bundled ruleset as it grows."""
     root = tmp_path_factory.mktemp("lsp")
-    shutil.copytree(ROOT / "rulesets" / "aquelarre", root / "aquelarre")
+    shutil.copytree(ROOT / "tests" / "lsp_fixture" / "aquelarre", root / "aquelarre")
     return root
 
 

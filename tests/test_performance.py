@@ -1,5 +1,7 @@
 """Speed, measured against references: the duel against a hand-written Python
 twin of the same rules (benchmarks/twin_duelo.py), dice against the d20 library.
+The duel runs a frozen copy of the Aquelarre rules (benchmarks/duelo_referencia),
+so the measure follows the interpreter, not the ruleset as it grows.
 Timings take the best of several repeats to resist a busy machine.
 
 Dice against d20: d20 depends on the old lark-parser, which cannot share an
@@ -24,7 +26,9 @@ DUEL_BOUND = 3.0
 
 @pytest.fixture(scope="module")
 def duel():
-    return Prepared(load_encounter(ROOT / "rulesets" / "aquelarre" / "duelo.enc", Sources()), program_for("aquelarre"))
+    bench = ROOT / "benchmarks"
+    return Prepared(load_encounter(bench / "duelo_referencia" / "duelo.enc", Sources()),
+                    program_for("duelo_referencia", roots=[bench]))
 
 
 def result(outcome):

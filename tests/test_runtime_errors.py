@@ -106,12 +106,12 @@ rounds 1
 combatant Rodrigo:
   side cristianos
   FUE 14, AGI 12, HAB 13, RES 14, PER 11
-  Espadas 60%, Esquivar 40%
+  Espadas 60%, Esquiva 40%
   arma "Espada corta"
 combatant Bandido:
   side bandidos
   FUE 13, AGI 10, HAB 11, RES 13, PER 10
-  Mazas 45%, Esquivar 30%
+  Palo 45%, Esquiva 30%
   arma "Garrote"
 dice strict:
   Rodrigo iniciativa 9
