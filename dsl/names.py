@@ -157,6 +157,13 @@ def bind_args(params, args, span, what) -> list:
     return out
 
 
+def given_roll(check, args) -> tuple[list, object]:
+    """A check's arguments, and the roll its caller gives by the roll's name (`tirada: valor`): the
+    table is then read for that roll and no die is rolled; None when the check rolls its own."""
+    given = [a for a in args if a.name == check.roll_name]
+    return [a for a in args if a.name != check.roll_name], (given[0].value if given else None)
+
+
 def check_builtin_args(name: str, args, span) -> None:
     """A builtin takes its arguments in order, as many as it says (E0206)."""
     lo, hi, _ = BUILTINS[name]

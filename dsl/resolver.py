@@ -15,7 +15,7 @@ from __future__ import annotations
 from . import kinds as K
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
-from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, known
+from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known
 
 
 def resolve_ruleset(rs) -> list[Diagnostic]:
@@ -222,7 +222,7 @@ class _Walker:
         d = self.rs.space("check").get(x.name)
         self.collect(known, self.rs.space("check"), x.name, "check", x.span)
         if d is not None:
-            self.collect(bind_args, d.params, x.args, x.span, f'check "{x.name}"')
+            self.collect(bind_args, d.params, given_roll(d, x.args)[0], x.span, f'check "{x.name}"')
         self.x_other(x, scope)
 
     def x_Emit(self, x: n.Emit, scope):

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ..dsl import nodes as n
 from ..dsl.diagnostics import did_you_mean
-from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_args, emit_args, walk
+from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, walk
 
 from ..dsl import kinds as K
 from . import semantics as S
@@ -310,13 +310,11 @@ class ExpressionCompiler:
         d = self.known(self.ruleset.space("check"), x.name, "check", x.span)
         if x.purpose:
             self.purposes.add(x.purpose)
-        # An argument named as the check's roll gives the roll: the table is read for it.
-        given = [a for a in x.args if a.name == d.roll_name]
-        args = self.call_args(d.params, [a for a in x.args if a.name != d.roll_name], x.span,
-                              f'check "{x.name}"', scope)
+        plain, given = given_roll(d, x.args)
+        args = self.call_args(d.params, plain, x.span, f'check "{x.name}"', scope)
         by = self.expr(x.by, scope) if x.by is not None else "None"
         purpose = x.purpose or x.name
-        roll = f", _given={self.expr(given[0].value, scope)}" if given else ""
+        roll = f", _given={self.expr(given, scope)}" if given is not None else ""
         return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
 
     def x_Emit(self, x, scope):
