@@ -210,3 +210,17 @@ class Includer:
                         (did_you_mean(name, names(self.rs)) + "; " if did_you_mean(name, names(self.rs)) else "")
                         + f"declare it in the edition or a file it includes (the module says what it expects at "
                           f"{name_span})"))
+
+
+def check_module(entry: Path, roots, sources) -> list[Diagnostic]:
+    """A module on its own (`grimorio check` of its folder): its files read and its includes found. Its
+    names are checked with each edition that includes it, since what it expects is the edition's."""
+    from .layers import Layer
+    diags: list[Diagnostic] = []
+    mods = [d for d in _read(entry, sources, diags) if isinstance(d, n.Module)]
+    if mods:
+        mod = mods[0]
+        rs = Ruleset(None, entry.parent, sources=sources)
+        Includer("module", mod.name, entry, rs, roots, sources, diags, Layer(mod.name, _display(entry))) \
+            .includes([(n.ModuleRef(mod.name), mod.span)])
+    return diags

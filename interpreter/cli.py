@@ -292,9 +292,15 @@ def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
 def cmd_editions(args, sources, cl) -> int:
     """Names, titles and what each extends, read from the entry files' heads: nothing is parsed or compiled."""
     from ..dsl.loader import bundled_root, edition_heads
-    for name, heads in sorted(edition_heads(rules_roots(args.rules, cl) + [bundled_root()]).items()):
+    roots = rules_roots(args.rules, cl) + [bundled_root()]
+    for name, heads in sorted(edition_heads(roots).items()):
         extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
         print(f"{name:12} {heads[0].title or ''}{extends}".rstrip())
+    modules = sorted(edition_heads(roots, "module").items())
+    if modules:
+        print('\nmodules (an edition includes one with "include module NAME"):')
+    for name, heads in modules:
+        print(f"{name:12} {heads[0].title or ''}".rstrip())
     return 0
 
 

@@ -1,0 +1,294 @@
+"""Modules: declarations any edition includes by name (`include module NAME`), with what they
+expect of the including edition; each way of getting them wrong is a located diagnostic."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grimorio.dsl.diagnostics import GrimorioError
+from grimorio.dsl.loader import bundled_root, load_edition
+from grimorio.interpreter.cli import main
+
+MODULE = """\
+# Un módulo pequeño: lo que cualquier edición con FUE y una tirada puede usar.
+module comun:
+  title "Reglas comunes"
+  description "Doblar la FUE y probar una tirada."
+  include "reglas.rules"
+  expects field FUE
+  expects check tirada
+  expects outcome éxito
+
+rule doble(pj):
+  return pj.FUE * 2
+"""
+REGLAS = """\
+message prueba(pj, t) "{pj} tira: {t.resultado}"
+
+rule probar(pj):
+  let t = check tirada(pj.FUE) by pj
+  say prueba(pj, t)
+  return t.resultado == éxito
+"""
+UNO = """\
+edition uno:
+  title "Uno"
+  include "hoja.rules", module comun
+"""
+HOJA_UNO = """\
+sheet ficha:
+  FUE: int 0..9
+outcomes resultado: fallo < éxito
+check tirada(valor) rolls d = 1D6:
+  | d        | resultado |
+  |----------|-----------|
+  | <= valor | éxito     |
+  | any      | fallo     |
+"""
+DOS = """\
+edition dos:
+  title "Dos"
+  include module comun
+sheet persona:
+  FUE: int 0..20
+outcomes resultado: fallo < éxito < crítico
+check tirada(valor) rolls d = 1D20:
+  | d        | resultado |
+  |----------|-----------|
+  | 1        | crítico   |
+  | <= valor | éxito     |
+  | any      | fallo     |
+"""
+ENCOUNTER = """\
+encounter "prueba"
+edition {edition}
+combatant Ana:
+  FUE {fue}
+dice strict:
+  Ana tirada {die}
+do:
+  probar(Ana)
+expect doble(Ana) == {doble}
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    write(tmp_path / "comun" / "modulo.rules", MODULE)
+    write(tmp_path / "comun" / "reglas.rules", REGLAS)
+    write(tmp_path / "uno" / "edicion.rules", UNO)
+    write(tmp_path / "uno" / "hoja.rules", HOJA_UNO)
+    write(tmp_path / "dos" / "edicion.rules", DOS)
+    return tmp_path
+
+
+def run(capsys, enc: Path, *args) -> tuple[int, str, str]:
+    code = main(["run", str(enc), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def errors(name: str, root: Path) -> list:
+    with pytest.raises(GrimorioError) as exc:
+        load_edition(name, [root, bundled_root()])
+    return exc.value.diagnostics
+
+
+def only(diags, code: str):
+    assert [d.code for d in diags] == [code], [str(d) for d in diags]
+    return diags[0]
+
+
+# ---------------------------------------------------------------- one module, two editions
+
+def test_one_module_is_included_by_two_editions(root, capsys):
+    uno = write(root / "uno" / "prueba.enc", ENCOUNTER.format(edition="uno", fue=4, die=3, doble=8))
+    dos = write(root / "dos" / "prueba.enc", ENCOUNTER.format(edition="dos", fue=12, die=15, doble=24))
+    assert run(capsys, uno)[:2] == (0, "Ana tira: éxito\n")
+    assert run(capsys, dos)[:2] == (0, "Ana tira: fallo\n")     # 15 > 12 on dos's 1D20
+    # Each edition has the module's declarations, in its own layer, and remembers whence they came.
+    rs = load_edition("dos", [root, bundled_root()])
+    assert {"doble", "probar"} <= set(rs.space("value")) and "prueba" in rs.space("message")
+    assert rs.origin[("value", "doble")] == "dos" and list(rs.modules) == ["comun"]
+
+
+def test_the_module_comes_where_the_include_stands(root):
+    """Declarations keep the order of the include line: the edition's file, then the module's."""
+    write(root / "uno" / "edicion.rules", 'edition uno:\n  include module comun, "hoja.rules"\n'
+                                          "rule antes():\n  return 1\n")
+    rs = load_edition("uno", [root, bundled_root()])
+    assert [d for d in rs.space("value") if d in ("antes", "doble", "probar")] == ["antes", "doble", "probar"]
+
+
+def test_a_module_can_include_another(root, capsys):
+    write(root / "base" / "base.rules", 'module base:\n  title "Base"\n\nrule triple(pj):\n  return pj.FUE * 3\n')
+    write(root / "comun" / "modulo.rules", MODULE.replace('include "reglas.rules"',
+                                                          'include "reglas.rules", module base'))
+    enc = write(root / "uno" / "prueba.enc", ENCOUNTER.format(edition="uno", fue=4, die=3, doble=8)
+                + "expect triple(Ana) == 12\n")
+    assert run(capsys, enc)[0] == 0
+
+
+def test_a_house_layer_patches_a_rule_of_a_module(root, capsys):
+    enc = write(root / "uno" / "prueba.enc", ENCOUNTER.format(edition="uno", fue=4, die=3, doble=12))
+    house = write(root / "casa.rules", "replace rule doble(pj):\n  return pj.FUE * 3\n\n"
+                                       'replace message prueba(pj, t) "{pj} prueba suerte: {t.resultado}"\n')
+    code, out, err = run(capsys, enc)
+    assert code != 0 and "doble(Ana) == 12" in out + err         # the module's rule doubles
+    code, out, err = run(capsys, enc, "--house", str(house))
+    assert (code, out) == (0, "Ana prueba suerte: éxito\n"), err
+
+
+def test_a_derived_edition_keeps_the_module_of_its_base(root, capsys):
+    write(root / "tres" / "edicion.rules", "edition tres:\n  extends uno\n\nreplace rule doble(pj):\n"
+                                           "  return pj.FUE + 1\n")
+    enc = write(root / "tres" / "prueba.enc", ENCOUNTER.format(edition="tres", fue=4, die=3, doble=5))
+    assert run(capsys, enc)[:2] == (0, "Ana tira: éxito\n")
+
+
+# ---------------------------------------------------------------- diagnostics
+
+def test_a_missing_expectation_is_reported_at_the_include_line(root):
+    write(root / "uno" / "hoja.rules", HOJA_UNO.replace("FUE", "AGI").replace("check tirada", "check dado"))
+    diags = errors("uno", root)
+    assert [d.code for d in diags] == ["E0316", "E0316"]
+    field, check = diags
+    assert field.message == 'module "comun" expects field "FUE", and edition "uno" has none'
+    assert (Path(field.span.file).name, field.span.line) == ("edicion.rules", 3)
+    assert "modulo.rules:6" in field.help and "declare it in the edition" in field.help
+    assert check.message == 'module "comun" expects check "tirada", and edition "uno" has none'
+
+
+def test_a_missing_outcome_gets_a_did_you_mean(root):
+    write(root / "uno" / "hoja.rules", HOJA_UNO.replace("éxito", "exito"))
+    d = only(errors("uno", root), "E0316")
+    assert 'expects outcome "éxito"' in d.message and 'did you mean "exito"?' in d.help
+
+
+def test_an_unknown_kind_of_expectation(root):
+    write(root / "comun" / "modulo.rules", MODULE.replace("expects check tirada", "expects chek tirada"))
+    d = only(errors("uno", root), "E0317")
+    assert d.message == 'a module cannot expect a "chek"' and 'did you mean "check"?' in d.help
+    assert (Path(d.span.file).name, d.span.line, d.span.col) == ("modulo.rules", 7, 11)
+
+
+def test_no_such_module(root):
+    write(root / "uno" / "edicion.rules", UNO.replace("module comun", "module comn"))
+    d = only(errors("uno", root), "E0313")
+    assert d.message == 'there is no module "comn"' and 'did you mean "comun"?' in d.help
+    assert d.span.line == 3
+
+
+def test_including_an_edition_as_a_module(root):
+    write(root / "uno" / "edicion.rules", UNO.replace("module comun", "module dos"))
+    d = only(errors("uno", root), "E0313")
+    assert "is an edition" in d.help and "extends dos" in d.help
+
+
+def test_a_module_that_includes_itself(root):
+    write(root / "base" / "base.rules", 'module base:\n  include module comun\n')
+    write(root / "comun" / "modulo.rules", MODULE.replace('include "reglas.rules"',
+                                                          'include "reglas.rules", module base'))
+    d = only(errors("uno", root), "E0314")
+    assert d.message == 'module "comun" includes itself: comun -> base -> comun'
+    assert Path(d.span.file).name == "base.rules"
+
+
+def test_a_module_included_twice(root):
+    write(root / "uno" / "edicion.rules", UNO.replace("module comun", "module comun, module comun"))
+    d = only(errors("uno", root), "E0315")
+    assert 'edition "uno" includes it at' in d.help and d.span.col > 30
+
+
+def test_a_derived_edition_cannot_include_its_bases_module_again(root):
+    write(root / "tres" / "edicion.rules", "edition tres:\n  extends uno\n  include module comun\n")
+    d = only(errors("tres", root), "E0315")
+    assert 'edition "uno" includes it' in d.help and Path(d.span.file).parts[-2:] == ("tres", "edicion.rules")
+
+
+@pytest.mark.parametrize("where, text", [
+    ("uno/edicion.rules", UNO + "module otro:\n  title \"x\"\n"),
+    ("uno/hoja.rules", HOJA_UNO + "module otro:\n  title \"x\"\n"),
+    ("comun/reglas.rules", REGLAS + "module otro:\n  title \"x\"\n"),
+    ("comun/modulo.rules", MODULE + "edition otra:\n  title \"x\"\n"),
+])
+def test_a_head_in_the_wrong_file(root, where, text):
+    write(root / where, text)
+    d = only(errors("uno", root), "E0312")
+    assert Path(d.span.file).name == Path(where).name and d.help
+
+
+def test_a_house_file_cannot_declare_or_replace_a_module(root, capsys):
+    enc = write(root / "uno" / "prueba.enc", ENCOUNTER.format(edition="uno", fue=4, die=3, doble=8))
+    for text in ("module casa:\n  title \"x\"\n", "replace module comun:\n  title \"x\"\n"):
+        house = write(root / "casa.rules", text)
+        code, _, err = run(capsys, enc, "--house", str(house))
+        assert code == 2 and "error[E0312]" in err and "E0003" not in err
+
+
+def test_a_module_includes_only_files_of_its_folder(root):
+    write(root / "comun" / "modulo.rules", MODULE.replace('"reglas.rules"', '"../uno/hoja.rules"'))
+    d = only(errors("uno", root), "E0303")
+    assert d.message == '"../uno/hoja.rules" is outside the module\'s folder'
+    write(root / "comun" / "modulo.rules", MODULE.replace('"reglas.rules"', '"regla.rules"'))
+    d = only(errors("uno", root), "E0304")
+    assert d.message == 'there is no file "regla.rules" in this module\'s folder' and "reglas.rules" in d.help
+
+
+def test_a_module_is_not_an_edition(root, capsys):
+    """It cannot be run, extended or named as an edition."""
+    enc = write(root / "comun" / "prueba.enc", ENCOUNTER.format(edition="comun", fue=4, die=3, doble=8))
+    code, _, err = run(capsys, enc)
+    assert code == 2 and "error[E0318]" in err and 'include module comun' in err
+    assert only(errors("comun", root), "E0318").span.file == "<command line>"
+    write(root / "tres" / "edicion.rules", "edition tres:\n  extends comun\n")
+    d = only(errors("tres", root), "E0318")
+    assert d.message.startswith('"comun" is a module, not an edition')
+
+
+def test_two_modules_of_one_name_in_one_folder(root):
+    write(root / "otra" / "modulo.rules", 'module comun:\n  title "Otra"\n')
+    d = only(errors("uno", root), "E0319")
+    assert d.message == 'module "comun" is declared twice in one rules folder' and "otra" in d.help
+
+
+# ---------------------------------------------------------------- the command line
+
+def test_editions_lists_modules_apart(root, capsys):
+    assert main(["editions", "--rules", str(root)]) == 0
+    out = capsys.readouterr().out
+    editions, modules = out.split("\nmodules")
+    assert "uno" in editions and "dos" in editions and "comun" not in editions
+    assert "comun        Reglas comunes" in modules and "estados      Estados Alterados" in modules
+    assert "yokai" in editions and "estados" not in editions
+
+
+def test_check_and_fmt_on_a_module_folder(root, capsys):
+    for path in (root / "comun", root / "comun" / "reglas.rules", root / "comun" / "modulo.rules", root):
+        assert main(["check", str(path)]) == 0, capsys.readouterr().err
+    assert main(["fmt", "--check", str(root / "comun")]) == 0
+    capsys.readouterr()
+    write(root / "comun" / "modulo.rules", MODULE.replace('"reglas.rules"', '"regla.rules"'))
+    assert main(["check", str(root / "comun")]) == 2
+    assert "error[E0304]" in capsys.readouterr().err
+
+
+def test_fmt_lays_out_a_module_head(tmp_path, capsys):
+    messy = write(tmp_path / "m" / "modulo.rules", 'module m:\n    title "M"   \n\n\n\tinclude "a.rules"\n')
+    assert main(["fmt", str(messy.parent)]) == 0
+    assert messy.read_text(encoding="utf-8") == 'module m:\n  title "M"\n\n  include "a.rules"\n'
+
+
+def test_the_bundled_estados_module_is_found_by_name():
+    rs = load_edition("yokai")
+    assert list(rs.modules) == ["estados"] and rs.modules["estados"].by == 'edition "yokai"'
+    assert "Heridas" in rs.space("value") and rs.origin[("value", "Heridas")] == "yokai"
+    assert not (bundled_root() / "yokai" / "estados.rules").exists()
