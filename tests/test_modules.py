@@ -292,3 +292,44 @@ def test_the_bundled_estados_module_is_found_by_name():
     assert list(rs.modules) == ["estados"] and rs.modules["estados"].by == 'edition "yokai"'
     assert "Heridas" in rs.space("value") and rs.origin[("value", "Heridas")] == "yokai"
     assert not (bundled_root() / "yokai" / "estados.rules").exists()
+
+
+# ---------------------------------------------------------------- the editor
+
+def test_the_editor_checks_a_module_file_with_an_edition_that_includes_it(root):
+    from grimorio.interpreter.analysis import analyse, lookup, symbols
+    reglas = root / "comun" / "reglas.rules"
+    a = analyse(reglas, REGLAS.replace("pj.FUE", "pj.FEU"))
+    found = [d for ds in a.diagnostics.values() for d in ds]
+    assert (found[0].code, found[0].span.line) == ("E0203", 4)         # no field "FEU" in the edition
+    assert 'did you mean "FUE"?' in found[0].help
+    # Go to definition from the module reaches the including edition's check; its own head is no symbol.
+    a = analyse(root / "comun" / "modulo.rules", MODULE)
+    syms = symbols(a.ruleset, a.decls)
+    assert [Path(s.span.file).name for s in lookup("tirada", syms)][:1] in (["hoja.rules"], ["edicion.rules"])
+    assert not lookup("comun", syms)
+
+
+def test_the_editor_checks_the_bundled_module_with_yokai():
+    from grimorio.interpreter.analysis import analyse
+    path = bundled_root() / "estados" / "tiempo.rules"
+    a = analyse(path, path.read_text(encoding="utf-8"))
+    assert a.ruleset is not None and a.ruleset.edition.name == "yokai"
+    assert not [d for ds in a.diagnostics.values() for d in ds if d.severity == "error"]
+
+
+def test_every_file_the_builder_runs_is_in_the_build_cache_key():
+    """A change to any of them must not reuse files built by the old code (patches.py once was missing)."""
+    import re
+    from grimorio.dsl import cache
+    here = Path(cache.__file__).resolve().parent
+    seen, todo = set(), ["builder.py"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        text = (here / name).read_text(encoding="utf-8")
+        todo += [m + ".py" for m in re.findall(r"^from \.(\w+) import", text, re.M)]
+        todo += [m + ".py" for m in re.findall(r"^from \. import (\w+)", text, re.M)]
+    assert seen <= set(cache.LANGUAGE_FILES)
