@@ -271,6 +271,13 @@ def test_editions_lists_modules_apart(root, capsys):
     assert "yokai" in editions and "estados" not in editions
 
 
+def test_rules_names_a_module_folder(root, tmp_path, capsys):
+    """--rules with a module's own folder finds it, and the editions beside it."""
+    assert main(["editions", "--rules", str(root / "comun")]) == 0
+    editions, modules = capsys.readouterr().out.split("\nmodules")
+    assert "comun" in modules and "uno" in editions
+
+
 def test_check_and_fmt_on_a_module_folder(root, capsys):
     for path in (root / "comun", root / "comun" / "reglas.rules", root / "comun" / "modulo.rules", root):
         assert main(["check", str(path)]) == 0, capsys.readouterr().err
