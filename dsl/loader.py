@@ -259,8 +259,11 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
     misplaced_modules(decls, "an edition's entry file", diags)
     inc = Includer("edition", ed.name, entry, rs, roots, sources, diags, layer)
     mine = [d for d in decls if d is not ed and not isinstance(d, n.Module)] + inc.includes(ed.includes)
+    warned = len(rs.warnings)
     apply_layer(rs, layer, mine, diags, below=bool(ed.extends))
     rs.space("edition")[ed.name] = ed
+    diags[:] = inc.relocate(diags)
+    rs.warnings[warned:] = inc.relocate(rs.warnings[warned:])
     if not diags:
         inc.check_expectations(ed)
     if diags:

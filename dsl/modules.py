@@ -45,6 +45,14 @@ EXPECTABLE = {
 }
 
 
+# What a name clash caused by an included module means for the including edition.
+CLASHES = {
+    "E0202": "a module's names are the same in every edition that includes it: rename the edition's one",
+    "E0306": "a module's names are the same in every edition that includes it: rename the edition's one",
+    "W0701": "the module's declaration takes the place of the one below, and the rules below use it",
+}
+
+
 # ------------------------------------------------------------------ heads in the wrong place
 
 def misplaced_modules(decls, where: str, diags: list[Diagnostic]) -> None:
@@ -104,6 +112,7 @@ class Includer:
         self.owner = (kind, name, entry)
         self.rs, self.roots, self.sources, self.diags, self.layer = rs, roots, sources, diags, layer
         self.mine: list[Included] = []        # the modules this edition's load included
+        self.files: dict[str, Included] = {}  # each file of those modules -> the module it belongs to
 
     def includes(self, items, owner=None, chain: tuple[str, ...] = ()) -> list[n.Decl]:
         owner = owner or self.owner
@@ -130,6 +139,8 @@ class Includer:
                                          did_you_mean(inc, here)))
             return []
         self.rs.layer_files[_display(path)] = self.layer
+        if kind == "module":
+            self.files[_display(path)] = self.rs.modules[name]
         out = []
         for d in _read(path, self.sources, self.diags, sp):
             if isinstance(d, n.Edition):
@@ -184,6 +195,7 @@ class Includer:
         self.rs.modules[name] = included
         self.mine.append(included)
         self.rs.layer_files[_display(entry)] = self.layer
+        self.files[_display(entry)] = included
         own = [d for d in decls if not isinstance(d, (n.Module, n.Edition))]
         return own + self.includes(mod.includes, ("module", name, entry), chain + (name,))
 
@@ -193,6 +205,23 @@ class Includer:
                 self.diags.append(Diagnostic("E0317", f'a module cannot expect a "{e.kind}"', e.kind_span,
                                              did_you_mean(e.kind, EXPECTABLE)
                                              or f"it can expect: {', '.join(sorted(EXPECTABLE))}"))
+
+    def relocate(self, diags: list[Diagnostic]) -> list[Diagnostic]:
+        """A name of an included module that clashes with the edition's or its base's (E0202, E0306,
+        W0701) is the including edition's doing: reported at its include line, naming the module."""
+        out = []
+        for d in diags:
+            inc = self.files.get(d.span.file) if d.code in CLASHES else None
+            if inc is None or self._within(d):
+                out.append(d)
+                continue
+            out.append(Diagnostic(d.code, f'module "{inc.module.name}": {d.message}', inc.span,
+                                  f"the module declares it at {d.span}; {CLASHES[d.code]}", d.severity))
+        return out
+
+    def _within(self, d: Diagnostic) -> bool:
+        """A name declared twice inside the module's own files is the module's mistake, shown where it is."""
+        return d.code == "E0202" and any(f"the first is at {f}:" in (d.help or "") for f in self.files)
 
     def check_expectations(self, ed: n.Edition) -> None:
         """E0316, at the include, for everything an included module expects and the ruleset lacks."""

@@ -340,3 +340,33 @@ def test_every_file_the_builder_runs_is_in_the_build_cache_key():
         todo += [m + ".py" for m in re.findall(r"^from \.(\w+) import", text, re.M)]
         todo += [m + ".py" for m in re.findall(r"^from \. import (\w+)", text, re.M)]
     assert seen <= set(cache.LANGUAGE_FILES)
+
+
+# ---------------------------------------------------------------- names that clash with a module's
+
+def test_a_name_of_the_edition_that_clashes_with_the_modules_is_reported_at_the_include(root):
+    write(root / "uno" / "hoja.rules", HOJA_UNO + "\nrule doble(pj):\n  return 0\n")
+    d = only(errors("uno", root), "E0202")
+    assert d.message == 'module "comun": "doble" is declared twice'
+    assert (Path(d.span.file).name, d.span.line) == ("edicion.rules", 3)
+    assert "modulo.rules:10" in d.help and "rename the edition's one" in d.help
+
+
+def test_a_module_that_replaces_a_declaration_of_the_base_warns_at_the_include(root, capsys):
+    write(root / "uno" / "hoja.rules", HOJA_UNO + "\nrule doble(pj):\n  return 0\n")
+    write(root / "uno" / "edicion.rules", 'edition uno:\n  include "hoja.rules"\n')
+    write(root / "tres" / "edicion.rules", "edition tres:\n  extends uno\n  include module comun\n")
+    rs = load_edition("tres", [root, bundled_root()])
+    [w] = [w for w in rs.warnings if w.code == "W0701"]
+    assert w.message == 'module "comun": this replaces rule "doble" of edition uno'
+    assert (Path(w.span.file).parts[-2:], w.span.line) == (("tres", "edicion.rules"), 3)
+    assert "the rules below use it" in w.help
+    write(root / "uno" / "hoja.rules", HOJA_UNO + "\ntable doble:\n  | a |\n  |---|\n  | 1 |\n")
+    d = only(errors("tres", root), "E0306")
+    assert d.message.startswith('module "comun": this rule would replace table "doble"')
+
+
+def test_a_name_declared_twice_inside_the_module_is_shown_in_the_module(root):
+    write(root / "comun" / "reglas.rules", REGLAS + "\nrule doble(pj):\n  return 0\n")
+    d = only(errors("uno", root), "E0202")
+    assert d.message == '"doble" is declared twice' and Path(d.span.file).name == "reglas.rules"
