@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
-from .loader import NAMESPACE, Ruleset, _display, _read, edition_heads
+from .loader import NAMESPACE, Ruleset, _display, _read, edition_heads, entry_heads
 
 
 # ------------------------------------------------------------------ what a module can expect
@@ -253,3 +253,22 @@ def check_module(entry: Path, roots, sources) -> list[Diagnostic]:
         Includer("module", mod.name, entry, rs, roots, sources, diags, Layer(mod.name, _display(entry))) \
             .includes([(n.ModuleRef(mod.name), mod.span)])
     return diags
+
+
+def editions_including(folder: Path, roots, read) -> list[Path]:
+    """The entry files of the editions under `roots` that include, by name, the module whose entry file
+    is in `folder`; `read(path)` gives a file's text (or None), so an editor can pass unsaved buffers."""
+    from .cache import build_rules
+    modules = entry_heads(folder, "module")
+    if not modules:
+        return []
+    wanted = n.ModuleRef(modules[0].name)
+    out = []
+    for heads in edition_heads(roots).values():
+        text = read(heads[0].entry)
+        if text is None:
+            continue
+        decls, _ = build_rules(text, str(heads[0].entry))
+        if any(inc == wanted for d in decls if isinstance(d, n.Edition) for inc, _ in d.includes):
+            out.append(heads[0].entry)
+    return out

@@ -17,7 +17,8 @@ from ..dsl import nodes as n
 from ..dsl.builder import build_encounter, build_rules
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
 from ..dsl.keywords import all_keywords
-from ..dsl.loader import NAMESPACE, Ruleset, bundled_root, edition_heads, entry_heads, load_edition, load_entry
+from ..dsl.loader import NAMESPACE, Ruleset, bundled_root, load_edition, load_entry
+from ..dsl.modules import editions_including
 from ..dsl.source import read_text
 
 from .checking import _roots
@@ -122,18 +123,8 @@ def entry_for(path: Path, text: str, unsaved: dict[str, str]) -> Path | None:
 def _module_user(path: Path, unsaved: dict[str, str]) -> Path | None:
     """For a file of a module's folder: the entry file of the first edition, beside the module's folder or
     bundled, that includes the module by name, so the module is checked with what that edition declares."""
-    modules = entry_heads(path.parent, "module")
-    if not modules:
-        return None
-    wanted = n.ModuleRef(modules[0].name)
-    for heads in edition_heads(_roots(path.parent)).values():
-        other = _text(heads[0].entry, unsaved)
-        if other is None:
-            continue
-        decls, _ = build_rules(other, str(heads[0].entry))
-        if any(inc == wanted for d in decls if isinstance(d, n.Edition) for inc, _ in d.includes):
-            return heads[0].entry
-    return None
+    users = editions_including(path.parent, _roots(path.parent), lambda p: _text(p, unsaved))
+    return users[0] if users else None
 
 
 def _rules(a: Analysis, text: str) -> None:

@@ -370,3 +370,11 @@ def test_a_name_declared_twice_inside_the_module_is_shown_in_the_module(root):
     write(root / "comun" / "reglas.rules", REGLAS + "\nrule doble(pj):\n  return 0\n")
     d = only(errors("uno", root), "E0202")
     assert d.message == '"doble" is declared twice' and Path(d.span.file).name == "reglas.rules"
+
+
+def test_check_of_a_module_checks_it_with_the_editions_that_include_it(root, capsys):
+    write(root / "comun" / "reglas.rules", REGLAS.replace("pj.FUE", "pj.FEU"))
+    for path in (root / "comun", root / "comun" / "reglas.rules"):
+        assert main(["check", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count('error[E0203]: nothing in these rules has a field "FEU"') == 1   # uno and dos: once
