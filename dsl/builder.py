@@ -58,10 +58,30 @@ class Builder:
             elif k == "ed_extends":
                 ext = str(it.children[0])
             elif k == "ed_include":
-                includes += [(_unquote(s), self.span(s)) for s in it.children]
+                includes += [self._include(s) for s in it.children]
             elif k == "ed_set":
                 settings.append((str(it.children[0]), self.expr(it.children[1])))
         return n.Edition(self.span(t), str(name), title, desc, ext, tuple(includes), tuple(settings))
+
+    def _include(self, item):
+        if item.data == "inc_module":
+            return n.ModuleRef(str(item.children[0])), self.span(item)
+        return _unquote(item.children[0]), self.span(item.children[0])
+
+    def d_module(self, t):
+        name, *items = t.children
+        heads = {"ed_title": None, "ed_description": None}
+        includes, expects = [], []
+        for it in items:
+            if it.data in heads:
+                heads[it.data] = _unquote(it.children[0])
+            elif it.data == "ed_include":
+                includes += [self._include(s) for s in it.children]
+            else:
+                kind, *names = it.children
+                expects.append(n.Expects(str(kind), self.span(kind), tuple((str(x), self.span(x)) for x in names)))
+        return n.Module(self.span(t), str(name), heads["ed_title"], heads["ed_description"], tuple(includes),
+                        tuple(expects))
 
     def d_option(self, t):
         name, value, desc = t.children

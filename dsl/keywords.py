@@ -14,12 +14,12 @@ import sys
 
 # Group -> words. Each word is in one group; the group names the highlighting role.
 KEYWORDS: dict[str, tuple[str, ...]] = {
-    "declaration": ("edition", "option", "var", "sheet", "outcomes", "condition", "table", "check", "rule",
+    "declaration": ("edition", "module", "option", "var", "sheet", "outcomes", "condition", "table", "check", "rule",
                     "action", "reaction", "event", "tactic", "message", "round", "step", "encounter",
                     "combatant", "dice", "tally", "stands", "format"),
     "control": ("if", "elif", "else", "for", "while", "where", "return", "pass", "stop", "decide", "first", "all",
                 "until", "finally", "do", "expect", "requires", "cost", "by", "to", "when", "ordered", "desc",
-                "group", "as", "rolls", "grades", "on", "receive", "extends", "include", "title", "description",
+                "group", "as", "rolls", "grades", "on", "receive", "extends", "include", "expects", "title", "description",
                 "seed", "rounds", "holds", "strict", "act", "react", "any", "said", "refused"),
     "statement": ("let", "set", "say", "add", "remove", "append", "roll", "emit", "maximum", "with"),
     "type": ("int", "percent", "bool", "text", "list"),
@@ -30,7 +30,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 
 # The names of a declaration follow these words.
-NAMED = ("edition", "option", "var", "sheet", "outcomes", "condition", "table", "check", "rule", "action",
+NAMED = ("edition", "module", "option", "var", "sheet", "outcomes", "condition", "table", "check", "rule", "action",
          "reaction", "event", "tactic", "message", "round", "step", "combatant", "tally")
 
 TEXTMATE_SCOPES = {

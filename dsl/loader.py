@@ -42,6 +42,8 @@ class Ruleset:
     changes: list = field(default_factory=list)
     touched: dict = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
+    # Modules included so far (dsl/modules.py): name -> where, and by which edition or module.
+    modules: dict = field(default_factory=dict)
 
     def space(self, kind: str) -> dict[str, n.Decl]:
         return self.spaces.setdefault(kind, {})
@@ -56,16 +58,17 @@ def bundled_root() -> Path:
 
 @dataclass(frozen=True)
 class EditionHead:
-    """An edition as its entry file's head declares it, read without building anything."""
+    """An edition (or a module: `kind`) as its entry file's head declares it, read without building anything."""
     name: str
     entry: Path
     line: int
     title: str | None = None
     extends: str | None = None
+    kind: str = "edition"
 
     @property
     def span(self) -> Span:
-        return Span(_display(self.entry), self.line, 1, self.line, len("edition ") + len(self.name) + 1)
+        return Span(_display(self.entry), self.line, 1, self.line, len(self.kind) + len(self.name) + 2)
 
 
 HEAD_BYTES = 64 * 1024       # how much of a .rules file is read to learn whether it is an entry file
@@ -73,12 +76,13 @@ _TITLE = re.compile(r'[ \t]+title[ \t]+"((?:\\.|[^"\\\n])*)"')
 _EXTENDS = re.compile(r'[ \t]+extends[ \t]+([^\W\d]\w*)')
 
 
-def entry_heads(folder: Path) -> list[EditionHead]:
-    """The editions declared by the entry files of one folder. An entry file is a .rules file with a line
-    that starts with `edition` in its head (its first HEAD_BYTES): of every other file only the head is
-    read. Only regular files are opened, and nothing is read past the size cap, so a FIFO or a device
-    never blocks this."""
+def entry_heads(folder: Path, kind: str = "edition") -> list[EditionHead]:
+    """The editions (or modules) declared by the entry files of one folder. An entry file is a .rules file
+    with a line that starts with `edition` (or `module`) in its head (its first HEAD_BYTES): of every other
+    file only the head is read. Only regular files are opened, and nothing is read past the size cap, so a
+    FIFO or a device never blocks this."""
     out = []
+    start = kind.encode() + b" "
     try:
         files = sorted(folder.glob("*.rules"))
     except OSError:
@@ -86,18 +90,18 @@ def entry_heads(folder: Path) -> list[EditionHead]:
     for f in files:
         try:
             head = read_bounded(f, HEAD_BYTES, whole=False)
-            if not any(ln.startswith(b"edition ") for ln in head.split(b"\n")):
+            if not any(ln.startswith(start) for ln in head.split(b"\n")):
                 continue
             data = head if len(head) < HEAD_BYTES else read_bounded(f)
         except (OSError, ValueError):
             continue
         lines = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
         for i, line in enumerate(lines):
-            if line.startswith("edition "):
-                name = line[len("edition "):].split(":")[0].split("#")[0].strip()
+            if line.startswith(kind + " "):
+                name = line[len(kind) + 1:].split(":")[0].split("#")[0].strip()
                 title = _head_line(lines, i + 1, _TITLE)
                 out.append(EditionHead(name, f, i + 1, title and re.sub(r"\\(.)", r"\1", title),
-                                       _head_line(lines, i + 1, _EXTENDS)))
+                                       _head_line(lines, i + 1, _EXTENDS), kind))
     return out
 
 
@@ -112,8 +116,9 @@ def _head_line(lines: list[str], start: int, pattern: re.Pattern) -> str | None:
     return None
 
 
-def edition_heads(roots: list[Path] | None = None) -> dict[str, list[EditionHead]]:
-    """Edition name -> its entries in the first root that declares it (more than one is an error, E0107)."""
+def edition_heads(roots: list[Path] | None = None, kind: str = "edition") -> dict[str, list[EditionHead]]:
+    """Edition (or module) name -> its entries in the first root that declares it (more than one is an
+    error: E0107, E0319)."""
     out: dict[str, list[EditionHead]] = {}
     for root in roots or [bundled_root()]:
         try:
@@ -122,7 +127,7 @@ def edition_heads(roots: list[Path] | None = None) -> dict[str, list[EditionHead
             continue
         here: dict[str, list[EditionHead]] = {}
         for folder in folders:
-            for h in entry_heads(folder):
+            for h in entry_heads(folder, kind):
                 here.setdefault(h.name, []).append(h)
         for name, heads in here.items():
             out.setdefault(name, heads)
@@ -150,6 +155,8 @@ def load_edition(name: str, roots: list[Path] | None = None, span: Span | None =
     """An edition, with the house-rule files `houses` layered on it in order."""
     heads = edition_heads(roots)
     if name not in heads:
+        from .modules import module_as_edition
+        module_as_edition(name, roots, span or Span("<command line>", 0, 0))
         raise GrimorioError(Diagnostic("E0301", f'there is no edition "{name}"', span or Span("<command line>", 0, 0),
                                        did_you_mean(name, heads) or f"the editions are: {', '.join(sorted(heads))}"))
     twice = duplicate_editions(heads, name)
@@ -172,6 +179,9 @@ def load_house(rs: Ruleset, path: Path, at: Span | None = None) -> None:
             diags.append(Diagnostic("E0310", "a house-rule file cannot declare an edition", d.span,
                                     "house rules change the edition they are given with; to make an edition, "
                                     "put this file in a folder of its own with \"extends\""))
+    from .modules import misplaced_modules
+    misplaced_modules(decls, "a house-rule file", diags)
+    decls = [d for d in decls if not isinstance(d, n.Module)]
     layer = Layer(path.stem, display, house=True)
     rs.layer_files[display] = layer
     apply_layer(rs, layer, [d for d in decls if not isinstance(d, n.Edition)], diags)
@@ -206,6 +216,7 @@ def _add_prelude(rs: "Ruleset", sources: Sources) -> None:
 def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | None = None,
                _seen: tuple[str, ...] = ()) -> Ruleset:
     from .layers import Layer, apply_layer      # not at import: listing editions loads no parser
+    from .modules import Includer, misplaced_modules, not_a_module
     sources = sources if sources is not None else Sources()
     diags: list[Diagnostic] = []
     decls = _read(entry, sources, diags)
@@ -213,6 +224,7 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
     if not editions:
         if diags:
             raise GrimorioError(diags)
+        not_a_module(decls)
         raise GrimorioError(Diagnostic("E0301", f'"{_display(entry)}" declares no edition',
                                        Span(_display(entry), 1, 1),
                                        'an entry file starts with "edition", the edition\'s name and ":"'))
@@ -228,6 +240,8 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
     if ed.extends:
         eds = edition_heads(roots)
         if ed.extends not in eds:
+            from .modules import module_as_edition
+            module_as_edition(ed.extends, roots, ed.span)
             raise GrimorioError(Diagnostic("E0301", f'there is no edition "{ed.extends}"', ed.span,
                                            did_you_mean(ed.extends, eds)))
         twice = duplicate_editions(eds, ed.extends)
@@ -242,27 +256,16 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
         _add_prelude(rs, sources)          # an edition that extends none extends the prelude
     layer = Layer(ed.name, _display(entry))
     rs.layer_files[layer.file] = layer
-    folder = entry.parent.resolve()
-    mine = [d for d in decls if d is not ed]
-    for inc, sp in ed.includes:
-        path = (entry.parent / inc).resolve()
-        if folder not in path.parents:
-            diags.append(Diagnostic("E0303", f'"{inc}" is outside the edition\'s folder', sp,
-                                    "an edition includes only files inside its own folder"))
-            continue
-        if not path.exists():
-            here = [p.name for p in entry.parent.glob("*.rules")]
-            diags.append(Diagnostic("E0304", f'there is no file "{inc}" in this edition\'s folder', sp,
-                                    did_you_mean(inc, here)))
-            continue
-        rs.layer_files[_display(path)] = layer
-        for d in _read(path, sources, diags, sp):
-            if isinstance(d, n.Edition):
-                diags.append(Diagnostic("E0305", "an included file cannot declare another edition", d.span))
-                continue
-            mine.append(d)
+    misplaced_modules(decls, "an edition's entry file", diags)
+    inc = Includer("edition", ed.name, entry, rs, roots, sources, diags, layer)
+    mine = [d for d in decls if d is not ed and not isinstance(d, n.Module)] + inc.includes(ed.includes)
+    warned = len(rs.warnings)
     apply_layer(rs, layer, mine, diags, below=bool(ed.extends))
     rs.space("edition")[ed.name] = ed
+    diags[:] = inc.relocate(diags)
+    rs.warnings[warned:] = inc.relocate(rs.warnings[warned:])
+    if not diags:
+        inc.check_expectations(ed)
     if diags:
         raise GrimorioError(diags)
     return rs

@@ -252,8 +252,30 @@ class Edition(Decl):
     title: str | None
     description: str | None
     extends: str | None
-    includes: tuple[tuple[str, Span], ...]
+    includes: tuple[tuple["str | ModuleRef", Span], ...]   # files of its folder, and modules by name
     settings: tuple[tuple[str, Node], ...]
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """`include module NAME`: a module found by name in the rules folders."""
+    name: str
+
+
+@dataclass(frozen=True)
+class Expects:
+    """What a module expects the including edition to declare: a kind and the names of that kind."""
+    kind: str
+    kind_span: Span
+    names: tuple[tuple[str, Span], ...]
+
+
+@dataclass(frozen=True)
+class Module(Decl):
+    title: str | None
+    description: str | None
+    includes: tuple[tuple["str | ModuleRef", Span], ...]
+    expects: tuple[Expects, ...]
 
 
 @dataclass(frozen=True)
@@ -479,6 +501,6 @@ class Patch(Node):
 KIND_OF = {
     Rule: "rule", Action: "action", Reaction: "reaction", Message: "message", Table: "table",
     Check: "check", Tactic: "tactic", Condition: "condition", Option: "option", Event: "event",
-    Var: "var", Round: "round", Outcomes: "outcomes", Sheet: "sheet", Edition: "edition",
+    Var: "var", Round: "round", Outcomes: "outcomes", Sheet: "sheet", Edition: "edition", Module: "module",
     Tally: "tally", Stands: "stands", Format: "format",
 }

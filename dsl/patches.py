@@ -7,7 +7,7 @@ from __future__ import annotations
 from lark import Token, Tree
 
 from . import nodes as n
-from .diagnostics import Span
+from .diagnostics import Diagnostic, GrimorioError, Span
 
 KIND_OF = n.KIND_OF
 
@@ -55,6 +55,11 @@ class PatchBuilder:
         decl = self.b.declaration(t.children[0])
         if decl is None:
             return None
+        if isinstance(decl, n.Module):
+            raise GrimorioError(Diagnostic(
+                "E0312", f'a patch cannot replace module "{decl.name}"', self._span(t),
+                f'a module is included whole ("include module {decl.name}"); replace or patch its declarations '
+                "one by one, by name"))
         return n.Patch(self._span(t), "replace", n.Target(decl.span, KIND_OF[type(decl)], decl.name), new=decl)
 
     def p_remove(self, t):

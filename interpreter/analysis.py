@@ -18,6 +18,7 @@ from ..dsl.builder import build_encounter, build_rules
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
 from ..dsl.keywords import all_keywords
 from ..dsl.loader import NAMESPACE, Ruleset, bundled_root, load_edition, load_entry
+from ..dsl.modules import editions_including
 from ..dsl.source import read_text
 
 from .checking import _roots
@@ -116,7 +117,14 @@ def entry_for(path: Path, text: str, unsaved: dict[str, str]) -> Path | None:
         decls, _ = build_rules(other, str(entry))
         if any(inc == path.name for d in decls if isinstance(d, n.Edition) for inc, _ in d.includes):
             return entry
-    return None
+    return _module_user(path, unsaved)
+
+
+def _module_user(path: Path, unsaved: dict[str, str]) -> Path | None:
+    """For a file of a module's folder: the entry file of the first edition, beside the module's folder or
+    bundled, that includes the module by name, so the module is checked with what that edition declares."""
+    users = editions_including(path.parent, _roots(path.parent), lambda p: _text(p, unsaved))
+    return users[0] if users else None
 
 
 def _rules(a: Analysis, text: str) -> None:
@@ -153,6 +161,8 @@ def symbols(ruleset: Ruleset | None, own: list[n.Decl] = ()) -> list[Symbol]:
             for name, d in space.items():
                 decls[(kind, name)] = (d, ruleset.origin.get((kind, name)))
     for d in own:
+        if type(d) not in NAMESPACE:            # a module's head names no declaration of the ruleset
+            continue
         kind = NAMESPACE[type(d)]
         decls[(kind, d.name)] = (d, decls.get((kind, d.name), (None, None))[1])
     out = []

@@ -3,7 +3,9 @@
 A folder or an edition's entry file is loaded as an edition, checked and
 compiled; another .rules file is checked with the edition of its folder that
 includes it, or else read for syntax; an encounter is read, its edition
-compiled, and the encounter validated against it.
+compiled, and the encounter validated against it. A module's folder, or a
+file of it, is read with its includes (dsl/modules.py: check_module), then
+checked with each edition beside it (or bundled) that includes it by name.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from ..dsl.cache import build_rules
 from ..dsl.checker import standalone
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
 from ..dsl.loader import bundled_root, duplicate_editions, edition_heads, entry_heads, load_entry, load_house
+from ..dsl.modules import check_module, duplicate_modules, editions_including
 from ..dsl.source import read_text
 
 from .compiler import compile_checked
@@ -58,27 +61,57 @@ def _edition(entry: Path, sources: Sources, houses=()) -> list[Diagnostic]:
         return exc.diagnostics
 
 
-def _folder(folder: Path, sources: Sources, at: Span, houses=()) -> list[Diagnostic]:
-    entries = _entries(folder)
-    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and _entries(p)]
-    if not entries and not subfolders:
+def _modules(folder: Path) -> list[Path]:
+    """The entry files of the modules of a folder (a line at the margin declares a module)."""
+    return list(dict.fromkeys(h.entry for h in entry_heads(folder, "module")))
+
+
+def _folder(folder: Path, sources: Sources, at: Span, houses=(), top: bool = True) -> list[Diagnostic]:
+    """`top` is false for the folders under the one named: their modules' editions are checked there."""
+    entries, modules = _entries(folder), _modules(folder)
+    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and (_entries(p) or _modules(p))]
+    if not entries and not modules and not subfolders:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
                            'an edition folder has one .rules file that starts with "edition", '
-                           'the edition\'s name and ":"')]
+                           'the edition\'s name and ":" (a module\'s, one that starts with "module")')]
     out = duplicate_editions(edition_heads([folder]))
+    heads = edition_heads([folder], "module")
+    out += [d for name in heads for d in duplicate_modules(heads, name)]
     for entry in entries:
         out += _edition(entry, sources, houses)
+    for entry in modules:
+        out += _module(entry, sources, houses, with_users=top)
     for f in sorted(folder.glob("*.enc")):
         out += check_path(f, sources, at, houses)
     for sub in subfolders:
-        out += _folder(sub, sources, at, houses)
+        out += _folder(sub, sources, at, houses, top=False)
     return out
+
+
+def _module(entry: Path, sources: Sources, houses=(), with_users: bool = True) -> list[Diagnostic]:
+    """A module: its files and includes, then each edition beside it (or bundled) that includes it, since
+    its names are checked against what an edition declares."""
+    out = check_module(entry, _roots(entry.parent), sources)
+    if out or not with_users:
+        return out
+    for user in editions_including(entry.parent, _roots(entry.parent), _readable):
+        out += [d for d in _edition(user, sources, houses) if d not in out]
+    return out
+
+
+def _readable(path: Path) -> str | None:
+    try:
+        return read_text(path)
+    except GrimorioError:
+        return None
 
 
 def _rules(path: Path, sources: Sources, at: Span, houses=()) -> list[Diagnostic]:
     text = read_text(path, str(path), at, sources)
     if path.resolve() in [e.resolve() for e in _entries(path.parent)]:
         return _edition(path, sources, houses)
+    if not _entries(path.parent) and _modules(path.parent):      # a file of a module's folder
+        return _module(_modules(path.parent)[0], sources, houses)
     for entry in _entries(path.parent):
         try:
             includes = [inc for d in build_rules(read_text(entry), str(entry))[0] if isinstance(d, n.Edition)

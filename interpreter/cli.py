@@ -242,18 +242,18 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
 
 
 def rules_roots(folders, cl: CommandLine) -> list[Path]:
-    """--rules folders as ruleset roots: a folder of editions is one; an edition's own folder
-    (it holds an entry file) adds the folder above it, so its neighbours are found too."""
+    """--rules folders as ruleset roots: a folder of editions is one; an edition's or a module's own
+    folder (it holds an entry file) adds the folder above it, so its neighbours are found too."""
     if not folders:
         return []
-    from .checking import _entries
+    from .checking import _entries, _modules
     out = []
     for folder in folders:
         path = Path(folder)
         if not path.is_dir():
             raise GrimorioError(Diagnostic("E0001", f'"{folder}" is not a folder', cl.span(folder),
-                                           "--rules names an edition folder, or a folder that holds edition folders"))
-        out.append(path.parent if _entries(path) else path)
+                                           "--rules names an edition's or a module's folder, or a folder that holds them"))
+        out.append(path.parent if _entries(path) or _modules(path) else path)
     return out
 
 
@@ -303,9 +303,15 @@ def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
 def cmd_editions(args, sources, cl) -> int:
     """Names, titles and what each extends, read from the entry files' heads: nothing is parsed or compiled."""
     from ..dsl.loader import bundled_root, edition_heads
-    for name, heads in sorted(edition_heads(rules_roots(args.rules, cl) + [bundled_root()]).items()):
+    roots = rules_roots(args.rules, cl) + [bundled_root()]
+    for name, heads in sorted(edition_heads(roots).items()):
         extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
         print(f"{name:12} {heads[0].title or ''}{extends}".rstrip())
+    modules = sorted(edition_heads(roots, "module").items())
+    if modules:
+        print('\nmodules (an edition includes one with "include module NAME"):')
+    for name, heads in modules:
+        print(f"{name:12} {heads[0].title or ''}".rstrip())
     return 0
 
 

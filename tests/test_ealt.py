@@ -8,6 +8,7 @@ import pytest
 
 from grimorio.interpreter.cli import main
 from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.loader import bundled_root
 from grimorio.interpreter.encounter import Prepared, program_for
 from tests.conftest import run_text
 
@@ -605,15 +606,10 @@ def test_a_wait_in_pieces_is_a_wait_in_one():
     assert [ln for ln in one.lines if "despierta" in ln] == [ln for ln in pieces.lines if "despierta" in ln]
 
 
-MODULE = ("estados.rules", "tiempo.rules", "actividades.rules", "obstaculos.rules", "mensajes.rules")
-
-
 def test_the_estados_module_can_be_included_by_another_edition(tmp_path):
-    """Another edition with its own sheet, outcomes and checks includes the module's five files."""
+    """Another edition with its own sheet, outcomes and checks includes the bundled module by name."""
     folder = tmp_path / "otra"
     folder.mkdir()
-    for name in MODULE:
-        (folder / name).write_text((BUNDLED / name).read_text(encoding="utf-8"), encoding="utf-8")
     (folder / "propio.rules").write_text(textwrap.dedent("""\
         sheet ficha:
           FUE: int 0..9
@@ -636,7 +632,7 @@ def test_the_estados_module_can_be_included_by_another_edition(tmp_path):
           | any            | fallo     |
         """), encoding="utf-8")
     (folder / "edicion.rules").write_text(
-        'edition otra:\n  title "Otra"\n  include "propio.rules", ' + ", ".join(f'"{m}"' for m in MODULE) + "\n",
+        'edition otra:\n  title "Otra"\n  include "propio.rules", module estados\n',
         encoding="utf-8")
     text = textwrap.dedent("""\
         edition otra
@@ -654,5 +650,5 @@ def test_the_estados_module_can_be_included_by_another_edition(tmp_path):
         """)
     enc, diags = build_encounter(text, "x.enc")
     assert not diags
-    out = Prepared(enc, program_for("otra", roots=[tmp_path])).run()
+    out = Prepared(enc, program_for("otra", roots=[tmp_path, bundled_root()])).run()
     assert not out.failed

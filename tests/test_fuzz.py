@@ -30,7 +30,9 @@ from grimorio.interpreter.encounter import Prepared, program_for
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
-RULE_FILES = sorted(p for p in RULESETS.glob("*/*.rules") if (p.parent / "edicion.rules").exists())
+MODULE_USERS = {"estados": "yokai"}      # a module's files are fuzzed through an edition that includes it
+RULE_FILES = sorted(p for p in RULESETS.glob("*/*.rules")
+                    if (p.parent / "edicion.rules").exists() or p.parent.name in MODULE_USERS)
 HOUSE_FILES = sorted((RULESETS / "casa").glob("*.rules"))
 DUELO = (RULESETS / "aquelarre" / "duelo.enc").read_text(encoding="utf-8")
 LONG = os.environ.get("GRIMORIO_FUZZ", "default") == "long"
@@ -46,7 +48,7 @@ def fuzz_settings(default: int, long: int, **extra):
 FUZZ = fuzz_settings(200, 5000)
 EDITION_FUZZ = fuzz_settings(150, 2000)       # each example loads, checks and compiles a whole edition
 
-WORDS = ("edition extends include title description option var sheet int percent bool text list outcomes "
+WORDS = ("edition module expects extends include title description option var sheet int percent bool text list outcomes "
          "condition grades on receive table by check rolls message event rule action reaction to requires cost "
          "round step until finally tactic act react when let set say return add remove append pass stop if elif "
          "else for group in ordered desc while decide first all or and not roll as emit maximum true false none "
@@ -121,7 +123,10 @@ def check_edition(folder_of: Path, name: str, text: str):
         shutil.copytree(folder_of, folder)
     target = folder / name
     target.write_text(text, encoding="utf-8")
-    entry = folder / "edicion.rules"          # the entry file of both bundled editions
+    user = MODULE_USERS.get(folder_of.name)
+    if user and not (WORK / user).is_dir():
+        shutil.copytree(RULESETS / user, WORK / user)
+    entry = WORK / (user or folder.name) / "edicion.rules"     # the entry file of both bundled editions
     sources = Sources()
     try:
         with mock.patch.object(loader, "build_rules", cached_build_rules):
