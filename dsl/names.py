@@ -59,16 +59,21 @@ class Resolved:
 
 
 def walk(node):
-    """Every AST node under `node` (tuples and nested nodes included)."""
-    if isinstance(node, tuple):
-        for x in node:
-            yield from walk(x)
-    elif isinstance(node, n.Node):
-        yield node
-        for f in fields(node):
-            value = getattr(node, f.name)
-            if isinstance(value, (tuple, n.Node)):
-                yield from walk(value)
+    """Every AST node under `node` (tuples and nested nodes included), depth first, without recursion."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if type(x) is tuple:
+            stack.extend(reversed(x))
+        elif isinstance(x, n.Node):
+            yield x
+            names = _FIELDS.get(type(x))
+            if names is None:
+                names = _FIELDS[type(x)] = tuple(f.name for f in fields(x))
+            stack.extend(v for v in map(x.__getattribute__, reversed(names)) if isinstance(v, (tuple, n.Node)))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}       # each node class's field names: dataclasses.fields() is slow
 
 
 def field_names(ruleset) -> set[str]:
