@@ -53,3 +53,28 @@ def test_the_budget_is_raised_or_lowered_from_the_command_line(capsys):
     err = capsys.readouterr().err
     assert "error[E0502]" in err and "the budget is 50 steps" in err and "--budget N" in err
     assert main(["run", "--budget", "5000000", duel]) == 0
+
+
+PROCESS_MB = 200        # the issue's bound for one case, measured on a process of its own
+
+
+@pytest.mark.parametrize("name, want", list(expectations()))
+def test_a_crafted_input_stays_under_its_memory_bound_in_a_process_of_its_own(name, want):
+    """The in-process test above bounds the whole test process; this one runs the installed command on the
+    case alone and reads the child's own peak memory and CPU from the kernel (wait4)."""
+    import os
+    import subprocess
+    import sys
+    script = Path(sys.executable).parent / "grimorio"
+    if not script.exists():
+        pytest.skip("grimorio is not installed in this interpreter's environment")
+    path = HERE / name
+    child = subprocess.Popen([str(script), "check" if path.suffix == ".rules" else "run", str(path)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = child.stderr.read().decode("utf-8", "replace")
+    _pid, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert "Traceback" not in err and "E0003" not in err, err
+    assert child.returncode == (0 if want == "ok" else 2), err
+    assert usage.ru_maxrss < PROCESS_MB * 1024, f"{name} peaked at {usage.ru_maxrss // 1024} MB"
+    assert usage.ru_utime + usage.ru_stime < CPU_SECONDS + 1, f"{name}: {usage.ru_utime:.2f} s"   # + start-up
