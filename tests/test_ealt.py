@@ -8,6 +8,7 @@ import pytest
 
 from grimorio.interpreter.cli import main
 from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.loader import bundled_root
 from grimorio.interpreter.encounter import Prepared, program_for
 from tests.conftest import run_text
@@ -652,3 +653,20 @@ def test_the_estados_module_can_be_included_by_another_edition(tmp_path):
     assert not diags
     out = Prepared(enc, program_for("otra", roots=[tmp_path, bundled_root()])).run()
     assert not out.failed
+
+
+def test_EALT_30_unless_the_causing_rule_says_otherwise():
+    # The source names what the opposite emotion does: "agrava" (euforia over miedo gives ira),
+    # "ignora" (miedo stays), "reemplaza" (what the text says when the source is silent).
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "euforia", "victoria", none, "agrava")'))
+    assert r.grades("Akira", "Emoción") == ["Grave"] and r.has("Akira", "ira") and not r.has("Akira", "miedo")
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "euforia", "victoria", none, "ignora")'))
+    assert r.grades("Akira", "Emoción") == ["Leve"] and r.has("Akira", "miedo") and not r.has("Akira", "euforia")
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "euforia", "victoria", none, "reemplaza")'))
+    assert r.grades("Akira", "Emoción") == ["Leve"] and r.has("Akira", "euforia") and not r.has("Akira", "miedo")
+    # The same emotion still worsens whatever the source says of the opposite one.
+    r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "miedo", "oni", none, "ignora")'))
+    assert r.grades("Akira", "Emoción") == ["Grave"] and r.has("Akira", "terror")
+    # A misspelt choice is a located error, never a silent default.
+    with pytest.raises(GrimorioError, match="ante_la_contraria\" has no row for agraba"):
+        run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "euforia", "victoria", none, "agraba")'))
