@@ -14,6 +14,7 @@ the package's own __pycache__, else the user's cache folder.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import pickle
 import sys
@@ -100,6 +101,24 @@ def _built(kind: str, text: str, file: str):
     return result
 
 
+def python_code(source: str, filename: str):
+    """compile(source, filename, "exec"), or the code object kept from an earlier compile of the same text
+    (the generated Python of an edition is the same from run to run: compiling it is most of a cached run)."""
+    key = hashlib.sha256(f"{sys.version}\0{filename}\0{source}".encode("utf-8", "surrogatepass")).hexdigest()
+    name = f"code-{key[:32]}.marshal"
+    data = _memory.get(key) or _read(name)
+    if data is not None:
+        try:
+            return marshal.loads(data)
+        except (EOFError, ValueError, TypeError):      # a damaged entry is compiled again
+            pass
+    code = compile(source, filename, "exec")
+    data = marshal.dumps(code)
+    _memory[key] = data
+    _write(name, data)
+    return code
+
+
 def _read(name: str) -> bytes | None:
     where = place(name)
     if where is None:
@@ -119,7 +138,8 @@ def _write(name: str, data: bytes) -> None:
     try:
         tmp.write_bytes(data)
         os.replace(tmp, where)
-        entries = sorted(where.parent.glob("built-*.pickle"), key=lambda p: p.stat().st_mtime)
+        kind, _, rest = where.name.partition("-")
+        entries = sorted(where.parent.glob(f"{kind}-*{Path(rest).suffix}"), key=lambda p: p.stat().st_mtime)
         for old in entries[:-KEEP]:
             old.unlink()
     except OSError:

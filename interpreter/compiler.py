@@ -15,6 +15,7 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 from ..dsl.names import BUILTINS, Resolver, Scope, known, walk
 
 from ..dsl import kinds as K
+from ..dsl.cache import python_code
 from . import runtime_helpers as H
 from . import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
@@ -120,7 +121,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def _compile(self, source: str, filename: str = FILENAME):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
         try:
-            return compile(source, filename, "exec")
+            return python_code(source, filename)
         except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
             line = (getattr(exc, "lineno", None) or 0) - 1
             span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None

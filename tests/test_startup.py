@@ -129,3 +129,21 @@ def test_a_second_run_builds_nothing(tmp_path):
              "print(code, 'lark' in sys.modules)\n")
     assert _python(probe, tmp_path).split() == ["0", "True"]       # the first run builds and keeps
     assert _python(probe, tmp_path).split() == ["0", "False"]      # the second loads: Lark is not even imported
+
+
+def test_generated_python_is_compiled_once_and_kept(cache_dir):
+    from grimorio.dsl import cache
+    source = "def f():\n    return 41 + 1\n"
+    first = cache.python_code(source, "<grimorio test>")
+    kept = list(cache_dir.glob("code-*.marshal"))
+    assert len(kept) == 1
+    cache._memory.clear()
+    second = cache.python_code(source, "<grimorio test>")
+    ns: dict = {}
+    exec(second, ns)                                   # noqa: S102 - the test's own text
+    assert ns["f"]() == 42 and second.co_consts == first.co_consts
+    kept[0].write_bytes(b"\x00damaged")                # a damaged entry is compiled again, never a failure
+    cache._memory.clear()
+    ns = {}
+    exec(cache.python_code(source, "<grimorio test>"), ns)   # noqa: S102
+    assert ns["f"]() == 42
