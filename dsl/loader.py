@@ -249,6 +249,7 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
             raise GrimorioError(twice)
         base = load_entry(eds[ed.extends][0].entry, roots, sources, _seen + (ed.name,))
         rs = base
+        ed = _inherit_settings(ed, base.edition)
         rs.edition = ed
         rs.root = entry.parent
     else:
@@ -269,6 +270,14 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
     if diags:
         raise GrimorioError(diags)
     return rs
+
+
+def _inherit_settings(ed: n.Edition, base: n.Edition) -> n.Edition:
+    """A derived edition keeps what its base sets (`set NAME = value` in the head), unless it sets it too."""
+    import dataclasses
+    own = {name for name, _ in ed.settings}
+    kept = tuple((name, v) for name, v in base.settings if name not in own)
+    return dataclasses.replace(ed, settings=kept + ed.settings) if kept else ed
 
 
 def _display(path: Path) -> str:

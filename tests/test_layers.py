@@ -455,3 +455,28 @@ def test_a_house_file_that_cannot_be_read_is_an_error_at_the_command_line(tmp_pa
         assert main(["run", str(enc), "--house", str(tmp_path / name)]) == 2
         err = capsys.readouterr().err
         assert says in err and "<command line>:1:" in err and "Traceback" not in err
+
+
+def test_a_derived_edition_keeps_what_its_base_sets_in_its_head(tmp_path, capsys):
+    # Regression: the base's `set` lines were lost under `extends` (only the top edition's head was read).
+    base, derived = tmp_path / "base", tmp_path / "derivada"
+    base.mkdir()
+    derived.mkdir()
+    write(base, "edicion.rules", """
+        edition base:
+          title "Base"
+          set dos = 2
+        sheet ficha:
+          FUE: int 0..5
+        option uno = 1 "u"
+        option dos = 0 "d"
+        message valor(x) "valor {x}"
+        round r:
+          step s:
+            say valor(option uno + option dos)
+          until true
+        """)
+    write(derived, "edicion.rules", 'edition derivada:\n  title "D"\n  extends base\n  set uno = 10\n')
+    enc = write(tmp_path, "e.enc", "edition derivada\ncombatant A:\n  FUE 1\n")
+    assert main(["run", str(enc), "--rules", str(tmp_path)]) == 0
+    assert "valor 12" in capsys.readouterr().out          # 10 from the derived head, 2 kept from the base's
