@@ -71,11 +71,12 @@ def expect_dice(node, resolve, what):
 def check_arithmetic(node: n.Binary, resolve):
     a, b = kind(node.left, resolve), kind(node.right, resolve)
     for side, k in ((node.left, a), (node.right, b)):
-        # Lists join with +: a list beside a list, or beside what the text does not tell (a rule's result).
-        joins = node.op == "+" and k == LIST and {a, b} <= {LIST, None}
+        # Lists join with +, and texts: one beside its like, or beside what the text does not tell
+        # (a rule's result). The semantics module says the same at run time.
+        joins = node.op == "+" and k in (LIST, TEXT) and {a, b} <= {k, None}
         if k is not None and k not in (NUMBER, DICE) and not joins:
             _fail(side, f'"{node.op}" needs numbers (or dice), not {k}',
-                  "arithmetic works on numbers and dice; lists join with +")
+                  "arithmetic works on numbers and dice; two texts or two lists join with +")
     if DICE in (a, b) and node.op not in "+-":
         _fail(node, f'dice can be added and subtracted, not used with "{node.op}"',
               "roll them first: (roll 1D6) * 2")

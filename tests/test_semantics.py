@@ -82,3 +82,13 @@ def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
     for op in compiler.GUARDED:
         code = compiler.guarded(op, "a", "b", f"S.{S.BINARY[op].__name__}(a, b)")
         assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
+
+
+def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
+    # Regression: `"a" + "b"` ran but `grimorio check` refused it (E0204), though the docs say texts join.
+    from tests.test_checker import check
+    ok, bad = tmp_path / "ok", tmp_path / "bad"
+    ok.mkdir()
+    bad.mkdir()
+    assert not [d for d in check(ok, 'rule junta(a, b):\n  return a + " " + b + "!"\n') if d.code == "E0204"]
+    assert [d.code for d in check(bad, 'rule mal():\n  return "a" + 1\n')] == ["E0204"]
