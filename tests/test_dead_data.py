@@ -98,3 +98,11 @@ def test_a_column_read_by_a_value_that_names_it_is_not_dead(tmp_path):
     messages = [w.message for w in codes(warnings(tmp_path, rules), "W0703")]
     assert 'no rule reads column "alfa" of table "marcas"' not in messages
     assert 'no rule reads column "beta" of table "marcas"' in messages
+
+
+def test_a_key_read_from_a_column_of_another_table_ranges_over_that_column():
+    # The rule that redirects an unreachable blow (CMB-45) looks the location table up with a number kept in a
+    # table: the analysis reads that column, so a 1D20 location table still warns for the rows 11-20.
+    tables = {d.name: d for d in load_edition("aquelarre").all(n.Table)}
+    assert key_range(expr('lugar_forzado["desde_arriba"].tirada'), tables) == (7, 7)
+    assert key_range(expr('armas["Daga"].daño'), tables) is None          # dice, not whole numbers

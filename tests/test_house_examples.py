@@ -131,3 +131,24 @@ def test_yokai_casa(capsys):
 def test_every_house_rule_checks_clean_over_its_edition(capsys, house):
     edition = "yokai" if "yokai" in house.parent.name else "aquelarre"
     assert main(["check", str(ROOT / "rulesets" / edition), "--house", str(house)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("pierna, alcanza", [(18, "Abdomen"), (20, "Abdomen")])
+def test_the_1d20_table_keeps_cmb_45_a_blow_from_above_never_reaches_the_legs(capsys, tmp_path, pierna, alcanza):
+    # Regression: the rule that redirects an unreachable blow named row 7 of the location table, which in a
+    # 1D20 table is Brazo izquierdo; the house rule now says where that blow lands in its own table.
+    from tests.aquelarre import duel
+    enc = tmp_path / "alto.enc"
+    enc.write_text(duel(f"""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 30
+        Rodrigo localización {pierna}
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass
+          Bandido: none, pass
+    """, extra="do:\n  set Rodrigo.altura = 3\n", strict=False), encoding="utf-8")
+    out, _ = run(capsys, enc, CASA / "localizacion_d20.rules")
+    hit = [ln for ln in out if ln.startswith("  Daños de Rodrigo a Bandido:")]
+    assert hit and f"; {alcanza} " in hit[0], out
