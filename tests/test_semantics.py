@@ -82,3 +82,60 @@ def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
     for op in compiler.GUARDED:
         code = compiler.guarded(op, "a", "b", f"S.{S.BINARY[op].__name__}(a, b)")
         assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
+
+
+def test_every_builtin_has_one_meaning():
+    """Each builtin of the language is a function of the semantics table or a question to the
+    running encounter: exactly one of the two, and nothing the language does not name."""
+    from grimorio.dsl.names import BUILTINS
+    functions, engine = set(S.BUILTIN_FUNCTIONS), set(S.ENGINE_BUILTINS)
+    assert functions | engine == set(BUILTINS)
+    assert not functions & engine
+
+
+@given(st.integers(-10**30, 10**30), st.integers(-10**6, 10**6).filter(bool))
+def test_rounded_division_in_place_equals_the_semantics(a, b):
+    """floor(a / b) and ceil(a / b) on two whole numbers, in place, give what the semantics give."""
+    for name, (fn, whole) in S.ROUNDED_DIVISION.items():
+        assert eval(whole.format(a="a", b="b"), {"a": a, "b": b}) == fn(a, b) == S.BUILTIN_FUNCTIONS[name](S.div(a, b))  # noqa: S307
+
+
+def ranked():
+    from grimorio.interpreter.values import Ranked
+    return st.builds(Ranked, st.sampled_from(["a", "b"]), st.integers(0, 2), st.sampled_from(["uno", "otro"]))
+
+
+comparable = st.one_of(values, ranked())
+
+
+@given(comparable, comparable)
+def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
+    """== != < <= > >= as the compiler writes them for two plain operands (Python's own operator
+    under semantics.SAME_IN_PLACE, else the function) give what the semantics give."""
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    ns = {"S": S, "type": type, "int": int, "a": a, "b": b}
+    for op, fn in S.COMPARISON.items():
+        assert outcome(eval, compiler.compare(op, "a", "b"), ns) == outcome(fn, a, b)  # noqa: S307
+        # A computed side, named once in the guard (as a decision table's cells are).
+        for left, right in (("a", "(lambda: b)()"), ("(lambda: a)()", "b")):
+            named = compiler.compare(op, left, right, named=True)
+            assert outcome(eval, named, dict(ns)) == outcome(fn, a, b)  # noqa: S307
+
+
+@given(values)
+def test_comparisons_with_a_written_text_in_place_equal_the_semantics(a):
+    for op in ("==", "!="):
+        code = ExpressionCompiler().compare(op, "a", repr("FUE"), plain=True)
+        assert eval(code, {"a": a}) == S.COMPARISON[op](a, "FUE")  # noqa: S307
+
+
+def test_what_orders_and_equals():
+    from grimorio.interpreter.values import Ranked
+    assert S.less(1, Fraction(3, 2)) and S.greater_equal("b", "a")
+    assert S.less(Ranked("x", 0, "nivel"), Ranked("y", 1, "nivel"))
+    assert not S.equal(True, 1) and S.equal(1, Fraction(2, 2)) and S.not_equal(False, 0)
+    for a, b in (("1", 2), (Ranked("x", 0, "nivel"), Ranked("y", 1, "otro")), (None, 1), ([1], [2])):
+        with pytest.raises(S.OperatorError) as exc:
+            S.less(a, b)
+        assert "cannot be compared by order" in exc.value.message and exc.value.help == S.ORDER
