@@ -37,21 +37,18 @@ class ExpressionCompiler:
 
     def x_Name(self, x, scope):
         r = self.resolver.resolve(x.id, scope)          # the checker reported every name it could not bind
-        k = r.kind
-        if k == "local":
-            return self.alias.get(x.id, L(x.id))
-        if k == "grade":
-            return self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade")
-        if k == "combatant":
-            return f"_E.cb[{r.target}]"
-        if k == "table":
-            return self.k(self.tables[x.id], "table")
-        if k == "condition":
-            return self.k(self.conditions[x.id], "cond")
-        if k == "var":
-            return f"_E.v.{mangle(x.id)}"
-        assert k == "outcome", k                       # rules and builtins as values: the checker's E0204
-        return self.k(self.outcome_values[x.id], "out")
+        return self.NAME_CODE[r.kind](self, x, r)      # rules and builtins as values: the checker's E0204
+
+    # What a bare name compiles to, by what it names.
+    NAME_CODE = {
+        "local": lambda self, x, r: self.alias.get(x.id, L(x.id)),
+        "grade": lambda self, x, r: self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade"),
+        "combatant": lambda self, x, r: f"_E.cb[{r.target}]",
+        "table": lambda self, x, r: self.k(self.tables[x.id], "table"),
+        "condition": lambda self, x, r: self.k(self.conditions[x.id], "cond"),
+        "var": lambda self, x, r: f"_E.v.{mangle(x.id)}",
+        "outcome": lambda self, x, r: self.k(self.outcome_values[x.id], "out"),
+    }
 
     def x_OptionRef(self, x, scope):
         return f"_E.opt[{x.name!r}]"

@@ -14,19 +14,9 @@ from grimorio.dsl.checker import check_ruleset
 from grimorio.dsl.loader import load_edition
 from grimorio.interpreter.cli import main
 from tests.test_checker import write_edition
+from tests.test_core_regressions import BASE as CORE
 
-BASE = """
-sheet ficha:
-  FUE: int = 10
-  marca: int = 0
-  armadura: armaduras = "Cota"
-
-table armaduras:
-  | nombre | protección |
-  |--------|------------|
-  | Cota   | 3          |
-
-condition Fatiga grades Leve < Grave
+BASE = CORE + """
 condition Marcado
 
 event toque(quien)
