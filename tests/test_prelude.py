@@ -2,6 +2,7 @@
 and replaced by an edition's own declarations (enemies/allies, formats)."""
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -58,6 +59,23 @@ def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
     lines = run(text, roots, "casa")
     assert "  Rodrigo ataca a Bandido con Espada corta: 1d100=30 contra 60% -> éxito" in lines
     assert [ln.replace("1d100", "d100").replace("1d10", "1D10").replace("1d6", "1D6") for ln in lines] == plain
+
+
+def test_the_jsonl_of_a_roll_writes_its_dice_by_the_editions_format(tmp_path):
+    """How dice print is the edition's in the jsonl too (once Python's own "1D6" and "d100")."""
+    from grimorio.interpreter.transcript import render_jsonl
+    roots = house(tmp_path, 'format dice "{count}d{faces}"\nformat percentile "1d{faces}"\n')
+    text = duel(DICE, SCRIPT, strict=False)
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    dice = {}
+    for edition, where in (("aquelarre", None), ("casa", roots)):
+        out = Prepared(enc, program_for(edition, None, Sources({"x.enc": text}), where)).run(record=True, json=True)
+        dice[edition] = [json.loads(line)["dice"] for line in render_jsonl(out.engine).splitlines()
+                         if json.loads(line)["event"] == "roll"]
+    assert "d100" in dice["aquelarre"] and "1D10" in dice["aquelarre"]
+    assert dice["casa"] == [d.replace("1D", "1d").replace("d100", "1d100") if d == "d100" else d.replace("D", "d")
+                            for d in dice["aquelarre"]]
 
 
 def test_formats_of_none_lists_and_factors(tmp_path, arena):
