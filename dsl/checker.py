@@ -10,6 +10,7 @@ from . import kinds as K
 from . import nodes as n
 from .constants import NotConstant, constant, plain
 from .diagnostics import Diagnostic, did_you_mean
+from .format_kinds import check_formats
 from .names import Resolver, Scope
 from .resolver import resolve_ruleset
 
@@ -37,6 +38,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _tactics(rs)
     out += _tallies(rs)
     out += _cells(rs)
+    out += check_formats(rs)
     out += resolve_ruleset(rs)
     return out
 

@@ -19,7 +19,7 @@ from . import runtime_helpers as H
 from . import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
 from .expressions import L, ExpressionCompiler
-from .formats import build_format, check_formats
+from .formats import build_format
 from .statements import StatementCompiler
 from .values import Combatant, mangle
 
@@ -32,7 +32,7 @@ def compile_checked(ruleset) -> "Program":
     from ..dsl.checker import check_ruleset
     from ..dsl.deadcode import dead_data
     from ..dsl.layers import blame
-    diags = check_ruleset(ruleset) + check_formats(ruleset)
+    diags = check_ruleset(ruleset)
     if diags:
         raise GrimorioError(blame(ruleset, diags))
     return Program(ruleset, list(ruleset.warnings) + dead_data(ruleset))

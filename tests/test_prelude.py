@@ -118,6 +118,10 @@ def test_a_format_of_no_kind_or_a_wrong_placeholder_is_an_error(tmp_path):
         program_for("casa", roots=roots)
     got = sorted((d.code, d.span.line, d.span.col) for d in exc.value.diagnostics)
     assert got == [("E0231", 4, 8), ("E0232", 5, 13)]
+    # The checker in dsl/ reports them, before anything is compiled.
+    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.loader import load_edition
+    assert sorted(d.code for d in check_ruleset(load_edition("casa", roots=roots))) == ["E0231", "E0232"]
 
 
 def test_two_formats_of_one_kind_in_an_edition_are_declared_twice(tmp_path):
