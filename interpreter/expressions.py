@@ -208,16 +208,18 @@ class ExpressionCompiler:
             return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
             numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
-            text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str for v in (x.left, x.right))
-            return self.compare(x.op, a, b, plain=numbers or text)
+            # A written text or a named outcome equals only itself, as the semantics say too.
+            text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
+                                                or self._const_ranked(v, scope) is not None for v in (x.left, x.right))
+            return self.compare(x.op, a, b, plain=numbers or text, named=not self.unnamed)
         return f"({a} {self.OPS[x.op]} {b})"
 
     def compare(self, op, a, b, plain=False, named=False) -> str:
         """A comparison as the semantics mean it: Python's own operator when both sides are surely
         numbers or one is a written text (`plain`), or under the guard that makes them agree
         (semantics.SAME_IN_PLACE) when both sides can be read twice; else the function. `named`:
-        the code is a statement's (never a comprehension's), so a computed side can be named once
-        in the guard and read again after it."""
+        the code stands where Python allows `:=` (not in a comprehension's iterable), so one
+        computed side can be named once in the guard and read again after it."""
         if plain:
             return f"({a} {op} {b})"
         call = f"S.{S.COMPARISON[op].__name__}"
@@ -231,6 +233,17 @@ class ExpressionCompiler:
         if self.pure(a) and self.pure(b):
             return f"({a} {op} {b} if {S.SAME_IN_PLACE[op].format(a=a, b=b)} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
+
+    # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
+    unnamed = 0
+
+    def unnamed_expr(self, node, scope) -> str:
+        """An expression for a comprehension's iterable: computed sides are never named there."""
+        self.unnamed += 1
+        try:
+            return self.expr(node, scope)
+        finally:
+            self.unnamed -= 1
 
     def tmp(self) -> str:
         """A fresh Python name: for a value named once, or a variable a comprehension binds."""
@@ -284,7 +297,7 @@ class ExpressionCompiler:
 
     def x_Comprehension(self, x, scope):
         inner = scope.child(x.var)
-        items = f"H.counted(_E, {self.expr(x.iter, scope)})"
+        items = f"H.counted(_E, {self.unnamed_expr(x.iter, scope)})"
         # The comprehension's variable is a binding of its own: a fresh Python name, never its
         # spelling, so neither an argument compiled in place for a parameter (inlining) nor a
         # name of the caller can meet it.

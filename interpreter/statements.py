@@ -75,7 +75,7 @@ class StatementCompiler:
             bound.append(self.block(s.orelse, depth + 1, scope).locals)
             return scope.child(*set.intersection(*bound))
         if isinstance(s, n.For):
-            items = self.expr(s.iter, scope)
+            items = self.unnamed_expr(s.iter, scope)      # it may become a comprehension's iterable
             if s.key is not None:
                 key = self.expr(s.key, scope.child("it"))
                 fn = "H.groups" if s.group else "sorted"

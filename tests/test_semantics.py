@@ -123,11 +123,14 @@ def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
             assert outcome(eval, named, dict(ns)) == outcome(fn, a, b)  # noqa: S307
 
 
-@given(values)
-def test_comparisons_with_a_written_text_in_place_equal_the_semantics(a):
+@given(st.one_of(values, ranked()))
+def test_comparisons_with_a_written_text_or_a_named_outcome_in_place_equal_the_semantics(a):
+    from grimorio.interpreter.values import Ranked
+    named = Ranked("éxito", 1, "nivel")
     for op in ("==", "!="):
-        code = ExpressionCompiler().compare(op, "a", repr("FUE"), plain=True)
-        assert eval(code, {"a": a}) == S.COMPARISON[op](a, "FUE")  # noqa: S307
+        for other in ("FUE", named):
+            code = ExpressionCompiler().compare(op, "a", "b", plain=True)
+            assert eval(code, {"a": a, "b": other}) == S.COMPARISON[op](a, other)  # noqa: S307
 
 
 def test_what_orders_and_equals():
