@@ -231,8 +231,13 @@ class ExpressionCompiler:
             a, b = (a, read) if self.pure(a) else (read, b)
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         if self.pure(a) and self.pure(b):
-            return f"({a} {op} {b} if {S.SAME_IN_PLACE[op].format(a=a, b=b)} else {call}({a}, {b}))"
+            whole = [side for side in (a, b) if self.WHOLE.match(side)]
+            # Against a written whole number, the guard asks only of the other side.
+            guard = f"type({b if whole[0] == a else a}) is int" if whole else S.SAME_IN_PLACE[op].format(a=a, b=b)
+            return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
+
+    WHOLE = re.compile(r"^\d+$")
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0

@@ -118,6 +118,9 @@ def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
     for op, fn in S.COMPARISON.items():
         assert outcome(eval, compiler.compare(op, "a", "b"), ns) == outcome(fn, a, b)  # noqa: S307
         # A computed side, named once in the guard (as a decision table's cells are).
+        for whole in (0, 1, 7):                # against a written whole number
+            assert outcome(eval, compiler.compare(op, "a", str(whole)), ns) == outcome(fn, a, whole)  # noqa: S307
+            assert outcome(eval, compiler.compare(op, str(whole), "b"), ns) == outcome(fn, whole, b)  # noqa: S307
         for left, right in (("a", "(lambda: b)()"), ("(lambda: a)()", "b")):
             named = compiler.compare(op, left, right, named=True)
             assert outcome(eval, named, dict(ns)) == outcome(fn, a, b)  # noqa: S307
