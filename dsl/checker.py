@@ -6,9 +6,12 @@ what does not exist, defaults that are not plain values.
 """
 from __future__ import annotations
 
+from . import kinds as K
 from . import nodes as n
-from .constants import NotConstant, plain
+from .constants import NotConstant, constant, plain
 from .diagnostics import Diagnostic, did_you_mean
+from .format_kinds import check_formats
+from .names import Resolver, Scope
 from .resolver import resolve_ruleset
 
 
@@ -31,7 +34,111 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _options(rs)
     out += _parameters(rs)
     out += _shapes(rs)
+    out += _doings(rs)
+    out += _tactics(rs)
+    out += _tallies(rs)
+    out += _cells(rs)
+    out += check_formats(rs)
     out += resolve_ruleset(rs)
+    return out
+
+
+def _doings(rs) -> list[Diagnostic]:
+    """Actions and reactions: who acts, what each further parameter is chosen from, which event and who reacts."""
+    out = []
+    for d in rs.all(n.Action):
+        if not d.params:
+            out.append(Diagnostic("E0206", f'action "{d.name}" needs a first parameter: who acts', d.span))
+        for p in d.params[1:]:
+            if p.domain is None:
+                out.append(Diagnostic("E0206", f'parameter "{p.name}" needs a list to choose from, as "{p.name} in '
+                                               'enemies(...)"', p.span,
+                                      "a controller chooses each parameter after the first from its list"))
+    events = rs.space("event")
+    for d in rs.all(n.Reaction):
+        if len(d.params) != 2:
+            out.append(Diagnostic("E0206", f'reaction "{d.name}" takes two parameters: who reacts, and the event', d.span))
+        if d.event not in events:
+            out.append(Diagnostic("E0201", f'there is no event "{d.event}"', d.span, did_you_mean(d.event, events)))
+        elif d.by is None:
+            fields = events[d.event].fields
+            out.append(Diagnostic("E0206", f'reaction "{d.name}" needs a "by" line naming who reacts', d.span,
+                                  f"for example: by {d.params[1].name if len(d.params) > 1 else 'e'}."
+                                  f"{fields[0][0] if fields else 'FIELD'}"))
+    return out
+
+
+def _tactics(rs) -> list[Diagnostic]:
+    """A tactic's preferences name actions and reactions that exist, reactions to the event they answer,
+    and give values only to parameters after the first."""
+    out = []
+    actions, reactions, events = rs.space("action"), rs.space("reaction"), rs.space("event")
+    for t in rs.all(n.Tactic):
+        prefs = [(p, actions, "action", None) for p in t.act]
+        for event, said in t.react:
+            if event not in events:
+                out.append(Diagnostic("E0201", f'there is no event "{event}"', t.span, did_you_mean(event, events)))
+            prefs += [(p, reactions, "reaction", event) for p in said]
+        for p, space, what, event in prefs:
+            target = space.get(p.name)
+            if target is None:
+                out.append(Diagnostic("E0201", f'there is no {what} "{p.name}"', p.span, did_you_mean(p.name, space)))
+                continue
+            if event is not None and target.event != event:
+                out.append(Diagnostic("E0204", f'reaction "{p.name}" answers "{target.event}", not "{event}"', p.span))
+            names = [x.name for x in target.params]
+            for a in p.args:
+                if a.name is None or a.name not in names[1:]:
+                    out.append(Diagnostic("E0206", f'name the parameter this value is for: one of '
+                                                   f'{", ".join(names[1:])}', a.span))
+    return out
+
+
+def _tallies(rs) -> list[Diagnostic]:
+    """A tally gives a number, or true or false (a `stands` tally: true or false)."""
+    out, names = [], Resolver(rs)
+    for d in rs.all(n.Tally):
+        scope = Scope({d.param} if d.param else set())
+        k = K.kind(d.value, lambda name, scope=scope: names.resolve(name, scope))
+        allowed = (K.BOOL,) if isinstance(d, n.Stands) else (K.NUMBER, K.BOOL)
+        if k is not None and k not in allowed:
+            out.append(Diagnostic("E0030", f'"{d.name}" must give {", or ".join(allowed)}, not {k}', d.value.span,
+                                  "a tally is summed over many runs: give it a number (len(...) counts a list), "
+                                  "or true or false"))
+    return out
+
+
+class _DiceShape:
+    """Stands for dice while a cell is worked out: dice add and subtract with dice and whole numbers."""
+
+    def _join(self, other):
+        return self if isinstance(other, _DiceShape) or type(other) is int else NotImplemented
+
+    __add__ = __radd__ = __sub__ = __rsub__ = _join
+
+    def __neg__(self):
+        return self
+
+
+def _cells(rs) -> list[Diagnostic]:
+    """Table cells and condition columns are plain values (numbers, dice, texts, outcomes, lists of them)."""
+    outcomes = {v for d in rs.all(n.Outcomes) for v in d.values}
+
+    def outcome(name):
+        if name not in outcomes:
+            raise NotConstant
+        return name
+
+    makers = {"scale": lambda v: v, "dice": lambda count, sides: _DiceShape(), "name": outcome}
+    cells = [c for t in rs.all(n.Table) for row in t.rows for c in (row[1:] if t.dice is not None else row)]
+    cells += [c for d in rs.all(n.Condition) for _g, row in d.rows for c in row if c is not None]
+    out = []
+    for cell in cells:
+        try:
+            constant(cell, makers)
+        except NotConstant:
+            out.append(Diagnostic("E0204", "a table cell must be a plain value (a number, dice, a name, a list)",
+                                  cell.span, "write rules in a rule, not in a table cell"))
     return out
 
 

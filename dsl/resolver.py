@@ -22,12 +22,29 @@ def resolve_ruleset(rs) -> list[Diagnostic]:
     return _Walker(rs).run()
 
 
+def resolve_script(rs, stmts, exprs, combatants) -> list[Diagnostic]:
+    """An encounter's own statements and expectations, checked against its ruleset the same way
+    (the one place `expect` may stand)."""
+    walker = _Walker(rs, script=True)
+    scope = Scope(combatants=tuple(combatants))
+    walker.block(tuple(stmts), scope)
+    for x in exprs:
+        walker.expr(x, scope)
+    return walker.out
+
+
 class _Walker:
-    def __init__(self, rs):
+    def __init__(self, rs, script: bool = False):
         self.rs = rs
         self.names = Resolver(rs)
         self.out: list[Diagnostic] = []
         self.rules = [k for k, v in rs.space("value").items() if isinstance(v, n.Rule)]
+        self.conditions = {c.name: c for c in rs.all(n.Condition)}
+        self.options = {o.name: o for o in rs.all(n.Option)}
+        self.script = script
+
+    def fail(self, code, message, span, help=None):
+        self.out.append(Diagnostic(code, message, span, help))
 
     def run(self) -> list[Diagnostic]:
         rs = self.rs
@@ -63,6 +80,8 @@ class _Walker:
                 scope = scope.child(f.name)
         for d in rs.all(n.Var):
             self.expr(d.value, Scope())
+        for d in rs.all(n.Tally):
+            self.expr(d.value, Scope({d.param} if d.param else set()))
         return self.out
 
     # ------------------------------------------------------------ declarations
@@ -111,10 +130,38 @@ class _Walker:
         return scope.child(s.name)
 
     def s_Set(self, s: n.Set, scope):
-        if not isinstance(s.target, n.Name):        # a name that cannot be set is the compiler's E0204
-            self.expr(s.target, scope)
+        t = s.target
+        if isinstance(t, n.Name):
+            r = self.names.resolve(t.id, scope)
+            if r is None or r.kind not in ("var", "local"):
+                self.fail("E0204", f'"{t.id}" cannot be set', t.span,
+                          'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
+        elif isinstance(t, n.Attr):
+            self.expr(t, scope)
+            self.settable(t.obj, scope)
+        else:
+            self.fail("E0204", "only a field or a var can be set", t.span)
         self.expr(s.value, scope)
         return scope
+
+    def settable(self, obj, scope):
+        """A field set on a table's row (tabla["clave"].columna, c.fila.columna) would change the table for everyone."""
+        table = None
+        if isinstance(obj, n.Index) and isinstance(obj.obj, n.Name):
+            r = self.names.resolve(obj.obj.id, scope)
+            table = obj.obj.id if r is not None and r.kind == "table" else None
+        elif isinstance(obj, n.Attr):
+            fields = self.rs.all(n.Sheet)[0].fields if self.rs.all(n.Sheet) else ()
+            table = next((f.table for f in fields if f.name == obj.name and f.type == "row"), None)
+        if table is not None:
+            self.fail("E0204", f'"{table}" is a table: its rows cannot be changed', obj.span,
+                      "keep what changes on the combatant: set a field of its sheet")
+
+    def s_Expect(self, s: n.Expect, scope):
+        if not self.script:
+            self.fail("E0230", "expect belongs in an encounter script, not in the rules", s.span,
+                      "write the expectation in the do: block or a round of an encounter (.enc)")
+        return self.s_other(s, scope)
 
     def s_Say(self, s: n.Say, scope):
         m = self.rs.space("message").get(s.message)
@@ -126,9 +173,30 @@ class _Walker:
 
     def s_CardOp(self, s: n.CardOp, scope):
         self.expr(s.who, scope)
+        ct = self.conditions.get(s.condition)
+        if ct is None:
+            self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
+                      did_you_mean(s.condition, self.conditions))
+        else:
+            self.card_grade(s, ct, scope)
         if isinstance(getattr(s, "data", None), n.Node):      # add ... with VALUE
             self.expr(s.data, scope)
         return scope
+
+    def card_grade(self, s: n.CardOp, ct: n.Condition, scope):
+        """The grade a card op names: one the condition has, or a local holding one; none only to remove."""
+        if s.grade is None:
+            if ct.grades and s.op != "remove":
+                self.fail("E0204", f'condition "{ct.name}" has grades: say which', s.span, f"one of {', '.join(ct.grades)}")
+        elif s.grade not in ct.grades and s.grade not in scope.locals:
+            if not ct.grades:
+                self.fail("E0204", f'"{ct.name}" is a state without grades', s.span)
+            else:
+                self.fail("E0201", f'condition "{ct.name}" has no grade "{s.grade}"', s.span,
+                          did_you_mean(s.grade, ct.grades) or f"its grades are {', '.join(ct.grades)}")
+        if s.data is not None and s.op == "receive" and ct.on_receive is not None:
+            self.fail("E0233", f'"{ct.name}" decides what it adds on receive: data cannot be given here', s.data.span,
+                      'give the data to its "on receive" as an argument, or use add')
 
     def s_Block(self, s: n.Block, scope):
         return self.block(s.body, scope)          # a label only: its names stay known after it
@@ -162,6 +230,8 @@ class _Walker:
         return self.decide(s, scope)
 
     def decide(self, d: n.Decide, scope) -> Scope:
+        if d.policy == "all" and d.output != "then":
+            self.fail("E0204", 'a "decide all" table runs actions: name its last column "then"', d.span)
         for node in d.inputs:
             self.expr(node, scope)
         for row in d.rows:
@@ -237,15 +307,30 @@ class _Walker:
         self.expr(x.obj, scope)
 
     def x_Name(self, x: n.Name, scope):
-        if self.names.resolve(x.id, scope) is None:
-            self.out.append(Diagnostic("E0201", f'unknown name "{x.id}"', x.span,
-                                       did_you_mean(x.id, self.names.candidates(scope))))
+        r = self.names.resolve(x.id, scope)
+        if r is None:
+            self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.names.candidates(scope)))
+        elif r.kind == "rule":
+            self.fail("E0204", f'"{x.id}" is a rule: call it with its arguments', x.span,
+                      f"{x.id}({', '.join(p.name for p in r.target.params)})")
+        elif r.kind in ("builtin", "outcomes"):
+            self.fail("E0204", f'"{x.id}" cannot be used as a value', x.span)
+
+    def x_OptionRef(self, x: n.OptionRef, scope):
+        self.collect(known, self.options, x.name, "option", x.span)
 
     def x_Call(self, x: n.Call, scope):
-        r = self.names.resolve(x.func.id, scope) if isinstance(x.func, n.Name) else None
-        if isinstance(x.func, n.Name) and r is None:
-            self.out.append(Diagnostic("E0201", f'unknown rule "{x.func.id}"', x.func.span,
-                                       did_you_mean(x.func.id, self.rules + list(BUILTINS))))
+        if not isinstance(x.func, n.Name):
+            self.fail("E0204", "only rules and builtins can be called", x.span)
+            self.expr(x.func, scope)
+            self.args(x.args, scope)
+            return
+        r = self.names.resolve(x.func.id, scope)
+        if r is None:
+            self.fail("E0201", f'unknown rule "{x.func.id}"', x.func.span,
+                      did_you_mean(x.func.id, self.rules + list(BUILTINS)))
+        elif r.kind not in ("rule", "builtin"):
+            self.fail("E0204", f'"{x.func.id}" is not a rule and cannot be called', x.func.span)
         elif r is not None and r.kind == "rule":
             self.collect(bind_args, r.target.params, x.args, x.span, f'rule "{x.func.id}"')
         elif r is not None and r.kind == "builtin":
@@ -262,6 +347,9 @@ class _Walker:
         self.expr(x.elt, inner)
 
     def x_RecordExp(self, x: n.RecordExp, scope):
+        names = [f for f, _ in x.fields]
+        if len(set(names)) != len(names):
+            self.fail("E0202", "a record names a field twice", x.span)
         for _name, value in x.fields:
             self.expr(value, scope)
 

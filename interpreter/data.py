@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from ..dsl import nodes as n
 from ..dsl.constants import NotConstant, constant
-from ..dsl.diagnostics import Diagnostic, GrimorioError
 
 from . import runtime_helpers as H
 from .dice import Dice
@@ -82,12 +81,7 @@ class DataBuilder:
 
     def _const_value(self, node):
         """A constant cell or default (numbers, dice, texts, lists, scales, outcomes)."""
-        try:
-            return constant(node, {"scale": Scale, "dice": Dice.of, "name": self._outcome})
-        except NotConstant:
-            pass
-        raise GrimorioError(Diagnostic("E0204", "a table cell must be a plain value (a number, dice, a name, a list)",
-                                       node.span, "write rules in a rule, not in a table cell"))
+        return constant(node, {"scale": Scale, "dice": Dice.of, "name": self._outcome})   # plain: the checker's E0204
 
     def _build_data(self):
         rs = self.ruleset
@@ -103,10 +97,7 @@ class DataBuilder:
                 cells = rows.get(g, (None,) * len(d.columns))
                 data = {}
                 for col, cell in zip(d.columns, cells):
-                    try:
-                        data[mangle(col)] = self._const_value(cell) if cell is not None else None
-                    except GrimorioError as exc:
-                        self.diags.extend(exc.diagnostics)
+                    data[mangle(col)] = self._const_value(cell) if cell is not None else None
                 ct.grades.append(Grade(g, i, d.name, data))
             ct.by_name = {g.name: g for g in ct.grades}
             self.conditions[d.name] = ct
@@ -120,10 +111,7 @@ class DataBuilder:
             self.check_types[d.name] = make_struct(d.name, names)
         self.options = {}
         for d in rs.all(n.Option):
-            try:
-                self.options[d.name] = self._const_value(d.default)
-            except GrimorioError as exc:
-                self.diags.extend(exc.diagnostics)
+            self.options[d.name] = self._const_value(d.default)
         for name, value in rs.edition.settings:
             if name in self.options:
                 self.options[name] = self._const_value(value)
@@ -136,15 +124,11 @@ class DataBuilder:
                           frozen=True)
         rows, index, ranges = [], {}, []
         for row in d.rows:
-            try:
-                if d.dice is not None:
-                    lo, hi = row[0]
-                    values = [lo if lo == hi else f"{lo}-{hi}"] + [self._const_value(c) for c in row[1:]]
-                else:
-                    values = [self._const_value(c) for c in row]
-            except GrimorioError as exc:
-                self.diags.extend(exc.diagnostics)
-                continue
+            if d.dice is not None:
+                lo, hi = row[0]
+                values = [lo if lo == hi else f"{lo}-{hi}"] + [self._const_value(c) for c in row[1:]]
+            else:
+                values = [self._const_value(c) for c in row]
             obj = cls(*values)
             rows.append(obj)
             if d.dice is not None:

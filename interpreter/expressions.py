@@ -5,14 +5,12 @@ import re
 from fractions import Fraction
 
 from ..dsl import nodes as n
-from ..dsl.diagnostics import did_you_mean
-from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, walk
+from ..dsl.names import Scope, bind_args, emit_args, given_roll, walk
 
 from ..dsl import kinds as K
 from . import semantics as S
-from .dice import Dice, ValueBound
+from .dice import Dice
 from .values import Scale, make_struct, mangle
-from .semantics import bound_help
 
 
 def L(name: str) -> str:
@@ -35,41 +33,27 @@ class ExpressionCompiler:
         return repr(v)
 
     def x_DiceLit(self, x, scope):
-        try:
-            return self.k(Dice.of(x.count, x.sides), "dice")
-        except ValueBound as exc:
-            self.fail("E0506", exc.message, x.span, bound_help(exc.bound))
+        return self.k(Dice.of(x.count, x.sides), "dice")      # the builder refused more than a few dice
 
     def x_Name(self, x, scope):
-        r = self.resolver.resolve(x.id, scope)
-        if r is None:
-            self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.resolver.candidates(scope)))
-        k = r.kind
-        if k == "local":
-            return self.alias.get(x.id, L(x.id))
-        if k == "grade":
-            return self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade")
-        if k == "combatant":
-            return f"_E.cb[{r.target}]"
-        if k == "table":
-            return self.k(self.tables[x.id], "table")
-        if k == "condition":
-            return self.k(self.conditions[x.id], "cond")
-        if k == "var":
-            return f"_E.v.{mangle(x.id)}"
-        if k == "outcome":
-            return self.k(self.outcome_values[x.id], "out")
-        if k == "rule":
-            self.fail("E0204", f'"{x.id}" is a rule: call it with its arguments', x.span,
-                      f"{x.id}({', '.join(p.name for p in r.target.params)})")
-        self.fail("E0204", f'"{x.id}" cannot be used as a value', x.span)
+        r = self.resolver.resolve(x.id, scope)          # the checker reported every name it could not bind
+        return self.NAME_CODE[r.kind](self, x, r)      # rules and builtins as values: the checker's E0204
+
+    # What a bare name compiles to, by what it names.
+    NAME_CODE = {
+        "local": lambda self, x, r: self.alias.get(x.id, L(x.id)),
+        "grade": lambda self, x, r: self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade"),
+        "combatant": lambda self, x, r: f"_E.cb[{r.target}]",
+        "table": lambda self, x, r: self.k(self.tables[x.id], "table"),
+        "condition": lambda self, x, r: self.k(self.conditions[x.id], "cond"),
+        "var": lambda self, x, r: f"_E.v.{mangle(x.id)}",
+        "outcome": lambda self, x, r: self.k(self.outcome_values[x.id], "out"),
+    }
 
     def x_OptionRef(self, x, scope):
-        self.known(self.options, x.name, "option", x.span)
         return f"_E.opt[{x.name!r}]"
 
     def x_Attr(self, x, scope):
-        check_attr(self.resolver, x, scope)
         if isinstance(x.obj, n.Name):
             r = self.resolver.resolve(x.obj.id, scope)
             if r is not None and r.kind == "condition":
@@ -90,74 +74,79 @@ class ExpressionCompiler:
         return f"H.index({obj}, {key})"
 
     def x_Call(self, x, scope):
-        if not isinstance(x.func, n.Name):
-            self.fail("E0204", "only rules and builtins can be called", x.span)
-        name = x.func.id
+        name = x.func.id                    # the checker refused calls of anything but rules and builtins
         r = self.resolver.resolve(name, scope)
-        if r is None:
-            self.fail("E0201", f'unknown rule "{name}"', x.func.span,
-                      did_you_mean(name, [k for k, v in self.ruleset.space("value").items() if isinstance(v, n.Rule)]
-                                   + list(BUILTINS)))
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
             inlined = self.inline(r.target, args)
             if inlined is not None:
                 return inlined
             return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
-        if r.kind != "builtin":
-            self.fail("E0204", f'"{name}" is not a rule and cannot be called', x.func.span)
-        check_builtin_args(name, x.args, x.span)
-        if name in ("has", "cards"):
-            K.expect_condition(x.args[1].value, self.resolving(scope), f"{name}()")
         args = [self.expr(a.value, scope) for a in x.args]
-        listed = bool(x.args) and isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
-        if name == "len" and listed:
-            return f"len({args[0]})"                      # a list by its very syntax
-        if name == "distinct" and listed:
-            return f"list(dict.fromkeys({args[0]}))"
-        if name in ("len", "abs", "sum"):
-            return f"H.{name}_({args[0]})"
-        if name in ("min", "max") and len(args) > 1:
-            # Two or more values: the builtin, unless a transcript could show a roll through it.
-            return f"(H.{name}_({', '.join(args)}) if _E.rec else {name}({', '.join(args)}))"
-        if name in ("min", "max"):
-            return f"H.{name}_({', '.join(args)})"
-        if name == "floor":
-            a = x.args[0].value
-            if isinstance(a, n.Binary) and a.op == "/":
-                K.check_arithmetic(a, self.resolving(scope))
-                left, right = self.expr(a.left, scope), self.expr(a.right, scope)
-                if self.pure(left) and self.pure(right):
-                    return f"({left} // {right} if type({left}) is int is type({right}) else S.floor_div({left}, {right}))"
-                return f"S.floor_div({left}, {right})"
-            if isinstance(a, n.Binary) and a.op == "*":
-                K.check_arithmetic(a, self.resolving(scope))
-                return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
-            return f"_floor({args[0]})"
-        if name == "ceil":
-            a = x.args[0].value
-            if isinstance(a, n.Binary) and a.op == "/":
-                K.check_arithmetic(a, self.resolving(scope))
-                left, right = self.expr(a.left, scope), self.expr(a.right, scope)
-                if self.pure(left) and self.pure(right):
-                    return f"(-(-{left} // {right}) if type({left}) is int is type({right}) else S.ceil_div({left}, {right}))"
-                return f"S.ceil_div({left}, {right})"
-            return f"_ceil({args[0]})"
-        if name == "has" and len(args) == 2 and isinstance(x.args[1].value, n.Name):
-            r2 = self.resolver.resolve(x.args[1].value.id, scope)
-            if r2 is not None and r2.kind == "condition":
+        return self.BUILTIN_CODE.get(name, ExpressionCompiler.b_function)(self, name, x, args, scope)
+
+    # ------------------------------------------------------------ builtins, by name
+    def b_function(self, name, x, args, scope):
+        """A builtin whose meaning is a function of its values (semantics.BUILTIN_FUNCTIONS)."""
+        return f"b_{name}({', '.join(args)})"
+
+    def b_engine(self, name, x, args, scope):
+        """A builtin that asks the running encounter (semantics.ENGINE_BUILTINS)."""
+        return f"_E.{name}({', '.join(args)})"
+
+    @staticmethod
+    def _listed(x) -> bool:
+        """The first argument is a list by its very syntax."""
+        return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
+
+    def b_len(self, name, x, args, scope):
+        return f"len({args[0]})" if self._listed(x) else self.b_function(name, x, args, scope)
+
+    def b_distinct(self, name, x, args, scope):
+        return f"list(dict.fromkeys({args[0]}))" if self._listed(x) else self.b_function(name, x, args, scope)
+
+    def b_extreme(self, name, x, args, scope):
+        if len(args) > 1:
+            # Two or more values: Python's own, unless a transcript could show a roll through it.
+            return f"({self.b_function(name, x, args, scope)} if _E.rec else {name}({', '.join(args)}))"
+        return self.b_function(name, x, args, scope)
+
+    def b_rounded(self, name, x, args, scope):
+        """floor and ceil: of a quotient without building the fraction, of a product by a scale in
+        whole numbers, else the function."""
+        a = x.args[0].value
+        if isinstance(a, n.Binary) and a.op == "/":
+            fn, whole = S.ROUNDED_DIVISION[name]
+            left, right = self.expr(a.left, scope), self.expr(a.right, scope)
+            call = f"S.{fn.__name__}({left}, {right})"
+            if self.pure(left) and self.pure(right):
+                return f"({whole.format(a=left, b=right)} if type({left}) is int is type({right}) else {call})"
+            return call
+        if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
+            return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
+        return self.b_function(name, x, args, scope)
+
+    def b_has(self, name, x, args, scope):
+        cond = x.args[1].value
+        if len(args) == 2 and isinstance(cond, n.Name):
+            r = self.resolver.resolve(cond.id, scope)
+            if r is not None and r.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
-                return f"({x.args[1].value.id!r} in {args[0]}.cards)"
-        if name == "act" and self.SIMPLE.match(args[0]):
+                return f"({cond.id!r} in {args[0]}.cards)"
+        return self.b_engine(name, x, args, scope)
+
+    def b_act(self, name, x, args, scope):
+        if self.SIMPLE.match(args[0]):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
-        if name == "combatants":
-            return "list(_E.cb)"
-        if name in ("dice", "range", "slice"):              # Python's own names: the helpers end in "_"
-            return f"H.{name}_({', '.join(args)})"
-        if name in ("round_number", "all_conditions", "grades", "act", "has", "cards", "choose", "held"):
-            return f"_E.{name}({', '.join(args)})"
-        return f"H.{name}({', '.join(args)})"
+        return self.b_engine(name, x, args, scope)
+
+    def b_combatants(self, name, x, args, scope):
+        return "list(_E.cb)"
+
+    BUILTIN_CODE = {**dict.fromkeys(S.ENGINE_BUILTINS, b_engine),
+                    "len": b_len, "distinct": b_distinct, "min": b_extreme, "max": b_extreme,
+                    "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
     SIMPLE = re.compile(r"^[\w.\[\]]+$")
 
@@ -195,16 +184,10 @@ class ExpressionCompiler:
             return f"(-{self.expr(x.operand, scope)})"
         return f"S.neg({self.expr(x.operand, scope)})"
 
-    OPS = {"and": "and", "or": "or", "in": "in", "notin": "not in"}
+    OPS = {"and": "and", "or": "or"}
 
     def x_Binary(self, x, scope):
         resolve = self.resolving(scope)
-        if x.op in ("+", "-", "*", "/", "%"):
-            K.check_arithmetic(x, resolve)
-        elif x.op in ("<", "<=", ">", ">="):
-            K.check_order(x, resolve)
-        elif x.op in ("in", "notin"):
-            K.check_membership(x, resolve)
         a, b = self.expr(x.left, scope), self.expr(x.right, scope)
         if x.op in S.BINARY:
             return self.operator(x, a, b, resolve)
@@ -223,7 +206,59 @@ class ExpressionCompiler:
             other = b if a == "None" else a
             test = f"({other} is None or {other} == [])" if self.pure(other) else f"S.is_none({other})"
             return f"({'' if x.op == '==' else 'not '}{test})"
-        return f"({a} {self.OPS.get(x.op, x.op)} {b})"
+        if x.op in S.COMPARISON:
+            numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
+            # A written text or a named outcome equals only itself, as the semantics say too.
+            text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
+                                                or self._const_ranked(v, scope) is not None for v in (x.left, x.right))
+            return self.compare(x.op, a, b, plain=numbers or text, named=not self.unnamed)
+        return f"({a} {self.OPS[x.op]} {b})"
+
+    def compare(self, op, a, b, plain=False, named=False) -> str:
+        """A comparison as the semantics mean it: Python's own operator when both sides are surely
+        numbers or one is a written text (`plain`), or under the guard that makes them agree
+        (semantics.SAME_IN_PLACE) when both sides can be read twice; else the function. `named`:
+        the code stands where Python allows `:=` (not in a comprehension's iterable), so one
+        computed side can be named once in the guard and read again after it."""
+        if plain:
+            return f"({a} {op} {b})"
+        call = f"S.{S.COMPARISON[op].__name__}"
+        if named and self.pure(a) != self.pure(b):
+            # One computed side: named where the guard reads first (the guard's `is` chain stops at
+            # its first false link; SAME_IN_PLACE reads alike both ways round).
+            (read, first), other = (self.once(b), a) if self.pure(a) else (self.once(a), b)
+            guard = S.SAME_IN_PLACE[op].format(a=first, b=other)
+            a, b = (a, read) if self.pure(a) else (read, b)
+            return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
+        if self.pure(a) and self.pure(b):
+            whole = [side for side in (a, b) if self.WHOLE.match(side)]
+            # Against a written whole number, the guard asks only of the other side.
+            guard = f"type({b if whole[0] == a else a}) is int" if whole else S.SAME_IN_PLACE[op].format(a=a, b=b)
+            return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
+        return f"{call}({a}, {b})"
+
+    WHOLE = re.compile(r"^\d+$")
+
+    # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
+    unnamed = 0
+
+    def unnamed_expr(self, node, scope) -> str:
+        """An expression for a comprehension's iterable: computed sides are never named there."""
+        self.unnamed += 1
+        try:
+            return self.expr(node, scope)
+        finally:
+            self.unnamed -= 1
+
+    def tmp(self) -> str:
+        """A fresh Python name: for a value named once, or a variable a comprehension binds."""
+        self._tmp += 1
+        return f"_t{self._tmp}"
+
+    def once(self, code) -> tuple[str, str]:
+        """Computed code to read twice: how to read it, and how to read it first (naming it then)."""
+        t = self.tmp()
+        return t, f"({t} := {code})"
 
     # Operators whose meaning on two numbers is Python's own (tests/test_semantics.py proves it).
     PLAIN = {"+": "+", "-": "-", "*": "*"}
@@ -267,21 +302,21 @@ class ExpressionCompiler:
 
     def x_Comprehension(self, x, scope):
         inner = scope.child(x.var)
-        items = f"H.counted(_E, {self.expr(x.iter, scope)})"
+        items = f"H.counted(_E, {self.unnamed_expr(x.iter, scope)})"
+        # The comprehension's variable is a binding of its own: a fresh Python name, never its
+        # spelling, so neither an argument compiled in place for a parameter (inlining) nor a
+        # name of the caller can meet it.
+        var = self.tmp()
         saved = self.alias
-        # The comprehension binds its own name: an argument compiled in place for a
-        # parameter of that name must not reach inside.
-        self.alias = {k: v for k, v in saved.items() if k != x.var}
+        self.alias = {**saved, x.var: var}
         try:
             cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
-            return f"[{self.expr(x.elt, inner)} for {L(x.var)} in {items}{cond}]"
+            return f"[{self.expr(x.elt, inner)} for {var} in {items}{cond}]"
         finally:
             self.alias = saved
 
     def x_RecordExp(self, x, scope):
         names = tuple(f for f, _ in x.fields)
-        if len(set(names)) != len(names):
-            self.fail("E0202", "a record names a field twice", x.span)
         cls = self.structs.get(names)
         if cls is None:
             cls = self.structs[names] = make_struct("record", names)
@@ -291,7 +326,6 @@ class ExpressionCompiler:
         return lambda name: self.resolver.resolve(name, scope)
 
     def x_Roll(self, x, scope):
-        K.expect_dice(x.dice, self.resolving(scope), "roll")
         if x.purpose:
             self.purposes.add(x.purpose)
         by = self.expr(x.by, scope) if x.by is not None else "None"
@@ -307,7 +341,7 @@ class ExpressionCompiler:
         return f"_E.roll({dice}, {by}, {purpose})"
 
     def x_CheckCall(self, x, scope):
-        d = self.known(self.ruleset.space("check"), x.name, "check", x.span)
+        d = self.ruleset.space("check")[x.name]
         if x.purpose:
             self.purposes.add(x.purpose)
         plain, given = given_roll(d, x.args)
@@ -318,7 +352,7 @@ class ExpressionCompiler:
         return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
 
     def x_Emit(self, x, scope):
-        d = self.known(self.ruleset.space("event"), x.event, "event", x.span)
+        d = self.ruleset.space("event")[x.event]
         values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
@@ -326,5 +360,4 @@ class ExpressionCompiler:
         return f"{cls}({', '.join(values)})"
 
     def x_Maximum(self, x, scope):
-        K.expect_dice(x.dice, self.resolving(scope), "maximum()")
         return f"H.maximum({self.expr(x.dice, scope)})"

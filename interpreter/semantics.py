@@ -174,10 +174,64 @@ def is_none(value) -> bool:
 
 
 def equal(a, b) -> bool:
-    """`a == b`: none equals none and the empty list; anything else as compared by value."""
+    """`a == b`: none equals none and the empty list; true and false equal no number; anything
+    else as compared by value."""
     if a is None or b is None:
         return is_none(a) and is_none(b)
+    if (type(a) is bool) is not (type(b) is bool):
+        return False
     return a == b
+
+
+def not_equal(a, b) -> bool:
+    return not equal(a, b)
+
+
+ORDER = "order compares numbers with numbers, texts with texts, and outcomes of one list or grades of one condition"
+
+
+def _ordered(a, b, op):
+    """The two sides as Python can order them, or an error in words: numbers with numbers, texts with
+    texts, outcomes (or grades) of one list by their rank."""
+    if is_number(a) and is_number(b) or type(a) is str and type(b) is str:
+        return a, b
+    if isinstance(a, Ranked) and isinstance(b, Ranked) and a.kind == b.kind:
+        return a.rank, b.rank
+    raise OperatorError(f"{_named(a)} and {_named(b)} cannot be compared by order", ORDER)
+
+
+def _named(v) -> str:
+    """An outcome or a grade by its name (which one matters when ordering them), anything else by its kind."""
+    return str(v) if isinstance(v, Ranked) else kind(v)
+
+
+def less(a, b) -> bool:
+    a, b = _ordered(a, b, "<")
+    return a < b
+
+
+def less_equal(a, b) -> bool:
+    a, b = _ordered(a, b, "<=")
+    return a <= b
+
+
+def greater(a, b) -> bool:
+    a, b = _ordered(a, b, ">")
+    return a > b
+
+
+def greater_equal(a, b) -> bool:
+    a, b = _ordered(a, b, ">=")
+    return a >= b
+
+
+# Comparison -> the function generated code calls, and the condition under which Python's own
+# operator gives the same answer in place (tests/test_semantics.py proves each): equality on two
+# values of one type (none is only equal to none then, and no true meets a 1), order on two whole numbers.
+COMPARISON = {"==": equal, "!=": not_equal, "<": less, "<=": less_equal, ">": greater, ">=": greater_equal}
+SAME_IN_PLACE = {"==": "type({a}) is type({b})", "!=": "type({a}) is type({b})",
+                 "<": "type({a}) is int is type({b})", "<=": "type({a}) is int is type({b})",
+                 ">": "type({a}) is int is type({b})", ">=": "type({a}) is int is type({b})"}
 
 
 def append(target, value):
@@ -190,3 +244,27 @@ def append(target, value):
 
 # Operator -> the function generated code calls (others may add entries: one table, no if-ladder).
 BINARY = {"+": add, "-": sub, "*": mul, "/": div, "%": mod, "in": contains}
+
+
+# ------------------------------------------------------------ builtins
+# What each builtin means, for every kind of value: the function that computes it. The
+# generic functions themselves live in runtime_helpers and generic (shared with the
+# engine); this table is the one place that says which function a builtin is, and the
+# compiler reaches a builtin only through it (or through ENGINE_BUILTINS).
+from . import runtime_helpers as _H  # noqa: E402 - runtime_helpers does not import this module
+
+BUILTIN_FUNCTIONS = {
+    "len": _H.len_, "abs": _H.abs_, "sum": _H.sum_, "min": _H.min_, "max": _H.max_,
+    "floor": _H.floor, "ceil": _H.ceil, "clamp": _H.clamp, "distinct": _H.distinct, "first": _H.first,
+    "dice": _H.dice_, "keep_highest": _H.keep_highest, "keep_lowest": _H.keep_lowest,
+    "range": _H.range_, "slice": _H.slice_, "without": _H.without,
+}
+
+# Builtins that ask the running encounter (its combatants, its round, their controllers):
+# methods of the engine of the same name.
+ENGINE_BUILTINS = frozenset(("combatants", "round_number", "all_conditions", "grades", "act", "has", "cards",
+                             "choose", "held"))
+
+# floor(a / b) and ceil(a / b) without building the fraction: the function, and the same on two
+# whole numbers in place (tests/test_semantics.py proves the two agree).
+ROUNDED_DIVISION = {"floor": (floor_div, "{a} // {b}"), "ceil": (ceil_div, "-(-{a} // {b})")}

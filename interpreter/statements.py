@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from ..dsl import nodes as n
-from ..dsl.diagnostics import GrimorioError, did_you_mean
 from ..dsl.names import Scope
 
 from ..dsl import kinds as K
+from . import semantics as S
 from .expressions import L
 from .values import mangle
 
@@ -15,11 +15,7 @@ class StatementCompiler:
         if not stmts:
             self.emit(depth, "pass")
         for s in stmts:
-            try:
-                scope = self.stmt(s, depth, scope)
-            except GrimorioError as exc:
-                self.diags.extend(exc.diagnostics)
-                self.emit(depth, "pass")
+            scope = self.stmt(s, depth, scope)
         return scope
 
     def stmt(self, s, depth, scope) -> Scope:
@@ -29,21 +25,16 @@ class StatementCompiler:
             e(depth, f"{L(s.name)} = {value}", s.span)
             return scope.child(s.name)
         if isinstance(s, n.Set):
+            # The checker let through only fields (of no table's row), vars and locals.
             if isinstance(s.target, n.Attr):
-                self.settable(s.target.obj, scope)
                 e(depth, f"{self.expr(s.target.obj, scope)}.{mangle(s.target.name)} = {self.expr(s.value, scope)}", s.span)
-            elif isinstance(s.target, n.Name):
-                r = self.resolver.resolve(s.target.id, scope)
-                if r is None or r.kind not in ("var", "local"):
-                    self.fail("E0204", f'"{s.target.id}" cannot be set', s.target.span,
-                              'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
-                target = L(s.target.id) if r.kind == "local" else f"_E.v.{mangle(s.target.id)}"
-                e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
             else:
-                self.fail("E0204", "only a field or a var can be set", s.target.span)
+                local = self.resolver.resolve(s.target.id, scope).kind == "local"
+                target = L(s.target.id) if local else f"_E.v.{mangle(s.target.id)}"
+                e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
             return scope
         if isinstance(s, n.Say):
-            m = self.known(self.ruleset.space("message"), s.message, "message", s.span)
+            m = self.ruleset.space("message")[s.message]
             args = self.call_args(m.params, s.args, s.span, f'message "{m.name}"', scope)
             # Arguments are evaluated once, and only when a transcript is kept.
             e(depth, f"if _E.rec: _E.say({s.message!r}, {self.gid('message', s.message)}, "
@@ -84,7 +75,7 @@ class StatementCompiler:
             bound.append(self.block(s.orelse, depth + 1, scope).locals)
             return scope.child(*set.intersection(*bound))
         if isinstance(s, n.For):
-            items = self.expr(s.iter, scope)
+            items = self.unnamed_expr(s.iter, scope)      # it may become a comprehension's iterable
             if s.key is not None:
                 key = self.expr(s.key, scope.child("it"))
                 fn = "H.groups" if s.group else "sorted"
@@ -114,26 +105,20 @@ class StatementCompiler:
             return self.decide(s, depth, scope)
         if isinstance(s, n.Block):
             return self.block(s.body, depth, scope)      # a label only: its names stay known after it
-        self.fail("E0101", "this statement is not supported here", s.span)
+        raise AssertionError(f"no statement {type(s).__name__}")
 
     def verdict(self, e, scope) -> str:
         """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
-        if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
-            K.check_order(e, self.resolving(scope))
         if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
             a, b = self.tmp(), self.tmp()
             left, right = f"({a} := {self.expr(e.left, scope)})", f"({b} := {self.expr(e.right, scope)})"
-            # Equality as the language means it (none matches an empty list), not Python's.
-            test = {"==": f"S.equal({left}, {right})", "!=": f"not S.equal({left}, {right})"}.get(
-                e.op, f"{left} {e.op} {right}")
+            # Comparison as the language means it (none matches an empty list), not Python's.
+            test = f"S.{S.COMPARISON[e.op].__name__}({left}, {right})"
             return f"({test}, {a}, {b})"
         return f"({self.expr(e, scope)}, None, None)"
 
     def expect_stmt(self, s: n.Expect, depth, scope) -> Scope:
         """An expectation in a do: block, checked when the run reaches it."""
-        if self.owner != "encounter":
-            self.fail("E0230", "expect belongs in an encounter script, not in the rules", s.span,
-                      "write the expectation in the do: block or a round of an encounter (.enc)")
         node = self.k(s, "expect")
         if s.expr is None:
             self.emit(depth, f"_E.expect_said({node})", s.span)
@@ -141,63 +126,34 @@ class StatementCompiler:
             self.emit(depth, f"_E.expected({node}, *{self.verdict(s.expr, scope)})", s.span)
         return scope
 
-    def settable(self, obj, scope):
-        """A field set on a table's row (tabla["clave"].columna, c.fila.columna) would change the table for everyone."""
-        table = None
-        if isinstance(obj, n.Index) and isinstance(obj.obj, n.Name):
-            r = self.resolver.resolve(obj.obj.id, scope)
-            table = obj.obj.id if r is not None and r.kind == "table" else None
-        elif isinstance(obj, n.Attr):
-            table = next((f.table for f in self.sheet_fields() if f.name == obj.name and f.type == "row"), None)
-        if table is not None:
-            self.fail("E0204", f'"{table}" is a table: its rows cannot be changed', obj.span,
-                      "keep what changes on the combatant: set a field of its sheet")
-
     def card_op(self, s: n.CardOp, depth, scope):
-        ct = self.known(self.conditions, s.condition, "condition", s.cond_span or s.span)
+        ct = self.conditions[s.condition]        # the checker's: the condition, and a grade it has
         who = self.expr(s.who, scope)
         cref = self.k(ct, "cond")
         if s.grade is None:
             grade = "None"
-            if ct.grades and s.op != "remove":
-                self.fail("E0204", f'condition "{ct.name}" has grades: say which', s.span,
-                          f"one of {', '.join(g.name for g in ct.grades)}")
         elif s.grade in ct.by_name:
             grade = self.k(ct.by_name[s.grade], "grade")
-        elif s.grade in scope.locals:
-            grade = f"H.regrade({cref}, {L(s.grade)})"
         else:
-            if not ct.grades:
-                self.fail("E0204", f'"{ct.name}" is a state without grades', s.span)
-            self.fail("E0201", f'condition "{ct.name}" has no grade "{s.grade}"', s.span,
-                      did_you_mean(s.grade, ct.by_name) or f"its grades are {', '.join(ct.by_name)}")
+            grade = f"H.regrade({cref}, {L(s.grade)})"
         if s.data is None:
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
         else:
-            self.card_data(s, ct, depth, f"_E.{s.op}({who}, {cref}, {grade}, {{}})", scope)
-
-    def card_data(self, s: n.CardOp, ct, depth, call: str, scope):
-        """A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`."""
-        decl = self.ruleset.space("value").get(ct.name)
-        if s.op == "receive" and getattr(decl, "on_receive", None) is not None:
-            self.fail("E0233", f'"{ct.name}" decides what it adds on receive: data cannot be given here', s.data.span,
-                      'give the data to its "on receive" as an argument, or use add')
-        self.emit(depth, call.format(self.expr(s.data, scope)), s.span)
+            # A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`.
+            self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data, scope)})", s.span)
 
     def decide(self, d: n.Decide, depth, scope) -> Scope:
         ins = []
         for node in d.inputs:
             t = self.tmp()
             self.emit(depth, f"{t} = {self.expr(node, scope)}", node.span)
-            ins.append(t)
+            ins.append((t, K.kind(node, self.resolving(scope)) == K.NUMBER))
         out = None if d.output == "then" else L(d.output)
-        if d.policy == "all" and out is not None:
-            self.fail("E0204", 'a "decide all" table runs actions: name its last column "then"', d.span)
         first = True
         for row in d.rows:
             conds = []
-            for var, alts in zip(ins, row.tests):
-                tests = [self.test(var, t, scope) for t in alts]
+            for (var, number), alts in zip(ins, row.tests):
+                tests = [self.test(var, number, t, scope) for t in alts]
                 if "True" in tests:
                     continue
                 conds.append(tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")")
@@ -215,13 +171,20 @@ class StatementCompiler:
                                  "'add a last row of \"any\" cells')", d.span)
         return scope.child(d.output) if out is not None else scope
 
-    def test(self, var, t: n.Test, scope) -> str:
+    def test(self, var, number: bool, t: n.Test, scope) -> str:
+        """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""
         if t.kind == "any":
             return "True"
         if t.kind == "none":
             return f"_none({var})"
         if t.kind == "cmp":
-            return f"{var} {t.op} {self.expr(t.value, scope)}"
+            return self.compare(t.op, var, *self.cell(t.value, number, scope), named=True)
         if t.kind == "range":
-            return f"{self.expr(t.value, scope)} <= {var} <= {self.expr(t.high, scope)}"
+            (low, plain_low), (high, plain_high) = self.cell(t.value, number, scope), self.cell(t.high, number, scope)
+            return (f"({self.compare('<=', low, var, plain_low, named=True)} and "
+                    f"{self.compare('<=', var, high, plain_high, named=True)})")
         return f"_eq({var}, {self.expr(t.value, scope)})"
+
+    def cell(self, node, number: bool, scope) -> tuple[str, bool]:
+        """A cell's value, and whether its comparison with a numeric input may be Python's own."""
+        return self.expr(node, scope), number and K.kind(node, self.resolving(scope)) == K.NUMBER

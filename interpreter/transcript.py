@@ -49,7 +49,7 @@ def render_jsonl(engine) -> str:
             rec = {"event": "say", "message": name, "text": text.strip(), "args": payload.get("args", [])}
         elif kind == "roll":
             _, by, purpose, r = ev
-            rec = {"event": "roll", "by": getattr(by, "a_name", None), "purpose": purpose, "dice": str(r.dice),
+            rec = {"event": "roll", "by": getattr(by, "a_name", None), "purpose": purpose, "dice": engine.p.format.dice(r.dice),
                    "faces": list(r.faces), "total": int(r)}
         else:
             rec = {"event": kind, **ev[1]}

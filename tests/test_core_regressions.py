@@ -117,6 +117,16 @@ def test_a_comprehension_variable_shadows_a_parameter_of_the_same_name(tmp_path)
            "rule doble(x):\n  return [x * 2 for x in [1, 2, 3]]\n")
 
 
+# The same the other way round: the caller's x, passed to an inlined rule whose comprehension
+# binds its own x, was captured by it ([lx * lx for lx in ...]: squares instead of multiples).
+def test_an_inlined_comprehension_does_not_capture_the_callers_name(tmp_path):
+    passes(tmp_path, "expect veces() == [5, 10, 15]\nexpect anidada() == [[5], [6]]\n",
+           "rule escala(y):\n  return [x * y for x in [1, 2, 3]]\n"
+           "rule veces():\n  let x = 5\n  return escala(x)\n"
+           "rule suma(y):\n  return [[x + y for z in [1]] for x in [5, 6]]\n"
+           "rule anidada():\n  let x = 0\n  let y = 0\n  return suma(x)\n")
+
+
 # 4. A lookup by a value compiled to a walrus, which Python forbids in a comprehension's iterable.
 def test_a_lookup_in_a_comprehensions_list(tmp_path):
     passes(tmp_path, "expect cuenta({bolsa: [1, 2, 3]}) == 3\n",

@@ -2,6 +2,7 @@
 and replaced by an edition's own declarations (enemies/allies, formats)."""
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -60,6 +61,23 @@ def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
     assert [ln.replace("1d100", "d100").replace("1d10", "1D10").replace("1d6", "1D6") for ln in lines] == plain
 
 
+def test_the_jsonl_of_a_roll_writes_its_dice_by_the_editions_format(tmp_path):
+    """How dice print is the edition's in the jsonl too (once Python's own "1D6" and "d100")."""
+    from grimorio.interpreter.transcript import render_jsonl
+    roots = house(tmp_path, 'format dice "{count}d{faces}"\nformat percentile "1d{faces}"\n')
+    text = duel(DICE, SCRIPT, strict=False)
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    dice = {}
+    for edition, where in (("aquelarre", None), ("casa", roots)):
+        out = Prepared(enc, program_for(edition, None, Sources({"x.enc": text}), where)).run(record=True, json=True)
+        dice[edition] = [json.loads(line)["dice"] for line in render_jsonl(out.engine).splitlines()
+                         if json.loads(line)["event"] == "roll"]
+    assert "d100" in dice["aquelarre"] and "1D10" in dice["aquelarre"]
+    assert dice["casa"] == [d.replace("1D", "1d").replace("d100", "1d100") if d == "d100" else d.replace("D", "d")
+                            for d in dice["aquelarre"]]
+
+
 def test_formats_of_none_lists_and_factors(tmp_path, arena):
     roots = house(tmp_path, 'format none "nada"\nformat empty "ninguno"\nformat separator " y "\n'
                             'format factor "por {n}"\nformat divisor "entre {d}"\nformat true "sí"\n', base="arena")
@@ -100,6 +118,10 @@ def test_a_format_of_no_kind_or_a_wrong_placeholder_is_an_error(tmp_path):
         program_for("casa", roots=roots)
     got = sorted((d.code, d.span.line, d.span.col) for d in exc.value.diagnostics)
     assert got == [("E0231", 4, 8), ("E0232", 5, 13)]
+    # The checker in dsl/ reports them, before anything is compiled.
+    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.loader import load_edition
+    assert sorted(d.code for d in check_ruleset(load_edition("casa", roots=roots))) == ["E0231", "E0232"]
 
 
 def test_two_formats_of_one_kind_in_an_edition_are_declared_twice(tmp_path):

@@ -92,3 +92,66 @@ def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
     bad.mkdir()
     assert not [d for d in check(ok, 'rule junta(a, b):\n  return a + " " + b + "!"\n') if d.code == "E0204"]
     assert [d.code for d in check(bad, 'rule mal():\n  return "a" + 1\n')] == ["E0204"]
+
+
+def test_every_builtin_has_one_meaning():
+    """Each builtin of the language is a function of the semantics table or a question to the
+    running encounter: exactly one of the two, and nothing the language does not name."""
+    from grimorio.dsl.names import BUILTINS
+    functions, engine = set(S.BUILTIN_FUNCTIONS), set(S.ENGINE_BUILTINS)
+    assert functions | engine == set(BUILTINS)
+    assert not functions & engine
+
+
+@given(st.integers(-10**30, 10**30), st.integers(-10**6, 10**6).filter(bool))
+def test_rounded_division_in_place_equals_the_semantics(a, b):
+    """floor(a / b) and ceil(a / b) on two whole numbers, in place, give what the semantics give."""
+    for name, (fn, whole) in S.ROUNDED_DIVISION.items():
+        assert eval(whole.format(a="a", b="b"), {"a": a, "b": b}) == fn(a, b) == S.BUILTIN_FUNCTIONS[name](S.div(a, b))  # noqa: S307
+
+
+def ranked():
+    from grimorio.interpreter.values import Ranked
+    return st.builds(Ranked, st.sampled_from(["a", "b"]), st.integers(0, 2), st.sampled_from(["uno", "otro"]))
+
+
+comparable = st.one_of(values, ranked())
+
+
+@given(comparable, comparable)
+def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
+    """== != < <= > >= as the compiler writes them for two plain operands (Python's own operator
+    under semantics.SAME_IN_PLACE, else the function) give what the semantics give."""
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    ns = {"S": S, "type": type, "int": int, "a": a, "b": b}
+    for op, fn in S.COMPARISON.items():
+        assert outcome(eval, compiler.compare(op, "a", "b"), ns) == outcome(fn, a, b)  # noqa: S307
+        # A computed side, named once in the guard (as a decision table's cells are).
+        for whole in (0, 1, 7):                # against a written whole number
+            assert outcome(eval, compiler.compare(op, "a", str(whole)), ns) == outcome(fn, a, whole)  # noqa: S307
+            assert outcome(eval, compiler.compare(op, str(whole), "b"), ns) == outcome(fn, whole, b)  # noqa: S307
+        for left, right in (("a", "(lambda: b)()"), ("(lambda: a)()", "b")):
+            named = compiler.compare(op, left, right, named=True)
+            assert outcome(eval, named, dict(ns)) == outcome(fn, a, b)  # noqa: S307
+
+
+@given(st.one_of(values, ranked()))
+def test_comparisons_with_a_written_text_or_a_named_outcome_in_place_equal_the_semantics(a):
+    from grimorio.interpreter.values import Ranked
+    named = Ranked("éxito", 1, "nivel")
+    for op in ("==", "!="):
+        for other in ("FUE", named):
+            code = ExpressionCompiler().compare(op, "a", "b", plain=True)
+            assert eval(code, {"a": a, "b": other}) == S.COMPARISON[op](a, other)  # noqa: S307
+
+
+def test_what_orders_and_equals():
+    from grimorio.interpreter.values import Ranked
+    assert S.less(1, Fraction(3, 2)) and S.greater_equal("b", "a")
+    assert S.less(Ranked("x", 0, "nivel"), Ranked("y", 1, "nivel"))
+    assert not S.equal(True, 1) and S.equal(1, Fraction(2, 2)) and S.not_equal(False, 0)
+    for a, b in (("1", 2), (Ranked("x", 0, "nivel"), Ranked("y", 1, "otro")), (None, 1), ([1], [2])):
+        with pytest.raises(S.OperatorError) as exc:
+            S.less(a, b)
+        assert "cannot be compared by order" in exc.value.message and exc.value.help == S.ORDER

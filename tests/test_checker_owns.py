@@ -1,0 +1,96 @@
+"""The checker in dsl/ owns every static diagnostic (issue 5, Build 2): each error the
+compiler once raised while compiling is reported by `check_ruleset` alone, before
+anything is compiled, and by `grimorio check`; the compiler takes a checked ruleset
+and has no error path of its own (interpreter/compiler.py, expressions.py,
+statements.py and data.py raise no Diagnostic)."""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+from grimorio.dsl.checker import check_ruleset
+from grimorio.dsl.loader import load_edition
+from grimorio.interpreter.cli import main
+from tests.test_checker import write_edition
+from tests.test_core_regressions import BASE as CORE
+
+BASE = CORE + """
+condition Marcado
+
+event toque(quien)
+
+outcomes nivel: bajo < alto
+
+option dureza = 2
+
+rule doble(x):
+  return x * 2
+"""
+
+# rules text -> the code the checker reports for it (each once a compile-time error).
+STATIC = {
+    "rule-as-value": ("rule r():\n  return doble\n", "E0204"),
+    "builtin-as-value": ("rule r():\n  return len\n", "E0204"),
+    "outcome-list-as-value": ("rule r():\n  return nivel\n", "E0204"),
+    "call-of-a-field": ("rule r(c):\n  return c.FUE(2)\n", "E0204"),
+    "call-of-a-table": ("rule r():\n  return armaduras(2)\n", "E0204"),
+    "record-field-twice": ("rule r():\n  return {a: 1, a: 2}\n", "E0202"),
+    "unknown-option": ("rule r():\n  return option blandura\n", "E0201"),
+    "set-a-rule": ("rule r():\n  set doble = 2\n", "E0204"),
+    "set-an-index": ("rule r(c):\n  set c[\"FUE\"] = 2\n", "E0204"),
+    "set-a-table-row": ("rule r():\n  set armaduras[\"Cota\"].protección = 5\n", "E0204"),
+    "set-a-row-through-a-combatant": ("rule r(c):\n  set c.armadura.protección = 5\n", "E0204"),
+    "expect-in-rules": ("rule r(c):\n  expect c.FUE == 1\n", "E0230"),
+    "unknown-condition": ("rule r(c):\n  add c Cansancio Leve\n", "E0201"),
+    "grade-missing": ("rule r(c):\n  add c Fatiga\n", "E0204"),
+    "no-such-grade": ("rule r(c):\n  add c Fatiga Extrema\n", "E0201"),
+    "grade-of-a-state": ("rule r(c):\n  add c Marcado Leve\n", "E0204"),
+    "decide-all-with-output": ("rule r(c):\n  decide all:\n    | c.FUE | x |\n    |-------|---|\n    | any   | 1 |\n",
+                               "E0204"),
+    "action-without-params": ("action quieto():\n  pass\n", "E0206"),
+    "action-param-without-list": ("action golpe(yo, otro):\n  pass\n", "E0206"),
+    "reaction-one-param": ("reaction r(yo) to toque:\n  by yo\n  pass\n", "E0206"),
+    "reaction-unknown-event": ("reaction r(yo, e) to empujón:\n  by e.quien\n  pass\n", "E0201"),
+    "reaction-without-by": ("reaction r(yo, e) to toque:\n  pass\n", "E0206"),
+    "tactic-unknown-action": ("tactic t:\n  act: golpear\n", "E0201"),
+    "tactic-reaction-other-event": ("event empujón(quien)\nreaction r(yo, e) to empujón:\n  by e.quien\n  pass\n"
+                                    "tactic t:\n  react toque: r\n", "E0204"),
+    "tally-of-a-text": ('tally nombre: "x"\n', "E0030"),
+    "table-cell-not-plain": ("table t:\n  | k | v |\n  |---|---|\n  | a | doble(2) |\n", "E0204"),
+}
+
+
+@pytest.mark.parametrize("name", STATIC)
+def test_the_checker_reports_it_before_compiling(tmp_path, name):
+    rules, code = STATIC[name]
+    write_edition(tmp_path, BASE + rules)
+    diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    assert [d.code for d in diags] == [code], diags
+    assert diags[0].span.file.endswith("reglas.rules") and diags[0].span.line >= BASE.count("\n")
+
+
+@pytest.mark.parametrize("name", ["rule-as-value", "set-a-table-row", "reaction-without-by", "table-cell-not-plain"])
+def test_grimorio_check_reports_it(tmp_path, capsys, name):
+    rules, code = STATIC[name]
+    folder = write_edition(tmp_path, BASE + rules)
+    assert main(["check", str(folder)]) == 2
+    assert f"error[{code}]" in capsys.readouterr().err
+
+
+COMPILER = ("compiler.py", "expressions.py", "statements.py", "data.py")
+
+
+@pytest.mark.parametrize("module", COMPILER)
+def test_the_compiler_has_no_static_error_of_its_own(module):
+    """No Diagnostic built, no self.fail, no `except` that gathers errors: a checked ruleset compiles.
+    (compiler.py keeps one: Python's own limits on generated code, E0106, which no static pass can know.)"""
+    path = pathlib.Path(__file__).parent.parent / "interpreter" / module
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    built = [node.args[0].value for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Diagnostic"]
+    assert built == (["E0106"] if module == "compiler.py" else [])
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "fail"]
+    handlers = [node for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler)]
+    assert all(h.type is not None and "Exception" != getattr(h.type, "id", None) for h in handlers)
