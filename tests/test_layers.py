@@ -455,3 +455,32 @@ def test_a_house_file_that_cannot_be_read_is_an_error_at_the_command_line(tmp_pa
         assert main(["run", str(enc), "--house", str(tmp_path / name)]) == 2
         err = capsys.readouterr().err
         assert says in err and "<command line>:1:" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- fields added to the sheet
+
+def test_a_layer_adds_fields_to_the_sheet_and_they_default_from_the_sheet(tmp_path):
+    rs = ruleset(tmp_path, "add to sheet combatiente:\n  DES: int = HAB\n  apodo: text = \"nadie\"\n")
+    [sheet] = rs.all(n.Sheet)
+    assert [f.name for f in sheet.fields][-2:] == ["DES", "apodo"]
+    assert rs.warnings == []
+    program = compile_checked(rs)
+    assert program is not None
+
+
+def test_adding_a_field_the_sheet_has_is_E0309_at_the_field(tmp_path):
+    [d] = load_errors(tmp_path, "add to sheet combatiente:\n  AGI: int = 3\n")
+    assert d.code == "E0309" and d.message == 'sheet "combatiente" already has a field "AGI"'
+    assert d.span.file.endswith("casa1.rules") and d.span.line == 2
+
+
+def test_adding_fields_to_a_sheet_that_does_not_exist_is_E0307(tmp_path):
+    [d] = load_errors(tmp_path, "add to sheet combatientes:\n  DES: int = 3\n")
+    assert d.code == "E0307" and "combatiente" in (d.help or "")
+
+
+def test_redeclaring_a_declaration_exactly_as_below_does_not_warn(tmp_path):
+    # Aquelarre's own words for CMB-51: the same declaration changes nothing (comments and spacing aside).
+    assert ruleset(tmp_path, "condition inconsciente   # el mismo\n").warnings == []
+    [w] = ruleset(tmp_path, "condition inconsciente:\n  on receive(c, g):\n    pass\n").warnings
+    assert w.code == "W0701"
