@@ -15,7 +15,7 @@ from grimorio.dsl.diagnostics import Sources
 from grimorio.dsl.loader import bundled_root, load_edition
 from grimorio.interpreter.cli import main
 from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
-from tests.aquelarre import one_action, scene
+from tests.aquelarre import one_action
 from tests.conftest import run_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,21 +116,10 @@ def test_a_row_of_the_mapping_is_edition_data_a_layer_changes(tmp_path, capsys):
 # ---------------------------------------------------------------- the Obstáculo on percentile checks
 
 def _garrote(extra: str = "") -> str:
-    return estados(scene("""
-        combatant Rodrigo:
-          side cristianos
-          FUE 14, AGI 12, HAB 13, RES 14, PER 11
-          Espadas 60%, Esquiva 40%
-          arma "Espada corta"
-        combatant Bandido:
-          side bandidos
-          FUE 13, AGI 10, HAB 11, RES 13, PER 10
-          Palo 45%
-          arma "Garrote"
-          holds Heridas Leve
-          holds Fatiga Persistente
-    """, "Bandido iniciativa 9\nRodrigo iniciativa 1\nBandido ataque 50\n",
-        "round 1:\n  Bandido: atacar Rodrigo, pass\n  Rodrigo: none, pass\n", extra=extra))
+    """Bandido, holding Heridas Leve and Fatiga Persistente, attacks Rodrigo with his Garrote (Palo 45%)."""
+    text = one_action("Bandido", "Rodrigo", "Bandido ataque 50\n", extra=extra)
+    return estados(text.replace('  armadura "Ropas gruesas"\n',
+                                '  armadura "Ropas gruesas"\n  holds Heridas Leve\n  holds Fatiga Persistente\n'))
 
 
 def test_the_obstaculo_lowers_a_percentile_check_by_ten_a_point():
