@@ -96,16 +96,20 @@ class Builder:
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
 
     def d_sheet(self, t):
-        fields = []
-        for f in t.children[1:]:
+        return n.Sheet(self.span(t), str(t.children[0]), self.fields(t.children[1:]))
+
+    def fields(self, trees) -> tuple:
+        """A sheet's fields (also the ones a layer adds to it)."""
+        out = []
+        for f in trees:
             name, ty, default = f.children
             kw = dict(type=ty.data[2:])
             if ty.data == "t_int" and ty.children and ty.children[0] is not None:
                 kw.update(low=int(ty.children[0]), high=int(ty.children[1]))
             if ty.data == "t_row":
                 kw.update(table=str(ty.children[0]), type_span=self.span(ty.children[0]))
-            fields.append(n.Field(self.span(f), str(name), default=self.expr(default) if default else None, **kw))
-        return n.Sheet(self.span(t), str(t.children[0]), tuple(fields))
+            out.append(n.Field(self.span(f), str(name), default=self.expr(default) if default else None, **kw))
+        return tuple(out)
 
     def d_outcomes(self, t):
         return n.Outcomes(self.span(t), str(t.children[0]), tuple(str(c) for c in t.children[1:]),

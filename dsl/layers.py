@@ -87,7 +87,7 @@ def _declare(rs, layer, d: n.Decl, space_name: str, diags, explicit: bool = Fals
                                 f"that {KIND_OF[type(old)]} is at {old.span} and the rules below use it: "
                                 f"give this {kind} another name"))
         return
-    if not explicit:
+    if not explicit and old != d:              # one the same as the one below changes nothing: no warning
         rs.warnings.append(Diagnostic("W0701", f"this replaces {below}", d.span,
                                       f'write "replace {kind} {d.name}" to say so; to change a part of it, '
                                       "patch only that part (docs/house-rules.md)", "warning"))
@@ -504,6 +504,15 @@ def _kind(v) -> str:
     return "true or false" if isinstance(v, bool) else "a number" if isinstance(v, int) else "a text"
 
 
+def _fields_add(rs, layer, p, d: n.Sheet):
+    have = {f.name for f in d.fields}
+    for f in p.new:
+        if f.name in have:
+            raise _misfit(f.span, f'sheet "{d.name}" already has a field "{f.name}"',
+                          "change what it holds with a rule, or give the new field another name")
+    return dataclasses.replace(d, fields=d.fields + p.new), "adds fields"
+
+
 def _remove_whole(rs, layer, p, d):
     return None, "removes"
 
@@ -515,7 +524,7 @@ PATCHES = {
     ("add", "rows"): _rows_add, ("change", "cell"): _change,
     ("remove", "grade"): _grade_remove, ("replace", "on receive"): _on_receive,
     ("replace", "act"): _act, ("replace", "react"): _react,
-    ("add", "requires"): _requires, ("set", None): _set,
+    ("add", "requires"): _requires, ("set", None): _set, ("add", "fields"): _fields_add,
 }
 
 

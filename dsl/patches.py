@@ -160,6 +160,12 @@ class PatchBuilder:
                        new=self.b.expr(expr))
 
 
+    # ------------------------------------------------------------ sheets
+    def p_add_fields(self, t):
+        name, *fields = t.children
+        return n.Patch(self._span(t), "add", self._target(t, "sheet", name, "fields"), new=self.b.fields(fields))
+
+
 def _strip_comment(text: str) -> str:
     """The cell text after "=", without a trailing comment (a "#" outside quotes)."""
     inq = False

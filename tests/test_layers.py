@@ -480,3 +480,32 @@ def test_a_derived_edition_keeps_what_its_base_sets_in_its_head(tmp_path, capsys
     enc = write(tmp_path, "e.enc", "edition derivada\ncombatant A:\n  FUE 1\n")
     assert main(["run", str(enc), "--rules", str(tmp_path)]) == 0
     assert "valor 12" in capsys.readouterr().out          # 10 from the derived head, 2 kept from the base's
+
+
+# ---------------------------------------------------------------- fields added to the sheet
+
+def test_a_layer_adds_fields_to_the_sheet_and_they_default_from_the_sheet(tmp_path):
+    rs = ruleset(tmp_path, "add to sheet combatiente:\n  DES: int = HAB\n  apodo: text = \"nadie\"\n")
+    [sheet] = rs.all(n.Sheet)
+    assert [f.name for f in sheet.fields][-2:] == ["DES", "apodo"]
+    assert rs.warnings == []
+    program = compile_checked(rs)
+    assert program is not None
+
+
+def test_adding_a_field_the_sheet_has_is_E0309_at_the_field(tmp_path):
+    [d] = load_errors(tmp_path, "add to sheet combatiente:\n  AGI: int = 3\n")
+    assert d.code == "E0309" and d.message == 'sheet "combatiente" already has a field "AGI"'
+    assert d.span.file.endswith("casa1.rules") and d.span.line == 2
+
+
+def test_adding_fields_to_a_sheet_that_does_not_exist_is_E0307(tmp_path):
+    [d] = load_errors(tmp_path, "add to sheet combatientes:\n  DES: int = 3\n")
+    assert d.code == "E0307" and "combatiente" in (d.help or "")
+
+
+def test_redeclaring_a_declaration_exactly_as_below_does_not_warn(tmp_path):
+    # Aquelarre's own words for CMB-51: the same declaration changes nothing (comments and spacing aside).
+    assert ruleset(tmp_path, "condition inconsciente   # el mismo\n").warnings == []
+    [w] = ruleset(tmp_path, "condition inconsciente:\n  on receive(c, g):\n    pass\n").warnings
+    assert w.code == "W0701"

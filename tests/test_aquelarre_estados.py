@@ -1,0 +1,202 @@
+"""The third bundled edition, aquelarre_estados: Aquelarre's combat with the
+Estados Alterados module. Each row of its mapping table (estados_por_golpe)
+with pinned dice and the cards received; the Obstáculo of the cards on a
+percentile check; the edition checks clean; its encounter runs 200 seeds and
+has a snapshot transcript (read line by line against both seeds); `grimorio
+diff` of the duel between the two editions."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grimorio.dsl import nodes as n
+from grimorio.dsl.diagnostics import Sources
+from grimorio.dsl.loader import bundled_root, load_edition
+from grimorio.interpreter.cli import main
+from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
+from tests.aquelarre import one_action
+from tests.conftest import run_text
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "rulesets" / "aquelarre_estados"
+
+
+def estados(text: str) -> str:
+    return text.replace("edition aquelarre\n", "edition aquelarre_estados\n", 1)
+
+
+# Rodrigo: Espada corta 60% (crítico <= 6), Gambesón (Protección 2), RES 14.
+# Bandido: Garrote (Palo) 45% (crítico <= 5), Ropas gruesas (Protección 1), RES 13.
+
+def test_a_blow_through_the_armour_gives_heridas_leve():
+    # 44: éxito, Pecho (4) x1; 1D6+1 with the die at 5 = 6, minus Protección 1 -> 5.
+    r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 44\ndaño 5\n")))
+    assert "    Bandido: puntos de Resistencia 13 -> 8" in r.lines
+    assert "    Bandido recibe Heridas Leve (atraviesa)" in r.lines
+    assert "Bandido: E.Alt de Heridas Leve" in r.lines
+
+
+def test_a_blow_the_armour_stops_gives_nothing():
+    # Garrote 1D6 = 2 against Gambesón 2 on the Abdomen (7): nothing gets through.
+    r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 37\ndaño 2\n")))
+    assert "  Daños de Bandido a Rodrigo: 1D6=2; Gambesón absorbe 2; Abdomen x1 -> 0" in r.lines
+    assert not any("recibe" in line or "E.Alt" in line for line in r.lines)
+
+
+def test_a_critical_gives_heridas_grave():
+    # 04: crítico, Pecho x1, daño máximo 7 sin armadura; 7 * 2 >= 13: secuela.
+    r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 4\nBandido secuela 1\n")))
+    assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
+    assert "Bandido: E.Alt de Heridas Grave" in r.lines
+
+
+def test_a_palo_blow_gives_fatiga_leve():
+    # Garrote (Palo) 1D6 = 5 minus Gambesón 2 on the Pecho -> 3.
+    r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 44\ndaño 5\n")))
+    assert "    Rodrigo recibe Fatiga Leve (contundente)" in r.lines
+    assert "Rodrigo: E.Alt de Fatiga Leve" in r.lines
+
+
+def test_a_critical_palo_blow_gives_fatiga_grave():
+    # 04 <= 5: crítico; Garrote's maximum 6, Pecho x1.
+    r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 4\n")))
+    assert "    Rodrigo: puntos de Resistencia 14 -> 8" in r.lines
+    assert "    Rodrigo recibe Fatiga Grave (contundente_crítico)" in r.lines
+    assert "Rodrigo: E.Alt de Fatiga Grave" in r.lines
+
+
+def test_a_pelea_blow_gives_fatiga():
+    # Pelea 1D3 = 3 minus Gambesón 2 on the Pecho -> 1.
+    text = one_action("Bandido", "Rodrigo", "Bandido ataque 34\ndaño 3\n", arma_b="Pelea")
+    r = run_text(estados(text.replace("Palo 45%", "Palo 45%, Pelea 45%")))
+    assert "    Rodrigo recibe Fatiga Leve (contundente)" in r.lines
+
+
+def test_fainting_is_shock_persistente():
+    # 01: crítico to the Cabeza x2: 7 * 2 = 14 -> 13 - 14 = -1: se desmaya (CMB-51), not dead.
+    r = run_text(estados(one_action("Rodrigo", "Bandido", """
+        Rodrigo ataque 1
+        Bandido duración 2
+        Bandido secuela 1
+    """)))
+    at = r.lines.index("    Bandido se desmaya")
+    assert r.lines[at + 1:at + 5] == [
+        "    Bandido recibe Shock Persistente (desmayo)",
+        "Bandido queda inconsciente (Shock Persistente) durante 1D3=2 horas",
+        "[día 1, 0:00:00]",
+        "Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)",
+    ]
+    assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
+
+
+def test_fainting_at_the_resistance_roll_is_shock_persistente():
+    # 41: éxito to the Cabeza x2: (6 - 1) * 2 = 10 -> 13 - 10 = 3; more than 2/3 lost: RES x 4 (CMB-47), failed.
+    r = run_text(estados(one_action("Rodrigo", "Bandido", """
+        Rodrigo ataque 41
+        daño 5
+        Bandido secuela 1
+        Bandido aguante 90
+        Bandido duración 1
+    """)))
+    at = r.lines.index("  Bandido no aguanta (Resistencia x 4): d100=90 contra 52% -> fallo")
+    assert r.lines[at + 1:at + 3] == ["    Bandido se desmaya", "    Bandido recibe Shock Persistente (desmayo)"]
+    assert "Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)" in r.lines
+
+
+def test_a_row_of_the_mapping_is_edition_data_a_layer_changes(tmp_path, capsys):
+    casa = tmp_path / "casa.rules"
+    casa.write_text('change estados_por_golpe["atraviesa"].grado = Persistente\n', encoding="utf-8")
+    enc = tmp_path / "golpe.enc"
+    enc.write_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 44\ndaño 5\n")), encoding="utf-8")
+    assert main(["run", str(enc), "--house", str(casa)]) == 0
+    assert "Bandido: E.Alt de Heridas Persistente" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the Obstáculo on percentile checks
+
+def _garrote(extra: str = "") -> str:
+    """Bandido, holding Heridas Leve and Fatiga Persistente, attacks Rodrigo with his Garrote (Palo 45%)."""
+    text = one_action("Bandido", "Rodrigo", "Bandido ataque 50\n", extra=extra)
+    return estados(text.replace('  armadura "Ropas gruesas"\n',
+                                '  armadura "Ropas gruesas"\n  holds Heridas Leve\n  holds Fatiga Persistente\n'))
+
+
+def test_the_obstaculo_lowers_a_percentile_check_by_ten_a_point():
+    # Palo is of AGI: Heridas Leve -1 and Fatiga Persistente -2 -> -3 (EALT-07's cap), -30%.
+    r = run_text(_garrote("expect competencia(Bandido, \"Palo\") == 15\n"))
+    assert "  Bandido ataca a Rodrigo con Garrote: d100=50 contra 15% -> fallo" in r.lines
+
+
+def test_the_percent_a_point_is_an_option():
+    r = run_text(_garrote("set obstáculo_porcentaje = 5\n"))
+    assert "  Bandido ataca a Rodrigo con Garrote: d100=50 contra 30% -> fallo" in r.lines
+
+
+def test_ts_is_a_characteristic_roll_and_accion_a_percentile_roll():
+    # ts: 1D100 against the value x 5; acción: against (value + 9 - CD) x 5.
+    run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 80\n")) + """
+expect (check ts(14, tirada: 70)).resultado == éxito
+expect (check ts(14, tirada: 71)).resultado == fallo
+expect (check acción(13, 9, tirada: 65)).resultado == éxito
+expect (check acción(13, 11, tirada: 56)).resultado == fallo
+expect (check acción(13, 11, tirada: 55)).resultado == éxito
+""")
+
+
+# ---------------------------------------------------------------- the edition, its encounter, diff
+
+def test_the_edition_checks_with_no_warning(capsys):
+    assert main(["check", str(FOLDER)]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in out + err and out.strip() == "ok"
+    rs = load_edition("aquelarre_estados", [bundled_root()])
+    assert rs.warnings == [] and list(rs.modules) == ["estados"]
+
+
+def test_the_module_s_unconscious_state_is_aquelarre_s():
+    rs = load_edition("aquelarre_estados", [bundled_root()])
+    assert rs.origin[("value", "inconsciente")] == "aquelarre_estados"
+    [sheet] = rs.all(n.Sheet)
+    fields = {f.name: f for f in sheet.fields}
+    assert {"FUE", "AGI", "HAB", "RES", "PER", "DES", "INT", "VOL"} <= set(fields)
+
+
+def test_the_attributes_the_module_expects_default_to_aquelarre_s_characteristics():
+    r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 80\n")) +
+                 "expect Rodrigo.DES == 13\nexpect Rodrigo.INT == 11\nexpect Rodrigo.VOL == 14\n")
+    assert r.lines
+
+
+def test_the_duel_runs_to_its_end_for_200_seeds():
+    prepared = Prepared(load_encounter(FOLDER / "duelo.enc", Sources()), program_for("aquelarre_estados"))
+    for seed in range(200):
+        engine = prepared.run(seed=seed, record=False).engine
+        standing = {c.a_side for c in engine.cb if not any(
+            c.cards.get(k) for k in ("inconsciente", "muerto", "huido", "inmovilizado"))}
+        assert len(standing) <= 1 or engine.round == 100, seed
+
+
+def test_the_duel_s_transcript(capsys, snapshot):
+    assert main(["run", str(FOLDER / "duelo.enc")]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out == snapshot
+
+
+def test_diff_of_the_duel_between_the_two_editions(capsys):
+    duelo = ROOT / "rulesets" / "aquelarre" / "duelo.enc"
+    assert main(["diff", str(duelo), "--edition", "aquelarre", "--edition", "aquelarre_estados"]) == 0
+    out = capsys.readouterr().out
+    assert "+++ aquelarre_estados" in out
+    assert "\n+     Rodrigo recibe Fatiga Leve (contundente)    [rule dar_estado" in out
+
+
+@pytest.mark.parametrize("name", ["a_muerte", "emboscada", "carga", "inmovilizacion"])
+def test_aquelarre_s_encounters_run_under_the_new_edition(name, tmp_path):
+    text = (ROOT / "rulesets" / "aquelarre" / f"{name}.enc").read_text(encoding="utf-8")
+    enc = tmp_path / f"{name}.enc"
+    enc.write_text(estados(text), encoding="utf-8")
+    prepared = Prepared(load_encounter(enc, Sources()), program_for("aquelarre_estados"))
+    for seed in range(20):
+        prepared.run(seed=seed, record=False)
