@@ -148,7 +148,8 @@ class StateFile:
         try:
             self.data = json.loads(self.text)
         except json.JSONDecodeError as exc:
-            cut = exc.pos >= len(self.text.rstrip())
+            # The text ended where more was due; or inside a text, which JSON reports where the text began.
+            cut = exc.pos >= len(self.text.rstrip()) or exc.msg.startswith("Unterminated string")
             raise GrimorioError(Diagnostic(
                 "E0801", "the state file ends before its data does (it was cut short)" if cut
                 else f"the state file is damaged: {exc.msg.lower()}", Span(self.path, exc.lineno, exc.colno),
