@@ -261,7 +261,7 @@ class Prepared:
         made = []
         for name, side, tactic, acts, values, lists, holds, _given in makers:
             obj = cls()
-            obj.a_name, obj.a_side, obj.tactic, obj.acts, obj.cards, obj.held = name, side, tactic, acts, {}, {}
+            obj.a_name, obj.side_, obj.tactic, obj.acts, obj.cards, obj.held = name, side, tactic, acts, {}, {}
             if lists:                              # each run gets its own copy of a list value
                 values = list(values)
                 for k in lists:

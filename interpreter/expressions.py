@@ -11,6 +11,7 @@ from ..dsl.names import BUILTINS, Scope, bind_args, check_attr, check_builtin_ar
 from ..dsl import kinds as K
 from . import semantics as S
 from .dice import Dice, ValueBound
+from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
 from .semantics import bound_help
 
@@ -100,6 +101,9 @@ class ExpressionCompiler:
                                    + list(BUILTINS)))
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
+            kinds = memo_kinds(r.target, self.resolver.resolve)
+            if kinds is not None:                   # the same list all run: see invariant.py
+                return f"_E.memo({self.gid('rule', name)}, {kinds!r}{''.join(', ' + a for a in args)})"
             inlined = self.inline(r.target, args)
             if inlined is not None:
                 return inlined
