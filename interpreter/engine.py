@@ -13,7 +13,7 @@ from .compiler import FILENAME
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import OperatorError, bound_help
-from .values import SIDE_CHANGES, ReadOnly, to_json, unmangle
+from .values import SIDE_CHANGES, Combatant, ReadOnly, to_json, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -146,25 +146,24 @@ class Engine:
         """A run-invariant rule's list (see invariant.py): worked out once per key and run,
         and again after a rule sets a side; each caller gets its own copy. `kinds` says how
         each argument makes the key; an argument that cannot calls the rule as it is."""
-        if kinds == "s":                       # the usual case: one combatant, keyed by its side
-            a = args[0]
-            if not isinstance(a, H.Combatant):
-                return rule(self, *args)
-            key = (rule, a.side_)
+        if kinds == "s" and isinstance(args[0], Combatant):   # the usual case: keyed by its side
+            key = (rule, args[0].side_)
         else:
             key = _memo_key(rule, kinds, args)
             if key is None:
                 return rule(self, *args)
         try:
-            hit = self.memos.get(key)
+            changes, value = self.memos[key]
+            if changes == SIDE_CHANGES[0]:
+                return value[:]
+        except KeyError:
+            pass
         except TypeError:                      # a side or a value that is no key (a list)
             return rule(self, *args)
-        if hit is not None and hit[0] == SIDE_CHANGES[0]:
-            return list(hit[1])
         changes = SIDE_CHANGES[0]
         value = rule(self, *args)
         self.memos[key] = (changes, value)
-        return list(value)
+        return value[:]
 
     # ------------------------------------------------------------ combatants and conditions
     def round_number(self):
@@ -426,7 +425,7 @@ def _memo_key(rule, kinds, args):
     for kind, a in zip(kinds, args):
         if kind == "v":
             key.append(a)
-        elif not isinstance(a, H.Combatant):
+        elif not isinstance(a, Combatant):
             return None
         else:
             key.append(a.side_ if kind == "s" else a)
