@@ -125,13 +125,17 @@ def peak_memory(sizes):
 
 
 def combatant_rounds(counts, repeats):
-    from benchmarks.crowd import crowd_cost
+    from benchmarks.crowd import crowd_cost, crowd_steps
+    times = {k: [] for k in counts}
+    for _ in range(repeats):             # the sizes interleaved: a busy moment weighs on all of them
+        for k in counts:
+            times[k].append(crowd_cost(k) * 1e6)
     base = None
     for k in counts:
-        us = [crowd_cost(k) * 1e6 for _ in range(repeats)]
+        us = times[k]
         base = base or min(us)
-        line(f"cost per combatant-round, {k:>3}", f"{spread(us, ' us')}; {min(us) / base:.2f}x of {counts[0]} "
-                                                  "(target: flat)")
+        line(f"cost per combatant-round, {k:>3}", f"{spread(us, ' us')}; {min(us) / base:.2f}x of {counts[0]}; "
+                                                  f"{crowd_steps(k):.1f} steps (target: flat)")
 
 
 def prepared_duel():

@@ -1,6 +1,8 @@
 """Cost per combatant-round as an encounter grows: K combatants of the demo duel,
 half on each side, for three rounds (`crowd_cost(K)` gives CPU seconds per
-combatant per round, over enough runs to reach about 20,000 combatant-rounds)."""
+combatant per round, over enough runs to reach about 20,000 combatant-rounds;
+`crowd_steps(K)` the steps of the run budget per combatant-round, which measure
+the work done without a clock)."""
 from __future__ import annotations
 
 import time
@@ -39,3 +41,9 @@ def crowd_cost(k: int) -> float:
     for seed in range(runs):
         done += prepared.run(seed=seed, record=False).engine.round * k
     return (time.process_time() - t) / done
+
+
+def crowd_steps(k: int, seed: int = 1) -> float:
+    prepared = _prepared.get(k) or _prepared.setdefault(k, crowd(k))
+    eng = prepared.run(seed=seed, record=False).engine
+    return eng.steps / (k * eng.round)

@@ -2,6 +2,7 @@
 and expectations, validated against a compiled program and run."""
 from __future__ import annotations
 
+import gc
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,7 @@ class Prepared:
         if diags:
             raise GrimorioError(diags)
         self.defaults_done = False
+        self._makers = None                        # made from the blueprints on first use
         self.blueprints = self._blueprints()
         # Expectations of conditions are compiled; those of transcript lines are checked by the engine.
         every = list(enc.expects) + [x for _r, x in enc.round_expects]
@@ -243,6 +245,7 @@ class Prepared:
         made = self.make_combatants(scratch)
         slots = [mangle(f.name) for f in self.p.sheet.fields]
         self.defaults_done = True
+        self._makers = None
         return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots], given, holds)
                 for obj, (i, name, side, tactic, _attrs, given, holds) in zip(made, blueprints)]
 
@@ -251,28 +254,51 @@ class Prepared:
         return {name: given for _i, name, _s, _t, _a, given, _h in self.blueprints}
 
     def make_combatants(self, eng):
-        cls = self.p.combatant_class
-        acts = {name: t.act for name, t in self.p.tactics.items()}
+        makers = self._makers
+        if makers is None:
+            makers = self._makers = self._combatant_makers()
+        cls, fill, defaults = self.p.combatant_class, self.p.fill_sheet, self.defaults_done
         made = []
-        fill = self.p.fill_sheet
-        for i, name, side, tactic, attrs, given, _holds in self.blueprints:
+        for name, side, tactic, acts, values, lists, holds, _given in makers:
             obj = cls()
-            obj.a_name, obj.a_side, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
-            obj.acts = acts.get(tactic, _no_tactic)
-            if self.defaults_done:                 # every field known: one assignment
-                fill(obj, [list(v) if type(v) is list else v for _a, v in attrs])
+            obj.a_name, obj.side_, obj.tactic, obj.acts, obj.cards, obj.held = name, side, tactic, acts, {}, {}
+            if lists:                              # each run gets its own copy of a list value
+                values = list(values)
+                for k in lists:
+                    values[k] = list(values[k])
+            if defaults:                           # every field known: one assignment
+                fill(obj, values)
             else:
-                for attr, v in attrs:
-                    setattr(obj, attr, list(v) if type(v) is list else v)
+                for attr, v in zip(self._attrs[name], values):
+                    setattr(obj, attr, v)
             made.append(obj)
         eng.cb = made
+        if defaults and not self._holds:
+            return made
         p = self.p
-        for obj, (_i, _n, _s, _t, _a, given, holds) in zip(made, self.blueprints):
-            if not self.defaults_done:
-                guarded(p, p.sheet_defaults, eng, obj, given)
-            for ct, grade in holds:
-                obj.cards.setdefault(ct.name, []).append(grade)
+        for obj, maker in zip(made, makers):
+            if not defaults:
+                guarded(p, p.sheet_defaults, eng, obj, maker[7])
+            holds = maker[6]
+            if holds:
+                cards = obj.cards
+                for ct, grade in holds:
+                    cards.setdefault(ct.name, []).append(grade)
         return made
+
+    def _combatant_makers(self):
+        """What make_combatants needs of each blueprint, worked out once: its name, side,
+        tactic and the tactic's act, its field values (and which of them are lists), its cards."""
+        acts = {name: t.act for name, t in self.p.tactics.items()}
+        self._attrs = {}
+        out = []
+        for _i, name, side, tactic, attrs, given, holds in self.blueprints:
+            values = tuple(v for _a, v in attrs)
+            self._attrs[name] = tuple(a for a, _v in attrs)
+            lists = tuple(k for k, v in enumerate(values) if type(v) is list)
+            out.append((name, side, tactic, acts.get(tactic, _no_tactic), values, lists, tuple(holds), given))
+        self._holds = any(m[6] for m in out)
+        return out
 
     def run(self, seed=None, record=True, json=False, max_rounds=None, setup=None, budget=None) -> Outcome:
         """Run the encounter once. `setup(engine)`, if given, runs once the combatants and vars
@@ -286,11 +312,20 @@ class Prepared:
                      max_rounds or enc.rounds or 100, budget)
         eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}
         out = Outcome(eng, eng.verdicts, program=p)
+        # A run frees what it makes by reference counting (rules build no cycles but by
+        # accident): the cyclic collector only costs time here, about a tenth of a run.
+        # It comes back on as the run ends, and collects what a run left in a cycle then.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
         try:
             self._run(eng, pins, setup)
         except GrimorioError as exc:
             exc.outcome = out
             raise
+        finally:
+            if paused:
+                gc.enable()
         return out
 
     def _run(self, eng, pins, setup=None):

@@ -13,7 +13,7 @@ from .compiler import FILENAME
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import OperatorError, bound_help
-from .values import ReadOnly, to_json, unmangle
+from .values import SIDE_CHANGES, Combatant, ReadOnly, to_json, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -23,7 +23,8 @@ Budget = H.Budget
 
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
-                 "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget")
+                 "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget",
+                 "memos")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100, budget=None):
@@ -48,6 +49,7 @@ class Engine:
         self.plain = not record and not self.pins and not strict   # the fast path: nothing to pin or show
         self.verdicts: list[X.Verdict] = []     # expectations checked so far, in order
         self.round_checks: dict = {}            # round -> [(Expect, function or None)], checked as it ends
+        self.memos: dict = {}                   # (rule, args) -> (side changes then, its list): see memo
 
     # ------------------------------------------------------------ budget
     def tick(self):
@@ -138,6 +140,30 @@ class Engine:
         if self.json:
             self.events.append(("check", {"check": name, "by": getattr(by, "a_name", None), "purpose": purpose,
                                           "result": result.to_json()}))
+
+    # ------------------------------------------------------------ lists the run keeps
+    def memo(self, rule, kinds, *args):
+        """A run-invariant rule's list (see invariant.py): worked out once per key and run,
+        and again after a rule sets a side; each caller gets its own copy. `kinds` says how
+        each argument makes the key; an argument that cannot calls the rule as it is."""
+        if kinds == "s" and isinstance(args[0], Combatant):   # the usual case: keyed by its side
+            key = (rule, args[0].side_)
+        else:
+            key = _memo_key(rule, kinds, args)
+            if key is None:
+                return rule(self, *args)
+        try:
+            changes, value = self.memos[key]
+            if changes == SIDE_CHANGES[0]:
+                return value[:]
+        except KeyError:
+            pass
+        except TypeError:                      # a side or a value that is no key (a list)
+            return rule(self, *args)
+        changes = SIDE_CHANGES[0]
+        value = rule(self, *args)
+        self.memos[key] = (changes, value)
+        return value[:]
 
     # ------------------------------------------------------------ combatants and conditions
     def round_number(self):
@@ -390,6 +416,20 @@ class Engine:
                 raise _ScriptError(span, f'{who} never got to "{" ".join(words)}" in round {rnd}',
                                    "the rules asked for no more such decisions that round "
                                    "(no actions left, no event to answer, or the encounter ended)")
+
+
+def _memo_key(rule, kinds, args):
+    """The key of a memo call (see Engine.memo), or None when an argument cannot make one:
+    read as a side or by its fields, only a combatant keeps what the rule read of it."""
+    key = [rule]
+    for kind, a in zip(kinds, args):
+        if kind == "v":
+            key.append(a)
+        elif not isinstance(a, Combatant):
+            return None
+        else:
+            key.append(a.side_ if kind == "s" else a)
+    return tuple(key)
 
 
 class _ScriptError(Exception):

@@ -10,6 +10,7 @@ from ..dsl.names import Scope, bind_args, emit_args, given_roll, walk
 from ..dsl import kinds as K
 from . import semantics as S
 from .dice import Dice
+from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
 
 
@@ -78,6 +79,9 @@ class ExpressionCompiler:
         r = self.resolver.resolve(name, scope)
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
+            kinds = memo_kinds(r.target, self.resolver.resolve)
+            if kinds is not None:                   # the same list all run: see invariant.py
+                return f"_E.memo({self.gid('rule', name)}, {kinds!r}{''.join(', ' + a for a in args)})"
             inlined = self.inline(r.target, args)
             if inlined is not None:
                 return inlined

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from operator import attrgetter
 
 from ..dsl.bounds import MAX_DIGITS
 from .dice import Roll
@@ -163,10 +164,21 @@ class ConditionType:
     __repr__ = __str__
 
 
-class Combatant:
-    """Base of the generated combatant class; sheet fields are slots."""
+SIDE_CHANGES = [0]      # how many times a rule has set a combatant's side (in any run): see Engine.memo
 
-    __slots__ = ("a_name", "a_side", "tactic", "acts", "cards", "held")
+
+def _set_side(c, side):
+    c.side_ = side
+    SIDE_CHANGES[0] += 1
+
+
+class Combatant:
+    """Base of the generated combatant class; sheet fields are slots. `a_side` reads
+    its side (set at creation as `side_`); a rule setting it is counted in SIDE_CHANGES."""
+
+    __slots__ = ("a_name", "side_", "tactic", "acts", "cards", "held")
+
+    a_side = property(attrgetter("side_"), _set_side)
 
     def __str__(self):
         return self.a_name

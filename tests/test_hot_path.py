@@ -1,0 +1,50 @@
+"""The hot path keeps what a run does not change: lists of combatants filtered by
+side are worked out once per run and side (interpreter/invariant.py), and a rule
+setting a side makes them be worked out again. Timings stay out of the suite:
+the work a run does is measured in steps, which do not depend on the machine."""
+from __future__ import annotations
+
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.diagnostics import Sources
+from grimorio.interpreter.encounter import Prepared, program_for
+from tests.test_prelude import arena  # noqa: F401 - the tutorial edition, as a fixture
+
+TRIO = ('encounter "x"\nedition arena\ncombatant Ana:\n  side rojos\n  FUE 8, AGI 12\n'
+        'combatant Carla:\n  side rojos\n  FUE 7, AGI 10\ncombatant Beto:\n  side azules\n  FUE 6, AGI 9\n'
+        "do:\n{do}")
+
+
+def run(text, roots):
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for(enc.edition, None, Sources({"x.enc": text}), roots)).run()
+    return [(v.ok, v.left, v.right) for v in out.expectations]
+
+
+def test_enemies_follow_a_side_set_by_a_rule(arena):  # noqa: F811 - the fixture
+    do = ("  expect enemies(Ana) == [Beto]\n  expect allies(Beto) == []\n"
+          '  set Carla.side = "azules"\n'
+          "  expect enemies(Ana) == [Carla, Beto]\n  expect enemies(Beto) == [Ana]\n"
+          "  expect allies(Beto) == [Carla]\n  expect allies(Ana) == []\n")
+    got = run(TRIO.format(do=do), [arena])
+    assert [ok for ok, _l, _r in got] == [True] * 6, got
+
+
+def test_a_list_kept_for_the_run_is_not_changed_by_its_callers(arena):  # noqa: F811 - the fixture
+    do = ("  let mine = enemies(Ana)\n  append mine, Carla\n  expect mine == [Beto, Carla]\n"
+          "  expect enemies(Ana) == [Beto]\n  expect enemies(Carla) == [Beto]\n")
+    got = run(TRIO.format(do=do), [arena])
+    assert [ok for ok, _l, _r in got] == [True] * 3, got
+
+
+def steps_per_combatant_round(k: int) -> float:
+    from benchmarks.crowd import crowd
+    eng = crowd(k).run(seed=1, record=False).engine
+    return eng.steps / (k * eng.round)
+
+
+def test_the_work_per_combatant_round_does_not_grow_with_the_crowd():
+    # Each action of the bundled tactic asks for enemies(c): walked afresh each time, the
+    # work per combatant-round grew with the crowd (35 steps at 16, 260 at 128).
+    small, large = steps_per_combatant_round(16), steps_per_combatant_round(128)
+    assert large < 1.5 * small, (small, large)
