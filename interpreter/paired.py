@@ -115,8 +115,8 @@ def difference(n11: int, n10: int, n01: int, n: int) -> dict:
     pa, pb = (n11 + n10) / n, (n11 + n01) / n
     d = pb - pa
     # The sample variance of the per-run differences (each -1, 0 or 1).
-    paired_var = ((n10 + n01) / n - d * d) * n / (n - 1) if n > 1 else math.inf
-    half = Z95 * math.sqrt(paired_var / n) if n > 1 else math.inf
+    # One run tells nothing of the spread: the interval is then the whole range (JSON has no infinity).
+    half = Z95 * math.sqrt(((n10 + n01) / n - d * d) / (n - 1)) if n > 1 else 2.0
     half_apart = Z95 * math.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n)
     return {"difference": d, "low": max(-1.0, d - half), "high": min(1.0, d + half), "half_width": half,
             "independent_low": max(-1.0, d - half_apart), "independent_high": min(1.0, d + half_apart),

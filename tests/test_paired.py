@@ -37,6 +37,13 @@ def test_the_paired_difference_of_two_rates():
     assert d["narrower"] == pytest.approx(d["independent_half_width"] / half)
 
 
+def test_one_run_gives_the_whole_range(capsys):
+    d = difference(0, 1, 0, 1)
+    assert (d["difference"], d["low"], d["high"]) == (-1.0, -1.0, 1.0)
+    s = compare_json(capsys, "-n", "1", "--compare", "--house", QUINTO)
+    assert all(-1 <= x["low"] <= x["high"] <= 1 for x in s["sides"])
+
+
 def test_a_rule_set_against_itself_differs_in_nothing(capsys):
     s = compare_json(capsys, "-n", "40", "--edition", "aquelarre", "--edition", "aquelarre")
     assert s["runs"] == 40 and s["parted"] == 0 and s["common_dice"]
