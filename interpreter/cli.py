@@ -77,7 +77,13 @@ def _parser():
     r.add_argument("--save-state", metavar="FILE",
                    help="after a run that ends well, save its state there (atomically)")
     s = sub.add_parser("simulate", help="run an encounter many times and summarize the outcomes")
-    _encounter_arguments(s)
+    _encounter_arguments(s, editions="append")
+    s.add_argument("--compare", action="store_true",
+                   help="compare two rule sets on common dice: the two --edition given, or the edition without "
+                        "and with the --house files (two --edition imply it)")
+    s.add_argument("--independent-dice", action="store_true",
+                   help="with --compare: roll the second rule set's runs on other dice (to measure what common "
+                        "dice save)")
     s.add_argument("-n", "--runs", type=_count, default=1000, metavar="N", help="how many runs (default 1000)")
     s.add_argument("--seed", type=int, help="the base seed (default: the encounter's); run i gets a seed made "
                                             "from it and i")
@@ -108,9 +114,11 @@ def _parser():
     return p
 
 
-def _encounter_arguments(p):
+def _encounter_arguments(p, editions="store"):
     p.add_argument("encounter", help="the encounter script (.enc)")
-    p.add_argument("--edition", help="the edition to use instead of the one the encounter names")
+    p.add_argument("--edition", action=editions, default=[] if editions == "append" else None,
+                   help="the edition to use instead of the one the encounter names"
+                        + (" (simulate: give two to compare them)" if editions == "append" else ""))
     p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
     _layer_args(p)
 
@@ -153,12 +161,13 @@ def prepare(args, sources: Sources, cl: CommandLine):
         raise GrimorioError(Diagnostic("E0002", f"grimorio {args.command} takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
     enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
-    edition = args.edition or enc.edition
+    given = args.edition[-1] if isinstance(args.edition, list) and args.edition else args.edition or None
+    edition = given or enc.edition
     if not edition:
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
-    program = program_for(edition, enc.edition_span if not args.edition else cl.span(args.edition), sources,
+    program = program_for(edition, enc.edition_span if not given else cl.span(given), sources,
                           roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
     print_warnings(program, sources)
     overrides = {}

@@ -12,6 +12,12 @@ from .summary import render_json, render_text, summarize
 
 
 def simulate_command(args, sources, cl) -> int:
+    if args.compare or len(args.edition) > 1:
+        from .paired import compare_command
+        return compare_command(args, sources, cl)
+    if args.independent_dice:
+        raise GrimorioError(Diagnostic("E0002", "--independent-dice goes with a comparison of two rule sets",
+                                       cl.span("--independent-dice"), "add --compare, or a second --edition"))
     prepared = prepare(args, sources, cl)          # every mistake is found here, before any worker starts
     _backend_usable(args, cl)
     seed = args.seed if args.seed is not None else (prepared.enc.seed or 0)
@@ -52,12 +58,14 @@ def _backend_usable(args, cl):
 def _portable_argv(args) -> tuple[str, ...]:
     """The arguments a worker prepares the encounter from, paths made absolute."""
     argv = ["simulate", os.path.abspath(args.encounter)]
-    if args.edition:
-        argv += ["--edition", args.edition]
+    for edition in args.edition[-1:]:          # simulate's --edition is a list (two compare)
+        argv += ["--edition", edition]
     for item in args.set:
         argv += ["--set", item]
     for folder in args.rules:
         argv += ["--rules", os.path.abspath(folder)]
+    for house in args.house:
+        argv += ["--house", os.path.abspath(house)]
     return tuple(argv)
 
 

@@ -1162,7 +1162,6 @@ def test_CMB_34_a_charge_is_movement_then_attack_and_doubles_the_damage():
         Rodrigo ataque 34
         daño 4
         Bandido secuela 1
-        Bandido aguante 10
     """, """
         round 1:
           Rodrigo: cargar Bandido
@@ -1368,7 +1367,12 @@ def test_CMB_45_at_different_heights_only_the_logical_parts_are_reached(altura_r
 
 # ---------------------------------------------------------------- effects of damage
 # Rodrigo: RES 14. Bandido's Garrote hits; Gambesón stops 2.
-def efectos(pv_antes, tirada, daño, extra_dice="", opciones="", arma_r='"Espada corta"', extra=""):
+# The CMB-46 to 49 scenarios show the effects the Regla del D.J. (CMB-54, on in
+# the bundled edition) ignores: they turn it off unless told otherwise.
+SIN_REGLA_DJ = "set regla_dj = false\n"
+
+
+def efectos(pv_antes, tirada, daño, extra_dice="", opciones=SIN_REGLA_DJ, arma_r='"Espada corta"', extra=""):
     return one_action("Bandido", "Rodrigo", f"""
         Bandido ataque {tirada}
         daño {daño}
@@ -1416,17 +1420,21 @@ def test_CMB_50_half_the_res_in_one_blow_rolls_on_the_secuelas_table():
     assert r.field("Rodrigo", "secuelas") == ["mano cortada"]
 
 
-def test_CMB_54_regla_del_dj_ignores_the_first_four_effects():
-    # The scenarios of CMB-46 to 49 with the option: no condition, no RES x 4 roll (dice strict).
-    opcion = "set regla_dj = true\n"
-    r = run_text(efectos(8, 34, 6, opciones=opcion, extra="  set Rodrigo.daño_brazos = 8\n  set Rodrigo.daño_piernas = 8\n"))
-    assert r.field("Rodrigo", "pv") == 4
-    for estado in ("sin_bono_daño", "brazos_heridos", "piernas_heridas", "inconsciente"):
-        assert not r.has("Rodrigo", estado)
-    # Without it, the same blow brings the first three and the RES x 4 roll (pinned, strict).
-    r = run_text(efectos(8, 34, 6, "Rodrigo aguante 10", extra="  set Rodrigo.daño_brazos = 8\n  set Rodrigo.daño_piernas = 8\n"))
+def test_CMB_54_regla_del_dj_ignores_the_first_four_effects_by_default():
+    # The scenarios of CMB-46 to 49 under the bundled edition's default (the rule on):
+    # no condition, no RES x 4 roll (dice strict: a roll would find no pinned die).
+    heridas = "  set Rodrigo.daño_brazos = 8\n  set Rodrigo.daño_piernas = 8\n"
+    for opcion in ("", "set regla_dj = true\n"):
+        r = run_text(efectos(8, 34, 6, opciones=opcion, extra=heridas))
+        assert r.field("Rodrigo", "pv") == 4
+        for estado in ("sin_bono_daño", "brazos_heridos", "piernas_heridas", "inconsciente"):
+            assert not r.has("Rodrigo", estado)
+        assert not any("Resistencia" in ln for ln in r.lines[r.lines.index("    Rodrigo: puntos de Resistencia 8 -> 4") + 1:])
+    # With it off, the same blow brings the first three and the RES x 4 roll (pinned, strict).
+    r = run_text(efectos(8, 34, 6, "Rodrigo aguante 10", opciones="set regla_dj = false\n", extra=heridas))
     for estado in ("sin_bono_daño", "brazos_heridos", "piernas_heridas"):
         assert r.has("Rodrigo", estado)
+    assert "  Rodrigo ha perdido más de la mitad de su Resistencia: pierde sus bonus al daño" in r.lines
 
 
 def test_CMB_55_damage_then_parrying_weapons_then_effects_in_resolution_order():
@@ -1443,7 +1451,7 @@ def test_CMB_55_damage_then_parrying_weapons_then_effects_in_resolution_order():
         round 1:
           Bandido: atacar Rodrigo, atacar Rodrigo
           Rodrigo: none, parar, pass
-    """, arma_b='"Maza pesada"', extra="do:\n  set Bandido.Mazas = 45\n  set Rodrigo.pv = 8\n"))
+    """, arma_b='"Maza pesada"', extra=SIN_REGLA_DJ + "do:\n  set Bandido.Mazas = 45\n  set Rodrigo.pv = 8\n"))
     daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
     arma = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Espada corta de Rodrigo contra un arma de tipo superior"))
     efecto = next(i for i, ln in enumerate(r.lines) if "Resistencia x 4" in ln)
@@ -1544,6 +1552,6 @@ def test_CMB_47_option_a_res_x4_roll_at_every_wound_or_only_the_first_time(opcio
         round 2:
           Bandido: atacar Rodrigo, pass
           Rodrigo: none, pass
-    """, rounds=2, extra=f"set aguante_en_cada_herida = {opcion}\ndo:\n  set Rodrigo.pv = 8\n"))
+    """, rounds=2, extra=f"{SIN_REGLA_DJ}set aguante_en_cada_herida = {opcion}\ndo:\n  set Rodrigo.pv = 8\n"))
     assert r.field("Rodrigo", "pv") == 1
     assert sum("Resistencia x 4" in ln for ln in r.lines) == tiradas

@@ -69,6 +69,54 @@ def test_hit_location_by_1d20_rolled_apart(capsys):
     assert any(w in out[8] for w in ("Cabeza", "Brazo", "Pecho", "Abdomen", "Pierna"))
 
 
+EJEMPLOS = ROOT / "tests" / "house_rules" / "casa"
+
+
+def only_changes(base, out):
+    """The lines of `base` missing from `out` and those of `out` missing from `base`, in order."""
+    import difflib
+    gone, came = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=base, b=out, autojunk=False).get_opcodes():
+        gone += base[i1:i2] if tag != "equal" else []
+        came += out[j1:j2] if tag != "equal" else []
+    return gone, came
+
+
+def test_without_the_gm_rule_the_effects_of_cmb_46_to_49_come_back(capsys):
+    # The bundled edition follows the Regla del D.J. (CMB-54): the demo duel under it.
+    enc, house = EJEMPLOS / "duelo_regla_dj.enc", CASA / "sin_regla_dj.rules"
+    base, _ = run(capsys, enc)
+    out, _ = run(capsys, enc, house)
+    gone, came = only_changes(base, out)
+    # On common dice the fight is the same; the house rule only adds the effects' lines.
+    assert gone == []
+    assert came == ["  Bandido ha perdido más de la mitad de su Resistencia: pierde sus bonus al daño",
+                    "  Rodrigo ha perdido más de la mitad de su Resistencia: pierde sus bonus al daño",
+                    "  Bandido aguanta (Resistencia x 4): d100=26 contra 52% -> éxito"]
+    # And it is the demo duel, which turns the rule off itself to show the effects.
+    demo, _ = run(capsys, DEMO)
+    assert out == demo
+    d = diff(capsys, enc, house)
+    assert d[2] == "the transcripts part at line 33"
+    assert [ln.split("    [")[0] for ln in changed(d)] == ["+ " + ln for ln in came]
+
+
+def test_a_tenth_off_per_extra_enemy_parried_instead_of_a_quarter(capsys):
+    enc, house = EJEMPLOS / "dos_contra_uno.enc", CASA / "malus_parada_10.rules"
+    base, _ = run(capsys, enc)
+    out, _ = run(capsys, enc, house)
+    gone, came = only_changes(base, out)
+    # Espada corta 60%: 60 - 25 = 35% in the edition, 60 - 10 = 50% in the house; the 40 now parries.
+    assert gone == ["    Rodrigo intenta parar con Espada corta: d100=40 contra 35% (malus por varios enemigos) -> fallo",
+                    "  Daños de Compinche a Rodrigo: 2D3=5 (3+2); Gambesón absorbe 2; Pierna izquierda /2 -> 1",
+                    "    Rodrigo: puntos de Resistencia 14 -> 13"]
+    assert came == ["    Rodrigo para con Espada corta: d100=40 contra 50% (malus por varios enemigos) -> éxito"]
+    assert base[:7] == out[:7] and base[-1] == out[-1]
+    d = diff(capsys, enc, house)
+    assert d[2] == "the transcripts part at line 8"
+    assert [ln.split("    [")[0] for ln in changed(d)] == ["- " + ln for ln in gone] + ["+ " + ln for ln in came]
+
+
 def test_the_bundled_house_rules_are_a_few_lines_each():
     for f in sorted(CASA.glob("*.rules")):
         assert code_lines(f) <= 16, f
