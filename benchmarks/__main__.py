@@ -139,9 +139,12 @@ def combatant_rounds(counts, repeats):
 
 
 def prepared_duel():
+    """The duel under the frozen rules the twin implements (benchmarks/duelo_referencia)."""
     from grimorio.dsl.diagnostics import Sources
     from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
-    return Prepared(load_encounter(DUELO, Sources()), program_for("aquelarre"))
+    bench = ROOT / "benchmarks"
+    return Prepared(load_encounter(bench / "duelo_referencia" / "duelo.enc", Sources()),
+                    program_for("duelo_referencia", roots=[bench]))
 
 
 def main(argv=None) -> int:

@@ -2,10 +2,16 @@
 half on each side, for three rounds (`crowd_cost(K)` gives CPU seconds per
 combatant per round, over enough runs to reach about 20,000 combatant-rounds;
 `crowd_steps(K)` the steps of the run budget per combatant-round, which measure
-the work done without a clock)."""
+the work done without a clock).
+
+The crowd fights under the frozen copy of the duel's rules (`duelo_referencia`, the
+rules the hand-written twin implements), so the figure measures the engine, not
+the growth of the bundled edition: Aquelarre's full combat chapter walks every
+combatant for distances and Melés on each action (see docs/performance.md)."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from grimorio.dsl.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
@@ -22,12 +28,12 @@ FIGHTER = """combatant {name}:
 
 
 def crowd(k: int) -> Prepared:
-    text = f"edition aquelarre\nrounds {ROUNDS}\n" + "".join(
+    text = f"edition duelo_referencia\nrounds {ROUNDS}\n" + "".join(
         FIGHTER.format(name=f"C{i}", side="norte" if i % 2 else "sur") for i in range(k))
     enc, diags = build_encounter(text, f"crowd{k}.enc")
     if diags:
         raise GrimorioError(diags)
-    return Prepared(enc, program_for("aquelarre"))
+    return Prepared(enc, program_for("duelo_referencia", roots=[Path(__file__).resolve().parent]))
 
 
 _prepared: dict = {}

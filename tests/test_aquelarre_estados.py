@@ -98,7 +98,7 @@ def test_fainting_at_the_resistance_roll_is_shock_persistente():
         Bandido secuela 1
         Bandido aguante 90
         Bandido duración 1
-    """)))
+    """, extra="set regla_dj = false\n")))           # the RES x 4 roll is CMB-47, which the Regla del D.J. ignores
     at = r.lines.index("  Bandido no aguanta (Resistencia x 4): d100=90 contra 52% -> fallo")
     assert r.lines[at + 1:at + 3] == ["    Bandido se desmaya", "    Bandido recibe Shock Persistente (desmayo)"]
     assert "Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)" in r.lines
