@@ -313,14 +313,15 @@ def cmd_editions(args, sources, cl) -> int:
     """Names, titles and what each extends, read from the entry files' heads: nothing is parsed or compiled."""
     from ..dsl.loader import bundled_root, edition_heads
     roots = rules_roots(args.rules, cl) + [bundled_root()]
-    for name, heads in sorted(edition_heads(roots).items()):
+    editions, modules = sorted(edition_heads(roots).items()), sorted(edition_heads(roots, "module").items())
+    width = max([12] + [len(name) for name, _ in editions + modules])       # one column for every name
+    for name, heads in editions:
         extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
-        print(f"{name:12} {heads[0].title or ''}{extends}".rstrip())
-    modules = sorted(edition_heads(roots, "module").items())
+        print(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip())
     if modules:
         print('\nmodules (an edition includes one with "include module NAME"):')
     for name, heads in modules:
-        print(f"{name:12} {heads[0].title or ''}".rstrip())
+        print(f"{name:{width}} {heads[0].title or ''}".rstrip())
     return 0
 
 

@@ -118,7 +118,8 @@ def test_editions_and_help_import_neither_lark_nor_the_runtime(tmp_path):
              "print(out.getvalue())\n")
     out = _python(probe, tmp_path)
     assert out.startswith("[]\n"), out
-    assert "aquelarre    Aquelarre: Combate" in out and "yokai" in out
+    assert "aquelarre         Aquelarre: Combate" in out and "yokai" in out
+    assert "aquelarre_estados Aquelarre con Estados Alterados" in out          # one column for every name
 
 
 def test_a_second_run_builds_nothing(tmp_path):
