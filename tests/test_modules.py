@@ -3,7 +3,6 @@ expect of the including edition; each way of getting them wrong is a located dia
 from __future__ import annotations
 
 import re
-
 import textwrap
 from pathlib import Path
 
