@@ -23,7 +23,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 
-from .simulate import RunError, Spec, run_seed, runner_for, shares
+from .simulate import RunError, Spec, merged, run_seed, runner_for, shares
 from .tally import Z95, Tally, wilson
 
 
@@ -83,17 +83,7 @@ def simulate_pair(pair: Pair, n: int, workers: int = 1, progress=None) -> Joint:
         results = ((run_pair_share(pair, a, b), b - a) for a, b in shares(n))
     else:
         results = _pool(pair, n, workers)
-    total, failures = Joint(), []
-    for (joint, failure), count in results:
-        if failure is not None:
-            failures.append(failure)
-        else:
-            total.merge(joint)
-        if progress is not None:
-            progress(count)
-    if failures:
-        raise min(failures, key=lambda f: f.index)
-    return total
+    return merged(results, Joint(), progress)
 
 
 def _pool(pair: Pair, n: int, workers: int):

@@ -205,15 +205,20 @@ def simulate(spec: Spec, n: int, workers: int = 1, backend: str = "local", sched
              progress=None) -> Tally:
     """The tally of runs 0..n-1; `progress(k)` is told as each share of k runs is done."""
     results = run_dask(spec, n, scheduler, workers) if backend == "dask" else run_local(spec, n, workers)
-    total = Tally()
+    return merged(results, Tally(), progress)
+
+
+def merged(results, total, progress=None):
+    """Shares' ((summary, failure), count) merged into `total`; the first failure by run index, if any,
+    raised: the same one on any backend and any number of workers."""
     failures = []
-    for (tally, failure), count in results:
+    for (part, failure), count in results:
         if failure is not None:
             failures.append(failure)
         else:
-            total.merge(tally)
+            total.merge(part)
         if progress is not None:
             progress(count)
     if failures:
-        raise min(failures, key=lambda f: f.index)        # the same first failure on any backend
+        raise min(failures, key=lambda f: f.index)
     return total
