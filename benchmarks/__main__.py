@@ -124,18 +124,22 @@ def peak_memory(sizes):
                                         f"{loaded:.1f} MiB); RSS grew {grew:.2f} MiB while running")
 
 
-def combatant_rounds(counts, repeats):
-    from benchmarks.crowd import crowd_cost, crowd_steps
+def combatant_rounds(counts, repeats, edition=None):
+    """Time and steps per combatant-round for each crowd size, under the frozen rules
+    (the engine's cost) or, with `edition`, under the bundled edition (the rules' cost too)."""
+    from benchmarks.crowd import REFERENCE, crowd_cost, crowd_steps
+    edition = edition or REFERENCE
     times = {k: [] for k in counts}
     for _ in range(repeats):             # the sizes interleaved: a busy moment weighs on all of them
         for k in counts:
-            times[k].append(crowd_cost(k) * 1e6)
+            times[k].append(crowd_cost(k, edition) * 1e6)
     base = None
+    label = "" if edition == REFERENCE else f" ({edition})"
     for k in counts:
         us = times[k]
         base = base or min(us)
-        line(f"cost per combatant-round, {k:>3}", f"{spread(us, ' us')}; {min(us) / base:.2f}x of {counts[0]}; "
-                                                  f"{crowd_steps(k):.1f} steps (target: flat)")
+        line(f"cost per combatant-round{label}, {k:>3}", f"{spread(us, ' us')}; {min(us) / base:.2f}x of {counts[0]}; "
+                                                         f"{crowd_steps(k, edition=edition):.1f} steps (target: flat)")
 
 
 def prepared_duel():
@@ -160,7 +164,8 @@ def main(argv=None) -> int:
         "start": lambda: cold_start(r),
         "simulate": lambda: simulate_throughput(r, 2000 if args.quick else 10_000),
         "memory": lambda: peak_memory((1000, 10_000) if args.quick else (10_000, 100_000)),
-        "crowd": lambda: combatant_rounds((2, 16, 128, 256), r),
+        "crowd": lambda: (combatant_rounds((2, 16, 128, 256), r),
+                          combatant_rounds((2, 8, 16, 32, 64, 128, 256), r, "aquelarre")),
     }
     print(f"grimorio benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
           f"load {os.getloadavg()[0]:.2f}", flush=True)

@@ -21,6 +21,7 @@ from . import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
 from .expressions import L, ExpressionCompiler
 from .formats import build_format
+from .hoisting import Purity, emit_preference
 from .statements import StatementCompiler
 from .values import Combatant, mangle
 
@@ -329,29 +330,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def _tactic_act(self, d: n.Tactic, actions):
         """The tactic's choice of action as one function: preferences in order,
-        each parameter from its list, the first option allowed runs."""
+        each parameter from its list, the first option allowed runs (see hoisting.py)."""
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
+        purity = Purity(self.ruleset, self.resolver)
         for i, p in enumerate(d.act):
-            a = actions[p.name]
-            m = self.gid("action", a.name)
-            given = {arg.name for arg in p.args}
-            args = ["_c"]
-            depth = 1
-            for j, param in enumerate(a.params[1:], 1):
-                if param.name in given:
-                    source = f"{base}{i}_arg{j}(_E, {', '.join(args)})"
-                else:
-                    source = self.in_place(param.domain, a.params[:j], args)
-                self.emit(depth, f"for _v{j} in {source}:", p.span)
-                args.append(f"_v{j}")
-                depth += 1
-            call = ", ".join(args)
-            when = f" and ({self.in_place(p.when, a.params, args)})" if p.when is not None else ""
-            self.emit(depth, f"if {self.req_expr(a, args)}{when}:", p.span)
-            self.emit(depth + 1, "_E.steps += 1")
-            self.emit(depth + 1, f"x_{m}(_E, {call})", p.span)
-            self.emit(depth + 1, "return True")
+            emit_preference(self, purity, base, i, p, actions[p.name])
         self.emit(1, "return False")
 
     def _pref(self, d, kind, i, p, target):

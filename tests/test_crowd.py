@@ -1,0 +1,138 @@
+"""The work of a combatant-round does not grow with the crowd: not in the engine
+(tests/test_hot_path.py, on the frozen reference rules) and not in the bundled
+Aquelarre, whose whole combat chapter once walked every combatant for distances,
+Melés and mounts on each Action (118 steps per combatant-round at 2 combatants,
+7241 at 64; 128 ran out of the budget). Steps are the run budget's count of the
+work done: deterministic, so no clock is involved."""
+from __future__ import annotations
+
+import textwrap
+
+from grimorio.dsl import nodes as n
+from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.loader import load_edition
+from grimorio.dsl.names import Resolver
+from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.hoisting import Purity
+from grimorio.interpreter.transcript import render_text
+
+
+def aquelarre_steps(k: int) -> float:
+    from benchmarks.crowd import crowd_steps
+    return crowd_steps(k, edition="aquelarre")
+
+
+def test_the_bundled_aquelarre_costs_about_the_same_per_combatant_round_from_8_to_128():
+    at8, at64 = aquelarre_steps(8), aquelarre_steps(64)
+    assert at64 <= 2 * at8, (at8, at64)
+    # 128 combatants fit in the default budget (it raised E0502 before), still near the small crowd.
+    assert aquelarre_steps(128) <= 2.5 * at8, (at8, aquelarre_steps(128))
+
+
+# A tactic whose first preference needs the actor ready (a rule that calls a rule: each
+# call is a step) and whose second has a requirement that says something (an effect).
+FILA = """\
+edition fila:
+  title "fila"
+
+sheet s:
+  FUE: int 1..30
+  listo: bool = false
+  acciones: int = 0
+
+message golpe(a, d) "{a} golpea a {d}"
+message mira(a) "{a} mira"
+
+rule preparado(c):
+  return listo(c)
+
+rule listo(c):
+  return c.listo
+
+action golpear(yo, rival in enemies(yo)):
+  requires preparado(yo)
+  requires rival.FUE > 0
+  cost acciones 1
+  say golpe(yo, rival)
+
+rule mirar(yo):
+  say mira(yo)
+  return false
+
+action empujar(yo, rival in enemies(yo)):
+  requires mirar(yo)
+  requires rival.FUE > 0
+  cost acciones 1
+  pass
+
+tactic t:
+  act: golpear
+  act: empujar
+
+round r:
+  step s:
+    for c in combatants():
+      set c.acciones = 1
+      act c
+"""
+
+
+def fila(tmp_path, k: int, listo: bool):
+    folder = tmp_path / "fila"
+    if not folder.exists():
+        folder.mkdir()
+        (folder / "edicion.rules").write_text(FILA, encoding="utf-8")
+    text = "edition fila\nrounds 1\n" + "".join(
+        f"combatant C{i}:\n  side {'a' if i % 2 else 'b'}\n  FUE 5\n" + ("  listo true\n" if listo else "")
+        for i in range(k))
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for("fila", roots=[tmp_path])).run()
+    return out.engine.steps, render_text(out.engine).splitlines()
+
+
+def test_a_tactic_tests_what_does_not_depend_on_the_choice_once(tmp_path):
+    # Nobody is ready: "preparado(yo)" is tested once per actor, not once per enemy, so
+    # the steps grow with the actors (k), not with actors times enemies (k * k / 2).
+    small, _ = fila(tmp_path, 4, listo=False)
+    large, _ = fila(tmp_path, 40, listo=False)
+    assert large - small <= 5 * 36, (small, large)
+    # Ready, each strikes the first enemy, as before.
+    _, lines = fila(tmp_path, 4, listo=True)
+    assert lines[:4] == ["C0 golpea a C1", "C1 golpea a C0", "C2 golpea a C1", "C3 golpea a C0"]
+
+
+def test_a_condition_with_an_effect_is_still_tested_for_every_choice(tmp_path):
+    # "mirar(yo)" says something: tested once per enemy, as written, not once per actor.
+    _, lines = fila(tmp_path, 6, listo=False)
+    assert lines.count("C0 mira") == 3 and len([x for x in lines if x.endswith(" mira")]) == 6 * 3, lines
+
+
+def test_a_local_list_built_in_a_rule_does_not_make_it_impure(tmp_path):
+    (tmp_path / "fila").mkdir()
+    (tmp_path / "fila" / "edicion.rules").write_text(FILA + textwrap.dedent("""
+        var vistos = []
+
+        rule primeros(c, n):
+          let out = []
+          let i = 1
+          while i <= n:
+            append out, c
+            set i = i + 1
+          return out
+
+        rule apunta(c):
+          append vistos, c
+          return true
+
+        rule ajeno(c):
+          let l = c.vistos_propios
+          append l, c
+          return true
+        """).replace("  acciones: int = 0\n", "  acciones: int = 0\n  vistos_propios: list = []\n"),
+        encoding="utf-8")
+    rs = load_edition("fila", [tmp_path])
+    pure = Purity(rs, Resolver(rs))
+    rules = {d.name: d for d in rs.all(n.Rule)}
+    assert pure.rule(rules["primeros"]) and pure.rule(rules["preparado"])
+    assert not pure.rule(rules["apunta"]) and not pure.rule(rules["ajeno"]) and not pure.rule(rules["mirar"])
