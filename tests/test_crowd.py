@@ -136,3 +136,38 @@ def test_a_local_list_built_in_a_rule_does_not_make_it_impure(tmp_path):
     rules = {d.name: d for d in rs.all(n.Rule)}
     assert pure.rule(rules["primeros"]) and pure.rule(rules["preparado"])
     assert not pure.rule(rules["apunta"]) and not pure.rule(rules["ajeno"]) and not pure.rule(rules["mirar"])
+
+
+TRES = """encounter "tres"
+edition aquelarre
+rounds 1
+combatant Ana:
+  side a
+  FUE 12, AGI 12, HAB 12, RES 12, PER 12
+combatant Beto:
+  side b
+  FUE 12, AGI 12, HAB 12, RES 12, PER 12
+combatant Carla:
+  side b
+  FUE 12, AGI 12, HAB 12, RES 12, PER 12
+do:
+  situar(Ana, Beto, 20)
+  situar(Beto, Ana, 0)
+  situar(Carla, Carla, 5)
+  expect distancia(Ana, Beto) == 0
+  expect distancia(Beto, Ana) == 0
+  expect distancia(Ana, Carla) == 2
+  expect distancia(Carla, Carla) == 5
+  expect len(Ana.pares) == 1 and len(Beto.pares) == 1 and len(Carla.pares) == 1
+  expect contrincantes_en_melé(Ana) == [Beto]
+  expect contrincantes_en_melé(Carla) == []
+"""
+
+
+def test_a_distance_is_one_record_kept_by_both_combatants():
+    # distancias.rules keeps each pair in the sheets of its two combatants (once for a
+    # combatant set apart from itself): set from either side, read from either side.
+    enc, diags = build_encounter(TRES, "tres.enc")
+    assert not diags
+    out = Prepared(enc, program_for("aquelarre")).run()
+    assert [v.ok for v in out.expectations] == [True] * 7, [(v.ok, v.left, v.right) for v in out.expectations]
