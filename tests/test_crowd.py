@@ -171,3 +171,14 @@ def test_a_distance_is_one_record_kept_by_both_combatants():
     assert not diags
     out = Prepared(enc, program_for("aquelarre")).run()
     assert [v.ok for v in out.expectations] == [True] * 7, [(v.ok, v.left, v.right) for v in out.expectations]
+
+
+def test_with_an_initial_distance_of_melé_everybody_starts_in_melé():
+    # contrincantes_en_melé skips the walk of all combatants for whoever has no pair under
+    # 1 m, but only while the initial distance is not itself a Melé distance.
+    text = TRES.split("do:\n")[0] + "set distancia_inicial = 0\ndo:\n" + \
+        "  expect contrincantes_en_melé(Ana) == [Beto, Carla]\n  expect contrincantes_en_melé(Carla) == [Ana, Beto]\n"
+    enc, diags = build_encounter(text, "tres.enc")
+    assert not diags
+    out = Prepared(enc, program_for("aquelarre")).run()
+    assert [v.ok for v in out.expectations] == [True] * 2, [(v.ok, v.left, v.right) for v in out.expectations]
