@@ -220,3 +220,38 @@ def test_conditions_is_the_preludes_rule_and_an_edition_can_replace_it(tmp_path)
     run(base.format(ed="yokai", do=do))
     roots = house(tmp_path, "rule conditions():\n  return all_conditions()\n", base="yokai")
     run(base.format(ed="casa", do="  expect incapacitado in conditions()\n"), roots)
+
+
+SIDELESS = ('encounter "x"\nedition EDITION\ncombatant Ana:\n  FUE 8, AGI 12\n'
+            'combatant Carla:\n  FUE 7, AGI 10\ncombatant Beto:\n  side azules\n  FUE 6, AGI 9\n')
+
+
+def test_the_side_of_a_combatant_without_a_side_line_is_the_preludes_option(tmp_path, arena):
+    # The prelude: each alone on a side named after itself.
+    run(SIDELESS.replace("EDITION", "arena") + 'do:\n  expect Ana.side == "Ana"\n'
+        "  expect enemies(Ana) == [Carla, Beto]\n  expect allies(Ana) == none\n", [arena])
+    # An edition that sets it: every combatant without a side line on one side.
+    roots = house(tmp_path, 'set default_side = "libres"\n', base="arena")
+    run(SIDELESS.replace("EDITION", "casa") + 'do:\n  expect Ana.side == "libres"\n'
+        '  expect enemies(Ana) == [Beto]\n  expect allies(Ana) == [Carla]\n  expect Beto.side == "azules"\n',
+        [arena] + roots)
+
+
+def test_an_edition_or_an_encounter_may_name_the_default_side_after_the_combatant(tmp_path, arena):
+    roots = house(tmp_path, 'option default_side = "banda de {name}"\n', base="arena")
+    run(SIDELESS.replace("EDITION", "casa") + 'do:\n  expect Carla.side == "banda de Carla"\n', [arena] + roots)
+    run(SIDELESS.replace("EDITION", "arena") + 'set default_side = "{name}{name}"\n'
+        'do:\n  expect Carla.side == "CarlaCarla"\n  expect Beto.side == "azules"\n', [arena])
+
+
+def test_a_default_side_with_another_placeholder_is_an_error_before_running(tmp_path, arena):
+    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.loader import load_edition
+    roots = house(tmp_path, 'set default_side = "{nombre}"\n', base="arena")
+    diags = check_ruleset(load_edition("casa", roots=[arena] + roots))
+    assert [(d.code, d.span.line) for d in diags] == [("E0208", 4)], diags
+    text = SIDELESS.replace("EDITION", "arena") + 'set default_side = "{lado}"\n'
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("arena", None, Sources({"x.enc": text}), [arena]))
+    assert [d.code for d in exc.value.diagnostics] == ["E0208"]
