@@ -255,3 +255,39 @@ def test_a_default_side_with_another_placeholder_is_an_error_before_running(tmp_
     with pytest.raises(GrimorioError) as exc:
         Prepared(enc, program_for("arena", None, Sources({"x.enc": text}), [arena]))
     assert [d.code for d in exc.value.diagnostics] == ["E0208"]
+
+
+FORMATTED = """
+outcomes nivel: bajo < alto
+table mult:
+  | nombre | f  |
+  |--------|----|
+  | doble  | x2 |
+  | medio  | /2 |
+condition Miedo grades Leve < Grave
+message valores(a, b, c, d, e, f, g) "{a} {b} {c} {d} {e} {f} {g}"
+rule muestra(c):
+  let r = roll 2D6 by c as "prueba"
+  say valores(1D20, r, mult["doble"].f, [3D6, mult["medio"].f], {dado: 1D4, n: 7 / 2}, alto, Miedo.Grave)
+"""
+
+
+@pytest.mark.parametrize("formats, dice", [("", ["1D20", "2D6", "x2", "3D6", "/2", "1D4"]),
+                                           ('format dice "{count}d{faces}"\nformat factor "por {n}"\n'
+                                            'format divisor "entre {d}"\n',
+                                            ["1d20", "2d6", "por 2", "3d6", "entre 2", "1d4"])])
+def test_message_arguments_in_the_jsonl_print_as_the_text_does(tmp_path, formats, dice):
+    """Dice and factors in a message's arguments once printed by Python in the jsonl (always 1D20, x2)."""
+    from grimorio.interpreter.transcript import render_jsonl
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, FORMATTED + formats)
+    text = "edition prueba\ncombatant Ana:\n  side a\ndice:\n  Ana prueba 3 4\ndo:\n  muestra(Ana)\n"
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags, diags
+    out = Prepared(enc, program_for("prueba", None, Sources({"x.enc": text}), [tmp_path])).run(json=True)
+    said = [json.loads(line) for line in render_jsonl(out.engine).splitlines() if '"say"' in line]
+    args = said[0]["args"]
+    assert args == [dice[0], {"dice": dice[1], "faces": [3, 4], "total": 7}, dice[2], [dice[3], dice[4]],
+                    {"dado": dice[5], "n": "7/2"}, "alto", "Grave"], args
+    shown = said[0]["text"]
+    assert shown.startswith(f"{dice[0]} {dice[1]}=7 (3+4) {dice[2]} {dice[3]}, {dice[4]}"), shown
