@@ -52,13 +52,27 @@ def _range(args):
     return range_problem(_whole(args[0].value), _whole(args[1].value))
 
 
-WRITTEN = {"dice": _dice, "keep_highest": _keep("keep_highest"), "keep_lowest": _keep("keep_lowest"), "range": _range}
+def item_problem(length: int, k: int) -> tuple[str, str] | None:
+    """LIST[k] of a list of `length` items, counted from 1 (-1 the last)."""
+    if 1 <= k <= length or -length <= k <= -1:
+        return None
+    return (f"the list has {length} item{'s' if length != 1 else ''}; there is no item {k}",
+            "items are counted from 1; -1 is the last")
+
+
+def _extreme(args):
+    if len(args) == 1 and isinstance(args[0].value, n.ListExp) and not args[0].value.items:
+        return "min() and max() need at least one value", "check the list is not empty first"
+    return None
+
+
+WRITTEN = {"min": _extreme, "max": _extreme, "dice": _dice, "keep_highest": _keep("keep_highest"), "keep_lowest": _keep("keep_lowest"), "range": _range}
 
 
 def check_builtin_values(name: str, args, span) -> None:
     """A builtin called with values written out that it refuses (E0209, at the call)."""
     problem = WRITTEN.get(name)
-    if problem is None or len(args) != 2:
+    if problem is None:
         return
     try:
         found = problem(args)
@@ -87,3 +101,14 @@ def check_table_key(table: n.Table, key) -> None:
         raise GrimorioError(Diagnostic("E0209", f'table "{table.name}" has no row for {v}', key.span,
                                        did_you_mean(str(v), [str(k) for k in keys]) or
                                        f"its keys are {', '.join(str(k) for k in keys[:12])}"))
+
+
+def check_item(items, key) -> None:
+    """A written list's item by a written position."""
+    try:
+        k = _whole(key)
+    except NotConstant:
+        return
+    found = item_problem(len(items.items), k)
+    if found is not None:
+        raise GrimorioError(Diagnostic("E0209", found[0], key.span, found[1]))

@@ -13,7 +13,7 @@ cannot answer.
 from __future__ import annotations
 
 from . import kinds as K
-from .builtin_values import check_builtin_values, check_divisor, check_table_key
+from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known
@@ -311,6 +311,8 @@ class _Walker:
             r = self.names.resolve(x.obj.id, scope)
             if r is not None and r.kind == "table":
                 self.collect(check_table_key, r.target, x.key)
+        if isinstance(x.obj, n.ListExp):
+            self.collect(check_item, x.obj, x.key)
         self.x_other(x, scope)
 
     def x_Attr(self, x: n.Attr, scope):

@@ -3,7 +3,7 @@ numbers, keeping the highest or lowest dice, ranges, slices and removal from
 lists. The generated code reaches them through runtime_helpers (H)."""
 from __future__ import annotations
 
-from ..dsl.builtin_values import dice_problem, keep_problem, range_problem
+from ..dsl.builtin_values import dice_problem, item_problem, keep_problem, range_problem
 from .dice import Dice
 from .runtime_helpers import RuleFailure, show
 
@@ -78,8 +78,7 @@ def without(items, item) -> list:
 def item(items: list, k):
     """items[k], counted from 1; -1 is the last."""
     k = _whole(k, "a list's position")
-    n = len(items)
-    if not (1 <= k <= n or -n <= k <= -1):
-        raise RuleFailure(f"the list has {n} item{'s' if n != 1 else ''}; there is no item {k}",
-                          "items are counted from 1; -1 is the last")
+    problem = item_problem(len(items), k)
+    if problem is not None:
+        raise RuleFailure(*problem)
     return items[k - 1] if k > 0 else items[k]

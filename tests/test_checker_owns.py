@@ -78,6 +78,8 @@ WRITTEN = {
     "divide-by-zero": ("rule r(x):\n  return x / 0\n", "E0209"),
     "remainder-by-zero": ("rule r(x):\n  return x % 0\n", "E0209"),
     "no-such-row": ('rule r():\n  return armaduras["Escamas"]\n', "E0209"),
+    "no-such-item": ("rule r():\n  return [1, 2][3]\n", "E0209"),
+    "least-of-nothing": ("rule r():\n  return min([])\n", "E0209"),
 }
 STATIC.update(WRITTEN)
 
