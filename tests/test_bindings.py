@@ -77,3 +77,21 @@ def test_a_decision_tables_output_and_a_checks_roll_are_bindings(tmp_path):
     passes(tmp_path, "expect tabla(3) == 30\nexpect tabla(1) == 10\n",
            "rule tabla(len):\n  decide first:\n    | len | print |\n    |-----|-------|\n"
            "    | 3   | 30    |\n    | any | 10    |\n  return print\n")
+
+
+def test_field_names_mangle_one_to_one():
+    """Fields of records and rows keep their mangled spelling (data, not bindings): it must be
+    one-to-one and read back, or two fields would share a slot."""
+    from hypothesis import given, settings, strategies as st
+
+    from grimorio.interpreter.values import mangle, unmangle
+    names = st.text(alphabet=st.sampled_from("aé_x9Z_ñ-·e"), min_size=1, max_size=8)
+
+    @settings(max_examples=100, deadline=None)
+    @given(names, names)
+    def one_to_one(a, b):
+        assert unmangle(mangle(a)) == a
+        assert mangle(a).isidentifier() and mangle(a).isascii()
+        assert (mangle(a) == mangle(b)) == (a == b)
+
+    one_to_one()
