@@ -15,8 +15,8 @@ def dice_problem(count: int, faces: int) -> tuple[str, str] | None:
     """dice(count, faces): why it cannot be made (message, help), or None."""
     if 1 <= count <= MAX_BUILT_DICE and 1 <= faces <= MAX_FACES:
         return None
-    return (f"dice({count}, {faces}) rolls no dice" if count < 1 or faces < 1 else f"dice({count}, {faces}) is too many dice",
-            f"from 1 to {MAX_BUILT_DICE} dice of 1 to {MAX_FACES} faces")
+    return (f"dice({count}, {faces}) rolls no dice" if count < 1 or faces < 1 else
+            f"dice({count}, {faces}) is too many dice", f"from 1 to {MAX_BUILT_DICE} dice of 1 to {MAX_FACES} faces")
 
 
 def keep_problem(name: str, dice: str, count: int, k: int) -> tuple[str, str] | None:
@@ -44,7 +44,8 @@ def _keep(name):
         d = args[0].value
         if not isinstance(d, n.DiceLit):
             raise NotConstant
-        return keep_problem(name, f"{d.count}D{d.sides}", d.count, _whole(args[1].value))
+        written = "d100" if (d.count, d.sides) == (1, 100) else f"{d.count}D{d.sides}"
+        return keep_problem(name, written, d.count, _whole(args[1].value))
     return problem
 
 
@@ -66,7 +67,9 @@ def _extreme(args):
     return None
 
 
-WRITTEN = {"min": _extreme, "max": _extreme, "dice": _dice, "keep_highest": _keep("keep_highest"), "keep_lowest": _keep("keep_lowest"), "range": _range}
+# A builtin -> why its written arguments cannot be (raises NotConstant for what is not written out).
+WRITTEN = {"min": _extreme, "max": _extreme, "dice": _dice, "range": _range,
+           "keep_highest": _keep("keep_highest"), "keep_lowest": _keep("keep_lowest")}
 
 
 def check_builtin_values(name: str, args, span) -> None:
