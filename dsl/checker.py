@@ -10,7 +10,7 @@ from . import kinds as K
 from . import nodes as n
 from .constants import NotConstant, constant, plain
 from .diagnostics import Diagnostic, did_you_mean
-from .format_kinds import check_formats
+from .format_kinds import DEFAULT_SIDE, check_default_side, check_formats
 from .names import Resolver, Scope
 from .resolver import resolve_ruleset
 
@@ -395,4 +395,9 @@ def _options(rs) -> list[Diagnostic]:
             continue
         if name in defaults and type(v) is not type(defaults[name]):
             out.append(Diagnostic("E0204", f'option "{name}" takes {_kind(defaults[name])}, not {_kind(v)}', span))
+        elif name == DEFAULT_SIDE:
+            out += check_default_side(v, span)
+    side = next((o for o in rs.all(n.Option) if o.name == DEFAULT_SIDE), None)
+    if side is not None and side.name in defaults and DEFAULT_SIDE not in dict(rs.edition.settings):
+        out += check_default_side(defaults[side.name], side.default.span)
     return out

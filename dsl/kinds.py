@@ -103,3 +103,29 @@ def check_membership(node: n.Binary, resolve):
     if k is not None and k != LIST:
         _fail(node.right, f'"in" needs a list on its right, not {k}',
               "in tests membership in a list; to compare two texts use ==")
+
+
+# The kinds a builtin's arguments must have, in order, where the runtime refuses any other
+# (None: any kind). min and max take numbers or a list; has, cards and held a condition (below).
+ARGUMENT_KINDS = {
+    "len": ({LIST},), "sum": ({LIST},), "first": ({LIST, TEXT},), "distinct": ({LIST, TEXT},),
+    "slice": ({LIST}, {NUMBER}, {NUMBER}), "without": ({LIST}, None), "choose": (None, {LIST}),
+    "dice": ({NUMBER}, {NUMBER}), "range": ({NUMBER}, {NUMBER}),
+    "keep_highest": ({DICE}, {NUMBER}), "keep_lowest": ({DICE}, {NUMBER}),
+}
+
+
+def check_builtin_kinds(name: str, args, resolve):
+    """A builtin's argument whose kind the text shows and the builtin refuses (E0204)."""
+    for a, allowed in zip(args, ARGUMENT_KINDS.get(name, ())):
+        k = kind(a.value, resolve)
+        if allowed is not None and k is not None and k not in allowed:
+            _fail(a.value, f"{name}() takes {' or '.join(sorted(allowed))}, not {k}",
+                  f"see what {name}() does in the list of builtins")
+
+
+def expect_list(node, resolve):
+    """What a for or a comprehension walks: a list."""
+    k = kind(node, resolve)
+    if k is not None and k != LIST:
+        _fail(node, f"only a list can be walked, not {k}", "for and comprehensions walk lists: [x for x in LIST]")

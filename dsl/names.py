@@ -47,15 +47,22 @@ class Scope:
     condition: n.Condition | None = None
     combatants: tuple = ()
     allow_it: bool = False
+    # Local name -> the Python name of its binding, given by the compiler (a number, never the
+    # spelling); the checker's scopes leave it empty.
+    ids: dict = field(default_factory=dict)
 
     def child(self, *names) -> "Scope":
-        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it)
+        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it, self.ids)
+
+    def bound(self, ids: dict) -> "Scope":
+        """These locals visible too, each named by its binding."""
+        return Scope(self.locals | set(ids), self.condition, self.combatants, self.allow_it, {**self.ids, **ids})
 
 
 @dataclass(frozen=True)
 class Resolved:
     kind: str          # local grade combatant rule table condition var outcome builtin it
-    target: object = None
+    target: object = None      # a local: its binding's Python name (compiler scopes only)
 
 
 def walk(node):
@@ -110,10 +117,8 @@ class Resolver:
                     self.outcomes.setdefault(v, (d, i))
 
     def resolve(self, name: str, scope: Scope) -> Resolved | None:
-        if name in scope.locals:
-            return Resolved("local")
-        if name == "it" and scope.allow_it:
-            return Resolved("local")
+        if name in scope.locals or (name == "it" and scope.allow_it):
+            return Resolved("local", scope.ids.get(name))
         if scope.condition is not None and name in scope.condition.grades:
             return Resolved("grade", (scope.condition, name))
         if name in scope.combatants:

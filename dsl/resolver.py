@@ -13,6 +13,7 @@ cannot answer.
 from __future__ import annotations
 
 from . import kinds as K
+from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known
@@ -212,6 +213,7 @@ class _Walker:
         return scope.child(*set.intersection(*bound))
 
     def s_For(self, s: n.For, scope):
+        self.collect(K.expect_list, s.iter, self.resolving(scope))
         self.expr(s.iter, scope)
         if s.key is not None:
             self.expr(s.key, scope.child("it"))
@@ -274,6 +276,8 @@ class _Walker:
             check = K.check_arithmetic
         if check is not None:
             self.collect(check, x, resolve)
+        if x.op in ("/", "%"):
+            self.collect(check_divisor, x.right)
         self.expr(x.left, scope)
         self.expr(x.right, scope)
 
@@ -301,6 +305,15 @@ class _Walker:
         if d is not None:
             self.collect(emit_args, d, x.args, x.span)
         self.args(x.args, scope)
+
+    def x_Index(self, x: n.Index, scope):
+        if isinstance(x.obj, n.Name):
+            r = self.names.resolve(x.obj.id, scope)
+            if r is not None and r.kind == "table":
+                self.collect(check_table_key, r.target, x.key)
+        if isinstance(x.obj, n.ListExp):
+            self.collect(check_item, x.obj, x.key)
+        self.x_other(x, scope)
 
     def x_Attr(self, x: n.Attr, scope):
         self.collect(check_attr, self.names, x, scope)
@@ -334,12 +347,19 @@ class _Walker:
         elif r is not None and r.kind == "rule":
             self.collect(bind_args, r.target.params, x.args, x.span, f'rule "{x.func.id}"')
         elif r is not None and r.kind == "builtin":
+            before = len(self.out)
             self.collect(check_builtin_args, r.target, x.args, x.span)
-        if r is not None and r.kind == "builtin" and r.target in ("has", "cards") and len(x.args) >= 2:
+            if len(self.out) == before:                 # the arguments it takes, in order: their kinds, their values
+                self.collect(K.check_builtin_kinds, r.target, x.args, self.resolving(scope))
+                self.collect(check_builtin_values, r.target, x.args, x.span)
+        if r is not None and r.kind == "builtin" and r.target in ("has", "cards", "held") and len(x.args) >= 2:
             self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
+        if r is not None and r.kind == "builtin" and r.target == "grades" and x.args:
+            self.collect(K.expect_condition, x.args[0].value, self.resolving(scope), "grades()")
         self.args(x.args, scope)
 
     def x_Comprehension(self, x: n.Comprehension, scope):
+        self.collect(K.expect_list, x.iter, self.resolving(scope))
         self.expr(x.iter, scope)
         inner = scope.child(x.var)
         if x.cond is not None:

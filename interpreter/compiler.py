@@ -19,7 +19,7 @@ from ..dsl.cache import python_code
 from . import runtime_helpers as H
 from . import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
-from .expressions import L, ExpressionCompiler
+from .expressions import ExpressionCompiler
 from .formats import build_format
 from .hoisting import Purity, emit_preference
 from .statements import StatementCompiler
@@ -64,7 +64,7 @@ class Program:
         for attr, copy in self._PER_COMPILE.items():
             setattr(compiler, attr, copy(getattr(self, attr)))
         compiler.lines, compiler.line_spans, compiler.line_owner = [], [], []
-        compiler.alias, compiler.inlining, compiler.owner, compiler._tmp = {}, [], "encounter", 0
+        compiler.alias, compiler.inlining, compiler.owner, compiler._tmp, compiler.frame = {}, [], "encounter", 0, {}
         return compiler
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
@@ -80,7 +80,7 @@ class Program:
 
 
 # The compiler's working state, thrown away with it.
-_TRANSIENT = ("alias", "inlining", "owner", "_tmp")
+_TRANSIENT = ("alias", "inlining", "owner", "_tmp", "frame")
 
 
 class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
@@ -102,7 +102,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.structs: dict[tuple, type] = {}
         self._tmp = 0
         self.gids: dict[tuple, str] = {}
-        self.alias: dict[str, str] = {}       # parameter -> argument, while inlining a rule
+        self.alias: dict[str, str] = {}       # a parameter's binding -> its argument, while inlining a rule
+        self.frame: dict[str, str] = {}       # a name -> the binding a statement gives it where it is new
         self.inlining: list[str] = []
         self.leaves: dict[str, bool] = {}
         self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
@@ -172,41 +173,43 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         for v in self.vars:
             self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value, Scope())}", v.span)
 
-    def params(self, params) -> str:
-        return "".join(", " + L(p.name) for p in params)
+    def param_scope(self, params, **given) -> Scope:
+        """A function's scope: each parameter a binding of its own."""
+        return self.fresh(Scope(**given), *(p.name for p in params))
 
     def rule(self, d: n.Rule):
         self.owner = f"rule {d.name}"
-        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
+        scope = self.param_scope(d.params)
+        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(scope, d.params)}):", d.span)
         if not self.is_leaf(d):
             # A call of a rule that calls rules is a step (calls can multiply: f calls f twice);
             # a leaf rule's cost is its caller's call and its own loops, counted where they run.
             self.emit(1, "_E.steps += 1", d.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
-        scope = Scope({p.name for p in d.params})
         self.block(d.body, 1, scope)
 
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
         # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
-        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):", d.span)
-        scope = Scope({p.name for p in d.params})
+        scope = self.param_scope(d.params)
+        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(scope, d.params)}, _given=None):",
+                  d.span)
         rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
-        self.emit(1, f"{L(d.roll_name)} = {rolled} if _given is None else _given", d.dice.span)
-        scope = scope.child(d.roll_name)
-        self.decide(d.decide, 1, scope)
+        scope = self.bind(scope, d.roll_name)
+        self.emit(1, f"{scope.ids[d.roll_name]} = {rolled} if _given is None else _given", d.dice.span)
+        scope = self.decide(d.decide, 1, scope)
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
         cls = self.k(self.check_types[d.name], "check")
-        self.emit(1, f"_r = {cls}({', '.join(L(x) for x in names)})")
+        self.emit(1, f"_r = {cls}({', '.join(scope.ids[x] for x in names)})")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
         self.emit(1, "return _r")
 
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
-        scope = Scope({p.name for p in d.params})
+        scope = self.param_scope(d.params)
         parts = [repr(p) if isinstance(p, str) else f"_show({self.expr(p, scope)})" for p in d.parts]
-        self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(scope, d.params)}):", d.span)
         self.emit(1, f"return ''.join(({', '.join(parts)},))" if parts else "return ''", d.span)
 
     def on_receive(self, d: n.Condition):
@@ -214,22 +217,21 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             return
         self.owner = f"condition {d.name}"
         params, body = d.on_receive
-        self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(params)}):", d.span)
-        self.block(body, 1, Scope({p.name for p in params}, condition=d))
+        scope = self.param_scope(params, condition=d)
+        self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(scope, params)}):", d.span)
+        self.block(body, 1, scope)
 
     def _cost_and_req(self, d, scope, depth):
-        self.emit(depth, f"return {self.req_expr(d)}")
+        self.emit(depth, f"return {self.req_expr(d, [scope.ids[p.name] for p in d.params])}")
 
-    def req_expr(self, d, args: list[str] | None = None) -> str:
+    def req_expr(self, d, args: list[str]) -> str:
         """Whether an action or reaction is allowed: its costs are affordable and its
-        requirements hold. With `args`, compiled in place for those arguments."""
-        names = [p.name for p in d.params]
+        requirements hold, compiled in place for the arguments (code) given."""
         saved = self.alias
-        if args is not None:
-            self.alias = dict(zip(names, args))
+        scope = self.param_scope(d.params)
+        self.alias = {scope.ids[p.name]: a for p, a in zip(d.params, args)}
         try:
-            scope = Scope(set(names))
-            actor = self.alias.get(names[0], L(names[0]))
+            actor = args[0]
             conds = []
             for f, amount in d.costs:
                 conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount, scope)})")
@@ -241,9 +243,10 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def in_place(self, node, params, args) -> str:
         """An expression over some parameters, compiled for the given arguments."""
         saved = self.alias
-        self.alias = dict(zip([p.name for p in params], args))
+        scope = self.param_scope(params)
+        self.alias = {scope.ids[p.name]: a for p, a in zip(params, args)}
         try:
-            return self.expr(node, Scope({p.name for p in params}))
+            return self.expr(node, scope)
         finally:
             self.alias = saved
 
@@ -252,36 +255,35 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         return sheets[0].fields if sheets else ()
 
     def _pay(self, d, scope, depth):
-        actor = L(d.params[0].name)
+        actor = scope.ids[d.params[0].name]
         for f, amount in d.costs:
             self.emit(depth, f"{actor}.{mangle(f)} -= ({self.expr(amount, scope)})", d.span)
 
     def action(self, d: n.Action):
         self.owner = f"action {d.name}"
         m = self.gid("action", d.name)
-        names = [p.name for p in d.params]
         for i, p in enumerate(d.params[1:], 1):
-            self.emit(0, f"def d_{m}_{i}(_E{self.params(d.params[:i])}):", p.span)
-            self.emit(1, f"return {self.expr(p.domain, Scope(set(names[:i])))}", p.domain.span)
-        scope = Scope(set(names))
-        self.emit(0, f"def q_{m}(_E{self.params(d.params)}):", d.span)
+            before = self.param_scope(d.params[:i])
+            self.emit(0, f"def d_{m}_{i}(_E{self.params(before, d.params[:i])}):", p.span)
+            self.emit(1, f"return {self.expr(p.domain, before)}", p.domain.span)
+        self.doing(d, m)
+
+    def doing(self, d, m):
+        """An action's or a reaction's test (costs and requirements) and its body, which pays first."""
+        scope = self.param_scope(d.params)
+        self.emit(0, f"def q_{m}(_E{self.params(scope, d.params)}):", d.span)
         self._cost_and_req(d, scope, 1)
-        self.emit(0, f"def x_{m}(_E{self.params(d.params)}):", d.span)
+        self.emit(0, f"def x_{m}(_E{self.params(scope, d.params)}):", d.span)
         self._pay(d, scope, 1)
         self.block(d.body, 1, scope)
 
     def reaction(self, d: n.Reaction):
         self.owner = f"reaction {d.name}"
         m = self.gid("reaction", d.name)
-        ev = d.params[1].name
-        self.emit(0, f"def w_{m}(_E, {L(ev)}):", d.by.span)
-        self.emit(1, f"return {self.expr(d.by, Scope({ev}))}", d.by.span)
-        scope = Scope({p.name for p in d.params})
-        self.emit(0, f"def q_{m}(_E{self.params(d.params)}):", d.span)
-        self._cost_and_req(d, scope, 1)
-        self.emit(0, f"def x_{m}(_E{self.params(d.params)}):", d.span)
-        self._pay(d, scope, 1)
-        self.block(d.body, 1, scope)
+        event = self.param_scope(d.params[1:2])
+        self.emit(0, f"def w_{m}(_E{self.params(event, d.params[1:2])}):", d.by.span)
+        self.emit(1, f"return {self.expr(d.by, event)}", d.by.span)
+        self.doing(d, m)
 
     def emitter(self, event: str, reactions: list):
         """Emitting an event as one function: each reactor, in the order its first
@@ -340,15 +342,16 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def _pref(self, d, kind, i, p, target):
         names = [x.name for x in target.params]
-        scope = Scope(set(names))
         base = f"p_{self.gid('tactic', d.name)}_{kind}{i}"
         given = {a.name: a.value for a in p.args}
         for j, name in enumerate(names[1:], 1):
             if name in given:
-                self.emit(0, f"def {base}_arg{j}(_E{self.params(target.params[:j])}):", given[name].span)
-                self.emit(1, f"return [{self.expr(given[name], Scope(set(names[:j])))}]", given[name].span)
+                before = self.param_scope(target.params[:j])
+                self.emit(0, f"def {base}_arg{j}(_E{self.params(before, target.params[:j])}):", given[name].span)
+                self.emit(1, f"return [{self.expr(given[name], before)}]", given[name].span)
         if kind != "a":                     # an action's "when" is compiled into the tactic's function
-            self.emit(0, f"def {base}_when(_E{self.params(target.params)}):", p.span)
+            scope = self.param_scope(target.params)
+            self.emit(0, f"def {base}_when(_E{self.params(scope, target.params)}):", p.span)
             self.emit(1, f"return {self.expr(p.when, scope) if p.when is not None else 'True'}", p.span)
 
     def round(self, d: n.Round):
@@ -370,8 +373,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def tally(self, d: n.Tally):
         """A measure taken at the end of a run: a number, or true or false."""
         self.owner = f"tally {d.name}"
-        scope = Scope({d.param} if d.param else set())
-        self.emit(0, f"def t_{mangle(d.name)}(_E{', ' + L(d.param) if d.param else ''}):", d.span)
+        scope = self.fresh(Scope(), *([d.param] if d.param else []))
+        param = f", {scope.ids[d.param]}" if d.param else ""
+        self.emit(0, f"def {self.gid('tally', d.name)}(_E{param}):", d.span)
         self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
 
     def sheet_init(self, d: n.Sheet):
@@ -388,8 +392,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
                     self.emit(2, f"c.{attr} = {self.table_ref(f.table, f.span)}.lookup({value})", f.default.span)
                 else:
                     self.emit(2, f"c.{attr} = {value}", f.default.span)
-            self.emit(1, f"{L(f.name)} = c.{attr}")
-            scope = scope.child(f.name)
+            scope = self.bind(scope, f.name)
+            self.emit(1, f"{scope.ids[f.name]} = c.{attr}")
 
     def table_ref(self, name, span):
         return self.k(self.tables[name], "table")
@@ -426,7 +430,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             m = self.gid("round", d.name)
             steps = [(s.name, g[self.gid("step", (d.name, s.name))]) for s in d.steps]
             self.rounds.append((d.name, steps, g[f"u_{m}"], g[f"f_{m}"]))
-        self.tallies = [(d, g[f"t_{mangle(d.name)}"]) for d in rs.all(n.Tally) if f"t_{mangle(d.name)}" in g]
+        self.tallies = [(d, g[self.gid("tally", d.name)]) for d in rs.all(n.Tally)]
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(self.gids.get(("receive", name)))
         self.sheet_defaults = g["sheet_defaults"]
@@ -482,8 +486,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.ns, self.consts = dict(self.ns), dict(self.consts)
         self.owner = f"{type(d).__name__.lower()} {d.name}"
         for i, (part, span, _kind) in enumerate(parts):
-            self.emit(0, f"def rq_{i}(_E{self.params(d.params)}):", span)
-            self.emit(1, f"return {self.req_expr(part)}", span)
+            scope = self.param_scope(d.params)
+            self.emit(0, f"def rq_{i}(_E{self.params(scope, d.params)}):", span)
+            self.emit(1, f"return {self.req_expr(part, [scope.ids[p.name] for p in d.params])}", span)
         ns = self.ns
         ns["__spans__"] = self.line_spans
         exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} requires {d.name}"), ns)  # noqa: S102

@@ -11,6 +11,7 @@ from ..dsl import nodes as n
 from ..dsl.cache import build_encounter
 from ..dsl.constants import NotConstant, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from ..dsl.format_kinds import DEFAULT_SIDE, check_default_side, default_side
 from ..dsl.loader import bundled_root, load_edition
 from ..dsl.source import read_text
 
@@ -104,6 +105,8 @@ class Prepared:
             if type(v) is not type(default):
                 diags.append(Diagnostic("E0204", f'option "{name}" takes {_kind(default)}, not {_kind(v)}', span))
                 continue
+            if name == DEFAULT_SIDE:
+                diags.extend(check_default_side(v, span))
             self.options[name] = v
         self.fields = {f.name: f for f in program.sheet.fields}
         for c in enc.combatants:
@@ -209,6 +212,7 @@ class Prepared:
     def _blueprints(self):
         """What each run needs to make the combatants, worked out once."""
         default_tactic = self._default_tactic()
+        side = {**self.p.options, **self.options}[DEFAULT_SIDE]      # the prelude's option, or the edition's
         out = []
         for i, c in enumerate(self.enc.combatants):
             given = {k: v for k, v, _ in c.fields}
@@ -219,7 +223,7 @@ class Prepared:
                     attrs.append((mangle(k), self.p.tables[f.table].lookup(v) if f.type == "row" else v))
             holds = [(self.p.conditions[cond], grade) for cond, grade, _ in c.holds]
             holds = [(ct, ct.by_name.get(grade) if grade else None) for ct, grade in holds]
-            out.append((i, c.name, given.get("side", c.name), given.get("tactic", default_tactic), attrs,
+            out.append((i, c.name, given["side"] if "side" in given else default_side(side, c.name), given.get("tactic", default_tactic), attrs,
                         frozenset(given), holds))
         if self.p.pure_defaults:
             out = self._with_defaults(out)

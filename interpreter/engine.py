@@ -13,7 +13,7 @@ from .compiler import FILENAME
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import OperatorError, bound_help
-from .values import SIDE_CHANGES, Combatant, ReadOnly, to_json, unmangle
+from .values import SIDE_CHANGES, Combatant, ReadOnly, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -133,13 +133,13 @@ class Engine:
         text = message(self, *args)
         payload = {"line": line_id}
         if self.json:
-            payload["args"] = [to_json(a) for a in args]
+            payload["args"] = [self.p.format.json(a) for a in args]
         self._record(("say", name, text, payload))
 
     def record_check(self, name, by, purpose, result):
         if self.json:
             self.events.append(("check", {"check": name, "by": getattr(by, "a_name", None), "purpose": purpose,
-                                          "result": result.to_json()}))
+                                          "result": self.p.format.json(result)}))
 
     # ------------------------------------------------------------ lists the run keeps
     def memo(self, rule, kinds, *args):
@@ -202,7 +202,7 @@ class Engine:
             event = {"who": c.a_name, "op": "add", "condition": cond.name,
                      "grade": grade.name if grade is not None else None}
             if data is not None:
-                event["data"] = to_json(data)
+                event["data"] = self.p.format.json(data)
             self.events.append(("card", event))
 
     def held(self, c, cond):

@@ -14,12 +14,33 @@ from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
 
 
-def L(name: str) -> str:
-    """A DSL local as a Python local."""
-    return "l" + mangle(name)
-
-
 class ExpressionCompiler:
+    # ------------------------------------------------------------ locals, named by their bindings
+    def binding(self) -> str:
+        """The Python name of a new binding: a number, never the DSL spelling (no keyword, builtin
+        or name of the generated code can meet it, and two spellings never share one)."""
+        self._tmp += 1
+        return f"_l{self._tmp}"
+
+    def fresh(self, scope: Scope, *names) -> Scope:
+        """Names bound anew, shadowing any local of the same name: parameters, a comprehension's
+        variable, `it` in an ordering key."""
+        return scope.bound({name: self.binding() for name in names})
+
+    def bind(self, scope: Scope, *names) -> Scope:
+        """Names a statement binds (let, a loop's variable, a decision table's output): a local
+        keeps its binding (a second let replaces the value, as the language says); a new name
+        takes the one binding this compiler gives that name in a body, so every branch of an
+        `if` binds it alike and the name is known after it."""
+        ids = {}
+        for name in names:
+            ids[name] = scope.ids.get(name) or self.frame.get(name) or self.frame.setdefault(name, self.binding())
+        return scope.bound(ids)
+
+    def params(self, scope: Scope, params) -> str:
+        """A function's parameters after _E, as the scope binds them."""
+        return "".join(", " + scope.ids[p.name] for p in params)
+
     def call_args(self, params, args, span, what, scope) -> list[str]:
         return [self.expr(node, scope) for node in bind_args(params, args, span, what)]
 
@@ -42,7 +63,8 @@ class ExpressionCompiler:
 
     # What a bare name compiles to, by what it names.
     NAME_CODE = {
-        "local": lambda self, x, r: self.alias.get(x.id, L(x.id)),
+        # A local: its binding, or the argument compiled in place for a parameter (inlining).
+        "local": lambda self, x, r: self.alias.get(r.target, r.target),
         "grade": lambda self, x, r: self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade"),
         "combatant": lambda self, x, r: f"_E.cb[{r.target}]",
         "table": lambda self, x, r: self.k(self.tables[x.id], "table"),
@@ -163,10 +185,11 @@ class ExpressionCompiler:
         if rule.name in self.inlining or not all(self.SIMPLE.match(a) for a in args) or not self.is_leaf(rule):
             return None
         saved = self.alias
-        self.alias = {p.name: a for p, a in zip(rule.params, args)}
+        scope = self.fresh(Scope(), *(p.name for p in rule.params))
+        self.alias = {scope.ids[p.name]: a for p, a in zip(rule.params, args)}
         self.inlining.append(rule.name)
         try:
-            return "(" + self.expr(body[0].value, Scope({p.name for p in rule.params})) + ")"
+            return "(" + self.expr(body[0].value, scope) + ")"
         finally:
             self.alias = saved
             self.inlining.pop()
@@ -305,19 +328,13 @@ class ExpressionCompiler:
         return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
 
     def x_Comprehension(self, x, scope):
-        inner = scope.child(x.var)
         items = f"H.counted(_E, {self.unnamed_expr(x.iter, scope)})"
-        # The comprehension's variable is a binding of its own: a fresh Python name, never its
-        # spelling, so neither an argument compiled in place for a parameter (inlining) nor a
-        # name of the caller can meet it.
-        var = self.tmp()
-        saved = self.alias
-        self.alias = {**saved, x.var: var}
-        try:
-            cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
-            return f"[{self.expr(x.elt, inner)} for {var} in {items}{cond}]"
-        finally:
-            self.alias = saved
+        # The comprehension's variable is a binding of its own: neither an argument compiled in
+        # place for a parameter (inlining) nor a name of the caller can meet it.
+        inner = self.fresh(scope, x.var)
+        var = inner.ids[x.var]
+        cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
+        return f"[{self.expr(x.elt, inner)} for {var} in {items}{cond}]"
 
     def x_RecordExp(self, x, scope):
         names = tuple(f for f, _ in x.fields)

@@ -9,7 +9,7 @@ from ..dsl.format_kinds import PLACEHOLDER
 from ..dsl.loader import prelude
 
 from .dice import Dice, Roll
-from .values import Scale, Struct, _nested, _shown, mangle
+from .values import _BIG as BIG, HUGE, Scale, Struct, _nested, _shown, mangle
 
 
 def build_format(ruleset) -> "Format":
@@ -52,6 +52,24 @@ class Format:
             return _nested(lambda: "{" + ", ".join(f"{k}: {self.show(getattr(v, mangle(k)))}" for k in v._names)
                            + "}", "...")
         return str(v)
+
+    def json(self, v):
+        """A value in the jsonl transcript: numbers, texts, true, false, none, lists and records
+        as JSON's own; a roll as its dice, faces and total; anything else (dice, factors,
+        outcomes, grades, combatants) as the text transcript prints it, by these formats."""
+        if v is None or type(v) is bool or type(v) is str:
+            return v
+        if isinstance(v, Roll):
+            return {"dice": self.dice(v.dice), "faces": list(v.faces), "total": int(v)}
+        if isinstance(v, int):
+            return int(v) if -BIG < v < BIG else HUGE
+        if isinstance(v, list):
+            return _nested(lambda: [self.json(x) for x in _shown(v)], "...")
+        if isinstance(v, Struct):
+            if v._key is not None:
+                return self.json(getattr(v, mangle(v._key)))
+            return _nested(lambda: {k: self.json(getattr(v, mangle(k), None)) for k in v._names}, "...")
+        return self.show(v)
 
     def dice(self, d: Dice) -> str:
         text = self._dice.get(d)

@@ -3,10 +3,9 @@ numbers, keeping the highest or lowest dice, ranges, slices and removal from
 lists. The generated code reaches them through runtime_helpers (H)."""
 from __future__ import annotations
 
+from ..dsl.builtin_values import dice_problem, item_problem, keep_problem, range_problem
 from .dice import Dice
 from .runtime_helpers import RuleFailure, show
-
-MAX_DICE, MAX_FACES, MAX_RANGE = 1000, 1_000_000, 100_000
 
 
 def _whole(v, what: str) -> int:
@@ -24,10 +23,9 @@ def _list(v, what: str) -> list:
 def dice_(count, faces) -> Dice:
     """dice(n, f): n dice of f faces, n and f computed."""
     count, faces = _whole(count, "the number of dice"), _whole(faces, "the faces of a die")
-    if not (1 <= count <= MAX_DICE and 1 <= faces <= MAX_FACES):
-        raise RuleFailure(f"dice({count}, {faces}) rolls no dice" if count < 1 or faces < 1 else
-                          f"dice({count}, {faces}) is too many dice",
-                          f"from 1 to {MAX_DICE} dice of 1 to {MAX_FACES} faces")
+    problem = dice_problem(count, faces)
+    if problem is not None:
+        raise RuleFailure(*problem)
     return Dice.of(count, faces)
 
 
@@ -39,9 +37,9 @@ def _keep(dice, k, which: str) -> Dice:
     if len(dice.terms) != 1 or dice.terms[0][0] < 0 or dice.keep is not None:
         raise RuleFailure(f"{name}() takes one kind of dice, such as 4D6, not {dice}",
                           "keep first, then add: keep_highest(4D6, 3) + 2")
-    count = dice.terms[0][1]
-    if not 1 <= k <= count:
-        raise RuleFailure(f"{name}({dice}, {k}) keeps {k} of {count} dice", f"keep 1 to {count}")
+    problem = keep_problem(name, str(dice), dice.terms[0][1], k)
+    if problem is not None:
+        raise RuleFailure(*problem)
     return Dice(dice.terms, dice.const, (k, which))
 
 
@@ -57,8 +55,9 @@ def keep_lowest(dice, k) -> Dice:
 def range_(low, high) -> list:
     """range(a, b): the whole numbers from a to b, both included."""
     low, high = _whole(low, "range()'s start"), _whole(high, "range()'s end")
-    if high - low >= MAX_RANGE:
-        raise RuleFailure(f"range({low}, {high}) is too long", f"at most {MAX_RANGE} numbers")
+    problem = range_problem(low, high)
+    if problem is not None:
+        raise RuleFailure(*problem)
     return list(range(low, high + 1))
 
 
@@ -79,8 +78,7 @@ def without(items, item) -> list:
 def item(items: list, k):
     """items[k], counted from 1; -1 is the last."""
     k = _whole(k, "a list's position")
-    n = len(items)
-    if not (1 <= k <= n or -n <= k <= -1):
-        raise RuleFailure(f"the list has {n} item{'s' if n != 1 else ''}; there is no item {k}",
-                          "items are counted from 1; -1 is the last")
+    problem = item_problem(len(items), k)
+    if problem is not None:
+        raise RuleFailure(*problem)
     return items[k - 1] if k > 0 else items[k]

@@ -6,7 +6,6 @@ from ..dsl.names import Scope
 
 from ..dsl import kinds as K
 from . import semantics as S
-from .expressions import L
 from .values import mangle
 
 
@@ -22,15 +21,16 @@ class StatementCompiler:
         e = self.emit
         if isinstance(s, n.Let):
             value = self.expr(s.value, scope)
-            e(depth, f"{L(s.name)} = {value}", s.span)
-            return scope.child(s.name)
+            scope = self.bind(scope, s.name)
+            e(depth, f"{scope.ids[s.name]} = {value}", s.span)
+            return scope
         if isinstance(s, n.Set):
             # The checker let through only fields (of no table's row), vars and locals.
             if isinstance(s.target, n.Attr):
                 e(depth, f"{self.expr(s.target.obj, scope)}.{mangle(s.target.name)} = {self.expr(s.value, scope)}", s.span)
             else:
                 local = self.resolver.resolve(s.target.id, scope).kind == "local"
-                target = L(s.target.id) if local else f"_E.v.{mangle(s.target.id)}"
+                target = scope.ids[s.target.id] if local else f"_E.v.{mangle(s.target.id)}"
                 e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
             return scope
         if isinstance(s, n.Say):
@@ -73,16 +73,17 @@ class StatementCompiler:
                 return scope
             e(depth, "else:", s.span)
             bound.append(self.block(s.orelse, depth + 1, scope).locals)
-            return scope.child(*set.intersection(*bound))
+            return self.bind(scope, *sorted(set.intersection(*bound) - scope.locals))
         if isinstance(s, n.For):
             items = self.unnamed_expr(s.iter, scope)      # it may become a comprehension's iterable
             if s.key is not None:
-                key = self.expr(s.key, scope.child("it"))
+                keyed = self.fresh(scope, "it")
+                key = self.expr(s.key, keyed)
                 fn = "H.groups" if s.group else "sorted"
-                items = f"{fn}({items}, key=lambda {L('it')}: {key}, reverse={s.desc})"
-            var = L(s.var)
+                items = f"{fn}({items}, key=lambda {keyed.ids['it']}: {key}, reverse={s.desc})"
+            inner = self.bind(scope, s.var)
+            var = inner.ids[s.var]
             if s.where is not None:
-                inner = scope.child(s.var)
                 items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
             if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
                 items = f"list({items})"        # a stored list may change while we walk it
@@ -93,7 +94,7 @@ class StatementCompiler:
             e(depth, f"_E.steps += len({t})", s.span)
             e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
             e(depth, f"for {var} in {t}:", s.span)
-            self.block(s.body, depth + 1, scope.child(s.var))
+            self.block(s.body, depth + 1, inner)
             return scope
         if isinstance(s, n.While):
             e(depth, f"while {self.expr(s.cond, scope)}:", s.span)
@@ -135,7 +136,7 @@ class StatementCompiler:
         elif s.grade in ct.by_name:
             grade = self.k(ct.by_name[s.grade], "grade")
         else:
-            grade = f"H.regrade({cref}, {L(s.grade)})"
+            grade = f"H.regrade({cref}, {scope.ids[s.grade]})"
         if s.data is None:
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
         else:
@@ -148,7 +149,8 @@ class StatementCompiler:
             t = self.tmp()
             self.emit(depth, f"{t} = {self.expr(node, scope)}", node.span)
             ins.append((t, K.kind(node, self.resolving(scope)) == K.NUMBER))
-        out = None if d.output == "then" else L(d.output)
+        bound = scope if d.output == "then" else self.bind(scope, d.output)
+        out = None if d.output == "then" else bound.ids[d.output]
         first = True
         for row in d.rows:
             conds = []
@@ -169,7 +171,7 @@ class StatementCompiler:
             self.emit(depth, "else:")
             self.emit(depth + 1, "raise H.RuleFailure('no row of this decision table matches', "
                                  "'add a last row of \"any\" cells')", d.span)
-        return scope.child(d.output) if out is not None else scope
+        return bound
 
     def test(self, var, number: bool, t: n.Test, scope) -> str:
         """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""

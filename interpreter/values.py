@@ -7,7 +7,6 @@ from fractions import Fraction
 from operator import attrgetter
 
 from ..dsl.bounds import MAX_DIGITS
-from .dice import Roll
 
 _BIG = 10 ** MAX_DIGITS
 # How a whole number past MAX_DIGITS digits shows (one grown by + in a loop until the step budget
@@ -100,11 +99,6 @@ class Struct:
 
     def get(self, name):
         return getattr(self, mangle(name))
-
-    def to_json(self):
-        if self._key is not None:
-            return to_json(getattr(self, mangle(self._key)))
-        return {n: to_json(getattr(self, mangle(n), None)) for n in self._names}
 
 
 class ReadOnly(Exception):
@@ -203,22 +197,6 @@ def show(v) -> str:
         return HUGE
     if isinstance(v, Fraction) and not isinstance(v, Scale):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-    return str(v)
-
-
-def to_json(v):
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, Roll):
-        return {"dice": str(v.dice), "faces": list(v.faces), "total": int(v)}
-    if isinstance(v, int):
-        return int(v) if -_BIG < v < _BIG else HUGE
-    if isinstance(v, list):
-        return _nested(lambda: [to_json(x) for x in _shown(v)], "...")
-    if isinstance(v, Struct):
-        return _nested(v.to_json, "...")
-    if isinstance(v, Fraction):
-        return str(v)
     return str(v)
 
 

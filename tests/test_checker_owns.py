@@ -11,6 +11,7 @@ import pathlib
 import pytest
 
 from grimorio.dsl.checker import check_ruleset
+from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.loader import load_edition
 from grimorio.interpreter.cli import main
 from tests.test_checker import write_edition
@@ -60,6 +61,44 @@ STATIC = {
     "tally-of-a-text": ('tally nombre: "x"\n', "E0030"),
     "table-cell-not-plain": ("table t:\n  | k | v |\n  |---|---|\n  | a | doble(2) |\n", "E0204"),
 }
+
+# Errors the runtime once found only when a run reached them, though the rules' text shows them.
+WRITTEN = {
+    "len-of-a-number": ("rule r():\n  return len(3)\n", "E0204"),
+    "sum-of-a-text": ('rule r():\n  return sum("abc")\n', "E0204"),
+    "first-of-a-number": ("rule r():\n  return first(3)\n", "E0204"),
+    "walk-a-number": ("rule r():\n  for x in 3:\n    pass\n", "E0204"),
+    "comprehension-over-a-text": ('rule r():\n  return [x for x in "abc"]\n', "E0204"),
+    "grades-of-a-number": ("rule r():\n  return grades(3)\n", "E0204"),
+    "choose-from-a-number": ("rule r(c):\n  return choose(c, 3)\n", "E0204"),
+    "keep-from-a-number": ("rule r():\n  return keep_highest(3, 1)\n", "E0204"),
+    "dice-of-no-dice": ("rule r():\n  return dice(0, 6)\n", "E0209"),
+    "keep-more-than-rolled": ("rule r():\n  return keep_lowest(2D20, 3)\n", "E0209"),
+    "range-too-long": ("rule r():\n  return range(1, 1000000)\n", "E0209"),
+    "divide-by-zero": ("rule r(x):\n  return x / 0\n", "E0209"),
+    "remainder-by-zero": ("rule r(x):\n  return x % 0\n", "E0209"),
+    "no-such-row": ('rule r():\n  return armaduras["Escamas"]\n', "E0209"),
+    "no-such-item": ("rule r():\n  return [1, 2][3]\n", "E0209"),
+    "least-of-nothing": ("rule r():\n  return min([])\n", "E0209"),
+}
+STATIC.update(WRITTEN)
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_what_check_sees_a_run_would_have_refused(tmp_path, name):
+    """Each of WRITTEN, compiled without the checker, stops the run that reaches it."""
+    from grimorio.interpreter.compiler import Program
+    from grimorio.interpreter.encounter import Prepared
+    from grimorio.dsl.builder import build_encounter
+    rules, _code = WRITTEN[name]
+    write_edition(tmp_path, BASE + rules)
+    program = Program(load_edition("prueba", roots=[tmp_path]))
+    call = "r(Ana)" if "r(c)" in rules else "r(5)" if "r(x)" in rules else "r()"
+    enc, diags = build_encounter(f"edition prueba\ncombatant Ana:\n  FUE 3\ndo:\n  let y = {call}\n", "x.enc")
+    assert not diags
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program).run()
+    assert {d.code for d in exc.value.diagnostics} <= {"E0204", "E0501"}, exc.value.diagnostics
 
 
 @pytest.mark.parametrize("name", STATIC)

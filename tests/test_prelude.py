@@ -220,3 +220,74 @@ def test_conditions_is_the_preludes_rule_and_an_edition_can_replace_it(tmp_path)
     run(base.format(ed="yokai", do=do))
     roots = house(tmp_path, "rule conditions():\n  return all_conditions()\n", base="yokai")
     run(base.format(ed="casa", do="  expect incapacitado in conditions()\n"), roots)
+
+
+SIDELESS = ('encounter "x"\nedition EDITION\ncombatant Ana:\n  FUE 8, AGI 12\n'
+            'combatant Carla:\n  FUE 7, AGI 10\ncombatant Beto:\n  side azules\n  FUE 6, AGI 9\n')
+
+
+def test_the_side_of_a_combatant_without_a_side_line_is_the_preludes_option(tmp_path, arena):
+    # The prelude: each alone on a side named after itself.
+    run(SIDELESS.replace("EDITION", "arena") + 'do:\n  expect Ana.side == "Ana"\n'
+        "  expect enemies(Ana) == [Carla, Beto]\n  expect allies(Ana) == none\n", [arena])
+    # An edition that sets it: every combatant without a side line on one side.
+    roots = house(tmp_path, 'set default_side = "libres"\n', base="arena")
+    run(SIDELESS.replace("EDITION", "casa") + 'do:\n  expect Ana.side == "libres"\n'
+        '  expect enemies(Ana) == [Beto]\n  expect allies(Ana) == [Carla]\n  expect Beto.side == "azules"\n',
+        [arena] + roots)
+
+
+def test_an_edition_or_an_encounter_may_name_the_default_side_after_the_combatant(tmp_path, arena):
+    roots = house(tmp_path, 'option default_side = "banda de {name}"\n', base="arena")
+    run(SIDELESS.replace("EDITION", "casa") + 'do:\n  expect Carla.side == "banda de Carla"\n', [arena] + roots)
+    run(SIDELESS.replace("EDITION", "arena") + 'set default_side = "{name}{name}"\n'
+        'do:\n  expect Carla.side == "CarlaCarla"\n  expect Beto.side == "azules"\n', [arena])
+
+
+def test_a_default_side_with_another_placeholder_is_an_error_before_running(tmp_path, arena):
+    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.loader import load_edition
+    roots = house(tmp_path, 'set default_side = "{nombre}"\n', base="arena")
+    diags = check_ruleset(load_edition("casa", roots=[arena] + roots))
+    assert [(d.code, d.span.line) for d in diags] == [("E0208", 4)], diags
+    text = SIDELESS.replace("EDITION", "arena") + 'set default_side = "{lado}"\n'
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("arena", None, Sources({"x.enc": text}), [arena]))
+    assert [d.code for d in exc.value.diagnostics] == ["E0208"]
+
+
+FORMATTED = """
+outcomes nivel: bajo < alto
+table mult:
+  | nombre | f  |
+  |--------|----|
+  | doble  | x2 |
+  | medio  | /2 |
+condition Miedo grades Leve < Grave
+message valores(a, b, c, d, e, f, g) "{a} {b} {c} {d} {e} {f} {g}"
+rule muestra(c):
+  let r = roll 2D6 by c as "prueba"
+  say valores(1D20, r, mult["doble"].f, [3D6, mult["medio"].f], {dado: 1D4, n: 7 / 2}, alto, Miedo.Grave)
+"""
+
+
+@pytest.mark.parametrize("formats, dice", [("", ["1D20", "2D6", "x2", "3D6", "/2", "1D4"]),
+                                           ('format dice "{count}d{faces}"\nformat factor "por {n}"\n'
+                                            'format divisor "entre {d}"\n',
+                                            ["1d20", "2d6", "por 2", "3d6", "entre 2", "1d4"])])
+def test_message_arguments_in_the_jsonl_print_as_the_text_does(tmp_path, formats, dice):
+    """Dice and factors in a message's arguments once printed by Python in the jsonl (always 1D20, x2)."""
+    from grimorio.interpreter.transcript import render_jsonl
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, FORMATTED + formats)
+    text = "edition prueba\ncombatant Ana:\n  side a\ndice:\n  Ana prueba 3 4\ndo:\n  muestra(Ana)\n"
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags, diags
+    out = Prepared(enc, program_for("prueba", None, Sources({"x.enc": text}), [tmp_path])).run(json=True)
+    said = [json.loads(line) for line in render_jsonl(out.engine).splitlines() if '"say"' in line]
+    args = said[0]["args"]
+    assert args == [dice[0], {"dice": dice[1], "faces": [3, 4], "total": 7}, dice[2], [dice[3], dice[4]],
+                    {"dado": dice[5], "n": "7/2"}, "alto", "Grave"], args
+    shown = said[0]["text"]
+    assert shown.startswith(f"{dice[0]} {dice[1]}=7 (3+4) {dice[2]} {dice[3]}, {dice[4]}"), shown
