@@ -60,6 +60,10 @@ class PatchBuilder:
                 "E0312", f'a patch cannot replace module "{decl.name}"', self._span(t),
                 f'a module is included whole ("include module {decl.name}"); replace or patch its declarations '
                 "one by one, by name"))
+        if isinstance(decl, n.Patch):
+            raise GrimorioError(Diagnostic(
+                "E0320", f'a patch cannot replace another patch ("{decl.op}")', self._span(t),
+                "write one `replace` before the declaration it replaces"))
         return n.Patch(self._span(t), "replace", n.Target(decl.span, KIND_OF[type(decl)], decl.name), new=decl)
 
     def p_remove(self, t):
