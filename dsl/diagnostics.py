@@ -20,6 +20,11 @@ class Span:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
+    def __reduce__(self):
+        # Pickled as a call: the dataclass's own slots state is set field by field in Python, and a
+        # cached ruleset holds thousands of spans (dsl/cache.py).
+        return Span, (self.file, self.line, self.col, self.end_line, self.end_col)
+
 
 NOWHERE = Span("<input>", 0, 0)
 
