@@ -6,7 +6,6 @@ optional help line. `render` shows it with the source line and a caret.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +73,7 @@ class Sources:
 
 def did_you_mean(word: str, candidates) -> str | None:
     """A "did you mean" help line, by edit distance, or None."""
+    from difflib import get_close_matches          # not at import: only a mistake needs it
     names = sorted({str(c) for c in candidates})
     close = get_close_matches(word, names, n=1, cutoff=0.6)
     if not close:

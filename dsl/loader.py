@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from . import cache, nodes as n
@@ -53,7 +52,8 @@ class Ruleset:
 
 
 def bundled_root() -> Path:
-    return Path(str(resources.files("grimorio.rulesets")))
+    from .. import rulesets          # the bundled rulesets' package: a plain folder (importlib.resources costs more)
+    return Path(rulesets.__file__).parent
 
 
 @dataclass(frozen=True)

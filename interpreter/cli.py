@@ -187,10 +187,10 @@ def prepare_from_argv(argv):
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
-    from .state import StateFile, save as save_state
     prepared = prepare(args, sources, cl)
     setup = None
     if args.load_state:
+        from .state import StateFile
         loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
         given = prepared.given_fields()
         setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
@@ -209,6 +209,7 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     if outcome.failed:
         return 1
     if args.save_state:
+        from .state import save as save_state
         save_state(args.save_state, outcome.engine, cl.span(args.save_state))
     return 0
 

@@ -234,3 +234,26 @@ def test_a_moved_folder_is_another_program(rules, capsys, monkeypatch, tmp_path)
     monkeypatch.chdir(moved)
     assert run(capsys, "uno/prueba.enc") == first
     assert len(kept_programs(rules)) == 2
+
+
+def test_records_are_the_standard_dataclasses(tmp_path):
+    """dsl/records.py only keeps the code of what dataclasses writes: a process that takes it from the
+    cache compiles nothing, and every code it took is what compiling the text gives."""
+    import subprocess
+    import sys
+
+    probe = ("import dataclasses, marshal\n"
+             "import grimorio.dsl.nodes as n, grimorio.dsl.records as r\n"
+             "same = all(c == compile(t, '<string>', 'exec', dont_inherit=True)\n"
+             "           for t, c in r._used.items())\n"
+             "a, b = n.Attr(None, n.Name(None, 'x'), 'y'), n.Attr(n.Span('f', 1, 1), n.Name(None, 'x'), 'y')\n"
+             "print(len(r._used), r._compiled, same, 'exec' in vars(dataclasses), a == b, hash(a) == hash(b),\n"
+             "      repr(a), n.Attr.__doc__)\n")
+    env = dict(os.environ, GRIMORIO_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    first, second = (subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                                    env=env, timeout=120) for _ in range(2))
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    used, compiled, same, patched, rest = first.stdout.split(" ", 4)
+    assert int(used) > 200 and compiled == "True" and same == "True" and patched == "False"
+    assert rest.startswith("True True Attr(obj=Name(id='x'), name='y') Attr(span: 'Span', obj: 'Node'")
+    assert second.stdout == first.stdout.replace(" True ", " False ", 1)     # nothing compiled the second time
