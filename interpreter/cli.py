@@ -63,7 +63,8 @@ class CommandLine:
 
 def _parser():
     p = _Parser(prog="grimorio", description="Run tabletop role-playing rules written as text.")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    # prog given: else argparse builds a help formatter (and imports shutil) to work it out.
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, prog=p.prog)
     r = sub.add_parser("run", help="run an encounter and print its transcript")
     _encounter_arguments(r)
     r.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")

@@ -88,13 +88,16 @@ def _key(edition: str, roots, houses) -> str | None:
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """A digest of grimorio's own code (the language's and the interpreter's files) and of Python's version:
-    a program compiled by other code is never reused."""
+    """A digest of grimorio's own code (the language's and the interpreter's files: each one's name, size
+    and time of change, as Python itself tells a stale .pyc) and of Python's version: a program compiled
+    by other code is never reused."""
     h = hashlib.sha256(sys.version.encode())
-    for folder in (Path(cache.__file__).resolve().parent, Path(__file__).resolve().parent):
-        for path in sorted(folder.iterdir()):
-            if path.suffix in (".py", ".lark", ".rules"):
-                h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for folder in (os.path.dirname(os.path.realpath(cache.__file__)), os.path.dirname(os.path.realpath(__file__))):
+        with os.scandir(folder) as found:
+            entries = sorted((e.name, e) for e in found if e.name.endswith((".py", ".lark", ".rules")))
+        for name, entry in entries:
+            st = entry.stat()
+            h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
