@@ -20,9 +20,24 @@ class Span:
         return f"{self.file}:{self.line}:{self.col}"
 
     def __reduce__(self):
-        # Pickled as a call: the dataclass's own slots state is set field by field in Python, and a
-        # cached ruleset holds thousands of spans (dsl/cache.py).
-        return Span, (self.file, self.line, self.col, self.end_line, self.end_col)
+        # Pickled as a call of _span: a kept ruleset holds thousands of spans (dsl/cache.py).
+        return _span, (self.file, self.line, self.col, self.end_line, self.end_col)
+
+
+_FILE, _LINE, _COL, _END_LINE, _END_COL = (Span.__dict__[name].__set__
+                                            for name in ("file", "line", "col", "end_line", "end_col"))
+
+
+def _span(file, line, col, end_line, end_col) -> Span:
+    """Span(file, line, col, end_line, end_col), made by its slots' own setters: the frozen __init__ sets
+    each field through object.__setattr__, near twice the cost, and unpickling a ruleset makes thousands."""
+    span = object.__new__(Span)
+    _FILE(span, file)
+    _LINE(span, line)
+    _COL(span, col)
+    _END_LINE(span, end_line)
+    _END_COL(span, end_col)
+    return span
 
 
 NOWHERE = Span("<input>", 0, 0)
