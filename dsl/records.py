@@ -8,7 +8,8 @@ taking the code of a text it has seen before from the cache (dsl/cache.py)
 instead of compiling it again: the same text, compiled the same way, so the
 classes are exactly what `dataclasses.dataclass` makes. A text not seen
 before is compiled as usual and the cache is written once, as the process
-ends.
+ends. A class without a docstring gets the one dataclasses would give it
+(its name and signature) when it is first read, not at import.
 """
 from __future__ import annotations
 
@@ -33,15 +34,35 @@ def dataclass(cls=None, /, **options):
     """dataclasses.dataclass(cls, **options)."""
     def wrap(c):
         before = dataclasses.__dict__.get("exec", _MISSING)
+        undocumented = not c.__dict__.get("__doc__")
+        if undocumented:
+            c.__doc__ = "(signature)"            # dataclasses leaves a docstring as it is
         dataclasses.exec = _exec
         try:
-            return dataclasses.dataclass(c, **options)
+            made = dataclasses.dataclass(c, **options)
         finally:
             if before is _MISSING:
                 del dataclasses.exec
             else:
                 dataclasses.exec = before
+        if undocumented:
+            made.__doc__ = _Signature()
+        return made
     return wrap if cls is None else wrap(cls)
+
+
+class _Signature:
+    """A class's __doc__ as dataclasses writes it, worked out when first read (inspect.signature is
+    slow, and nothing reads it on a run)."""
+
+    def __get__(self, obj, cls):
+        import inspect
+        try:
+            text = str(inspect.signature(cls)).replace(" -> None", "")
+        except (TypeError, ValueError):
+            text = ""
+        cls.__doc__ = doc = cls.__name__ + text
+        return doc
 
 
 def _exec(source, globals=None, locals=None):

@@ -6,6 +6,7 @@ Each command imports what it needs when it runs, so `--help` and
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import shlex
 import sys
@@ -155,7 +156,19 @@ def _option_value(text: str, where: Span):
 
 
 def prepare(args, sources: Sources, cl: CommandLine):
-    """The encounter of a run or simulate command line, checked and prepared against its edition."""
+    """The encounter of a run or simulate command line, checked and prepared against its edition. The
+    cyclic collector pauses meanwhile: what is imported, loaded or compiled here lives on, and its passes
+    would only walk it again."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _prepare(args, sources, cl)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _prepare(args, sources: Sources, cl: CommandLine):
     from ..dsl import nodes as n
     from .encounter import Prepared, load_encounter, program_for, roots_for
     if args.encounter.endswith(".rules"):
