@@ -13,45 +13,15 @@ import pytest
 from grimorio.dsl import cache
 from grimorio.interpreter import encounter, stored
 from grimorio.interpreter.cli import main
+from tests.test_modules import HOJA_UNO, MODULE, REGLAS, UNO
 
 ROOT = Path(__file__).resolve().parent.parent
 
 FILES = {
-    "comun/comun.rules": """\
-        module comun:
-          title "Reglas comunes"
-          include "reglas.rules"
-          expects field FUE
-          expects check tirada
-          expects outcome éxito
-
-        rule doble(pj):
-          return pj.FUE * 2
-        """,
-    "comun/reglas.rules": """\
-        message prueba(pj, t) "{pj} tira: {t.resultado}"
-
-        rule probar(pj):
-          let t = check tirada(pj.FUE) by pj
-          say prueba(pj, t)
-          return t.resultado == éxito
-        """,
-    "uno/edicion.rules": """\
-        edition uno:
-          title "Uno"
-          include "hoja.rules", module comun
-        """,
-    "uno/hoja.rules": """\
-        sheet ficha:
-          FUE: int 0..9
-        option sin_uso = 3
-        outcomes resultado: fallo < éxito
-        check tirada(valor) rolls d = 1D6:
-          | d        | resultado |
-          |----------|-----------|
-          | <= valor | éxito     |
-          | any      | fallo     |
-        """,
+    "comun/comun.rules": MODULE,            # the edition and module of tests/test_modules.py
+    "comun/reglas.rules": REGLAS,
+    "uno/edicion.rules": UNO,
+    "uno/hoja.rules": HOJA_UNO + "option sin_uso = 3\n",     # an option no rule reads: warning W0705
     "uno/prueba.enc": """\
         encounter "prueba"
         edition uno
