@@ -8,6 +8,11 @@ changed file or a changed grimorio never meets an old result. A folder
 that cannot be made, read or written only costs time: every failure falls
 back to building.
 
+A compiled program is kept too (interpreter/stored.py), under a key that
+names what it was asked for; what its load read is noted as it is read
+(`consult`) and kept beside it, and a kept program is used only while every
+file and folder listing it read reads the same (`unchanged`).
+
 GRIMORIO_CACHE_DIR chooses the folder ("" turns the cache off); by default
 the package's own __pycache__, else the user's cache folder.
 """
@@ -18,13 +23,15 @@ import marshal
 import os
 import pickle
 import sys
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 # The modules whose source decides what a file builds to.
-LANGUAGE_FILES = ("grammar.lark", "parser.py", "builder.py", "patches.py", "nodes.py", "bounds.py", "diagnostics.py",
-                  "cache.py")
+LANGUAGE_FILES = ("grammar.lark", "parser.py", "builder.py", "patches.py", "nodes.py", "records.py", "bounds.py",
+                  "diagnostics.py", "cache.py")
 KEEP = 256            # built files kept on disk; the oldest are dropped beyond this
+KEEP_BY_KIND = {"program": 16}    # compiled programs are larger: fewer are kept
 _memory: dict[str, bytes] = {}
 
 
@@ -82,7 +89,7 @@ def _built(kind: str, text: str, file: str):
     key = hashlib.sha256(f"{language_key()}\0{kind}\0{file}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     data = _memory.get(key)
     if data is None:
-        data = _read(f"built-{key[:32]}.pickle")
+        data = kept(f"built-{key[:32]}.pickle")
     if data is not None:
         try:
             return pickle.loads(data)
@@ -97,7 +104,7 @@ def _built(kind: str, text: str, file: str):
     _memory[key] = data
     while len(_memory) > KEEP:
         del _memory[next(iter(_memory))]
-    _write(f"built-{key[:32]}.pickle", data)
+    keep(f"built-{key[:32]}.pickle", data)
     return result
 
 
@@ -106,7 +113,7 @@ def python_code(source: str, filename: str):
     (the generated Python of an edition is the same from run to run: compiling it is most of a cached run)."""
     key = hashlib.sha256(f"{sys.version}\0{filename}\0{source}".encode("utf-8", "surrogatepass")).hexdigest()
     name = f"code-{key[:32]}.marshal"
-    data = _memory.get(key) or _read(name)
+    data = _memory.get(key) or kept(name)
     if data is not None:
         try:
             return marshal.loads(data)
@@ -115,11 +122,11 @@ def python_code(source: str, filename: str):
     code = compile(source, filename, "exec")
     data = marshal.dumps(code)
     _memory[key] = data
-    _write(name, data)
+    keep(name, data)
     return code
 
 
-def _read(name: str) -> bytes | None:
+def kept(name: str) -> bytes | None:
     where = place(name)
     if where is None:
         return None
@@ -129,7 +136,7 @@ def _read(name: str) -> bytes | None:
         return None
 
 
-def _write(name: str, data: bytes) -> None:
+def keep(name: str, data: bytes) -> None:
     """Write atomically (a reader never sees half a file), then drop the oldest entries beyond KEEP."""
     where = place(name)
     if where is None:
@@ -140,10 +147,109 @@ def _write(name: str, data: bytes) -> None:
         os.replace(tmp, where)
         kind, _, rest = where.name.partition("-")
         entries = sorted(where.parent.glob(f"{kind}-*{Path(rest).suffix}"), key=lambda p: p.stat().st_mtime)
-        for old in entries[:-KEEP]:
+        for old in entries[:-KEEP_BY_KIND.get(kind, KEEP)]:
             old.unlink()
     except OSError:
         try:
             tmp.unlink()
         except OSError:
             pass
+
+
+# ------------------------------------------------------------------ what a load read
+def _names(folder, pattern: str) -> list[str]:
+    """The sorted names in `folder`: its sub-folders ("/"), or the files that match `pattern`."""
+    folder = Path(folder)
+    if pattern == "/":
+        return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+    return sorted(p.name for p in folder.glob(pattern))
+
+
+def _head(path, limit: int) -> bytes:
+    from .source import read_bounded
+    return read_bounded(path, limit, whole=False)
+
+
+def _whole(path, _arg=None) -> bytes:
+    from .source import read_bounded
+    return read_bounded(path)
+
+
+def _text(path, _arg=None) -> str:
+    from .source import read_text
+    return read_text(path)
+
+
+def _resolved(path, _arg=None) -> str:
+    return str(Path(path).resolve())
+
+
+# How a load reads what it depends on: each by a kind of reading that can be done again to see whether
+# it still reads the same. (kind -> reader(path, argument))
+READERS = {"names": _names, "head": _head, "bytes": _whole, "text": _text, "resolve": _resolved}
+_recordings: list[dict] = []
+
+
+@contextmanager
+def recording():
+    """Note every `consult` made inside; yields the notes: (kind, path, argument) -> digest."""
+    notes: dict = {}
+    _recordings.append(notes)
+    try:
+        yield notes
+    finally:
+        _recordings.remove(notes)
+
+
+def consult(kind: str, path, arg=None):
+    """READERS[kind](path, arg), noted in every recording under way (failures too: a file that could
+    not be read, and now can, changes what a load finds)."""
+    if not _recordings:
+        return READERS[kind](path, arg)
+    try:
+        value = READERS[kind](path, arg)
+    except Exception as exc:  # noqa: BLE001 - noted as it is, and raised on
+        for notes in _recordings:
+            notes[(kind, str(path), arg)] = _failed(exc)
+        raise
+    return noted(kind, path, value, arg)
+
+
+def noted(kind: str, path, value, arg=None):
+    """`value`, which the caller read itself as READERS[kind](path, arg) reads it, noted; returned."""
+    for notes in _recordings:
+        notes[(kind, str(path), arg)] = _digest(value)
+    return value
+
+
+def unrepeatable() -> None:
+    """The load under way read something no file holds (an editor's unsaved text): never reuse it."""
+    for notes in _recordings:
+        notes[("unrepeatable", "", None)] = ""
+
+
+def unchanged(notes: dict) -> bool:
+    """Whether every reading noted reads the same now."""
+    for (kind, path, arg), digest in notes.items():
+        if kind not in READERS:
+            return False
+        try:
+            now = _digest(READERS[kind](path, arg))
+        except Exception as exc:  # noqa: BLE001 - compared with what was noted
+            now = _failed(exc)
+        if now != digest:
+            return False
+    return True
+
+
+def _digest(value) -> str:
+    if isinstance(value, list):
+        value = "\0".join(value)
+    if isinstance(value, str):
+        value = value.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(value).hexdigest()
+
+
+def _failed(exc: BaseException) -> str:
+    diagnostics = getattr(exc, "diagnostics", None)
+    return f"failed: {type(exc).__name__}: {[d.message for d in diagnostics] if diagnostics else exc}"

@@ -6,7 +6,6 @@ optional help line. `render` shows it with the source line and a caret.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +18,26 @@ class Span:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+    def __reduce__(self):
+        # Pickled as a call of _span: a kept ruleset holds thousands of spans (dsl/cache.py).
+        return _span, (self.file, self.line, self.col, self.end_line, self.end_col)
+
+
+_FILE, _LINE, _COL, _END_LINE, _END_COL = (Span.__dict__[name].__set__
+                                            for name in ("file", "line", "col", "end_line", "end_col"))
+
+
+def _span(file, line, col, end_line, end_col) -> Span:
+    """Span(file, line, col, end_line, end_col), made by its slots' own setters: the frozen __init__ sets
+    each field through object.__setattr__, near twice the cost, and unpickling a ruleset makes thousands."""
+    span = object.__new__(Span)
+    _FILE(span, file)
+    _LINE(span, line)
+    _COL(span, col)
+    _END_LINE(span, end_line)
+    _END_COL(span, end_col)
+    return span
 
 
 NOWHERE = Span("<input>", 0, 0)
@@ -69,6 +88,7 @@ class Sources:
 
 def did_you_mean(word: str, candidates) -> str | None:
     """A "did you mean" help line, by edit distance, or None."""
+    from difflib import get_close_matches          # not at import: only a mistake needs it
     names = sorted({str(c) for c in candidates})
     close = get_close_matches(word, names, n=1, cutoff=0.6)
     if not close:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
-from . import nodes as n
+from . import cache, nodes as n
 from .cache import build_rules
 from .diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
-from .source import read_bounded, read_text
+from .source import read_text
 
 # Which kinds share a namespace (a name must be unique within one).
 NAMESPACE = {
@@ -53,7 +52,8 @@ class Ruleset:
 
 
 def bundled_root() -> Path:
-    return Path(str(resources.files("grimorio.rulesets")))
+    from .. import rulesets          # the bundled rulesets' package: a plain folder (importlib.resources costs more)
+    return Path(rulesets.__file__).parent
 
 
 @dataclass(frozen=True)
@@ -84,15 +84,15 @@ def entry_heads(folder: Path, kind: str = "edition") -> list[EditionHead]:
     out = []
     start = kind.encode() + b" "
     try:
-        files = sorted(folder.glob("*.rules"))
+        files = [folder / name for name in cache.consult("names", folder, "*.rules")]
     except OSError:
         return out
     for f in files:
         try:
-            head = read_bounded(f, HEAD_BYTES, whole=False)
+            head = cache.consult("head", f, HEAD_BYTES)
             if not any(ln.startswith(start) for ln in head.split(b"\n")):
                 continue
-            data = head if len(head) < HEAD_BYTES else read_bounded(f)
+            data = head if len(head) < HEAD_BYTES else cache.consult("bytes", f)
         except (OSError, ValueError):
             continue
         lines = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
@@ -122,7 +122,7 @@ def edition_heads(roots: list[Path] | None = None, kind: str = "edition") -> dic
     out: dict[str, list[EditionHead]] = {}
     for root in roots or [bundled_root()]:
         try:
-            folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+            folders = [root / name for name in cache.consult("names", root, "/")]
         except OSError:
             continue
         here: dict[str, list[EditionHead]] = {}
@@ -282,9 +282,9 @@ def _inherit_settings(ed: n.Edition, base: n.Edition) -> n.Edition:
 
 def _display(path: Path) -> str:
     """How a file is named in diagnostics: relative to the working folder, or to the bundled rulesets."""
-    for base, prefix in ((Path.cwd, ""), (lambda: bundled_root().resolve(), "rulesets/")):
+    for base, prefix in ((Path.cwd, ""), (lambda: Path(cache.consult("resolve", bundled_root())), "rulesets/")):
         try:
-            return prefix + str(path.resolve().relative_to(base()))
+            return prefix + str(Path(cache.consult("resolve", path)).relative_to(base()))
         except (ValueError, OSError):       # elsewhere; or the working folder was deleted
             continue
     return str(path)
@@ -294,8 +294,10 @@ def _read(path: Path, sources: Sources, diags: list[Diagnostic], at: Span | None
     display = _display(path)
     try:
         text = sources.unsaved.get(str(path.resolve()))
-        if text is None:
-            text = read_text(path, display, at, sources)
+        if text is not None:
+            cache.unrepeatable()
+        else:
+            text = cache.noted("text", path, read_text(path, display, at, sources))
     except GrimorioError as exc:
         diags.extend(exc.diagnostics)
         return []

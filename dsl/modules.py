@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import cache
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 from .loader import NAMESPACE, Ruleset, _display, _read, edition_heads, entry_heads
@@ -127,7 +128,7 @@ class Includer:
     def _file(self, inc: str, sp: Span, owner) -> list[n.Decl]:
         kind, name, entry = owner
         folder = entry.parent.resolve()
-        path = (entry.parent / inc).resolve()
+        path = Path(cache.consult("resolve", entry.parent / inc))
         if folder not in path.parents:
             self.diags.append(Diagnostic("E0303", f'"{inc}" is outside the {kind}\'s folder', sp,
                                          f"{'an edition' if kind == 'edition' else 'a module'} includes only "

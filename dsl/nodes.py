@@ -1,9 +1,10 @@
 """The AST: frozen dataclasses, each carrying the span of its source text."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .diagnostics import Span
+from .records import dataclass          # dataclasses.dataclass, its methods' code kept between runs
 
 # ------------------------------------------------------------------ expressions
 

@@ -23,10 +23,11 @@ def resolve_ruleset(rs) -> list[Diagnostic]:
     return _Walker(rs).run()
 
 
-def resolve_script(rs, stmts, exprs, combatants) -> list[Diagnostic]:
+def resolve_script(rs, stmts, exprs, combatants, names: Resolver | None = None) -> list[Diagnostic]:
     """An encounter's own statements and expectations, checked against its ruleset the same way
-    (the one place `expect` may stand)."""
-    walker = _Walker(rs, script=True)
+    (the one place `expect` may stand). `names`: the ruleset's Resolver, if one is at hand (making
+    one walks the whole ruleset)."""
+    walker = _Walker(rs, script=True, names=names)
     scope = Scope(combatants=tuple(combatants))
     walker.block(tuple(stmts), scope)
     for x in exprs:
@@ -35,9 +36,9 @@ def resolve_script(rs, stmts, exprs, combatants) -> list[Diagnostic]:
 
 
 class _Walker:
-    def __init__(self, rs, script: bool = False):
+    def __init__(self, rs, script: bool = False, names: Resolver | None = None):
         self.rs = rs
-        self.names = Resolver(rs)
+        self.names = names if names is not None and names.rs is rs else Resolver(rs)
         self.out: list[Diagnostic] = []
         self.rules = [k for k, v in rs.space("value").items() if isinstance(v, n.Rule)]
         self.conditions = {c.name: c for c in rs.all(n.Condition)}

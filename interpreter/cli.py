@@ -6,6 +6,7 @@ Each command imports what it needs when it runs, so `--help` and
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import shlex
 import sys
@@ -61,9 +62,25 @@ class CommandLine:
                           f"{exc.parser.prog} --help lists the commands and their options")
 
 
-def _parser():
+def _parser(command: str | None = None):
+    """The command line's parser; with `command`, holding that command's parser only (a run need not
+    build the other six: its usage still names them all)."""
     p = _Parser(prog="grimorio", description="Run tabletop role-playing rules written as text.")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    # prog given: else argparse builds a help formatter (and imports shutil) to work it out.
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, prog=p.prog,
+                           metavar=None if command is None else "{" + ",".join(PARSERS) + "}")
+    for name, add in PARSERS.items():
+        if command in (None, name):
+            add(sub)
+    return p
+
+
+def _named(argv) -> str | None:
+    """The command a command line names first, if it is one."""
+    return argv[0] if argv and argv[0] in PARSERS else None
+
+
+def _run_parser(sub):
     r = sub.add_parser("run", help="run an encounter and print its transcript")
     _encounter_arguments(r)
     r.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
@@ -76,6 +93,9 @@ def _parser():
     r.add_argument("--load-state", metavar="FILE", help="start from the state a run saved (cards, fields, vars)")
     r.add_argument("--save-state", metavar="FILE",
                    help="after a run that ends well, save its state there (atomically)")
+
+
+def _simulate_parser(sub):
     s = sub.add_parser("simulate", help="run an encounter many times and summarize the outcomes")
     _encounter_arguments(s, editions="append")
     s.add_argument("--compare", action="store_true",
@@ -93,25 +113,43 @@ def _parser():
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler's address (tcp://host:8786)")
     s.add_argument("--format", choices=["text", "json"], default="text", help="the summary as text or JSON")
     s.add_argument("--report", metavar="FILE.html", help="also write an HTML page with plots")
+
+
+def _diff_parser(sub):
     d = sub.add_parser("diff", help="run an encounter under two editions (or one, and it with house rules) on "
                                      "the same dice, and show where the transcripts part")
     d.add_argument("encounter", help="the encounter script (.enc)")
     d.add_argument("--edition", action="append", default=[], help="an edition to compare (give one or two)")
     d.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
     _layer_args(d)
+
+
+def _check_parser(sub):
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
     c.add_argument("--house", action="append", default=[], metavar="FILE",
                    help="house-rule files layered on the encounters' editions, in order (repeatable)")
+
+
+def _editions_parser(sub):
     e = sub.add_parser("editions", help="list the editions: bundled, and in the --rules folders")
     e.add_argument("--rules", action="append", default=[], metavar="DIR",
                    help="an edition folder, or a folder of edition folders (repeatable)")
+
+
+def _fmt_parser(sub):
     f = sub.add_parser("fmt", help="format .rules and .enc files: indentation, aligned tables")
     f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in")
     f.add_argument("--check", action="store_true", help="change nothing; list the files that need formatting "
                                                         "and exit 1 if there are any")
+
+
+def _lsp_parser(sub):
     sub.add_parser("lsp", help="serve the language server protocol on stdin/stdout (for editors)")
-    return p
+
+
+PARSERS = {"run": _run_parser, "simulate": _simulate_parser, "diff": _diff_parser, "check": _check_parser,
+           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser}
 
 
 def _encounter_arguments(p, editions="store"):
@@ -154,7 +192,19 @@ def _option_value(text: str, where: Span):
 
 
 def prepare(args, sources: Sources, cl: CommandLine):
-    """The encounter of a run or simulate command line, checked and prepared against its edition."""
+    """The encounter of a run or simulate command line, checked and prepared against its edition. The
+    cyclic collector pauses meanwhile: what is imported, loaded or compiled here lives on, and its passes
+    would only walk it again."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _prepare(args, sources, cl)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _prepare(args, sources: Sources, cl: CommandLine):
     from ..dsl import nodes as n
     from .encounter import Prepared, load_encounter, program_for, roots_for
     if args.encounter.endswith(".rules"):
@@ -183,14 +233,14 @@ def prepare(args, sources: Sources, cl: CommandLine):
 def prepare_from_argv(argv):
     """What `prepare` gives for a command line: how a worker process prepares its own copy."""
     sources = Sources()
-    return prepare(_parser().parse_args(argv), sources, CommandLine(argv, sources))
+    return prepare(_parser(_named(argv)).parse_args(argv), sources, CommandLine(argv, sources))
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
-    from .state import StateFile, save as save_state
     prepared = prepare(args, sources, cl)
     setup = None
     if args.load_state:
+        from .state import StateFile
         loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
         given = prepared.given_fields()
         setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
@@ -209,6 +259,7 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     if outcome.failed:
         return 1
     if args.save_state:
+        from .state import save as save_state
         save_state(args.save_state, outcome.engine, cl.span(args.save_state))
     return 0
 
@@ -370,7 +421,7 @@ def main(argv=None) -> int:
 
 def _command(argv, sources: Sources, cl: CommandLine) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(_named(argv)).parse_args(argv)
     except _UsageError as exc:
         exc.parser.print_usage(sys.stderr)
         print(render(cl.usage_error(exc), sources), file=sys.stderr)

@@ -450,7 +450,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         """Compile an encounter's own statements and expectations against this program, into
         a namespace of their own: the program reads the same after a thousand encounters."""
-        diags = resolve_script(self.ruleset, stmts, exprs, combatants)
+        diags = resolve_script(self.ruleset, stmts, exprs, combatants, self.resolver)
         if diags:
             raise GrimorioError(diags)
         saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts

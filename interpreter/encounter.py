@@ -12,11 +12,12 @@ from ..dsl.cache import build_encounter
 from ..dsl.constants import NotConstant, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.format_kinds import DEFAULT_SIDE, check_default_side, default_side
-from ..dsl.loader import bundled_root, load_edition
+from ..dsl.loader import bundled_root
 from ..dsl.source import read_text
 
-from .compiler import Program, compile_checked
+from .compiler import Program
 from . import runtime_helpers as H
+from . import stored
 from .engine import Engine, guarded
 from .values import mangle
 
@@ -54,8 +55,7 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     if prog is None:
         own = Sources()
         try:
-            rs = load_edition(edition, roots, span, own, houses)
-            prog = compile_checked(rs)
+            prog = stored.program(edition, span, own, roots, houses)
         finally:
             if sources is not None:
                 sources.texts.update(own.texts)

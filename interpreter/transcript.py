@@ -1,8 +1,6 @@
 """Rendering a run's events: text (the ruleset's own words) or JSON lines."""
 from __future__ import annotations
 
-import json
-
 
 def render_text(engine, explain=False) -> str:
     out = [f"{text}    [{why}]" if explain else text for text, why in lines(engine, explain)]
@@ -41,6 +39,7 @@ def _words(rs, message: str) -> str:
 
 
 def render_jsonl(engine) -> str:
+    import json                 # not at import: a text transcript does not need it
     lines = []
     for ev in engine.events:
         kind = ev[0]

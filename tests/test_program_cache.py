@@ -1,0 +1,229 @@
+"""Compiled programs kept between runs (interpreter/stored.py): a warm run loads the checked and
+compiled program instead of making it, and reads exactly like a run without any cache, whatever
+happens to the files it was made from or to the cache folder."""
+from __future__ import annotations
+
+import os
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grimorio.dsl import cache
+from grimorio.interpreter import encounter, stored
+from grimorio.interpreter.cli import main
+from tests.test_modules import HOJA_UNO, MODULE, REGLAS, UNO
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FILES = {
+    "comun/comun.rules": MODULE,            # the edition and module of tests/test_modules.py
+    "comun/reglas.rules": REGLAS,
+    "uno/edicion.rules": UNO,
+    "uno/hoja.rules": HOJA_UNO + "option sin_uso = 3\n",     # an option no rule reads: warning W0705
+    "uno/prueba.enc": """\
+        encounter "prueba"
+        edition uno
+        combatant Ana:
+          FUE 4
+        dice strict:
+          Ana tirada 3
+        do:
+          probar(Ana)
+        expect doble(Ana) == 8
+        """,
+}
+
+
+@pytest.fixture
+def rules(tmp_path, monkeypatch):
+    """A small edition with an include, a module and a warning (W0705), in a folder of its own; the cache
+    in another; each run a fresh process as far as kept programs go."""
+    folder = tmp_path / "reglas"
+    for name, text in FILES.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(encounter, "_programs", {})
+    return folder
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    encounter._programs.clear()
+    capsys.readouterr()
+    code = main(["run", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def uncached(capsys, monkeypatch, *argv):
+    with monkeypatch.context() as m:
+        m.setenv("GRIMORIO_CACHE_DIR", "")
+        return run(capsys, *argv)
+
+
+def not_built(monkeypatch):
+    """From here on, making a program is a test failure: it must be loaded."""
+    def refuse(rs):
+        raise AssertionError("the program was compiled again")
+    monkeypatch.setattr(stored, "compile_checked", refuse)
+
+
+def kept_programs(rules: Path) -> list[Path]:
+    return sorted((rules.parent / "cache").glob("program-*.pickle"))
+
+
+def test_a_warm_run_loads_the_program_and_reads_like_a_run_without_cache(rules, capsys, monkeypatch):
+    expected = uncached(capsys, monkeypatch, "uno/prueba.enc")
+    assert expected[0] == 0 and "Ana tira: éxito" in expected[1]
+    assert "W0705" in expected[2] and "option sin_uso = 3" in expected[2]      # the warning, with its line
+    assert run(capsys, "uno/prueba.enc") == expected                          # builds, and keeps
+    assert len(kept_programs(rules)) == 1
+    not_built(monkeypatch)
+    assert run(capsys, "uno/prueba.enc") == expected                          # loads: warning and all
+
+
+@pytest.mark.parametrize("changed, old, new, shows", [("uno/hoja.rules", "<= valor", "> valor", "Ana tira: fallo"),
+                                                      ("comun/reglas.rules", "tira:", "lanza:", "Ana lanza: éxito")])
+def test_an_edited_file_makes_a_new_program(rules, capsys, monkeypatch, changed, old, new, shows):
+    run(capsys, "uno/prueba.enc")
+    path = rules / changed
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    expected = uncached(capsys, monkeypatch, "uno/prueba.enc")
+    assert shows in expected[1]
+    assert run(capsys, "uno/prueba.enc") == expected
+
+
+def test_a_new_edition_beside_it_is_seen(rules, capsys, monkeypatch):
+    """What the loader found by listing folders is part of what a kept program depends on: a second
+    entry file for the same edition is an error (E0107) at once, not after the cache is cleared."""
+    run(capsys, "uno/prueba.enc")
+    (rules / "uno" / "otra.rules").write_text('edition uno:\n  title "Otra"\n', encoding="utf-8")
+    code, out, err = run(capsys, "uno/prueba.enc")
+    assert code == 2 and "E0107" in err
+    assert (code, out, err) == uncached(capsys, monkeypatch, "uno/prueba.enc")
+
+
+def test_a_damaged_kept_program_reads_like_no_cache(rules, capsys, monkeypatch):
+    expected = uncached(capsys, monkeypatch, "uno/prueba.enc")
+    run(capsys, "uno/prueba.enc")
+    (kept,) = kept_programs(rules)
+    whole = kept.read_bytes()
+    for damaged in (b"", b"\x80\x05garbage", whole[: len(whole) // 2], whole[:-40] + b"\x00" * 40,
+                    whole.replace(b"prueba", b"pruebo")):
+        kept.write_bytes(damaged)
+        assert run(capsys, "uno/prueba.enc") == expected
+        assert kept.read_bytes() == whole or kept.read_bytes() != damaged           # made again and kept
+
+
+def test_a_read_only_cache_folder_only_costs_time(rules, capsys, monkeypatch):
+    expected = uncached(capsys, monkeypatch, "uno/prueba.enc")
+    folder = rules.parent / "cache"
+    run(capsys, "uno/prueba.enc")                       # a kept program, then the folder becomes read-only
+    os.chmod(folder, 0o555)
+
+    def refuse(*args, **kwargs):                       # as root, the mode alone would not stop a write
+        raise PermissionError(13, "Permission denied")
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(Path, "write_bytes", refuse)
+            m.setattr(os, "replace", refuse)
+            assert run(capsys, "uno/prueba.enc") == expected
+            hoja = rules / "uno" / "hoja.rules"
+            hoja.write_text(hoja.read_text(encoding="utf-8").replace("<= valor", "> valor"), encoding="utf-8")
+            changed = run(capsys, "uno/prueba.enc")
+            assert changed == uncached(capsys, monkeypatch, "uno/prueba.enc") and "Ana tira: fallo" in changed[1]
+            assert changed == run(capsys, "uno/prueba.enc")
+    finally:
+        os.chmod(folder, 0o755)
+    blocker = rules.parent / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(blocker / "cache"))      # a folder that cannot be made
+    assert run(capsys, "uno/prueba.enc") == changed
+
+
+def test_house_rules_and_options_are_part_of_what_is_kept(rules, capsys, monkeypatch):
+    house = rules / "casa.rules"
+    house.write_text('replace message prueba(pj, t) "{pj} prueba suerte: {t.resultado}"\n', encoding="utf-8")
+    plain = run(capsys, "uno/prueba.enc")
+    with_house = run(capsys, "uno/prueba.enc", "--house", "casa.rules")
+    assert "prueba suerte" in with_house[1] and "prueba suerte" not in plain[1]
+    not_built(monkeypatch)
+    assert run(capsys, "uno/prueba.enc") == plain
+    assert run(capsys, "uno/prueba.enc", "--house", "casa.rules") == with_house
+
+
+def test_the_bundled_duel_reads_the_same_from_a_kept_program(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(encounter, "_programs", {})
+    duel = "rulesets/aquelarre/duelo.enc"
+    first = run(capsys, duel, "--seed", "5", "--format", "jsonl")
+    not_built(monkeypatch)
+    assert run(capsys, duel, "--seed", "5", "--format", "jsonl") == first
+
+
+def test_a_program_that_would_not_come_back_the_same_is_not_kept(rules, capsys, monkeypatch):
+    """stored.dumps refuses what it cannot write faithfully (here: a function of the generated module
+    kept under a second name); the run goes on, and nothing is kept."""
+    real, written = stored.dumps, []
+
+    def aliased(program):
+        ns = program.ns
+        name = next(k for k, v in ns.items() if getattr(v, "__globals__", None) is ns)
+        ns["alias"] = ns[name]
+        try:
+            written.append(real(program))
+        finally:
+            del ns["alias"]
+        return written[-1]
+    monkeypatch.setattr(stored, "dumps", aliased)
+    assert run(capsys, "uno/prueba.enc")[0] == 0
+    assert written == [None] and kept_programs(rules) == []
+
+
+def test_cache_notes_what_a_load_read():
+    with cache.recording() as notes:
+        cache.consult("names", ROOT / "rulesets", "/")
+        with pytest.raises(OSError):
+            cache.consult("bytes", ROOT / "no-such-file.rules")
+    assert cache.unchanged(notes)
+    assert not cache.unchanged({**notes, ("names", str(ROOT / "rulesets"), "/"): "another digest"})
+    assert not cache.unchanged({("what", "x", None): ""})
+    gone = ROOT / "no-such-file.rules"
+    assert ("bytes", str(gone), None) in notes
+
+
+def test_a_moved_folder_is_another_program(rules, capsys, monkeypatch, tmp_path):
+    """Diagnostics name files relative to the working folder: a program made elsewhere is not reused."""
+    first = run(capsys, "uno/prueba.enc")
+    moved = tmp_path / "movido"
+    shutil.copytree(rules, moved)
+    monkeypatch.chdir(moved)
+    assert run(capsys, "uno/prueba.enc") == first
+    assert len(kept_programs(rules)) == 2
+
+
+def test_records_are_the_standard_dataclasses(tmp_path):
+    """dsl/records.py only keeps the code of what dataclasses writes: a process that takes it from the
+    cache compiles nothing, and every code it took is what compiling the text gives."""
+    import subprocess
+    import sys
+
+    probe = ("import dataclasses, marshal\n"
+             "import grimorio.dsl.nodes as n, grimorio.dsl.records as r\n"
+             "same = all(c == compile(t, '<string>', 'exec', dont_inherit=True)\n"
+             "           for t, c in r._used.items())\n"
+             "a, b = n.Attr(None, n.Name(None, 'x'), 'y'), n.Attr(n.Span('f', 1, 1), n.Name(None, 'x'), 'y')\n"
+             "print(len(r._used), r._compiled, same, 'exec' in vars(dataclasses), a == b, hash(a) == hash(b),\n"
+             "      repr(a), n.Attr.__doc__)\n")
+    env = dict(os.environ, GRIMORIO_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    first, second = (subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                                    env=env, timeout=120) for _ in range(2))
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    used, compiled, same, patched, rest = first.stdout.split(" ", 4)
+    assert int(used) > 200 and compiled == "True" and same == "True" and patched == "False"
+    assert rest.startswith("True True Attr(obj=Name(id='x'), name='y') Attr(span: 'Span', obj: 'Node'")
+    assert second.stdout == first.stdout.replace(" True ", " False ", 1)     # nothing compiled the second time
