@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,8 @@ from grimorio.dsl.diagnostics import Span, GrimorioError, Sources, render
 from grimorio.dsl.loader import load_entry, load_house
 from grimorio.interpreter.compiler import compile_checked
 from grimorio.interpreter.encounter import Prepared, program_for
+
+pytestmark = pytest.mark.slow      # each example loads, checks and compiles an edition (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
