@@ -4,7 +4,8 @@ only GrimorioError, and every diagnostic renders with its location.
 
 Profiles (environment variable GRIMORIO_FUZZ): "default", a few seconds, with
 fixed examples so every run of the suite tries the same texts; "long", many
-more random examples for deep fuzzing (GRIMORIO_FUZZ=long pytest tests/test_fuzz*.py).
+more random examples for deep fuzzing (GRIMORIO_FUZZ=long pytest -m slow tests/test_fuzz*.py:
+the fuzzers are in the slow profile, README "Tests").
 GRIMORIO_FUZZ_EXAMPLES=N sets the number of examples of either.
 """
 from __future__ import annotations

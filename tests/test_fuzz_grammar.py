@@ -8,7 +8,7 @@ gets. Whatever comes out must be a located grimorio diagnostic, and every run
 must end within its budget.
 
 Default: a fixed handful of examples. The long profile (outside CI) is
-`GRIMORIO_FUZZ=long GRIMORIO_FUZZ_EXAMPLES=100000 .venv/bin/python -m pytest -q tests/test_fuzz_grammar.py`.
+`GRIMORIO_FUZZ=long GRIMORIO_FUZZ_EXAMPLES=100000 .venv/bin/python -m pytest -q -m slow tests/test_fuzz_grammar.py`.
 """
 from __future__ import annotations
 
