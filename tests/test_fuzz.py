@@ -172,8 +172,9 @@ def check_house(text: str):
         sources = Sources({"<command line>": line})
         at = Span("<command line>", 1, line.index("--house") + 9, 1, len(line) + 1)
         try:
-            rs = load_entry(RULESETS / "aquelarre" / "edicion.rules", [RULESETS], sources)
-            load_house(rs, path, at)
+            with mock.patch.object(loader, "build_rules", cached_build_rules):     # aquelarre's files parsed once
+                rs = load_entry(RULESETS / "aquelarre" / "edicion.rules", [RULESETS], sources)
+                load_house(rs, path, at)
             compile_checked(rs)
         except GrimorioError as exc:
             assert_located(exc.diagnostics, sources)
