@@ -12,6 +12,7 @@ Mark a test slow (`@pytest.mark.slow`; a whole file: `pytestmark = pytest.mark.s
     starts Dask, or measures time, memory or growth.
 A test that only runs an encounter with `run_text` (or `main(["run", ...])`) over a bundled edition is
 fast: the compiled edition is shared by every test of the session. Keep a fast test in every area.
+A command that names a test by its id (`pytest tests/test_x.py::test_y`) runs what it names, slow or not.
 """
 from __future__ import annotations
 
@@ -86,6 +87,12 @@ def diagnostics_of(text: str, file: str = "scenario.enc") -> str:
 @pytest.fixture
 def run():
     return run_text
+
+
+def pytest_configure(config):
+    """The default `-m "not slow"` (pyproject addopts) leaves out no test named by its id."""
+    if config.option.markexpr == "not slow" and any("::" in arg for arg in config.args):
+        config.option.markexpr = ""
 
 
 @pytest.hookimpl(hookwrapper=True)
