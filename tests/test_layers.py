@@ -382,6 +382,7 @@ def test_condition_grades_cells_and_on_receive(tmp_path):
 # ---------------------------------------------------------------- clashes, warnings, order
 
 
+@pytest.mark.slow
 def test_a_clash_with_a_declaration_of_another_kind_is_one_error_at_the_layer(tmp_path):
     d = errors(tmp_path, "rule localización(t):\n  return t\n") if False else load_errors(
         tmp_path, "rule localización(t):\n  return t\n")
