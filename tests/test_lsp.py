@@ -236,9 +236,9 @@ def test_a_wide_character_before_the_error_counts_in_utf16(client, workspace):
     assert d["code"] == "E0101" and d["range"]["start"] == {"line": 1, "character": 17}
 
 
-@pytest.mark.slow
 def test_without_the_extra_the_command_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pygls", None)        # import pygls now fails
+    monkeypatch.setitem(sys.modules, "lsprotocol", None)   # and pygls's own dependency (a second to import)
     monkeypatch.delitem(sys.modules, "grimorio.interpreter.lsp", raising=False)
     assert main(["lsp"]) == 2
     err = capsys.readouterr().err
