@@ -83,9 +83,26 @@ def walk(node):
 _FIELDS: dict[type, tuple[str, ...]] = {}       # each node class's field names: dataclasses.fields() is slow
 
 
-def field_names(ruleset) -> set[str]:
+_KNOWN_FIELDS: dict[tuple[int, ...], tuple[tuple, frozenset[str]]] = {}    # declarations' ids -> (them, fields)
+
+
+def field_names(ruleset) -> frozenset[str]:
     """Every field any value of this ruleset can have: a name read as `x.NAME`
-    that is none of these is a mistake wherever it appears."""
+    that is none of these is a mistake wherever it appears. Kept for the same
+    declarations (frozen nodes, held here so that their ids stay theirs): every
+    encounter prepared against a program asks again, and walking the whole
+    ruleset was most of the cost of preparing one."""
+    decls = tuple(d for space in ruleset.spaces.values() for d in space.values())
+    key = tuple(map(id, decls))
+    known = _KNOWN_FIELDS.get(key)
+    if known is None:
+        known = _KNOWN_FIELDS[key] = (decls, frozenset(_field_names(ruleset)))
+        while len(_KNOWN_FIELDS) > 16:
+            del _KNOWN_FIELDS[next(iter(_KNOWN_FIELDS))]
+    return known[1]
+
+
+def _field_names(ruleset) -> set[str]:
     out = {"name", "side"}
     for s in ruleset.all(n.Sheet):
         out |= {f.name for f in s.fields}

@@ -50,7 +50,10 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
                 houses=()) -> Program:
     """One compiled program per edition (and house-rule files), shared by every run in this process."""
     house_key = tuple((str(Path(h).resolve()), _text_or_none(h)) for h in houses)
-    key = (edition, tuple(str(r) for r in roots or ()), house_key)
+    # The first root that holds a name wins, so a root named twice changes nothing: an encounter
+    # beside the bundled editions (roots: its folder's parent, then the bundled root) shares
+    # the program of no roots at all.
+    key = (edition, tuple(dict.fromkeys(str(r) for r in roots or [bundled_root()])), house_key)
     prog = _programs.get(key)
     if prog is None:
         own = Sources()

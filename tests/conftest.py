@@ -1,7 +1,26 @@
-"""Shared test helpers: run an encounter written inline, read its transcript."""
+"""Shared test helpers: run an encounter written inline, read its transcript.
+
+Two profiles (README, "Tests"):
+  .venv/bin/python -m pytest -q            the fast tests (the default, under 30 s): every area, briefly
+  .venv/bin/python -m pytest -q -m slow    the slow tests; CI runs both (`-m ""` runs everything at once)
+
+Mark a test slow (`@pytest.mark.slow`; a whole file: `pytestmark = pytest.mark.slow`) when it
+  - starts a process: the installed command, `python -c`, a pool of workers, a language server, a
+    browser (a fast test that starts one fails, below, with a message that says so), or
+  - takes over 0.5 s on a quiet machine (`pytest -q --durations=20` lists them): it compiles a whole
+    edition of its own (a house rule over a bundled edition), runs an encounter for many seeds, fuzzes,
+    starts Dask, or measures time, memory or growth.
+A test that only runs an encounter with `run_text` (or `main(["run", ...])`) over a bundled edition is
+fast: the compiled edition is shared by every test of the session. Keep a fast test in every area.
+A command that names a test by its id (`pytest tests/test_x.py::test_y`) runs what it names, slow or not.
+"""
 from __future__ import annotations
 
+import multiprocessing.util
+import os
+import subprocess
 import textwrap
+from unittest import mock
 
 import pytest
 
@@ -68,3 +87,25 @@ def diagnostics_of(text: str, file: str = "scenario.enc") -> str:
 @pytest.fixture
 def run():
     return run_text
+
+
+def pytest_configure(config):
+    """The default `-m "not slow"` (pyproject addopts) leaves out no test named by its id."""
+    if config.option.markexpr == "not slow" and any("::" in arg for arg in config.args):
+        config.option.markexpr = ""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """The default profile stays fast: a test not marked slow (its fixtures included) fails as
+    soon as it starts a process."""
+    if item.get_closest_marker("slow"):
+        yield
+        return
+
+    def refused(*args, **kwargs):
+        pytest.fail(f"{item.nodeid} starts a process: mark it @pytest.mark.slow (tests/conftest.py)", pytrace=False)
+
+    with mock.patch.object(subprocess.Popen, "_execute_child", refused), mock.patch.object(os, "fork", refused), \
+            mock.patch.object(multiprocessing.util, "spawnv_passfds", refused):
+        yield

@@ -25,6 +25,7 @@ ENCOUNTERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ENCOUNTERS))
 def test_a_bundled_encounter_runs_to_its_end_for_200_seeds(name):
     prepared = Prepared(load_encounter(FOLDER / f"{name}.enc", Sources()), program_for("aquelarre"))

@@ -29,6 +29,7 @@ def estados(text: str) -> str:
 # Rodrigo: Espada corta 60% (crítico <= 6), Gambesón (Protección 2), RES 14.
 # Bandido: Garrote (Palo) 45% (crítico <= 5), Ropas gruesas (Protección 1), RES 13.
 
+@pytest.mark.slow
 def test_a_blow_through_the_armour_gives_heridas_leve():
     # 44: éxito, Pecho (4) x1; 1D6+1 with the die at 5 = 6, minus Protección 1 -> 5.
     r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 44\ndaño 5\n")))
@@ -104,6 +105,7 @@ def test_fainting_at_the_resistance_roll_is_shock_persistente():
     assert "Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)" in r.lines
 
 
+@pytest.mark.slow
 def test_a_row_of_the_mapping_is_edition_data_a_layer_changes(tmp_path, capsys):
     casa = tmp_path / "casa.rules"
     casa.write_text('change estados_por_golpe["atraviesa"].grado = Persistente\n', encoding="utf-8")
@@ -146,6 +148,7 @@ expect (check acción(13, 11, tirada: 55)).resultado == éxito
 
 # ---------------------------------------------------------------- the edition, its encounter, diff
 
+@pytest.mark.slow
 def test_the_edition_checks_with_no_warning(capsys):
     assert main(["check", str(FOLDER)]) == 0
     out, err = capsys.readouterr()
@@ -168,6 +171,7 @@ def test_the_attributes_the_module_expects_default_to_aquelarre_s_characteristic
     assert r.lines
 
 
+@pytest.mark.slow
 def test_the_duel_runs_to_its_end_for_200_seeds():
     prepared = Prepared(load_encounter(FOLDER / "duelo.enc", Sources()), program_for("aquelarre_estados"))
     for seed in range(200):
@@ -192,6 +196,7 @@ def test_diff_of_the_duel_between_the_two_editions(capsys):
     assert "\n+     Rodrigo recibe Fatiga Leve (contundente)    [rule dar_estado" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["a_muerte", "emboscada", "carga", "inmovilizacion"])
 def test_aquelarre_s_encounters_run_under_the_new_edition(name, tmp_path):
     text = (ROOT / "rulesets" / "aquelarre" / f"{name}.enc").read_text(encoding="utf-8")

@@ -97,6 +97,7 @@ def test_rules_file_not_utf8(capsys, tmp_path):
     assert ":2:10" in bad(capsys, "check", str(tmp_path / "x.rules"))
 
 
+@pytest.mark.slow
 def test_truncated_at_every_position(capsys, enc):
     text = DUELO.read_text(encoding="utf-8")
     for cut in range(len(text)):
@@ -122,6 +123,7 @@ def test_garbage(capsys, enc, text):
     bad(capsys, "run", enc(text))
 
 
+@pytest.mark.slow
 def test_tabs_and_spaces_mixed(capsys, enc):
     text = DUELO.read_text(encoding="utf-8").replace("\n  ", "\n\t")
     assert run(capsys, "run", enc(text))[0] == 0            # indenting with tabs is fine

@@ -43,6 +43,7 @@ table sitio by d10:
 """
 
 
+@pytest.mark.slow
 def test_a_bundled_edition_checks_clean():
     for name in ("aquelarre", "yokai"):
         assert check_ruleset(load_edition(name)) == []
@@ -212,6 +213,7 @@ def test_the_compilers_repeat_of_a_checker_error_is_dropped(tmp_path):
     assert [(d.code, d.span.line) for d in info.value.diagnostics] == [("E0203", 11)]
 
 
+@pytest.mark.slow
 def test_grimorio_check_reports_checker_errors(tmp_path, capsys):
     folder = write_edition(tmp_path, LOCATION.format(rows="  | 5-10   | Tronco  |"))
     assert main(["check", str(folder)]) == 2

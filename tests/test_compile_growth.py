@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from grimorio.dsl.loader import load_edition
 from grimorio.interpreter.compiler import compile_checked
 from tests.test_checker import write_edition
+
+pytestmark = pytest.mark.slow      # it measures growth over editions compiled at several sizes
 
 
 def rules(count: int) -> str:

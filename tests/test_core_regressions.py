@@ -186,6 +186,7 @@ def test_no_cards_equals_none_as_in_a_decision_table(tmp_path):
 
 
 # Issue 5, build 4: every Prepared once appended its code to the shared program (1000 preparations, 2000 lines).
+@pytest.mark.slow
 def test_preparing_encounters_leaves_the_program_as_it_was():
     from pathlib import Path
 

@@ -51,6 +51,7 @@ def test_the_range_of_a_lookup_key(text, want):
     assert key_range(expr(text)) == want
 
 
+@pytest.mark.slow
 def test_a_1d20_table_looked_up_with_the_units_of_a_roll_warns_for_rows_it_never_reaches(tmp_path):
     w, = codes(warnings(tmp_path, TABLE20), "W0704")
     assert w.severity == "warning" and w.message == 'no lookup of table "localización" reaches 11-20'
@@ -62,6 +63,7 @@ def test_a_1d20_table_looked_up_with_the_units_of_a_roll_warns_for_rows_it_never
                  "W0704") == []
 
 
+@pytest.mark.slow
 def test_a_column_no_rule_reads(tmp_path):
     # The bundled edition reads every column it has; a house table brings one nothing reads.
     assert codes(compile_checked(load_edition("aquelarre")).warnings, "W0703") == []
@@ -72,11 +74,13 @@ def test_a_column_no_rule_reads(tmp_path):
     assert codes(ws, "W0703") == []
 
 
+@pytest.mark.slow
 def test_an_option_nothing_reads(tmp_path):
     w, = codes(warnings(tmp_path, 'option gritos = true "nadie la lee"\n'), "W0705")
     assert w.message == 'no rule reads option "gritos"' and w.span.file.endswith("casa.rules")
 
 
+@pytest.mark.slow
 def test_warnings_are_printed_and_do_not_fail(tmp_path, capsys):
     house = write(tmp_path, "casa.rules", TABLE20)
     enc = write(tmp_path, "escena.enc", ATTACK)
@@ -89,6 +93,7 @@ def test_warnings_are_printed_and_do_not_fail(tmp_path, capsys):
     assert isinstance(expr("1"), n.Const)
 
 
+@pytest.mark.slow
 def test_a_column_read_by_a_value_that_names_it_is_not_dead(tmp_path):
     # fila[zona] reads the column a value names; a text equal to the column's name (here a cell of
     # another table) may be that value, so the column is not reported.

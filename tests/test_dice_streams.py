@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.cli import main
 from grimorio.interpreter.dice import stream
@@ -34,6 +36,7 @@ def test_a_stream_depends_on_seed_who_and_purpose_only():
     assert stream(-3, None, None)() == stream(-3, None, None)()       # any seed, and rolls by nobody
 
 
+@pytest.mark.slow
 def test_a_house_rule_leaves_every_stream_a_prefix_of_the_other(tmp_path):
     """Under criticals at a fifth the fight goes otherwise, but the n-th roll of each kind
     is the same roll: one side's stream is a prefix of the other's. (A roll of other dice,
@@ -72,6 +75,7 @@ def test_a_pinned_roll_still_counts_in_its_stream(tmp_path, capsys):
     assert die_of_round_2(a) == die_of_round_2(b)
 
 
+@pytest.mark.slow
 def test_diff_of_the_demo_under_criticals_at_a_fifth(tmp_path, capsys):
     house = tmp_path / "critico5.rules"
     house.write_text(CRITICO5, encoding="utf-8")
@@ -93,6 +97,7 @@ def test_diff_of_the_demo_under_criticals_at_a_fifth(tmp_path, capsys):
     assert out[-1].endswith('critico5.rules:1: replaces row 1 of check "porcentaje"')
 
 
+@pytest.mark.slow
 def test_diff_of_two_editions_and_of_the_same_rules(tmp_path, capsys):
     folder = tmp_path / "critico5"
     folder.mkdir()

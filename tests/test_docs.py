@@ -163,6 +163,7 @@ def run_encounter(text: str, root: Path, name="docs.enc"):
     return outcome
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", edition_names([b for b in RULES if b.file]))
 def test_file_examples_form_editions_that_compile(tmp_path, edition):
     write_files(tmp_path)
@@ -176,6 +177,7 @@ def test_file_examples_form_editions_that_compile(tmp_path, edition):
 ENC_FILES = [b for b in ENCOUNTERS if b.file]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", ENC_FILES, ids=_ids(ENC_FILES))
 def test_file_encounters_run_and_match_their_transcript(tmp_path, block):
     write_files(tmp_path)
@@ -197,6 +199,7 @@ LAYERS = [b for b in RULES if not b.file and "build-only" not in b.marks
           and not re.search(r"^edition ", b.text, re.M)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", LAYERS, ids=_ids(LAYERS))
 def test_rules_example_compiles_over_the_tutorial(tmp_path, block):
     write_files(tmp_path)
@@ -214,6 +217,7 @@ RUNNABLE = [b for b in ENCOUNTERS if not b.file and "build-only" not in b.marks
             and re.search(rf"^edition {TUTORIAL}\s*$", b.text, re.M)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", RUNNABLE, ids=_ids(RUNNABLE))
 def test_encounter_example_runs_on_the_tutorial(tmp_path, block):
     write_files(tmp_path)

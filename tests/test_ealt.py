@@ -37,6 +37,7 @@ def said(r) -> list[str]:
 TIPOS = ["Heridas", "Fatiga", "Shock", "Emoción", "Afección"]
 
 
+@pytest.mark.slow
 def test_EALT_01_five_types_each_in_three_grades():
     # The rules see exactly five graded conditions, and each orders its grades by severity
     # (EALT-06: Leve < Persistente < Grave), whatever order the file declares them in.
@@ -570,6 +571,7 @@ def test_EALT_36_medicina_takes_the_patients_afeccion_as_obstaculo(grado, obstá
 BUNDLED = Path(__file__).resolve().parent.parent / "rulesets" / "yokai"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", ["recuperacion.enc", "combate.enc", "afeccion.enc"])
 def test_bundled_scripts_transcripts(script, capsys, snapshot):
     """Each read line by line against the seed (see the comment atop each script)."""
@@ -607,6 +609,7 @@ def test_a_wait_in_pieces_is_a_wait_in_one():
     assert [ln for ln in one.lines if "despierta" in ln] == [ln for ln in pieces.lines if "despierta" in ln]
 
 
+@pytest.mark.slow
 def test_the_estados_module_can_be_included_by_another_edition(tmp_path):
     """Another edition with its own sheet, outcomes and checks includes the bundled module by name."""
     folder = tmp_path / "otra"

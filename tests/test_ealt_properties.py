@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_text
+
+pytestmark = pytest.mark.slow      # each example runs an encounter (tests/conftest.py)
 
 EXAMPLES = int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "25"))
 PROPS = settings(max_examples=EXAMPLES, deadline=None, derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from grimorio.interpreter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,6 +19,7 @@ def make_house(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_an_encounter_beside_its_edition_finds_it(tmp_path, capsys):
     make_house(tmp_path)
     enc = tmp_path / "casera" / "duelo.enc"
@@ -30,6 +33,7 @@ def test_an_encounter_beside_its_edition_finds_it(tmp_path, capsys):
     assert main(["check", str(enc), str(tmp_path / "casera")]) == 0
 
 
+@pytest.mark.slow
 def test_rules_folder_named_on_the_command_line(tmp_path, capsys):
     house = make_house(tmp_path / "mis_reglas")
     enc = tmp_path / "otro" / "duelo.enc"

@@ -185,6 +185,7 @@ def test_a_scripted_decision_the_rules_refuse_names_the_clause():
     assert "that is written at rulesets/aquelarre/defensas.rules:45:12" in out.replace("\\", "/")
 
 
+@pytest.mark.slow
 def test_expect_is_no_statement_of_rules(tmp_path):
     from grimorio.dsl.diagnostics import GrimorioError
     from grimorio.dsl.loader import bundled_root

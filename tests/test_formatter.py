@@ -37,12 +37,14 @@ def assert_keeps_meaning(text: str, file: str) -> str | None:
 
 
 # ------------------------------------------------------------------ the bundled files
+@pytest.mark.slow
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_bundled_files_are_formatted(path):
     text = path.read_text(encoding="utf-8")
     assert assert_keeps_meaning(text, path.name) == text, f"run: grimorio fmt {path.relative_to(ROOT)}"
 
 
+@pytest.mark.slow
 def test_fmt_check_passes_on_the_rulesets(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     start = time.perf_counter()
@@ -53,6 +55,7 @@ def test_fmt_check_passes_on_the_rulesets(capsys, monkeypatch):
     assert elapsed < 20
 
 
+@pytest.mark.slow
 def test_documentation_examples_are_formatted():
     for b in blocks(LANGUAGE):
         if b.lang in ("grimorio", "grimorio-encounter"):
@@ -169,6 +172,7 @@ def relaid(draw, text: str) -> str:
     return "\n".join(out)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.data())
 def test_any_layout_of_a_bundled_file_formats_back_to_it(data):
@@ -178,6 +182,7 @@ def test_any_layout_of_a_bundled_file_formats_back_to_it(data):
     assert format_source(messy, path.name) == (text, [])
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.data())
 def test_formatting_mutated_files_keeps_their_meaning(data):
@@ -186,6 +191,7 @@ def test_formatting_mutated_files_keeps_their_meaning(data):
     assert_keeps_meaning(text, path.name)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.lists(TOKEN, max_size=60).map("".join), st.sampled_from(["x.rules", "x.enc"]))
 def test_formatting_text_made_of_the_languages_words_keeps_its_meaning(text, file):

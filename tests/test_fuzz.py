@@ -4,7 +4,8 @@ only GrimorioError, and every diagnostic renders with its location.
 
 Profiles (environment variable GRIMORIO_FUZZ): "default", a few seconds, with
 fixed examples so every run of the suite tries the same texts; "long", many
-more random examples for deep fuzzing (GRIMORIO_FUZZ=long pytest tests/test_fuzz*.py).
+more random examples for deep fuzzing (GRIMORIO_FUZZ=long pytest -m slow tests/test_fuzz*.py:
+the fuzzers are in the slow profile, README "Tests").
 GRIMORIO_FUZZ_EXAMPLES=N sets the number of examples of either.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import tempfile
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +29,8 @@ from grimorio.dsl.diagnostics import Span, GrimorioError, Sources, render
 from grimorio.dsl.loader import load_entry, load_house
 from grimorio.interpreter.compiler import compile_checked
 from grimorio.interpreter.encounter import Prepared, program_for
+
+pytestmark = pytest.mark.slow      # each example loads, checks and compiles an edition (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
@@ -168,8 +172,9 @@ def check_house(text: str):
         sources = Sources({"<command line>": line})
         at = Span("<command line>", 1, line.index("--house") + 9, 1, len(line) + 1)
         try:
-            rs = load_entry(RULESETS / "aquelarre" / "edicion.rules", [RULESETS], sources)
-            load_house(rs, path, at)
+            with mock.patch.object(loader, "build_rules", cached_build_rules):     # aquelarre's files parsed once
+                rs = load_entry(RULESETS / "aquelarre" / "edicion.rules", [RULESETS], sources)
+                load_house(rs, path, at)
             compile_checked(rs)
         except GrimorioError as exc:
             assert_located(exc.diagnostics, sources)

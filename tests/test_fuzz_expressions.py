@@ -4,11 +4,14 @@ lists, comprehensions, records) and runs them in an encounter: whatever they
 do, a run ends in a result or a located diagnostic, never a Python error."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.test_fuzz import fuzz_settings
 from tests.test_fuzz import run_encounter as run
+
+pytestmark = pytest.mark.slow      # hundreds of fuzzed encounters (tests/conftest.py)
 
 FUZZ = fuzz_settings(150, 5000)          # GRIMORIO_FUZZ=long for deep fuzzing (see tests/test_fuzz.py)
 

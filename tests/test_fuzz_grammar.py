@@ -8,7 +8,7 @@ gets. Whatever comes out must be a located grimorio diagnostic, and every run
 must end within its budget.
 
 Default: a fixed handful of examples. The long profile (outside CI) is
-`GRIMORIO_FUZZ=long GRIMORIO_FUZZ_EXAMPLES=100000 .venv/bin/python -m pytest -q tests/test_fuzz_grammar.py`.
+`GRIMORIO_FUZZ=long GRIMORIO_FUZZ_EXAMPLES=100000 .venv/bin/python -m pytest -q -m slow tests/test_fuzz_grammar.py`.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
@@ -118,6 +119,7 @@ def solo_edition():
     return SOLO
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.data(), st.booleans())
 def test_rules_files_the_grammar_derives(data, alone):
@@ -129,6 +131,7 @@ def test_rules_files_the_grammar_derives(data, alone):
         check_edition(RULESETS / "aquelarre", "tacticas.rules", text)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.data(), st.sampled_from(["aquelarre", "yokai"]))
 def test_encounters_the_grammar_derives(data, edition):

@@ -4,6 +4,8 @@ setting a side makes them be worked out again. Timings stay out of the suite:
 the work a run does is measured in steps, which do not depend on the machine."""
 from __future__ import annotations
 
+import pytest
+
 from grimorio.dsl.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.encounter import Prepared, program_for
@@ -43,6 +45,7 @@ def steps_per_combatant_round(k: int) -> float:
     return eng.steps / (k * eng.round)
 
 
+@pytest.mark.slow
 def test_the_work_per_combatant_round_does_not_grow_with_the_crowd():
     # Each action of the bundled tactic asks for enemies(c): walked afresh each time, the
     # work per combatant-round grew with the crowd (35 steps at 16, 260 at 128).

@@ -40,6 +40,7 @@ def code_lines(path: Path) -> int:
 # ---------------------------------------------------------------- rulesets/casa
 
 
+@pytest.mark.slow
 def test_criticals_at_a_fifth_change_only_the_rolls_between_a_tenth_and_a_fifth(capsys):
     out = diff(capsys, DEMO, CASA / "criticos_quinto.rules")
     assert out[2] == "the transcripts part at line 4"
@@ -48,6 +49,7 @@ def test_criticals_at_a_fifth_change_only_the_rolls_between_a_tenth_and_a_fifth(
     assert "d100=11 contra 60% -> éxito" in minus[0] and "d100=11 contra 60% -> crítico" in plus[0]
 
 
+@pytest.mark.slow
 def test_initiative_adds_half_of_perception(capsys):
     out, _ = run(capsys, DEMO, CASA / "iniciativa_percepcion.rules")
     # Rodrigo: PER 11 -> +5; Bandido: PER 10 -> +5.
@@ -61,6 +63,7 @@ def test_initiative_adds_half_of_perception(capsys):
     assert others(out) == others(base) and len(others(base)) > 100
 
 
+@pytest.mark.slow
 def test_hit_location_by_1d20_rolled_apart(capsys):
     base, _ = run(capsys, DEMO)
     out, _ = run(capsys, DEMO, CASA / "localizacion_d20.rules")
@@ -82,6 +85,7 @@ def only_changes(base, out):
     return gone, came
 
 
+@pytest.mark.slow
 def test_without_the_gm_rule_the_effects_of_cmb_46_to_49_come_back(capsys):
     # The bundled edition follows the Regla del D.J. (CMB-54): the demo duel under it.
     enc, house = EJEMPLOS / "duelo_regla_dj.enc", CASA / "sin_regla_dj.rules"
@@ -101,6 +105,7 @@ def test_without_the_gm_rule_the_effects_of_cmb_46_to_49_come_back(capsys):
     assert [ln.split("    [")[0] for ln in changed(d)] == ["+ " + ln for ln in came]
 
 
+@pytest.mark.slow
 def test_a_tenth_off_per_extra_enemy_parried_instead_of_a_quarter(capsys):
     enc, house = EJEMPLOS / "dos_contra_uno.enc", CASA / "malus_parada_10.rules"
     base, _ = run(capsys, enc)
@@ -125,6 +130,7 @@ def test_the_bundled_house_rules_are_a_few_lines_each():
 # ---------------------------------------------------------------- the designer's five
 
 
+@pytest.mark.slow
 def test_critico5(capsys):
     enc, house = PORTS / "critico5" / "critico.enc", PORTS / "critico5" / "critico5.rules"
     run(capsys, enc, code=1)                               # the bundled rules: a success, 2 points
@@ -133,6 +139,7 @@ def test_critico5(capsys):
     assert code_lines(house) == 2
 
 
+@pytest.mark.slow
 def test_armeria(capsys):
     house = PORTS / "armeria" / "armeria.rules"
     _, err = run(capsys, PORTS / "armeria" / "duelo_hacha.enc", code=2)
@@ -147,6 +154,7 @@ def test_armeria(capsys):
     assert code_lines(house) == 5
 
 
+@pytest.mark.slow
 def test_localizacion20(capsys):
     house = PORTS / "localizacion20" / "localizacion20.rules"
     out, _ = run(capsys, PORTS / "localizacion20" / "cabeza.enc", house)
@@ -154,6 +162,7 @@ def test_localizacion20(capsys):
     run(capsys, PORTS / "localizacion20" / "duelo20.enc", house)
 
 
+@pytest.mark.slow
 def test_aturdido(capsys):
     house = PORTS / "aturdido" / "aturdido.rules"
     out, _ = run(capsys, PORTS / "aturdido" / "golpe_cabeza.enc", house)
@@ -165,6 +174,7 @@ def test_aturdido(capsys):
     assert code_lines(house) <= 16
 
 
+@pytest.mark.slow
 def test_yokai_casa(capsys):
     # The designer wrote this when the base kept two Shock, Emoción or Afección Leves as two cards;
     # the base now follows EALT-04 for every type, so it meets the same expectations on its own.
@@ -175,12 +185,14 @@ def test_yokai_casa(capsys):
     assert out[-1] == "Kenji no puede realizar ninguna Acción (Shock)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("house", sorted(PORTS.glob("*/*.rules")) + sorted(CASA.glob("*.rules")), ids=lambda p: p.name)
 def test_every_house_rule_checks_clean_over_its_edition(capsys, house):
     edition = "yokai" if "yokai" in house.parent.name else "aquelarre"
     assert main(["check", str(ROOT / "rulesets" / edition), "--house", str(house)]) == 0, capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pierna, alcanza", [(18, "Abdomen"), (20, "Abdomen")])
 def test_the_1d20_table_keeps_cmb_45_a_blow_from_above_never_reaches_the_legs(capsys, tmp_path, pierna, alcanza):
     # Regression: the rule that redirects an unreachable blow named row 7 of the location table, which in a

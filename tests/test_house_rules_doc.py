@@ -42,6 +42,7 @@ def test_the_guide_has_examples_of_every_kind():
     assert all(b.file or b in ERRORS for b in ALL if b.lang == "grimorio")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", HOUSES, ids=[b.file for b in HOUSES])
 def test_house_file_loads_and_checks(tmp_path, block, capsys):
     path = tmp_path / block.file
@@ -60,6 +61,7 @@ def test_house_file_loads_and_checks(tmp_path, block, capsys):
     assert [w for w in program.warnings if w.code in ("W0701", "W0702")] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", ERRORS, ids=[b.id for b in ERRORS])
 def test_mistake_gives_its_error_at_the_house_file(tmp_path, block):
     code = next(m for m in block.marks if m.startswith("error ")).split()[1]
@@ -76,6 +78,7 @@ def _house_of(block) -> str:
     return next(m for m in block.marks if m.startswith("run with ")).split()[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", ENCOUNTERS, ids=[b.file for b in ENCOUNTERS])
 def test_encounter_runs_with_its_house_rule_and_shows_its_transcript(tmp_path, block, capsys):
     write_all(tmp_path)
@@ -91,6 +94,7 @@ def _strip(line: str) -> str:
     return re.sub(r"\s+\[.*\]$", "", line)
 
 
+@pytest.mark.slow
 def test_diff_examples_are_what_grimorio_diff_prints(tmp_path, capsys):
     write_all(tmp_path)
     shown = [b for b in ALL if any(m.startswith("diff of ") for m in b.marks)]

@@ -79,6 +79,7 @@ replace row 1 of check porcentaje:
 """
 
 
+@pytest.mark.slow
 def test_replace_a_row_of_a_check(tmp_path, capsys):
     base, _ = run(tmp_path, capsys, ATTACK)
     assert line_with(base, "ataca").endswith("d100=10 contra 60% -> éxito")       # a tenth: 6
@@ -87,6 +88,7 @@ def test_replace_a_row_of_a_check(tmp_path, capsys):
     assert "daño máximo 7" in line_with(out, "Daños")
 
 
+@pytest.mark.slow
 def test_insert_and_remove_rows_of_a_check(tmp_path):
     rs = ruleset(tmp_path, """
         insert rows before 4 of check porcentaje:
@@ -100,6 +102,7 @@ def test_insert_and_remove_rows_of_a_check(tmp_path):
     compile_checked(rs)
 
 
+@pytest.mark.slow
 def test_a_check_row_out_of_range_or_of_the_wrong_width(tmp_path):
     d, = load_errors(tmp_path, "remove row 9 of check porcentaje\n")
     assert d.code == "E0309" and "has no row 9" in d.message and "1 to 6" in d.help
@@ -117,6 +120,7 @@ change armaduras["Cota de malla"].protección = 5
 """
 
 
+@pytest.mark.slow
 def test_add_a_row_and_change_a_cell_of_tables(tmp_path, capsys):
     enc = ATTACK.replace('arma "Espada corta"', 'arma "Hacha de guerra"').replace("Espadas 60%", "Hachas 60%") \
         .replace('armadura "Ropas gruesas"', 'armadura "Cota de malla"').replace("Rodrigo ataque 10", "Rodrigo ataque 34") \
@@ -131,6 +135,7 @@ def test_add_a_row_and_change_a_cell_of_tables(tmp_path, capsys):
     assert [r[0].value for r in armas.rows][-1] == "Hacha de guerra" and len(armas.rows) == bundled + 1
 
 
+@pytest.mark.slow
 def test_add_rows_with_a_header_and_remove_rows(tmp_path, capsys):
     rs = ruleset(tmp_path, """
         add rows to table armaduras:
@@ -146,6 +151,7 @@ def test_add_rows_with_a_header_and_remove_rows(tmp_path, capsys):
     assert 'there is no "Arnés" in table "armaduras"' in err
 
 
+@pytest.mark.slow
 def test_change_a_cell_of_a_dice_table_by_roll(tmp_path, capsys):
     # Roll 10 of the attack: units 0 -> row 10, Pierna izquierda /2; the layer makes it x1.
     out, _ = run(tmp_path, capsys, ATTACK.replace("Rodrigo ataque 10", "Rodrigo ataque 40"),
@@ -153,6 +159,7 @@ def test_change_a_cell_of_a_dice_table_by_roll(tmp_path, capsys):
     assert line_with(out, "Daños").endswith("Pierna izquierda x1 -> 3")
 
 
+@pytest.mark.slow
 def test_table_patches_that_name_what_is_not_there(tmp_path):
     d, = load_errors(tmp_path, 'change armaduras["Cota de maya"].protección = 5\n')
     assert d.code == "E0308" and d.help == 'did you mean "Cota de malla"?' and d.span.file.endswith("casa1.rules")
@@ -164,6 +171,7 @@ def test_table_patches_that_name_what_is_not_there(tmp_path):
     assert d.code == "E0207" and "7 columns" in d.message
 
 
+@pytest.mark.slow
 def test_a_new_row_whose_key_exists_is_reported_at_the_layer(tmp_path):
     d, = errors(tmp_path, "add rows to table armaduras:\n  | Arnés | 9 | 200 | 25 | Esquiva | Correr | absorbe |\n")
     assert d.code == "E0202" and d.span.file.endswith("casa1.rules") and d.span.line == 2
@@ -190,6 +198,7 @@ insert step aturdimiento after iniciativas in round asalto:
 """
 
 
+@pytest.mark.slow
 def test_insert_at_the_end_of_a_rule_and_a_step_after_another(tmp_path, capsys):
     enc = duel("""
         Rodrigo iniciativa 9
@@ -214,6 +223,7 @@ def test_insert_at_the_end_of_a_rule_and_a_step_after_another(tmp_path, capsys):
     assert steps == ["inicio", "iniciativas", "aturdimiento", "acciones", "melés", "daños"]
 
 
+@pytest.mark.slow
 def test_replace_and_remove_steps(tmp_path, capsys):
     out, _ = run(tmp_path, capsys, ATTACK, """
         replace step inicio in round asalto:
@@ -223,11 +233,13 @@ def test_replace_and_remove_steps(tmp_path, capsys):
     assert out[0] == "Asalto 10" and not any("Daños" in ln for ln in out)
 
 
+@pytest.mark.slow
 def test_insert_a_step_before_another(tmp_path):
     rs = ruleset(tmp_path, "insert step antes before acciones in round asalto:\n  pass\n")
     assert [s.name for s in rs.space("round")["asalto"].steps][2:4] == ["antes", "acciones"]
 
 
+@pytest.mark.slow
 def test_step_patches_that_name_what_is_not_there(tmp_path):
     d, = load_errors(tmp_path, "remove step daño from round asalto\n")
     assert d.code == "E0308" and d.help == 'did you mean "daños"?' and d.span.line == 1
@@ -248,6 +260,7 @@ rule golpe(d):
 """
 
 
+@pytest.mark.slow
 def test_labeled_blocks_are_replaced_removed_and_extended_by_name(tmp_path):
     rs = ruleset(tmp_path, BLOCKS, """
         replace block base in rule golpe:
@@ -272,6 +285,7 @@ def test_a_block_that_is_not_there(tmp_path):
     assert d.code == "E0308" and d.help == 'did you mean "final"?' and d.span.file.endswith("casa2.rules")
 
 
+@pytest.mark.slow
 def test_a_block_runs_in_place_and_its_names_stay_known(tmp_path, capsys):
     out, _ = run(tmp_path, capsys, ATTACK, """
         replace rule perder_puntos(d, puntos):
@@ -283,6 +297,7 @@ def test_a_block_runs_in_place_and_its_names_stay_known(tmp_path, capsys):
     assert "    Bandido: puntos de Resistencia 13 -> 11" in out       # 1D6+1=4, 1 absorbed, leg /2 -> 1, doubled: 2
 
 
+@pytest.mark.slow
 def test_replace_and_remove_a_whole_declaration(tmp_path, capsys):
     out, _ = run(tmp_path, capsys, ATTACK, """
         replace message asalto(n) "=== Asalto {n} ==="
@@ -294,6 +309,7 @@ def test_replace_and_remove_a_whole_declaration(tmp_path, capsys):
     assert "rulesets/aquelarre/danos.rules" in d[0].span.file
 
 
+@pytest.mark.slow
 def test_replace_of_what_is_not_there(tmp_path):
     d, = load_errors(tmp_path, "replace rule aplicar_golpes(i):\n  pass\n")
     assert d.code == "E0307" and d.help == 'did you mean "aplicar_golpe"?'
@@ -306,6 +322,7 @@ def test_replace_of_what_is_not_there(tmp_path):
 # ---------------------------------------------------------------- actions, tactics, options
 
 
+@pytest.mark.slow
 def test_add_a_requirement_to_an_action(tmp_path, capsys):
     enc = duel("""
         Rodrigo iniciativa 9
@@ -318,6 +335,7 @@ def test_add_a_requirement_to_an_action(tmp_path, capsys):
     assert d.code == "E0309" and "only actions and reactions" in d.message
 
 
+@pytest.mark.slow
 def test_replace_a_tactic_line(tmp_path):
     rs = ruleset(tmp_path, "replace react ataque of tactic directa: esquivar\nreplace act of tactic directa: atacar\n")
     t = rs.space("tactic")["directa"]
@@ -326,6 +344,7 @@ def test_replace_a_tactic_line(tmp_path):
     assert d.code == "E0308" and d.help == 'did you mean "ataque"?'
 
 
+@pytest.mark.slow
 def test_set_an_option(tmp_path, capsys):
     rs = ruleset(tmp_path, "set daños_al_final = false\n")
     assert rs.space("option")["daños_al_final"].default.value is False
@@ -338,6 +357,7 @@ def test_set_an_option(tmp_path, capsys):
 # ---------------------------------------------------------------- conditions (yokai)
 
 
+@pytest.mark.slow
 def test_condition_grades_cells_and_on_receive(tmp_path):
     rs = ruleset(tmp_path, """
         change Emoción[Leve].obstáculo = -2
@@ -362,6 +382,7 @@ def test_condition_grades_cells_and_on_receive(tmp_path):
 # ---------------------------------------------------------------- clashes, warnings, order
 
 
+@pytest.mark.slow
 def test_a_clash_with_a_declaration_of_another_kind_is_one_error_at_the_layer(tmp_path):
     d = errors(tmp_path, "rule localización(t):\n  return t\n") if False else load_errors(
         tmp_path, "rule localización(t):\n  return t\n")
@@ -371,6 +392,7 @@ def test_a_clash_with_a_declaration_of_another_kind_is_one_error_at_the_layer(tm
     assert 'would replace table "localización" of edition aquelarre' in d.message
 
 
+@pytest.mark.slow
 def test_redeclaring_without_replace_warns_and_replace_says_so(tmp_path):
     rs = ruleset(tmp_path, 'message asalto(n) "Asalto número {n}"\n')
     w, = rs.warnings
@@ -379,6 +401,7 @@ def test_redeclaring_without_replace_warns_and_replace_says_so(tmp_path):
     assert ruleset(tmp_path, 'replace message asalto(n) "Asalto número {n}"\n').warnings == []
 
 
+@pytest.mark.slow
 def test_two_layers_changing_one_thing_warn_and_the_later_wins(tmp_path, capsys):
     out, err = run(tmp_path, capsys, ATTACK,
                    'change armaduras["Gambesón"].protección = 3\nreplace message asalto(n) "Uno {n}"\n',
@@ -394,11 +417,13 @@ def test_two_layers_changing_one_thing_warn_and_the_later_wins(tmp_path, capsys)
     assert "W0702" in err and '(protección of Gambesón)' in err
 
 
+@pytest.mark.slow
 def test_a_house_file_cannot_declare_an_edition(tmp_path):
     d, = load_errors(tmp_path, 'edition casa:\n  extends aquelarre\n')
     assert d.code == "E0310"
 
 
+@pytest.mark.slow
 def test_new_declarations_of_any_kind(tmp_path, capsys):
     out, _ = run(tmp_path, capsys, ATTACK, """
         option gritos = true "los combatientes gritan al empezar"
@@ -414,6 +439,7 @@ def test_new_declarations_of_any_kind(tmp_path, capsys):
 # ---------------------------------------------------------------- derived editions are layers too
 
 
+@pytest.mark.slow
 def test_an_edition_that_extends_another_patches_it(tmp_path, capsys):
     folder = tmp_path / "critico5"
     folder.mkdir()
@@ -439,6 +465,7 @@ def test_an_edition_without_extends_and_no_sheet_is_an_error_of_check(tmp_path, 
     assert "error[E0311]" in err and "has no sheet and no round" in err and "edicion.rules:1:1" in err
 
 
+@pytest.mark.slow
 def test_explain_names_the_layer_of_each_line(tmp_path, capsys):
     enc = ATTACK.replace("rounds 1", "rounds 2").replace("Rodrigo ataque 10", "Rodrigo ataque 41")
     out, _ = run(tmp_path, capsys, enc, ATURDIDO + 'replace message asalto(n) "Asalto {n}!"\n', args=["--explain"])
@@ -484,6 +511,7 @@ def test_a_derived_edition_keeps_what_its_base_sets_in_its_head(tmp_path, capsys
 
 # ---------------------------------------------------------------- fields added to the sheet
 
+@pytest.mark.slow
 def test_a_layer_adds_fields_to_the_sheet_and_they_default_from_the_sheet(tmp_path):
     rs = ruleset(tmp_path, "add to sheet combatiente:\n  DES: int = HAB\n  apodo: text = \"nadie\"\n")
     [sheet] = rs.all(n.Sheet)
@@ -493,17 +521,20 @@ def test_a_layer_adds_fields_to_the_sheet_and_they_default_from_the_sheet(tmp_pa
     assert program is not None
 
 
+@pytest.mark.slow
 def test_adding_a_field_the_sheet_has_is_E0309_at_the_field(tmp_path):
     [d] = load_errors(tmp_path, "add to sheet combatiente:\n  AGI: int = 3\n")
     assert d.code == "E0309" and d.message == 'sheet "combatiente" already has a field "AGI"'
     assert d.span.file.endswith("casa1.rules") and d.span.line == 2
 
 
+@pytest.mark.slow
 def test_adding_fields_to_a_sheet_that_does_not_exist_is_E0307(tmp_path):
     [d] = load_errors(tmp_path, "add to sheet combatientes:\n  DES: int = 3\n")
     assert d.code == "E0307" and "combatiente" in (d.help or "")
 
 
+@pytest.mark.slow
 def test_redeclaring_a_declaration_exactly_as_below_does_not_warn(tmp_path):
     # Aquelarre's own words for CMB-51: the same declaration changes nothing (comments and spacing aside).
     assert ruleset(tmp_path, "condition inconsciente   # el mismo\n").warnings == []

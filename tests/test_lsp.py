@@ -125,6 +125,7 @@ def change(client: Client, path: Path, text: str, version: int = 2):
                                              "contentChanges": [{"text": text}]})
 
 
+@pytest.mark.slow
 def test_diagnostics_hover_definition_completion_formatting(client, workspace):
     acciones = workspace / "aquelarre" / "acciones.rules"
     broken = acciones.read_text(encoding="utf-8").replace("requires en_pie(objetivo)", "requires en_pei(objetivo)")
@@ -175,6 +176,7 @@ def test_diagnostics_hover_definition_completion_formatting(client, workspace):
     assert edit["range"]["start"] == {"line": 0, "character": 0}
 
 
+@pytest.mark.slow
 def test_a_change_in_an_included_file_rechecks_its_edition_and_encounters(client, workspace):
     folder = workspace / "aquelarre"
     duelo = folder / "duelo.enc"
@@ -204,6 +206,7 @@ def test_a_change_in_an_included_file_rechecks_its_edition_and_encounters(client
     assert d["code"].startswith("E01")
 
 
+@pytest.mark.slow
 def test_hover_and_definition_reach_into_the_extended_edition(client, workspace):
     casa = workspace / "casa" / "casa.rules"
     casa.parent.mkdir()
@@ -224,6 +227,7 @@ def test_hover_and_definition_reach_into_the_extended_edition(client, workspace)
                                                  "position": {"line": 4, "character": 2}}) is None
 
 
+@pytest.mark.slow
 def test_a_wide_character_before_the_error_counts_in_utf16(client, workspace):
     casa = workspace / "casa.rules"
     open_doc(client, casa, 'rule r(x):\n  let s = "𝔊" + * 1\n')
@@ -234,6 +238,7 @@ def test_a_wide_character_before_the_error_counts_in_utf16(client, workspace):
 
 def test_without_the_extra_the_command_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pygls", None)        # import pygls now fails
+    monkeypatch.setitem(sys.modules, "lsprotocol", None)   # and pygls's own dependency (a second to import)
     monkeypatch.delitem(sys.modules, "grimorio.interpreter.lsp", raising=False)
     assert main(["lsp"]) == 2
     err = capsys.readouterr().err

@@ -138,6 +138,7 @@ def test_a_module_can_include_another(root, capsys):
     assert run(capsys, enc)[0] == 0
 
 
+@pytest.mark.slow
 def test_a_house_layer_patches_a_rule_of_a_module(root, capsys):
     enc = write(root / "uno" / "prueba.enc", ENCOUNTER.format(edition="uno", fue=4, die=3, doble=12))
     house = write(root / "casa.rules", "replace rule doble(pj):\n  return pj.FUE * 3\n\n"
@@ -280,6 +281,7 @@ def test_rules_names_a_module_folder(root, tmp_path, capsys):
     assert "comun" in modules and "uno" in editions
 
 
+@pytest.mark.slow
 def test_check_and_fmt_on_a_module_folder(root, capsys):
     for path in (root / "comun", root / "comun" / "reglas.rules", root / "comun" / "modulo.rules", root):
         assert main(["check", str(path)]) == 0, capsys.readouterr().err
@@ -319,6 +321,7 @@ def test_the_editor_checks_a_module_file_with_an_edition_that_includes_it(root):
     assert not lookup("comun", syms)
 
 
+@pytest.mark.slow
 def test_the_editor_checks_the_bundled_module_with_an_edition_that_includes_it():
     from grimorio.interpreter.analysis import analyse
     path = bundled_root() / "estados" / "tiempo.rules"

@@ -37,6 +37,7 @@ def texts_of(path: Path):
             yield tok.start[0], tok.string
 
 
+@pytest.mark.slow
 def test_engine_python_has_no_game_words():
     hits = []
     for path in python_files():
@@ -46,6 +47,7 @@ def test_engine_python_has_no_game_words():
     assert not hits, "game words belong in rulesets/:\n" + "\n".join(hits)
 
 
+@pytest.mark.slow
 def test_messages_and_help_texts_have_no_game_words():
     hits = [f"{path.relative_to(ROOT)}:{number}: {m.group(0)!r} in {text}"
             for path in python_files() for number, text in texts_of(path) for m in WORDS.finditer(text)]

@@ -37,6 +37,7 @@ def test_the_paired_difference_of_two_rates():
     assert d["narrower"] == pytest.approx(d["independent_half_width"] / half)
 
 
+@pytest.mark.slow
 def test_one_run_gives_the_whole_range(capsys):
     d = difference(0, 1, 0, 1)
     assert (d["difference"], d["low"], d["high"]) == (-1.0, -1.0, 1.0)
@@ -44,6 +45,7 @@ def test_one_run_gives_the_whole_range(capsys):
     assert all(-1 <= x["low"] <= x["high"] <= 1 for x in s["sides"])
 
 
+@pytest.mark.slow
 def test_a_rule_set_against_itself_differs_in_nothing(capsys):
     s = compare_json(capsys, "-n", "40", "--edition", "aquelarre", "--edition", "aquelarre")
     assert s["runs"] == 40 and s["parted"] == 0 and s["common_dice"]
@@ -53,6 +55,7 @@ def test_a_rule_set_against_itself_differs_in_nothing(capsys):
     assert [x["side"] for x in s["sides"]] == ["cristianos", "bandidos", "none or several"]
 
 
+@pytest.mark.slow
 def test_the_second_rule_set_carries_the_house_files(capsys):
     s = compare_json(capsys, "-n", "60", "--compare", "--house", QUINTO)
     assert s["a"] == "aquelarre" and s["b"] == f"aquelarre + {QUINTO}"
@@ -67,11 +70,13 @@ def test_the_second_rule_set_carries_the_house_files(capsys):
     assert 0 < s["parted"] < 60
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_comparison_on_any_number_of_workers(capsys):
     args = ("-n", "48", "--compare", "--house", QUINTO, "--seed", "3")
     assert compare_json(capsys, *args) == compare_json(capsys, *args, "--workers", "2")
 
 
+@pytest.mark.slow
 def test_common_dice_give_a_narrower_interval_than_independent_runs(capsys):
     # Criticals at a fifth: a small change, so most runs end alike on common dice.
     common = compare_json(capsys, "-n", "300", "--compare", "--house", QUINTO)
@@ -85,6 +90,7 @@ def test_common_dice_give_a_narrower_interval_than_independent_runs(capsys):
     assert common["parted"] < apart["parted"]
 
 
+@pytest.mark.slow
 def test_the_text_form(capsys):
     assert main(["simulate", DUELO, "-n", "20", "--compare", "--house", QUINTO]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -94,6 +100,7 @@ def test_the_text_form(capsys):
     assert out[-1].startswith("runs whose outcome differs between A and B: ")
 
 
+@pytest.mark.slow
 def test_a_worker_prepares_the_house_rules_from_the_spec():
     # The spec a worker prepares from keeps the --house files (it used to drop them: a spawned
     # or Dask worker simulated the bare edition, and a comparison's two sides shared one runner).

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from grimorio.dsl.builder import build_encounter, build_rules
+
+pytestmark = pytest.mark.slow      # it parses files of up to 16,000 declarations
 
 
 def _per_item(build, text: str, count: int, repeat: int) -> float:

@@ -18,6 +18,8 @@ from benchmarks.twin_duelo import duelo
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
 
+pytestmark = pytest.mark.slow      # it times hundreds of duels
+
 ROOT = Path(__file__).resolve().parent.parent
 # The target is 1.5x the twin; this bound guards against regressions from where
 # the interpreter stands today (about 2.2x on the reference machine).

@@ -51,6 +51,7 @@ def test_the_bundled_editions_hold_the_prelude():
         assert p.format.t["dice"] == "{count}D{faces}"
 
 
+@pytest.mark.slow
 def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
     roots = house(tmp_path, 'format dice "{count}d{faces}"\nformat percentile "1d{faces}"\n')
     text = duel(DICE, SCRIPT, strict=False)
@@ -61,6 +62,7 @@ def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
     assert [ln.replace("1d100", "d100").replace("1d10", "1D10").replace("1d6", "1D6") for ln in lines] == plain
 
 
+@pytest.mark.slow
 def test_the_jsonl_of_a_roll_writes_its_dice_by_the_editions_format(tmp_path):
     """How dice print is the edition's in the jsonl too (once Python's own "1D6" and "d100")."""
     from grimorio.interpreter.transcript import render_jsonl
@@ -78,6 +80,7 @@ def test_the_jsonl_of_a_roll_writes_its_dice_by_the_editions_format(tmp_path):
                             for d in dice["aquelarre"]]
 
 
+@pytest.mark.slow
 def test_formats_of_none_lists_and_factors(tmp_path, arena):
     roots = house(tmp_path, 'format none "nada"\nformat empty "ninguno"\nformat separator " y "\n'
                             'format factor "por {n}"\nformat divisor "entre {d}"\nformat true "sí"\n', base="arena")
@@ -100,6 +103,7 @@ def arena(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 def test_an_edition_replaces_enemies(tmp_path, arena):
     # Everybody against everybody: Ana's enemies include Carla, of her own side.
     rules = "rule enemies(c):\n  return [x for x in combatants() if x != c]\n"
@@ -112,6 +116,7 @@ def test_an_edition_replaces_enemies(tmp_path, arena):
     run(text.replace("edition casa", "edition arena").replace("[Carla, Beto]", "[Beto]"), [arena])
 
 
+@pytest.mark.slow
 def test_a_format_of_no_kind_or_a_wrong_placeholder_is_an_error(tmp_path):
     roots = house(tmp_path, 'format dado "{count}"\nformat dice "{n}d{faces}"\n')
     with pytest.raises(GrimorioError) as exc:
@@ -212,6 +217,7 @@ def test_reactions_per_event_is_the_preludes_option(arena):
     assert [d.message for d in exc.value.diagnostics] == ['Beto never got to "esquivar" in round 1']
 
 
+@pytest.mark.slow
 def test_conditions_is_the_preludes_rule_and_an_edition_can_replace_it(tmp_path):
     base = 'encounter "x"\nedition {ed}\ncombatant Akira:\n  FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2\ndo:\n{do}'
     do = ("  expect len(conditions()) == 5 and incapacitado not in conditions()\n"

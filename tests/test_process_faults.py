@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(sys.executable).parent / "grimorio"
 DUEL = ROOT / "rulesets" / "aquelarre" / "duelo.enc"
 
-pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="grimorio is not installed in this interpreter's environment")
+pytestmark = [pytest.mark.slow,      # every case starts a process (tests/conftest.py)
+              pytest.mark.skipif(not SCRIPT.exists(), reason="grimorio is not installed in this interpreter's environment")]
 
 
 def grimorio(*args, cwd=None, timeout=60, env=None, **kw) -> subprocess.CompletedProcess:

@@ -23,6 +23,7 @@ def expectations():
             yield pytest.param(name, want, id=name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, want", list(expectations()))
 def test_a_crafted_input_gives_its_result_in_bounded_time(name, want, capsys):
     path = HERE / name
@@ -69,6 +70,7 @@ print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, usage.ru_utime + usage
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, want", list(expectations()))
 def test_a_crafted_input_stays_under_its_memory_bound_in_a_process_of_its_own(name, want):
     """The in-process test above bounds the whole test process; this one runs the installed command on the

@@ -15,6 +15,8 @@ from grimorio.interpreter.summary import bins
 
 from .test_simulate import DUELO, needed
 
+pytestmark = pytest.mark.slow      # a browser, and a simulation of many runs (tests/conftest.py)
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from grimorio.dsl.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
 from grimorio.interpreter.encounter import Prepared, program_for
@@ -50,6 +52,7 @@ def failure(tmp_path, body: str) -> str:
     raise AssertionError("the run did not fail")
 
 
+@pytest.mark.slow
 def test_a_loop_that_never_ends_stops_at_the_step_budget(tmp_path):
     out = failure(tmp_path, "do:\n  sin_fin(1)\n")
     assert "error[E0502]: the rules ran too long" in out

@@ -20,6 +20,7 @@ numbers = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(numbers, numbers)
 def test_in_place_operators_equal_the_semantics_on_numbers(a, b):
     python = {"+": operator.add, "-": operator.sub, "*": operator.mul}
@@ -73,6 +74,7 @@ def outcome(fn, *args):
         return ("error", type(exc).__name__)
 
 
+@pytest.mark.slow
 @given(values, values)
 def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
     """The compiler's guarded form (Python's operator on two whole numbers, else the
@@ -103,6 +105,7 @@ def test_every_builtin_has_one_meaning():
     assert not functions & engine
 
 
+@pytest.mark.slow
 @given(st.integers(-10**30, 10**30), st.integers(-10**6, 10**6).filter(bool))
 def test_rounded_division_in_place_equals_the_semantics(a, b):
     """floor(a / b) and ceil(a / b) on two whole numbers, in place, give what the semantics give."""
@@ -118,6 +121,7 @@ def ranked():
 comparable = st.one_of(values, ranked())
 
 
+@pytest.mark.slow
 @given(comparable, comparable)
 def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
     """== != < <= > >= as the compiler writes them for two plain operands (Python's own operator
@@ -136,6 +140,7 @@ def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
             assert outcome(eval, named, dict(ns)) == outcome(fn, a, b)  # noqa: S307
 
 
+@pytest.mark.slow
 @given(st.one_of(values, ranked()))
 def test_comparisons_with_a_written_text_or_a_named_outcome_in_place_equal_the_semantics(a):
     from grimorio.interpreter.values import Ranked

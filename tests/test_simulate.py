@@ -88,6 +88,7 @@ def simulate_summary(argv, n, seed, workers=1, backend="local", scheduler=None):
     return summarize(tally, runner, seed, sources)
 
 
+@pytest.mark.slow
 def test_summary_counts_every_run_once(duelo):
     n = duelo["runs"]
     assert n == 400 and duelo["rounds"]["runs"] == n
@@ -96,6 +97,7 @@ def test_summary_counts_every_run_once(duelo):
     assert sum(c for _v, c in duelo["rounds"]["histogram"]) == n
 
 
+@pytest.mark.slow
 def test_ruleset_tallies_are_measured_per_combatant_and_per_run(duelo):
     rodrigo, bandido = duelo["combatants"]
     assert set(rodrigo["tallies"]) == {"stands", "puntos_perdidos", "puntos_causados"}
@@ -109,6 +111,7 @@ def test_ruleset_tallies_are_measured_per_combatant_and_per_run(duelo):
     assert sum(v * c for v, c in duelo["tallies"]["muertos"]["histogram"]) == deaths
 
 
+@pytest.mark.slow
 def test_the_tally_example_of_the_language_reference_runs(tmp_path, capsys):
     write_files(tmp_path)
     block = next(b for b in RULES if b.text.startswith("stands(c)"))
@@ -122,6 +125,7 @@ def test_the_tally_example_of_the_language_reference_runs(tmp_path, capsys):
     assert sum(v * c for v, c in s["tallies"]["caídos"]["histogram"]) == fallen
 
 
+@pytest.mark.slow
 def test_text_summary(capsys):
     assert main(["simulate", DUELO, "-n", "50"]) == 0
     out = capsys.readouterr().out
@@ -131,6 +135,7 @@ def test_text_summary(capsys):
     assert "Rodrigo (side cristianos):" in out and "puntos_perdidos" in out
 
 
+@pytest.mark.slow
 def test_expectations_are_counted(tmp_path, capsys):
     enc = tmp_path / "e.enc"
     enc.write_text(Path(DUELO).read_text(encoding="utf-8").replace("seed 7", "seed 7\nexpect round_number() < 5")
@@ -141,6 +146,7 @@ def test_expectations_are_counted(tmp_path, capsys):
     assert s["expectations"][0]["text"] == "expect round_number() < 5"
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_runs():
     """Counts, not records: ten times the runs keep about the same number of entries."""
     runner = Runner(prepare_from_argv(["simulate", DUELO]))
@@ -155,10 +161,12 @@ def test_memory_does_not_grow_with_the_runs():
 # ---------------------------------------------------------------- workers and Dask
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_summary_on_any_number_of_workers(duelo):
     assert simulate_summary(["simulate", DUELO], 400, 5, workers=2) == duelo
 
 
+@pytest.mark.slow
 def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch):
     """What a spawned worker (or a Dask worker on another machine) does: nothing prepared yet."""
     from grimorio.interpreter import simulate as module
@@ -172,6 +180,7 @@ def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch)
     assert {k: h.counts for k, h in fresh.measures.items()} == {k: h.counts for k, h in here.measures.items()}
 
 
+@pytest.mark.slow
 def test_the_dask_backend_gives_the_same_summary_as_local(duelo):
     distributed = needed("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
@@ -194,6 +203,7 @@ def write_edition(tmp_path, tally_text):
     return str(enc)
 
 
+@pytest.mark.slow
 def test_a_tally_that_cannot_be_summed_is_refused_before_running(tmp_path, capsys):
     enc = write_edition(tmp_path, "tally vivos: [c for c in combatants() if en_pie(c)]\n")
     assert main(["simulate", enc, "-n", "10"]) == 2
@@ -202,12 +212,14 @@ def test_a_tally_that_cannot_be_summed_is_refused_before_running(tmp_path, capsy
     assert "casa.rules:3:14" in err
 
 
+@pytest.mark.slow
 def test_stands_must_give_true_or_false(tmp_path, capsys):
     enc = write_edition(tmp_path, "stands(c): c.pv\n")
     assert main(["simulate", enc, "-n", "10"]) == 2
     assert re.search(r'error\[E0031\]: "stands" gave -?\d+, not true or false', capsys.readouterr().err)
 
 
+@pytest.mark.slow
 def test_a_tally_that_gives_a_row_stops_with_the_seed_of_the_run(tmp_path, capsys):
     enc = write_edition(tmp_path, "tally arma(c): c.arma\n")
     assert main(["simulate", enc, "-n", "10", "--seed", "2"]) == 2
@@ -232,6 +244,7 @@ def test_the_dask_backend_without_dask(monkeypatch, capsys):
     assert "error[E0032]: the dask backend needs Dask distributed" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_dask_scheduler_that_does_not_answer(monkeypatch, capsys):
     needed("distributed")
     from grimorio.interpreter import simulate as module
@@ -260,6 +273,7 @@ class Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.slow
 def test_a_progress_bar_on_a_terminal_and_nothing_elsewhere(monkeypatch, capsys):
     needed("rich")
     assert main(["simulate", DUELO, "-n", "20"]) == 0
@@ -271,6 +285,7 @@ def test_a_progress_bar_on_a_terminal_and_nothing_elsewhere(monkeypatch, capsys)
     assert capsys.readouterr().out.startswith("Duelo en el camino")
 
 
+@pytest.mark.slow
 def test_yokai_tallies_count_the_cards(tmp_path, capsys):
     enc = tmp_path / "escena.enc"
     enc.write_text("""edition yokai

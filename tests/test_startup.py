@@ -27,6 +27,7 @@ def cache_dir(tmp_path, monkeypatch):
     parser.lark_parser.cache_clear()
 
 
+@pytest.mark.slow
 def test_the_parser_is_kept_on_disk_and_loaded_from_there(cache_dir):
     first = parser.lark_parser()
     files = list(cache_dir.glob("grammar-*.lark-cache"))
@@ -38,6 +39,7 @@ def test_the_parser_is_kept_on_disk_and_loaded_from_there(cache_dir):
     assert tree.children[0].data == "rule"
 
 
+@pytest.mark.slow
 def test_a_damaged_parser_cache_is_rebuilt(cache_dir):
     parser.lark_parser()
     (cached,) = cache_dir.glob("grammar-*.lark-cache")
@@ -48,6 +50,7 @@ def test_a_damaged_parser_cache_is_rebuilt(cache_dir):
     assert b"garbage" not in cached.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_folder_that_cannot_be_made_only_costs_time(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
@@ -68,12 +71,14 @@ def _lark_instances() -> set[int]:
     return {id(o) for o in gc.get_objects() if isinstance(o, Lark)}
 
 
+@pytest.mark.slow
 def test_files_and_cells_share_one_parser(cache_dir):
     before = _lark_instances()
     cache.build_rules(RULES, "t.rules")            # tables: their cells are parsed too
     assert len(_lark_instances() - before) == 1
 
 
+@pytest.mark.slow
 def test_a_built_file_is_kept_by_its_content(cache_dir):
     fresh = build_rules_uncached(RULES, "t.rules")
     assert cache.build_rules(RULES, "t.rules") == fresh
@@ -87,6 +92,7 @@ def test_a_built_file_is_kept_by_its_content(cache_dir):
     assert len(list(cache_dir.glob("built-*.pickle"))) == 3
 
 
+@pytest.mark.slow
 def test_a_damaged_built_entry_is_rebuilt(cache_dir):
     cache.build_rules(RULES, "t.rules")
     (kept,) = cache_dir.glob("built-*.pickle")
@@ -95,6 +101,7 @@ def test_a_damaged_built_entry_is_rebuilt(cache_dir):
     assert cache.build_rules(RULES, "t.rules") == build_rules_uncached(RULES, "t.rules")
 
 
+@pytest.mark.slow
 def test_each_load_gets_its_own_objects(cache_dir):
     a, _ = cache.build_rules(RULES, "t.rules")
     b, _ = cache.build_rules(RULES, "t.rules")
@@ -108,6 +115,7 @@ def _python(code: str, cache_folder: Path) -> str:
     return out.stdout
 
 
+@pytest.mark.slow
 def test_editions_and_help_import_neither_lark_nor_the_runtime(tmp_path):
     probe = ("import sys, io, contextlib\n"
              "from grimorio.interpreter.cli import main\n"
@@ -122,6 +130,7 @@ def test_editions_and_help_import_neither_lark_nor_the_runtime(tmp_path):
     assert "aquelarre_estados Aquelarre con Estados Alterados" in out          # one column for every name
 
 
+@pytest.mark.slow
 def test_a_second_run_builds_nothing(tmp_path):
     probe = ("import sys, io, contextlib\n"
              "from grimorio.interpreter.cli import main\n"

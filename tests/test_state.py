@@ -174,6 +174,7 @@ sys.exit(main(["run", sys.argv[1], "--load-state", sys.argv[2], "--save-state", 
 """
 
 
+@pytest.mark.slow
 def test_a_run_killed_while_saving_leaves_the_previous_file_intact(tmp_path, saved):
     before = saved.read_bytes()
     enc = write(tmp_path, "s2.enc", SESSION_2.replace("  pass\n", '  receive Akira Heridas Leve\n'))
@@ -231,6 +232,7 @@ JSON_VALUE = st.recursive(st.none() | st.booleans() | st.integers(-5, 5) | st.te
                               inner, max_size=3), max_leaves=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("GRIMORIO_FUZZ_EXAMPLES", "30")), deadline=None,
           derandomize="GRIMORIO_FUZZ_EXAMPLES" not in os.environ,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
