@@ -206,6 +206,7 @@ def test_a_moved_folder_is_another_program(rules, capsys, monkeypatch, tmp_path)
     assert len(kept_programs(rules)) == 2
 
 
+@pytest.mark.slow      # starts a process: a fresh interpreter imports the AST classes
 def test_records_are_the_standard_dataclasses(tmp_path):
     """dsl/records.py only keeps the code of what dataclasses writes: a process that takes it from the
     cache compiles nothing, and every code it took is what compiling the text gives."""
