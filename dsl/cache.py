@@ -22,8 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 
 # The modules whose source decides what a file builds to.
-LANGUAGE_FILES = ("grammar.lark", "parser.py", "builder.py", "patches.py", "nodes.py", "bounds.py", "diagnostics.py",
-                  "cache.py")
+LANGUAGE_FILES = ("grammar.lark", "parser.py", "trees.py", "builder.py", "patches.py", "nodes.py", "bounds.py",
+                  "diagnostics.py", "cache.py")
 KEEP = 256            # built files kept on disk; the oldest are dropped beyond this
 _memory: dict[str, bytes] = {}
 

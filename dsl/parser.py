@@ -23,6 +23,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import Indenter
 
 from .cache import place
+from .trees import FastLark, tree_depth
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 # Words a designer understands, for the grammar's terminals that are patterns;
@@ -115,7 +116,7 @@ def grammar_text() -> str:
 def lark_parser(strict: bool = False) -> Lark:
     """The one parser of files and table cells (a start rule each), loaded from the cache when it can be."""
     cache = _cache_file(strict)
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
+    return FastLark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
                 start=START, propagate_positions=True, maybe_placeholders=True, strict=strict,
                 cache=str(cache) if cache else False)
 
@@ -213,6 +214,8 @@ def parse_cell(text: str, start: str, file: str, line: int, col: int) -> Tree:
 
 def _too_deep(tree: Tree, file: str) -> Diagnostic | None:
     """A diagnostic at a subtree nested deeper than MAX_DEPTH, or None."""
+    if tree_depth(tree) <= MAX_DEPTH:
+        return None
     stack = [(tree, 1)]
     while stack:
         t, depth = stack.pop()

@@ -1,0 +1,136 @@
+"""Lark's parse trees, built by one small function per grammar rule.
+
+Lark builds a tree through a chain of generic wrappers (filter the
+punctuation, inline the `?rule`s, propagate positions), each a call with
+attribute look-ups, for every reduction; with positions on, that chain is
+half the time of a parse. Here each rule gets one function, prepared from
+the rule's shape once, that builds the same tree with the same positions
+(Lark's `propagate_positions` rules, container positions included) and
+records each tree's depth as it goes, so no later walk is needed to refuse
+a tree nested too deeply. tests/test_parse_trees.py compares the trees with
+Lark's own on every file of the repository.
+"""
+from __future__ import annotations
+
+from lark import Lark, Token, Tree
+
+
+class Place:
+    """A tree's position (Lark's Meta, the attributes grimorio reads) and depth. `outer_*` is the
+    container position: it also covers the punctuation and inlined rules around the tree."""
+    __slots__ = ("empty", "line", "column", "end_line", "end_column",
+                 "outer_line", "outer_column", "outer_end_line", "outer_end_column", "depth")
+
+    def __init__(self, depth: int):
+        self.empty = True
+        self.depth = depth
+
+
+def _start(children):
+    """The (line, column) where the first child that takes up text starts, or None."""
+    for c in children:
+        if isinstance(c, Tree):
+            p = c._meta
+            if not p.empty:
+                return p.outer_line, p.outer_column
+        elif isinstance(c, Token):
+            return c.line, c.column
+    return None
+
+
+def _end(children):
+    for c in reversed(children):
+        if isinstance(c, Tree):
+            p = c._meta
+            if not p.empty:
+                return p.outer_end_line, p.outer_end_column
+        elif isinstance(c, Token):
+            return c.end_line, c.end_column
+    return None
+
+
+def _placed(res: Tree, children) -> Tree:
+    start = _start(children)
+    if start is not None:
+        end = _end(children)
+        p = res._meta
+        if p.empty:
+            p.line, p.column = start
+            p.end_line, p.end_column = end
+            p.empty = False
+        p.outer_line, p.outer_column = start
+        p.outer_end_line, p.outer_end_column = end
+    return res
+
+
+def _included(rule, maybe_placeholders: bool):
+    """Which children a rule's tree keeps, as Lark's ChildFilter: (index, splice it, Nones before it), and
+    the Nones after the last; None when the tree keeps every child as it is."""
+    expansion = rule.expansion
+    flags = rule.options.empty_indices if maybe_placeholders else ()
+    if flags:
+        s = "".join(str(int(b)) for b in flags)
+        nones = [len(ones) for ones in s.split("0")]
+    else:
+        nones = [0] * (len(expansion) + 1)
+    keep_all = rule.options.keep_all_tokens
+    include, pending = [], 0
+    for i, sym in enumerate(expansion):
+        pending += nones[i]
+        if keep_all or not (sym.is_term and sym.filter_out):
+            include.append((i, not sym.is_term and sym.name.startswith("_"), pending))
+            pending = 0
+    pending += nones[len(expansion)]
+    if not flags and len(include) == len(expansion) and not any(splice for _, splice, _ in include):
+        return None, 0
+    return include, pending
+
+
+def _callback(rule, maybe_placeholders: bool):
+    name = rule.alias or rule.options.template_source or rule.origin.name
+    inline = rule.options.expand1 and not rule.alias
+    include, trailing = _included(rule, maybe_placeholders)
+
+    def build(children):
+        if include is None:
+            kept = children
+        else:
+            kept = []
+            for i, splice, nones in include:
+                if nones:
+                    kept += [None] * nones
+                if splice:
+                    if kept:
+                        kept += children[i].children
+                    else:
+                        kept = children[i].children
+                else:
+                    kept.append(children[i])
+            if trailing:
+                kept += [None] * trailing
+        if inline and len(kept) == 1:
+            res = kept[0]
+            if not isinstance(res, Tree):
+                return res
+        else:
+            depth = 0
+            for c in kept:
+                if isinstance(c, Tree) and c._meta.depth > depth:
+                    depth = c._meta.depth
+            res = Tree(name, kept, Place(depth + 1))
+        return _placed(res, children)
+    return build
+
+
+class FastLark(Lark):
+    """Lark, with the tree built by the functions above (propagate_positions and maybe_placeholders as
+    given to it). Only for LALR without a transformer."""
+
+    def _prepare_callbacks(self) -> None:
+        placeholders = self.options.maybe_placeholders
+        self._callbacks = {rule: _callback(rule, placeholders) for rule in self.rules}
+
+
+def tree_depth(tree: Tree) -> int:
+    """How deeply a tree built by FastLark nests (1 for a tree of tokens)."""
+    return tree._meta.depth
