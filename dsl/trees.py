@@ -26,40 +26,38 @@ class Place:
         self.depth = depth
 
 
-def _start(children):
-    """The (line, column) where the first child that takes up text starts, or None."""
-    for c in children:
-        if isinstance(c, Tree):
-            p = c._meta
-            if not p.empty:
-                return p.outer_line, p.outer_column
-        elif isinstance(c, Token):
-            return c.line, c.column
-    return None
-
-
-def _end(children):
-    for c in reversed(children):
-        if isinstance(c, Tree):
-            p = c._meta
-            if not p.empty:
-                return p.outer_end_line, p.outer_end_column
-        elif isinstance(c, Token):
-            return c.end_line, c.end_column
-    return None
-
-
 def _placed(res: Tree, children) -> Tree:
-    start = _start(children)
-    if start is not None:
-        end = _end(children)
-        p = res._meta
-        if p.empty:
-            p.line, p.column = start
-            p.end_line, p.end_column = end
-            p.empty = False
-        p.outer_line, p.outer_column = start
-        p.outer_end_line, p.outer_end_column = end
+    """Give a tree the place of its children, as Lark's PropagatePositions: a new tree its own place,
+    a tree passed up from an inlined rule only its container place."""
+    for c in children:
+        kind = type(c)
+        if kind is Tree:
+            p = c._meta
+            if not p.empty:
+                start = p.outer_line, p.outer_column
+                break
+        elif kind is Token:
+            start = c.line, c.column
+            break
+    else:
+        return res
+    for c in reversed(children):
+        kind = type(c)
+        if kind is Tree:
+            p = c._meta
+            if not p.empty:
+                end = p.outer_end_line, p.outer_end_column
+                break
+        elif kind is Token:
+            end = c.end_line, c.end_column
+            break
+    p = res._meta
+    if p.empty:
+        p.line, p.column = start
+        p.end_line, p.end_column = end
+        p.empty = False
+    p.outer_line, p.outer_column = start
+    p.outer_end_line, p.outer_end_column = end
     return res
 
 
@@ -86,10 +84,17 @@ def _included(rule, maybe_placeholders: bool):
     return include, pending
 
 
+def _passed_up(children):
+    return children[0]
+
+
 def _callback(rule, maybe_placeholders: bool):
     name = rule.alias or rule.options.template_source or rule.origin.name
     inline = rule.options.expand1 and not rule.alias
     include, trailing = _included(rule, maybe_placeholders)
+    if inline and include is None and len(rule.expansion) == 1:
+        # `?a: b`: the child is passed up as it is; its container place is its own already.
+        return _passed_up
 
     def build(children):
         if include is None:
@@ -110,12 +115,12 @@ def _callback(rule, maybe_placeholders: bool):
                 kept += [None] * trailing
         if inline and len(kept) == 1:
             res = kept[0]
-            if not isinstance(res, Tree):
+            if type(res) is not Tree:
                 return res
         else:
             depth = 0
             for c in kept:
-                if isinstance(c, Tree) and c._meta.depth > depth:
+                if type(c) is Tree and c._meta.depth > depth:
                     depth = c._meta.depth
             res = Tree(name, kept, Place(depth + 1))
         return _placed(res, children)
