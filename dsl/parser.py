@@ -145,9 +145,9 @@ def chunks(text: str) -> list[tuple[int, str]]:
 
 
 def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagnostic]]:
-    """Parse a whole file; returns the trees of the chunks that parsed, and the errors."""
-    parser = lark_parser()
-    trees, diags = [], []
+    """Parse a whole file; returns the trees of the chunks that parsed, and the errors. A file that parses
+    is parsed in one go; one that does not, chunk by chunk, so each mistake is reported."""
+    diags = []
     first_col0 = next((i for i, ln in enumerate(text.split("\n"))
                        if ln.strip() and not ln.lstrip().startswith("#")), None)
     if first_col0 is not None and text.split("\n")[first_col0][:1] in (" ", "\t", "|"):
@@ -156,7 +156,24 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
         diags.append(Diagnostic("E0103", "this line is indented but nothing above it opens a block",
                                 Span(file, first_col0 + 1, col, first_col0 + 1, len(ln) + 1),
                                 "start the file with a declaration at the left margin"))
-    for offset, chunk in chunks(text):
+    pieces = chunks(text)
+    whole = _whole_file(text, pieces, start)
+    if whole is not None:
+        return whole, diags
+    trees, errors = chunk_by_chunk(pieces, file, start)
+    return trees, diags + errors
+
+
+def whole_file(text: str, start: str) -> list[Tree] | None:
+    """The declarations of a file parsed in one go, or None when parse_text parses it chunk by chunk."""
+    return _whole_file(text, chunks(text), start)
+
+
+def chunk_by_chunk(pieces: list[tuple[int, str]], file: str, start: str) -> tuple[list[Tree], list[Diagnostic]]:
+    """Each chunk parsed on its own, its positions moved to its place in the file."""
+    parser = lark_parser()
+    trees, diags = [], []
+    for offset, chunk in pieces:
         try:
             tree = parser.parse(chunk + "\n", start=start)
         except (UnexpectedInput, _BadDedent, _TooLong) as exc:
@@ -170,6 +187,26 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
             _move_lines(tree, offset)
         trees.extend(tree.children)
     return trees, diags
+
+
+def _whole_file(text: str, pieces: list[tuple[int, str]], start: str) -> list[Tree] | None:
+    """The declarations of a file parsed in one go, when that gives exactly what parsing it chunk by chunk
+    gives (one parse costs less than thousands): the file parses, nothing nests too deeply, and each chunk
+    holds one declaration that starts on its first line (a bracket left open across a line at the margin
+    would join two chunks). None otherwise: the chunks are parsed on their own, each with its errors."""
+    if not pieces:
+        return None
+    try:
+        tree = lark_parser().parse(text + "\n", start=start)
+    except (UnexpectedInput, _BadDedent, _TooLong):
+        return None
+    decls = tree.children
+    if tree_depth(tree) > MAX_DEPTH or len(decls) != len(pieces):
+        return None
+    for decl, (offset, _) in zip(decls, pieces):
+        if not isinstance(decl, Tree) or decl.meta.empty or decl.meta.line != offset + 1:
+            return None
+    return decls
 
 
 def _move_lines(tree: Tree, offset: int) -> None:

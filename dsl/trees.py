@@ -92,6 +92,7 @@ def _callback(rule, maybe_placeholders: bool):
     name = rule.alias or rule.options.template_source or rule.origin.name
     inline = rule.options.expand1 and not rule.alias
     include, trailing = _included(rule, maybe_placeholders)
+    spliced = frozenset(i for i, splice, _ in include or () if splice)
     if inline and include is None and len(rule.expansion) == 1:
         # `?a: b`: the child is passed up as it is; its container place is its own already.
         return _passed_up
@@ -118,10 +119,14 @@ def _callback(rule, maybe_placeholders: bool):
             if type(res) is not Tree:
                 return res
         else:
+            # The deepest child, read from the children as written (a few): a spliced `_rule` (a repetition,
+            # long for a long block) hands its children up, one level less deep than itself.
             depth = 0
-            for c in kept:
-                if type(c) is Tree and c._meta.depth > depth:
-                    depth = c._meta.depth
+            for i, c in enumerate(children):
+                if type(c) is Tree:
+                    d = c._meta.depth - (i in spliced)
+                    if d > depth:
+                        depth = d
             res = Tree(name, kept, Place(depth + 1))
         return _placed(res, children)
     return build
