@@ -146,6 +146,29 @@ def combatant_rounds(counts, repeats, edition=None):
                                                          f"{crowd_steps(k, edition=edition):.1f} steps (target: flat)")
 
 
+def parse_large(repeats):
+    import tempfile
+    from benchmarks.parse import COMBATANTS, RULES, build_cpu, encounter_text, rules_text, write
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, GRIMORIO_CACHE_DIR=tmp)       # the parser kept, as a user has it
+        rules, _ = write(Path(tmp))
+        small = Path(tmp) / "una.rules"
+        small.write_text("rule r(x):\n  return x\n", encoding="utf-8")
+        child_cpu([sys.executable, "-m", "grimorio.interpreter.cli", "check", str(small)], env=env)
+        command = []
+        for i in range(repeats):             # a new text each time: the built-file cache never answers
+            rules.write_text(rules_text() + f"# {i}\n", encoding="utf-8")
+            command.append(child_cpu([sys.executable, "-m", "grimorio.interpreter.cli", "check", str(rules)], env=env))
+    line(f"check, {RULES:,} rules (command)", f"CPU {spread(command, ' s')} (target < 5 s)")
+    text = rules_text()
+    built = [build_cpu("rules", text) for _ in range(repeats)]
+    line(f"parse, {RULES:,} rules (in process)", f"{spread(built, ' s')}; {min(built) / RULES * 1e6:.0f} us a rule")
+    text = encounter_text()
+    built = [build_cpu("encounter", text) for _ in range(repeats)]
+    line(f"parse, {COMBATANTS:,} combatants", f"{spread(built, ' s')}; {min(built) / COMBATANTS * 1e6:.0f} us a "
+                                              f"combatant (target < 3 s)")
+
+
 def prepared_duel():
     """The duel under the frozen rules the twin implements (benchmarks/duelo_referencia)."""
     from grimorio.dsl.diagnostics import Sources
@@ -158,7 +181,7 @@ def prepared_duel():
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats and runs (a smoke test, not figures)")
-    p.add_argument("--only", choices=["twin", "dice", "start", "simulate", "memory", "crowd"], action="append",
+    p.add_argument("--only", choices=["twin", "dice", "start", "simulate", "memory", "crowd", "parse"], action="append",
                    help="run only these benchmarks (repeatable)")
     args = p.parse_args(argv)
     r = 3 if args.quick else 7
@@ -170,6 +193,7 @@ def main(argv=None) -> int:
         "memory": lambda: peak_memory((1000, 10_000) if args.quick else (10_000, 100_000)),
         "crowd": lambda: (combatant_rounds((2, 16, 128, 256), r),
                           combatant_rounds((2, 8, 16, 32, 64, 128, 256), r, "aquelarre")),
+        "parse": lambda: parse_large(r),
     }
     print(f"grimorio benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
           f"load {os.getloadavg()[0]:.2f}", flush=True)

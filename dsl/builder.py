@@ -515,67 +515,10 @@ class Builder:
     def expr(self, t):
         if isinstance(t, Token):
             return self.token_expr(t)
-        k, c, sp = t.data, t.children, self.span(t)
-        if k == "int_":
-            return n.Const(sp, _whole(str(c[0]), sp))
-        if k == "neg_int":
-            return n.Const(sp, -_whole(str(c[0]), sp))
-        if k == "percent":
-            return n.Const(sp, _whole(str(c[0])[:-1], sp))
-        if k == "string":
-            return n.Const(sp, _unquote(c[0]))
-        if k == "dice":
-            return self.dice_token(c[0])
-        if k == "name":
-            return n.Name(sp, str(c[0]))
-        if k == "true":
-            return n.Const(sp, True)
-        if k == "false":
-            return n.Const(sp, False)
-        if k == "none":
-            return n.Const(sp, None)
-        if k == "option_ref":
-            return n.OptionRef(sp, str(c[0]))
-        if k == "list_":
-            return n.ListExp(sp, tuple(self.expr(x) for x in c if x is not None))
-        if k == "comprehension":
-            return n.Comprehension(sp, self.expr(c[0]), str(c[1]), self.expr(c[2]),
-                                   self.expr(c[3]) if c[3] is not None else None)
-        if k == "record":
-            return n.RecordExp(sp, tuple((str(f.children[0]), self.expr(f.children[1])) for f in c if f is not None))
-        if k == "roll":
-            return n.Roll(sp, self.expr(c[0]), self.expr(c[1]) if c[1] is not None else None,
-                          _unquote(c[2]) if c[2] is not None else None)
-        if k == "check_call":
-            return n.CheckCall(sp, str(c[0]), self.args(c[1]), self.expr(c[2]) if c[2] is not None else None,
-                               _unquote(c[3]) if c[3] is not None else None)
-        if k == "emit":
-            return n.Emit(sp, str(c[0]), self.args(c[1]))
-        if k == "maximum":
-            return n.Maximum(sp, self.expr(c[0]))
-        if k == "attr":
-            return n.Attr(sp, self.expr(c[0]), str(c[1]), self.span(c[1]))
-        if k == "index":
-            return n.Index(sp, self.expr(c[0]), self.expr(c[1]))
-        if k == "call":
-            return n.Call(sp, self.expr(c[0]), self.args(c[1]))
-        if k == "neg":
-            return n.Unary(sp, "-", self.expr(c[0]))
-        if k == "not_":
-            return n.Unary(sp, "not", self.expr(c[0]))
-        if k == "binop" or k == "compare":
-            return n.Binary(sp, str(c[1].children[0]), self.expr(c[0]), self.expr(c[2]))
-        if k == "in_":
-            return n.Binary(sp, "in", self.expr(c[0]), self.expr(c[1]))
-        if k == "not_in":
-            return n.Binary(sp, "notin", self.expr(c[0]), self.expr(c[1]))
-        if k == "and_":
-            return n.Binary(sp, "and", self.expr(c[0]), self.expr(c[1]))
-        if k == "or_":
-            return n.Binary(sp, "or", self.expr(c[0]), self.expr(c[1]))
-        if k == "ifexp":
-            return n.IfExp(sp, self.expr(c[1]), self.expr(c[0]), self.expr(c[2]))
-        raise GrimorioError(Diagnostic("E0101", "this is not an expression", sp))
+        make = _EXPRESSIONS.get(t.data)
+        if make is None:
+            raise GrimorioError(Diagnostic("E0101", "this is not an expression", self.span(t)))
+        return make(self, t.children, self.span(t))
 
     def token_expr(self, tok):
         sp = self.span(tok)
@@ -666,6 +609,45 @@ class Builder:
                 fname, value = pair.children
                 fields.append((str(fname), self.c_value(value), self.span(pair)))
         return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
+
+
+# An expression's tree to its node, by the tree's rule: (builder, children, span) -> node.
+_EXPRESSIONS = {
+    "int_": lambda self, c, sp: n.Const(sp, _whole(str(c[0]), sp)),
+    "neg_int": lambda self, c, sp: n.Const(sp, -_whole(str(c[0]), sp)),
+    "percent": lambda self, c, sp: n.Const(sp, _whole(str(c[0])[:-1], sp)),
+    "string": lambda self, c, sp: n.Const(sp, _unquote(c[0])),
+    "dice": lambda self, c, sp: self.dice_token(c[0]),
+    "name": lambda self, c, sp: n.Name(sp, str(c[0])),
+    "true": lambda self, c, sp: n.Const(sp, True),
+    "false": lambda self, c, sp: n.Const(sp, False),
+    "none": lambda self, c, sp: n.Const(sp, None),
+    "option_ref": lambda self, c, sp: n.OptionRef(sp, str(c[0])),
+    "list_": lambda self, c, sp: n.ListExp(sp, tuple(self.expr(x) for x in c if x is not None)),
+    "comprehension": lambda self, c, sp: n.Comprehension(sp, self.expr(c[0]), str(c[1]), self.expr(c[2]),
+                                                         self.expr(c[3]) if c[3] is not None else None),
+    "record": lambda self, c, sp: n.RecordExp(sp, tuple((str(f.children[0]), self.expr(f.children[1]))
+                                                        for f in c if f is not None)),
+    "roll": lambda self, c, sp: n.Roll(sp, self.expr(c[0]), self.expr(c[1]) if c[1] is not None else None,
+                                       _unquote(c[2]) if c[2] is not None else None),
+    "check_call": lambda self, c, sp: n.CheckCall(sp, str(c[0]), self.args(c[1]),
+                                                  self.expr(c[2]) if c[2] is not None else None,
+                                                  _unquote(c[3]) if c[3] is not None else None),
+    "emit": lambda self, c, sp: n.Emit(sp, str(c[0]), self.args(c[1])),
+    "maximum": lambda self, c, sp: n.Maximum(sp, self.expr(c[0])),
+    "attr": lambda self, c, sp: n.Attr(sp, self.expr(c[0]), str(c[1]), self.span(c[1])),
+    "index": lambda self, c, sp: n.Index(sp, self.expr(c[0]), self.expr(c[1])),
+    "call": lambda self, c, sp: n.Call(sp, self.expr(c[0]), self.args(c[1])),
+    "neg": lambda self, c, sp: n.Unary(sp, "-", self.expr(c[0])),
+    "not_": lambda self, c, sp: n.Unary(sp, "not", self.expr(c[0])),
+    "binop": lambda self, c, sp: n.Binary(sp, str(c[1].children[0]), self.expr(c[0]), self.expr(c[2])),
+    "compare": lambda self, c, sp: n.Binary(sp, str(c[1].children[0]), self.expr(c[0]), self.expr(c[2])),
+    "in_": lambda self, c, sp: n.Binary(sp, "in", self.expr(c[0]), self.expr(c[1])),
+    "not_in": lambda self, c, sp: n.Binary(sp, "notin", self.expr(c[0]), self.expr(c[1])),
+    "and_": lambda self, c, sp: n.Binary(sp, "and", self.expr(c[0]), self.expr(c[1])),
+    "or_": lambda self, c, sp: n.Binary(sp, "or", self.expr(c[0]), self.expr(c[1])),
+    "ifexp": lambda self, c, sp: n.IfExp(sp, self.expr(c[1]), self.expr(c[0]), self.expr(c[2])),
+}
 
 
 def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):

@@ -23,6 +23,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import Indenter
 
 from .cache import place
+from .trees import FastLark, tree_depth
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 # Words a designer understands, for the grammar's terminals that are patterns;
@@ -115,7 +116,7 @@ def grammar_text() -> str:
 def lark_parser(strict: bool = False) -> Lark:
     """The one parser of files and table cells (a start rule each), loaded from the cache when it can be."""
     cache = _cache_file(strict)
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
+    return FastLark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
                 start=START, propagate_positions=True, maybe_placeholders=True, strict=strict,
                 cache=str(cache) if cache else False)
 
@@ -144,9 +145,9 @@ def chunks(text: str) -> list[tuple[int, str]]:
 
 
 def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagnostic]]:
-    """Parse a whole file; returns the trees of the chunks that parsed, and the errors."""
-    parser = lark_parser()
-    trees, diags = [], []
+    """Parse a whole file; returns the trees of the chunks that parsed, and the errors. A file that parses
+    is parsed in one go; one that does not, chunk by chunk, so each mistake is reported."""
+    diags = []
     first_col0 = next((i for i, ln in enumerate(text.split("\n"))
                        if ln.strip() and not ln.lstrip().startswith("#")), None)
     if first_col0 is not None and text.split("\n")[first_col0][:1] in (" ", "\t", "|"):
@@ -155,7 +156,24 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
         diags.append(Diagnostic("E0103", "this line is indented but nothing above it opens a block",
                                 Span(file, first_col0 + 1, col, first_col0 + 1, len(ln) + 1),
                                 "start the file with a declaration at the left margin"))
-    for offset, chunk in chunks(text):
+    pieces = chunks(text)
+    whole = _whole_file(text, pieces, start)
+    if whole is not None:
+        return whole, diags
+    trees, errors = chunk_by_chunk(pieces, file, start)
+    return trees, diags + errors
+
+
+def whole_file(text: str, start: str) -> list[Tree] | None:
+    """The declarations of a file parsed in one go, or None when parse_text parses it chunk by chunk."""
+    return _whole_file(text, chunks(text), start)
+
+
+def chunk_by_chunk(pieces: list[tuple[int, str]], file: str, start: str) -> tuple[list[Tree], list[Diagnostic]]:
+    """Each chunk parsed on its own, its positions moved to its place in the file."""
+    parser = lark_parser()
+    trees, diags = [], []
+    for offset, chunk in pieces:
         try:
             tree = parser.parse(chunk + "\n", start=start)
         except (UnexpectedInput, _BadDedent, _TooLong) as exc:
@@ -169,6 +187,26 @@ def parse_text(text: str, file: str, start: str) -> tuple[list[Tree], list[Diagn
             _move_lines(tree, offset)
         trees.extend(tree.children)
     return trees, diags
+
+
+def _whole_file(text: str, pieces: list[tuple[int, str]], start: str) -> list[Tree] | None:
+    """The declarations of a file parsed in one go, when that gives exactly what parsing it chunk by chunk
+    gives (one parse costs less than thousands): the file parses, nothing nests too deeply, and each chunk
+    holds one declaration that starts on its first line (a bracket left open across a line at the margin
+    would join two chunks). None otherwise: the chunks are parsed on their own, each with its errors."""
+    if not pieces:
+        return None
+    try:
+        tree = lark_parser().parse(text + "\n", start=start)
+    except (UnexpectedInput, _BadDedent, _TooLong):
+        return None
+    decls = tree.children
+    if tree_depth(tree) > MAX_DEPTH or len(decls) != len(pieces):
+        return None
+    for decl, (offset, _) in zip(decls, pieces):
+        if not isinstance(decl, Tree) or decl.meta.empty or decl.meta.line != offset + 1:
+            return None
+    return decls
 
 
 def _move_lines(tree: Tree, offset: int) -> None:
@@ -213,6 +251,8 @@ def parse_cell(text: str, start: str, file: str, line: int, col: int) -> Tree:
 
 def _too_deep(tree: Tree, file: str) -> Diagnostic | None:
     """A diagnostic at a subtree nested deeper than MAX_DEPTH, or None."""
+    if tree_depth(tree) <= MAX_DEPTH:
+        return None
     stack = [(tree, 1)]
     while stack:
         t, depth = stack.pop()
