@@ -14,7 +14,13 @@ from grimorio.dsl.parser import START, _Indenter, chunk_by_chunk, chunks, gramma
 from grimorio.dsl.trees import tree_depth
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted(p for p in ROOT.glob("**/*") if p.suffix in (".rules", ".enc") and ".venv" not in p.parts)
+FILES = sorted(p for p in ROOT.glob("**/*") if p.suffix in (".rules", ".enc")
+               and not {".venv", "build", ".git"} & set(p.relative_to(ROOT).parts))
+# The quick profile compares a few files of each kind; the slow one (-m slow) every file.
+SAMPLE = {"rulesets/aquelarre/acciones.rules", "rulesets/aquelarre/duelo.enc", "rulesets/estados/tiempo.rules",
+          "rulesets/yokai/edicion.rules", "rulesets/casa/criticos_quinto.rules"}
+CASES = [pytest.param(p, id=str(p.relative_to(ROOT)),
+                      marks=() if str(p.relative_to(ROOT)) in SAMPLE else pytest.mark.slow) for p in FILES]
 
 
 @functools.lru_cache(maxsize=None)
@@ -45,14 +51,14 @@ def test_the_repository_has_files_to_compare():
     assert len(FILES) > 100
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", CASES)
 def test_every_chunk_gives_the_tree_lark_gives(path):
     start = "encounter_file" if path.suffix == ".enc" else "rules_file"
     for _, chunk in chunks(path.read_text(encoding="utf-8")):
         assert parsed(lark_parser(), chunk + "\n", start) == parsed(lark_own(), chunk + "\n", start)
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", CASES)
 def test_a_file_parsed_in_one_go_gives_the_trees_of_its_chunks(path):
     start = "encounter_file" if path.suffix == ".enc" else "rules_file"
     text = path.read_text(encoding="utf-8")
