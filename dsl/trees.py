@@ -26,31 +26,32 @@ class Place:
         self.depth = depth
 
 
+def _edge(children):
+    """The first child that has a place, walking `children` in their order, or None."""
+    for c in children:
+        kind = type(c)
+        if kind is Token or (kind is Tree and not c._meta.empty):
+            return c
+    return None
+
+
 def _placed(res: Tree, children) -> Tree:
     """Give a tree the place of its children, as Lark's PropagatePositions: a new tree its own place,
     a tree passed up from an inlined rule only its container place."""
-    for c in children:
-        kind = type(c)
-        if kind is Tree:
-            p = c._meta
-            if not p.empty:
-                start = p.outer_line, p.outer_column
-                break
-        elif kind is Token:
-            start = c.line, c.column
-            break
-    else:
+    first = _edge(children)
+    if first is None:
         return res
-    for c in reversed(children):
-        kind = type(c)
-        if kind is Tree:
-            p = c._meta
-            if not p.empty:
-                end = p.outer_end_line, p.outer_end_column
-                break
-        elif kind is Token:
-            end = c.end_line, c.end_column
-            break
+    last = _edge(reversed(children))
+    if type(first) is Tree:
+        m = first._meta
+        start = m.outer_line, m.outer_column
+    else:
+        start = first.line, first.column
+    if type(last) is Tree:
+        m = last._meta
+        end = m.outer_end_line, m.outer_end_column
+    else:
+        end = last.end_line, last.end_column
     p = res._meta
     if p.empty:
         p.line, p.column = start
