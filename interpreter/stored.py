@@ -61,7 +61,7 @@ def program(edition: str, span, own: Sources, roots, houses=()) -> Program:
 def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:
     from ..dsl.loader import load_edition
     key = _key(edition, roots, houses)
-    name = f"program-{key[:32]}.pickle"
+    name = f"program-{key[:32]}.pickle" if key else None
     found = _kept(name, key) if key else None
     if found is not None:
         own.texts.update(found.ruleset.sources.texts)
