@@ -13,6 +13,10 @@ Lark's own on every file of the repository.
 from __future__ import annotations
 
 from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedInput
+from lark.parsers.lalr_interactive_parser import InteractiveParser
+from lark.parsers.lalr_analysis import Shift as _Shift
+from lark.parsers.lalr_parser import _Parser as _LarkParser
 
 
 class Place:
@@ -141,7 +145,57 @@ class FastLark(Lark):
         placeholders = self.options.maybe_placeholders
         self._callbacks = {rule: _callback(rule, placeholders) for rule in self.rules}
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.parser.parser.parser.__class__ = _Loop      # built or loaded from the cache alike
+
 
 def tree_depth(tree: Tree) -> int:
     """How deeply a tree built by FastLark nests (1 for a tree of tokens)."""
     return tree._meta.depth
+
+
+class _Loop(_LarkParser):
+    """Lark's LALR loop with the shift and the reduce of a known action written in place: no call per
+    token, no lookup of a rule by its (Python-level) hash. Any token the table has no action for goes
+    through Lark's own `feed_token`, which raises exactly as Lark does, with the parser's state intact."""
+
+    def parse_from_state(self, state, last_token=None):
+        try:
+            token = last_token
+            table = state.parse_conf.states
+            callbacks = state.parse_conf.callbacks
+            reduce = self._reduce_info(callbacks)
+            states, values = state.state_stack, state.value_stack
+            for token in state.lexer.lex(state):
+                kind = token.type
+                while True:
+                    act = table[states[-1]].get(kind)
+                    if act is None:
+                        state.feed_token(token)             # raises UnexpectedToken
+                    if act[0] is _Shift:
+                        states.append(act[1])
+                        values.append(callbacks[kind](token) if kind in callbacks else token)
+                        break
+                    size, build, origin = reduce[id(act[1])]
+                    if size:
+                        children = values[-size:]
+                        del states[-size:]
+                        del values[-size:]
+                    else:
+                        children = []
+                    values.append(build(children))
+                    states.append(table[states[-1]][origin][1])
+            end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
+            return state.feed_token(end, True)
+        except UnexpectedInput as e:
+            e.interactive_parser = InteractiveParser(self, state, state.lexer)
+            raise
+
+    def _reduce_info(self, callbacks) -> dict:
+        info = self.__dict__.get("_info")
+        if info is None:
+            rules = {arg for row in self.parse_table.states.values() for action, arg in row.values()
+                     if action is not _Shift}
+            info = self._info = {id(r): (len(r.expansion), callbacks[r], r.origin.name) for r in rules}
+        return info
