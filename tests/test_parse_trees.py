@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for p in ROOT.glob("**/*") if p.suffix in (".rules", ".enc")
                and not {".venv", "build", ".git"} & set(p.relative_to(ROOT).parts))
 # The quick profile compares a few files of each kind; the slow one (-m slow) every file.
-SAMPLE = {"rulesets/aquelarre/acciones.rules", "rulesets/aquelarre/duelo.enc", "rulesets/estados/tiempo.rules",
+SAMPLE = {"rulesets/aquelarre/tiradas.rules", "rulesets/aquelarre/duelo.enc", "rulesets/estados/tiempo.rules",
           "rulesets/yokai/edicion.rules", "rulesets/casa/criticos_quinto.rules"}
 CASES = [pytest.param(p, id=str(p.relative_to(ROOT)),
                       marks=() if str(p.relative_to(ROOT)) in SAMPLE else pytest.mark.slow) for p in FILES]
