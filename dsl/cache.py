@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 # The modules whose source decides what a file builds to.
-LANGUAGE_FILES = ("grammar.lark", "parser.py", "trees.py", "builder.py", "patches.py", "nodes.py", "records.py",
+LANGUAGE_FILES = ("grammar.lark", "parser.py", "trees.py", "lexer.py", "builder.py", "patches.py", "nodes.py", "records.py",
                   "bounds.py", "diagnostics.py", "cache.py")
 KEEP = 256            # built files kept on disk; the oldest are dropped beyond this
 KEEP_BY_KIND = {"program": 16}    # compiled programs are larger: fewer are kept

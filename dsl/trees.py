@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
+from lark.lexer import ContextualLexer
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 from lark.parsers.lalr_analysis import Shift as _Shift
 from lark.parsers.lalr_parser import _Parser as _LarkParser
+
+from .lexer import FastContextualLexer
 
 
 class Place:
@@ -148,6 +151,9 @@ class FastLark(Lark):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.parser.parser.parser.__class__ = _Loop      # built or loaded from the cache alike
+        lexer = getattr(self.parser.lexer, "lexer", self.parser.lexer)      # behind the indenter
+        if type(lexer) is ContextualLexer:
+            lexer.__class__ = FastContextualLexer
 
 
 def tree_depth(tree: Tree) -> int:
@@ -178,13 +184,15 @@ class _Loop(_LarkParser):
                         values.append(callbacks[kind](token) if kind in callbacks else token)
                         break
                     size, build, origin = reduce[id(act[1])]
-                    if size:
+                    if build is None:               # `?a: b`: the child is passed up as it is
+                        del states[-1]
+                    elif size:
                         children = values[-size:]
                         del states[-size:]
                         del values[-size:]
+                        values.append(build(children))
                     else:
-                        children = []
-                    values.append(build(children))
+                        values.append(build([]))
                     states.append(table[states[-1]][origin][1])
             end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
             return state.feed_token(end, True)
@@ -197,5 +205,6 @@ class _Loop(_LarkParser):
         if info is None:
             rules = {arg for row in self.parse_table.states.values() for action, arg in row.values()
                      if action is not _Shift}
-            info = self._info = {id(r): (len(r.expansion), callbacks[r], r.origin.name) for r in rules}
+            info = self._info = {id(r): (len(r.expansion), None if callbacks[r] is _passed_up else callbacks[r],
+                                         r.origin.name) for r in rules}
         return info
