@@ -5,6 +5,8 @@ the repository, on table cells, and on text that does not lex or parse,
 where the error must be Lark's, at the same place."""
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from lark.lexer import ContextualLexer
 
@@ -87,3 +89,31 @@ def test_a_text_that_stops_lexing_ends_in_lark_s_own_error():
     tokens, end = same_as_lark("var x = 3 $ 4\n", "rules_file")
     assert end[0] in ("UnexpectedCharacters", "UnexpectedToken") and end[2:4] == (1, 11)
     assert [t[0] for t in tokens][:3] == ["VAR", "NAME", "EQUAL"]
+
+
+def test_building_pauses_the_cycle_collector_and_gives_it_back():
+    import gc
+
+    from grimorio.dsl import builder
+    seen = []
+    real = builder.parse_text
+
+    def spying(*args):
+        seen.append(gc.isenabled())
+        return real(*args)
+
+    with mock.patch.object(builder, "parse_text", spying):
+        assert gc.isenabled()
+        builder.build_rules("var x = 1\n", "t.rules")
+        builder.build_encounter("edition e\n", "t.enc")
+        assert seen == [False, False] and gc.isenabled()
+        with mock.patch.object(builder, "Builder", side_effect=RuntimeError("boom")), \
+                pytest.raises(RuntimeError):
+            builder.build_rules("var x = 1\n", "t.rules")
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            builder.build_rules("var x = 1\n", "t.rules")
+            assert not gc.isenabled()          # a caller that paused it keeps it paused
+        finally:
+            gc.enable()
