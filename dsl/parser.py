@@ -67,26 +67,35 @@ class _Indenter(Indenter):
     def _process(self, stream):
         # Texts end with a newline (parse_text adds one); table cells have none and pass through unchanged.
         token = None
+        special = _SPECIAL
         for token in stream:
-            if token.type in _NUMBERS and len(token) > MAX_DIGITS:
-                raise _TooLong(token)
-            if token.type == self.NL_type:
+            role = special.get(token.type)
+            if role is None:            # most tokens: nothing to do but pass them on
+                yield token
+            elif role == "number":
+                if len(token) > MAX_DIGITS:
+                    raise _TooLong(token)
+                yield token
+            elif role == "newline":
                 yield from self.handle_NL(token)
+            elif role == "open":
+                yield token
+                self.paren_level += 1
             else:
                 yield token
-            if token.type in self.OPEN_PAREN_types:
-                self.paren_level += 1
-            elif token.type in self.CLOSE_PAREN_types:
                 self.paren_level = max(0, self.paren_level - 1)
         while len(self.indent_level) > 1:
             self.indent_level.pop()
             yield Token.new_borrow_pos(self.DEDENT_type, "", token) if token else Token(self.DEDENT_type, "")
 
 
+# What the indenter does with a token, by its type; any other token is passed on as it is.
+_SPECIAL = {"INT": "number", "PERCENT": "number", "DICE": "number", _Indenter.NL_type: "newline",
+            **dict.fromkeys(_Indenter.OPEN_PAREN_types, "open"), **dict.fromkeys(_Indenter.CLOSE_PAREN_types, "close")}
+
 # Numbers are refused where they are written beyond this many digits: Python cannot show an integer of more
 # than 4300 digits, and reading one is slow; a rules language has no use for them.
 MAX_DIGITS = 4000
-_NUMBERS = ("INT", "PERCENT", "DICE")
 
 
 class _TooLong(Exception):
