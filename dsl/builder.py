@@ -11,6 +11,7 @@ from lark import Token, Tree
 from . import nodes as n
 from .bounds import MAX_DIGITS, int_literal
 from .diagnostics import Diagnostic, GrimorioError, Span
+from .diagnostics import _span       # Span(...) without the frozen __init__: a file makes spans by the thousand
 from .parser import MAX_DIGITS, parse_cell, parse_text, too_long
 from .patches import PatchBuilder
 
@@ -31,12 +32,12 @@ class Builder:
     # -------------------------------------------------------------- spans
     def span(self, item) -> Span:
         if isinstance(item, Token):
-            return Span(self.file, item.line or 0, item.column or 0,
-                        item.end_line or item.line or 0, item.end_column or item.column or 0)
+            return _span(self.file, item.line or 0, item.column or 0,
+                         item.end_line or item.line or 0, item.end_column or item.column or 0)
         meta = item.meta
         if getattr(meta, "empty", True):
             return Span(self.file, 0, 0)
-        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+        return _span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
 
     # -------------------------------------------------------------- declarations
     def declaration(self, t: Tree):
@@ -437,57 +438,36 @@ class Builder:
         return tuple(out)
 
     def stmt(self, t):
-        k, c, sp = t.data, t.children, self.span(t)
-        if k == "let":
-            return n.Let(sp, str(c[0]), self.expr(c[1]))
-        if k == "set":
-            return n.Set(sp, self.expr(c[0]), self.expr(c[1]))
-        if k == "say":
-            return n.Say(sp, str(c[0]), self.args(c[1]))
-        if k == "return_":
-            return n.Return(sp, self.expr(c[0]) if c and c[0] is not None else None)
-        if k in ("receive", "add", "remove"):
-            data = self.expr(c[3]) if len(c) > 3 and c[3] is not None else None
-            return n.CardOp(sp, k, self.expr(c[0]), str(c[1]), str(c[2]) if c[2] is not None else None,
-                            self.span(c[1]), data)
-        if k == "append":
-            return n.Append(sp, self.expr(c[0]), self.expr(c[1]))
-        if k == "act":
-            return n.Act(sp, self.expr(c[0]))
-        if k == "pass_":
-            return n.Pass(sp)
-        if k == "stop":
-            return n.Stop(sp)
-        if k == "expr_stmt":
-            return n.ExprStmt(sp, self.expr(c[0]))
-        if k == "expect_stmt":
-            return self.expectation(c[0], sp)
-        if k == "if_stmt":
-            branches = [(self.expr(c[0]), self.body(c[1]))]
-            orelse = None
-            for extra in c[2:]:
-                if extra is None:
-                    continue
-                if extra.data == "elif":
-                    branches.append((self.expr(extra.children[0]), self.body(extra.children[1])))
-                else:
-                    orelse = self.body(extra.children[0])
-            return n.If(sp, tuple(branches), orelse)
-        if k in ("for_stmt", "for_group"):
-            var, it, order, where, body = c
-            key, desc = None, False
-            if order is not None:
-                key = self.expr(order.children[0])
-                desc = order.children[1] is not None
-            return n.For(sp, str(var), self.expr(it), key, desc, self.expr(where) if where is not None else None,
-                         self.body(body), k == "for_group")
-        if k == "while_stmt":
-            return n.While(sp, self.expr(c[0]), self.body(c[1]))
-        if k == "decide":
-            return self.decide_table(str(c[0]), c[1:], sp)
-        if k == "labeled":
-            return n.Block(sp, str(c[0]), self.body(c[1]))
-        raise GrimorioError(Diagnostic("E0101", "this is not a statement", sp))
+        make = _STATEMENTS.get(t.data)
+        if make is None:
+            raise GrimorioError(Diagnostic("E0101", "this is not a statement", self.span(t)))
+        return make(self, t.children, self.span(t))
+
+    def card_op(self, kind: str, c, sp):
+        data = self.expr(c[3]) if len(c) > 3 and c[3] is not None else None
+        return n.CardOp(sp, kind, self.expr(c[0]), str(c[1]), str(c[2]) if c[2] is not None else None,
+                        self.span(c[1]), data)
+
+    def if_stmt(self, c, sp):
+        branches = [(self.expr(c[0]), self.body(c[1]))]
+        orelse = None
+        for extra in c[2:]:
+            if extra is None:
+                continue
+            if extra.data == "elif":
+                branches.append((self.expr(extra.children[0]), self.body(extra.children[1])))
+            else:
+                orelse = self.body(extra.children[0])
+        return n.If(sp, tuple(branches), orelse)
+
+    def for_stmt(self, c, sp, group: bool):
+        var, it, order, where, body = c
+        key, desc = None, False
+        if order is not None:
+            key = self.expr(order.children[0])
+            desc = order.children[1] is not None
+        return n.For(sp, str(var), self.expr(it), key, desc, self.expr(where) if where is not None else None,
+                     self.body(body), group)
 
     # -------------------------------------------------------------- expressions
     def args(self, t):
@@ -612,6 +592,29 @@ class Builder:
                 fields.append((str(fname), self.c_value(value), self.span(pair)))
         return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
 
+
+# A statement's tree to its node, by the tree's rule: (builder, children, span) -> node.
+_STATEMENTS = {
+    "let": lambda self, c, sp: n.Let(sp, str(c[0]), self.expr(c[1])),
+    "set": lambda self, c, sp: n.Set(sp, self.expr(c[0]), self.expr(c[1])),
+    "say": lambda self, c, sp: n.Say(sp, str(c[0]), self.args(c[1])),
+    "return_": lambda self, c, sp: n.Return(sp, self.expr(c[0]) if c and c[0] is not None else None),
+    "receive": lambda self, c, sp: self.card_op("receive", c, sp),
+    "add": lambda self, c, sp: self.card_op("add", c, sp),
+    "remove": lambda self, c, sp: self.card_op("remove", c, sp),
+    "append": lambda self, c, sp: n.Append(sp, self.expr(c[0]), self.expr(c[1])),
+    "act": lambda self, c, sp: n.Act(sp, self.expr(c[0])),
+    "pass_": lambda self, c, sp: n.Pass(sp),
+    "stop": lambda self, c, sp: n.Stop(sp),
+    "expr_stmt": lambda self, c, sp: n.ExprStmt(sp, self.expr(c[0])),
+    "expect_stmt": lambda self, c, sp: self.expectation(c[0], sp),
+    "if_stmt": lambda self, c, sp: self.if_stmt(c, sp),
+    "for_stmt": lambda self, c, sp: self.for_stmt(c, sp, False),
+    "for_group": lambda self, c, sp: self.for_stmt(c, sp, True),
+    "while_stmt": lambda self, c, sp: n.While(sp, self.expr(c[0]), self.body(c[1])),
+    "decide": lambda self, c, sp: self.decide_table(str(c[0]), c[1:], sp),
+    "labeled": lambda self, c, sp: n.Block(sp, str(c[0]), self.body(c[1])),
+}
 
 # An expression's tree to its node, by the tree's rule: (builder, children, span) -> node.
 _EXPRESSIONS = {

@@ -42,13 +42,14 @@ def _edge(children):
     return None
 
 
-def _placed(res: Tree, children) -> Tree:
+def _placed(res: Tree, children, first_is_token: bool = False, last_is_token: bool = False) -> Tree:
     """Give a tree the place of its children, as Lark's PropagatePositions: a new tree its own place,
-    a tree passed up from an inlined rule only its container place."""
-    first = _edge(children)
+    a tree passed up from an inlined rule only its container place. `first_is_token` (`last_is_token`)
+    says the rule's first (last) symbol is a terminal, so that child is a token: no walk to find it."""
+    first = children[0] if first_is_token else _edge(children)
     if first is None:
         return res
-    last = _edge(reversed(children))
+    last = children[-1] if last_is_token else _edge(reversed(children))
     if type(first) is Tree:
         m = first._meta
         start = m.outer_line, m.outer_column
@@ -101,6 +102,11 @@ def _callback(rule, maybe_placeholders: bool):
     inline = rule.options.expand1 and not rule.alias
     include, trailing = _included(rule, maybe_placeholders)
     spliced = frozenset(i for i, splice, _ in include or () if splice)
+    expansion = rule.expansion
+    first_is_token = bool(expansion) and expansion[0].is_term
+    last_is_token = bool(expansion) and expansion[-1].is_term
+    # Where a child can be a tree (a rule's symbol), and whether it is spliced into this one.
+    subtrees = tuple((i, i in spliced) for i, sym in enumerate(expansion) if not sym.is_term)
     if inline and include is None and len(rule.expansion) == 1:
         # `?a: b`: the child is passed up as it is; its container place is its own already.
         return _passed_up
@@ -130,13 +136,14 @@ def _callback(rule, maybe_placeholders: bool):
             # The deepest child, read from the children as written (a few): a spliced `_rule` (a repetition,
             # long for a long block) hands its children up, one level less deep than itself.
             depth = 0
-            for i, c in enumerate(children):
+            for i, minus in subtrees:
+                c = children[i]
                 if type(c) is Tree:
-                    d = c._meta.depth - (i in spliced)
+                    d = c._meta.depth - minus
                     if d > depth:
                         depth = d
             res = Tree(name, kept, Place(depth + 1))
-        return _placed(res, children)
+        return _placed(res, children, first_is_token, last_is_token)
     return build
 
 
@@ -167,44 +174,53 @@ class _Loop(_LarkParser):
     through Lark's own `feed_token`, which raises exactly as Lark does, with the parser's state intact."""
 
     def parse_from_state(self, state, last_token=None):
+        actions = self._actions(state.parse_conf.callbacks)
+        if actions is None:                 # callbacks on tokens: Lark's own loop runs them
+            return super().parse_from_state(state, last_token)
         try:
             token = last_token
-            table = state.parse_conf.states
-            callbacks = state.parse_conf.callbacks
-            reduce = self._reduce_info(callbacks)
             states, values = state.state_stack, state.value_stack
             for token in state.lexer.lex(state):
                 kind = token.type
                 while True:
-                    act = table[states[-1]].get(kind)
+                    act = actions[states[-1]].get(kind)
                     if act is None:
                         state.feed_token(token)             # raises UnexpectedToken
-                    if act[0] is _Shift:
-                        states.append(act[1])
-                        values.append(callbacks[kind](token) if kind in callbacks else token)
+                    if act.__class__ is int:                # shift to that state
+                        states.append(act)
+                        values.append(token)
                         break
-                    size, build, origin = reduce[id(act[1])]
-                    if build is None:               # `?a: b`: the child is passed up as it is
-                        del states[-1]
-                    elif size:
+                    size, build, origin = act
+                    if build is None:                       # `?a: b`: the child is passed up as it is
+                        states[-1] = actions[states[-2]][origin]
+                        continue
+                    if size:
                         children = values[-size:]
                         del states[-size:]
                         del values[-size:]
                         values.append(build(children))
                     else:
                         values.append(build([]))
-                    states.append(table[states[-1]][origin][1])
+                    states.append(actions[states[-1]][origin])
             end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
             return state.feed_token(end, True)
         except UnexpectedInput as e:
             e.interactive_parser = InteractiveParser(self, state, state.lexer)
             raise
 
-    def _reduce_info(self, callbacks) -> dict:
-        info = self.__dict__.get("_info")
-        if info is None:
-            rules = {arg for row in self.parse_table.states.values() for action, arg in row.values()
-                     if action is not _Shift}
-            info = self._info = {id(r): (len(r.expansion), None if callbacks[r] is _passed_up else callbacks[r],
-                                         r.origin.name) for r in rules}
-        return info
+    def _actions(self, callbacks) -> dict | None:
+        """Lark's parse table with each action in the form the loop reads fastest: a shift (or a goto) as
+        the state it leads to, a reduce as (the rule's size, its tree builder or None for a unit rule
+        that passes its child up, the name it reduces to). None when tokens have callbacks."""
+        if "_table" not in self.__dict__:
+            if any(isinstance(key, str) for key in callbacks):
+                self._table = None
+            else:
+                self._table = {state: {symbol: arg if action is _Shift else _reduction(arg, callbacks[arg])
+                                       for symbol, (action, arg) in row.items()}
+                               for state, row in self.parse_table.states.items()}
+        return self._table
+
+
+def _reduction(rule, build) -> tuple:
+    return len(rule.expansion), None if build is _passed_up else build, rule.origin.name
