@@ -61,9 +61,13 @@ def item_problem(length: int, k: int) -> tuple[str, str] | None:
             "items are counted from 1; -1 is the last")
 
 
+# min() or max() of nothing: what the checker says of `min([])`, and a run of an empty list.
+EMPTY_EXTREME = ("min() and max() need at least one value", "check the list is not empty first")
+
+
 def _extreme(args):
     if len(args) == 1 and isinstance(args[0].value, n.ListExp) and not args[0].value.items:
-        return "min() and max() need at least one value", "check the list is not empty first"
+        return EMPTY_EXTREME
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from ..dsl.builtin_values import EMPTY_EXTREME
 from .dice import Dice, Roll
 from .values import Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
 
@@ -151,7 +152,7 @@ def _extreme(fn, args):
     if len(args) == 1 and isinstance(args[0], list):
         args = args[0]
     if not args:
-        raise RuleFailure("min() and max() need at least one value", "check the list is not empty first")
+        raise RuleFailure(*EMPTY_EXTREME)
     out = fn(args)
     return int(out) if type(out) is Roll else out
 
