@@ -1,14 +1,13 @@
 """Lark syntax trees to the AST, with table cells parsed on their own."""
 from __future__ import annotations
 
-import gc
 import re
-from contextlib import contextmanager
 from fractions import Fraction
 
 from lark import Token, Tree
 
 from . import nodes as n
+from .cache import collector_paused
 from .bounds import MAX_DIGITS, int_literal
 from .diagnostics import Diagnostic, GrimorioError, Span
 from .diagnostics import _span       # Span(...) without the frozen __init__: a file makes spans by the thousand
@@ -687,24 +686,8 @@ def _number(digits: str, span: Span) -> int:
     return int(digits)
 
 
-@contextmanager
-def _collector_paused():
-    """Python's cycle collector paused while a file is built. Parsing and building make objects by the
-    hundred thousand and no cycles, and every collection pass walks all the objects alive, the file's
-    trees included: for 16,000 rules the passes were a third of the build. Re-enabled at the end (and on
-    any error); anything cyclic made meanwhile is collected then."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
-    with _collector_paused():
+    with collector_paused():
         trees, diags = parse_text(text, file, "rules_file")
         b = Builder(file)
         decls = [d for d in (b.declaration(t) for t in trees) if d is not None]
@@ -712,7 +695,7 @@ def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
 
 
 def build_encounter(text: str, file: str) -> tuple[n.Encounter, list[Diagnostic]]:
-    with _collector_paused():
+    with collector_paused():
         trees, diags = parse_text(text, file, "encounter_file")
         b = Builder(file)
         enc = b.encounter(trees)

@@ -94,19 +94,25 @@ def test_a_text_that_stops_lexing_ends_in_lark_s_own_error():
 def test_building_pauses_the_cycle_collector_and_gives_it_back():
     import gc
 
-    from grimorio.dsl import builder
+    from grimorio.dsl import builder, cache
     seen = []
-    real = builder.parse_text
+    real_parse, real_dumps = builder.parse_text, cache.pickle.dumps
 
-    def spying(*args):
-        seen.append(gc.isenabled())
-        return real(*args)
+    def parsing(*args):
+        seen.append(("parse", gc.isenabled()))
+        return real_parse(*args)
 
-    with mock.patch.object(builder, "parse_text", spying):
+    def pickling(*args, **kwargs):
+        seen.append(("pickle", gc.isenabled()))
+        return real_dumps(*args, **kwargs)
+
+    with mock.patch.object(builder, "parse_text", parsing), mock.patch.object(cache.pickle, "dumps", pickling):
         assert gc.isenabled()
         builder.build_rules("var x = 1\n", "t.rules")
         builder.build_encounter("edition e\n", "t.enc")
-        assert seen == [False, False] and gc.isenabled()
+        cache.build_rules(f"var x = {id(seen)}\n", "t.rules")          # a text the cache has not seen
+        assert seen == [("parse", False), ("parse", False), ("parse", False), ("pickle", False)]
+        assert gc.isenabled()
         with mock.patch.object(builder, "Builder", side_effect=RuntimeError("boom")), \
                 pytest.raises(RuntimeError):
             builder.build_rules("var x = 1\n", "t.rules")
