@@ -144,8 +144,13 @@ class Engine:
     # ------------------------------------------------------------ lists the run keeps
     def memo(self, rule, kinds, *args):
         """A run-invariant rule's list (see invariant.py): worked out once per key and run,
-        and again after a rule sets a side; each caller gets its own copy. `kinds` says how
-        each argument makes the key; an argument that cannot calls the rule as it is."""
+        and again after a rule sets a side; each caller gets its own copy."""
+        return self.memo_walked(rule, kinds, *args)[:]
+
+    def memo_walked(self, rule, kinds, *args):
+        """The list of memo itself, for code that only walks it (a for's or a comprehension's
+        list: nobody keeps it or changes it). `kinds` says how each argument makes the key;
+        an argument that cannot calls the rule as it is."""
         if kinds == "s" and isinstance(args[0], Combatant):   # the usual case: keyed by its side
             key = (rule, args[0].side_)
         else:
@@ -155,7 +160,7 @@ class Engine:
         try:
             changes, value = self.memos[key]
             if changes == SIDE_CHANGES[0]:
-                return value[:]
+                return value
         except KeyError:
             pass
         except TypeError:                      # a side or a value that is no key (a list)
@@ -163,7 +168,7 @@ class Engine:
         changes = SIDE_CHANGES[0]
         value = rule(self, *args)
         self.memos[key] = (changes, value)
-        return value[:]
+        return value
 
     # ------------------------------------------------------------ combatants and conditions
     def round_number(self):

@@ -327,8 +327,19 @@ class ExpressionCompiler:
     def x_ListExp(self, x, scope):
         return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
 
+    def walked(self, node, code: str) -> str:
+        """`code` (compiled from `node`) for a list that is only walked, then dropped: nobody
+        can keep it or change it while it is walked, so a list the run already holds is
+        walked as it is instead of a copy (the combatants, a run-invariant rule's list)."""
+        if isinstance(node, n.Call):
+            if code == "list(_E.cb)":
+                return "_E.cb"
+            if code.startswith("_E.memo("):          # the whole call: see x_Call
+                return "_E.memo_walked(" + code[len("_E.memo("):]
+        return code
+
     def x_Comprehension(self, x, scope):
-        items = f"H.counted(_E, {self.unnamed_expr(x.iter, scope)})"
+        items = f"H.counted(_E, {self.walked(x.iter, self.unnamed_expr(x.iter, scope))})"
         # The comprehension's variable is a binding of its own: neither an argument compiled in
         # place for a parameter (inlining) nor a name of the caller can meet it.
         inner = self.fresh(scope, x.var)

@@ -51,3 +51,14 @@ def test_the_work_per_combatant_round_does_not_grow_with_the_crowd():
     # work per combatant-round grew with the crowd (35 steps at 16, 260 at 128).
     small, large = steps_per_combatant_round(16), steps_per_combatant_round(128)
     assert large < 1.5 * small, (small, large)
+
+
+def test_a_list_walked_as_the_run_holds_it_is_the_same_list(arena):  # noqa: F811 - the fixture
+    # A for or a comprehension walks the combatants and a kept list without copying them:
+    # what the loop's body does to the lists it is given leaves the walk and the run's lists alone.
+    do = ("  let seen = []\n  for e in enemies(Ana):\n    let again = enemies(Ana)\n    append again, Carla\n"
+          "    let everyone = combatants()\n    append everyone, Ana\n    append seen, len(again) + len(everyone)\n"
+          "  expect seen == [6]\n  expect [c for c in enemies(Ana) if c != Ana] == [Beto]\n"
+          "  expect [c for c in combatants() if c != Ana] == [Carla, Beto]\n  expect len(combatants()) == 3\n")
+    got = run(TRIO.format(do=do), [arena])
+    assert [ok for ok, _l, _r in got] == [True] * 4, got
