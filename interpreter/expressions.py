@@ -146,7 +146,7 @@ class ExpressionCompiler:
             left, right = self.expr(a.left, scope), self.expr(a.right, scope)
             call = f"S.{fn.__name__}({left}, {right})"
             if self.pure(left) and self.pure(right):
-                return f"({whole.format(a=left, b=right)} if type({left}) is int is type({right}) else {call})"
+                return f"({whole.format(a=left, b=right)} if {self.whole_guard(left, right)} else {call})"
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
             return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
@@ -303,8 +303,15 @@ class ExpressionCompiler:
 
     def guarded(self, op, a, b, call) -> str:
         if op in self.GUARDED and self.pure(a) and self.pure(b):
-            return f"({a} {self.GUARDED[op]} {b} if type({a}) is int is type({b}) else {call})"
+            return f"({a} {self.GUARDED[op]} {b} if {self.whole_guard(a, b)} else {call})"
         return call
+
+    def whole_guard(self, a: str, b: str) -> str:
+        """The test that both sides are whole numbers (Python ints); a written whole number is
+        one already, so only the other side is asked (no `type(1)` worked out at run time)."""
+        asked = [side for side in (a, b) if not self.WHOLE.match(side)]
+        return " is int is ".join(f"type({side})" for side in asked) + (" is int" if len(asked) == 1 else "") \
+            if asked else "True"
 
     OPERAND = re.compile(r"^[\w.()]+$")
     CALL = re.compile(r"\w\(")

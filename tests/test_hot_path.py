@@ -62,3 +62,14 @@ def test_a_list_walked_as_the_run_holds_it_is_the_same_list(arena):  # noqa: F81
           "  expect [c for c in combatants() if c != Ana] == [Carla, Beto]\n  expect len(combatants()) == 3\n")
     got = run(TRIO.format(do=do), [arena])
     assert [ok for ok, _l, _r in got] == [True] * 4, got
+
+
+def test_a_written_whole_number_is_not_asked_its_type():
+    # The guard of whole-number arithmetic asks only the sides that are not written numbers:
+    # `type(x) is int is type(1)` worked type(1) out on every call.
+    import re
+    from pathlib import Path
+    bench = Path(__file__).resolve().parent.parent / "benchmarks"
+    source = program_for("duelo_referencia", roots=[bench]).source
+    assert "type(_l19) is int else S.ceil_div(_l19, 10)" in source
+    assert not re.search(r"type\(\d+\)", source)
