@@ -147,6 +147,27 @@ class Engine:
         and again after a rule sets a side; each caller gets its own copy."""
         return self.memo_walked(rule, kinds, *args)[:]
 
+    def memo_side(self, rule, c):
+        """memo of a rule of one parameter keyed by its side (kinds "s", the usual case)."""
+        return self.side_walked(rule, c)[:]
+
+    def side_walked(self, rule, c):
+        """memo_walked of a rule of one parameter keyed by its side: the same, with less to ask."""
+        if not isinstance(c, Combatant):
+            return self.memo_walked(rule, "s", c)
+        try:
+            changes, value = self.memos[rule, c.side_]
+            if changes == SIDE_CHANGES[0]:
+                return value
+        except KeyError:
+            pass
+        except TypeError:                      # a side that is no key (a list)
+            return rule(self, c)
+        changes = SIDE_CHANGES[0]
+        value = rule(self, c)
+        self.memos[rule, c.side_] = (changes, value)
+        return value
+
     def memo_walked(self, rule, kinds, *args):
         """The list of memo itself, for code that only walks it (a for's or a comprehension's
         list: nobody keeps it or changes it). `kinds` says how each argument makes the key;

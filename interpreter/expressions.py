@@ -102,6 +102,8 @@ class ExpressionCompiler:
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
             kinds = memo_kinds(r.target, self.resolver.resolve)
+            if kinds == "s":                        # the same list all run, by a side: see invariant.py
+                return f"_E.memo_side({self.gid('rule', name)}, {args[0]})"
             if kinds is not None:                   # the same list all run: see invariant.py
                 return f"_E.memo({self.gid('rule', name)}, {kinds!r}{''.join(', ' + a for a in args)})"
             inlined = self.inline(r.target, args)
@@ -343,6 +345,8 @@ class ExpressionCompiler:
                 return "_E.cb"
             if code.startswith("_E.memo("):          # the whole call: see x_Call
                 return "_E.memo_walked(" + code[len("_E.memo("):]
+            if code.startswith("_E.memo_side("):
+                return "_E.side_walked(" + code[len("_E.memo_side("):]
         return code
 
     def x_Comprehension(self, x, scope):
