@@ -304,9 +304,18 @@ class ExpressionCompiler:
         return self.guarded(x.op, a, b, call)
 
     def guarded(self, op, a, b, call) -> str:
-        if op in self.GUARDED and self.pure(a) and self.pure(b):
+        if op not in self.GUARDED:
+            return call
+        if self.pure(a) and self.pure(b):
             return f"({a} {self.GUARDED[op]} {b} if {self.whole_guard(a, b)} else {call})"
-        return call
+        if self.unnamed or not any(self.WHOLE.match(side) for side in (a, b)):
+            return call
+        # Computed code beside a written whole number (x - 1, n % 10): the computed side is
+        # worked out once, named as the guard asks its type, and used by either branch.
+        read, first = self.once(b if self.WHOLE.match(a) else a)
+        left, right = (a, read) if self.WHOLE.match(a) else (read, b)
+        fn = f"S.{S.BINARY[op].__name__}({left}, {right})"
+        return f"({left} {self.GUARDED[op]} {right} if type({first}) is int else {fn})"
 
     def whole_guard(self, a: str, b: str) -> str:
         """The test that both sides are whole numbers (Python ints); a written whole number is

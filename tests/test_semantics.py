@@ -86,6 +86,24 @@ def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
         assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
 
 
+@pytest.mark.slow
+@given(values, st.integers(0, 10**6), st.booleans())
+def test_guarded_operators_beside_a_written_number_equal_the_semantics(a, n, written_first):
+    """Computed code beside a written whole number (x - 1, n % 10): named once in the guard,
+    it gives what the semantics give, and is worked out exactly once, whichever branch runs."""
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    calls = []
+    ns = {"S": S, "type": type, "int": int, "f": lambda: calls.append(1) or a}
+    for op in compiler.GUARDED:
+        left, right = (str(n), "f()") if written_first else ("f()", str(n))
+        code = compiler.guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
+        assert ":=" in code
+        calls.clear()
+        want = outcome(S.BINARY[op], *((n, a) if written_first else (a, n)))
+        assert outcome(eval, code, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
+
+
 def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
     # Regression: `"a" + "b"` ran but `grimorio check` refused it (E0204), though the docs say texts join.
     from tests.test_checker import check
