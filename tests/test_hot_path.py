@@ -75,3 +75,35 @@ def test_a_written_whole_number_is_not_asked_its_type():
     assert not re.search(r"type\(\d+\)", source)
     # Computed code beside a written whole number is guarded too, named once: (x - 1) % 10 + 1.
     assert re.search(r"\(_t\d+ % 10 if type\(\(_t\d+ := ", source)
+
+
+@pytest.mark.slow
+def test_a_dice_table_finds_the_same_row_by_its_dict_of_rolls_as_by_its_ranges():
+    # A dice table covering few rolls keeps a dict by roll; what it finds (or refuses) for any
+    # key is what the walk of its ranges finds, overlapping rows and rolls it does not cover included.
+    from fractions import Fraction
+    from hypothesis import given, strategies as st
+    from grimorio.interpreter.data import Table
+    from grimorio.interpreter.runtime_helpers import RuleFailure
+
+    def found(table, key):
+        try:
+            return ("row", table.lookup(key))
+        except RuleFailure as exc:
+            return ("refused", exc.message)
+        except TypeError:
+            return ("type", None)
+
+    spans = st.lists(st.tuples(st.integers(-3, 12), st.integers(0, 4)), min_size=1, max_size=5)
+    keys = st.one_of(st.integers(-5, 20), st.fractions(-5, 20), st.booleans(), st.none(), st.text(max_size=2),
+                     st.just([1]), st.just(Fraction(4)))
+
+    @given(spans, keys)
+    def same(rows, key):
+        ranges = tuple((lo, lo + width, f"row{i}") for i, (lo, width) in enumerate(rows))
+        indexed = Table("t", [], {}, object(), 1, 10, ranges)
+        walked = Table("t", [], {}, object(), 1, 10, ranges)
+        walked.rolls = None
+        assert indexed.rolls is not None
+        assert found(indexed, key) == found(walked, key)
+    same()
