@@ -27,10 +27,11 @@ class ReactionDef:
 
 
 class TacticDef:
-    __slots__ = ("name", "act", "react")
+    __slots__ = ("name", "act", "choose")
 
-    def __init__(self, name, act, react):
-        self.name, self.act, self.react = name, act, react
+    def __init__(self, name, act, choose):
+        # choose: event -> the tactic's compiled choice among the reactions allowed (compiler._tactic_react)
+        self.name, self.act, self.choose = name, act, choose
 
 
 ROLLS_INDEXED = 10_000     # a dice table covering at most this many rolls keeps a dict by roll

@@ -283,11 +283,8 @@ class Engine:
         if not options:
             return None
         tactic = self.p.tactics.get(who.tactic)
-        if tactic is not None and event in tactic.react:
-            for r, (_args, when) in tactic.react[event]:
-                if r in options and when(self, who, ev):
-                    return r
-            return None
+        if tactic is not None and event in tactic.choose:
+            return tactic.choose[event](self, who, options, ev)
         # No preference for this event: as the prelude's option says (the first reaction allowed).
         return options[0] if self.opt["first_reaction"] else None
 
