@@ -128,7 +128,28 @@ class ExpressionCompiler:
         return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
 
     def b_len(self, name, x, args, scope):
-        return f"len({args[0]})" if self._listed(x) else self.b_function(name, x, args, scope)
+        if self._listed(x):
+            return f"len({args[0]})"
+        read, first = self.reread(args[0])
+        if read is None:
+            return self.b_function(name, x, args, scope)
+        # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
+        return f"(len({read}) if type({first}) is list else b_len({read}))"
+
+    def b_first(self, name, x, args, scope):
+        read, first = self.reread(args[0])
+        if read is None or isinstance(x.args[0].value, n.Const):       # 3[0]: Python warns
+            return self.b_function(name, x, args, scope)
+        return f"({read}[0] if {first} else None)"            # H.first, in place
+
+    def reread(self, code) -> tuple[str | None, str | None]:
+        """Code to test, then use: how to read it again, and how to read it first (naming it
+        then, where Python allows `:=`); (None, None) where it cannot be read twice."""
+        if self.pure(code):
+            return code, code
+        if self.unnamed:
+            return None, None
+        return self.once(code)
 
     def b_distinct(self, name, x, args, scope):
         return f"list(dict.fromkeys({args[0]}))" if self._listed(x) else self.b_function(name, x, args, scope)
@@ -173,7 +194,7 @@ class ExpressionCompiler:
         return "list(_E.cb)"
 
     BUILTIN_CODE = {**dict.fromkeys(S.ENGINE_BUILTINS, b_engine),
-                    "len": b_len, "distinct": b_distinct, "min": b_extreme, "max": b_extreme,
+                    "len": b_len, "first": b_first, "distinct": b_distinct, "min": b_extreme, "max": b_extreme,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
     SIMPLE = re.compile(r"^[\w.\[\]]+$")

@@ -27,13 +27,13 @@ class Budget(Exception):
 
 def counted(engine, items):
     """The list a for or a comprehension walks, its length paid from the step budget first."""
-    if type(items) is not list:
-        raise RuleFailure(f"only a list can be walked, not {show(items)}",
-                          "for and comprehensions walk lists: [x for x in LIST]", "E0204")
-    engine.steps += len(items)
-    if engine.steps > engine.budget:
+    if type(items) is list:
+        steps = engine.steps = engine.steps + len(items)
+        if steps <= engine.budget:
+            return items
         raise Budget(engine.budget)
-    return items
+    raise RuleFailure(f"only a list can be walked, not {show(items)}",
+                      "for and comprehensions walk lists: [x for x in LIST]", "E0204")
 
 
 def cannot_order(value, named):

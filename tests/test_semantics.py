@@ -104,6 +104,28 @@ def test_guarded_operators_beside_a_written_number_equal_the_semantics(a, n, wri
         assert outcome(eval, code, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
 
 
+@pytest.mark.slow
+@given(values)
+def test_first_and_len_in_place_equal_the_builtins(a):
+    """first(x) and len(x), compiled in place for a field read or a computed value, give what
+    the builtins give (a value or the same refusal), the computed value worked out once."""
+    from types import SimpleNamespace
+    from grimorio.interpreter import runtime_helpers as H
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    call = SimpleNamespace(args=[SimpleNamespace(value=None)])
+    calls = []
+    ns = {"type": type, "list": list, "len": len, "b_len": H.len_, "b_first": H.first,
+          "f": lambda: calls.append(1) or a, "v": SimpleNamespace(x=a)}
+    for name, builtin in (("first", H.first), ("len", H.len_)):
+        for arg in ("v.x", "f()"):
+            code = getattr(compiler, f"b_{name}")(name, call, [arg], None)
+            assert f"b_{name}(" not in code.split(" else ")[0]
+            calls.clear()
+            assert outcome(eval, code, ns) == outcome(builtin, a)  # noqa: S307 - the compiler's own output
+            assert len(calls) == (arg == "f()")
+
+
 def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
     # Regression: `"a" + "b"` ran but `grimorio check` refused it (E0204), though the docs say texts join.
     from tests.test_checker import check
