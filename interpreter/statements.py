@@ -90,7 +90,8 @@ class StatementCompiler:
             # H.counted, in place: the loop's length is paid from the step budget before it starts.
             t = self.tmp()
             e(depth, f"{t} = {items}", s.span)
-            e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)
+            if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
+                e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)
             e(depth, f"_E.steps += len({t})", s.span)
             e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
             e(depth, f"for {var} in {t}:", s.span)
