@@ -201,7 +201,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         scope = self.decide(d.decide, 1, scope)
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
         cls = self.k(self.check_types[d.name], "check")
-        self.emit(1, f"_r = {cls}({', '.join(scope.ids[x] for x in names)})")
+        self.emit(1, f"_r = {cls}._new({', '.join(scope.ids[x] for x in names)})")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
         self.emit(1, "return _r")
 

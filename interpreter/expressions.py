@@ -393,7 +393,7 @@ class ExpressionCompiler:
         cls = self.structs.get(names)
         if cls is None:
             cls = self.structs[names] = make_struct("record", names)
-        return f"{self.k(cls, 'rec')}({', '.join(self.expr(v, scope) for _, v in x.fields)})"
+        return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
 
     def resolving(self, scope):
         return lambda name: self.resolver.resolve(name, scope)
@@ -429,8 +429,8 @@ class ExpressionCompiler:
         values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
-            return f"{self.gid('event', x.event)}(_E, {cls}({', '.join(values)}))"
-        return f"{cls}({', '.join(values)})"
+            return f"{self.gid('event', x.event)}(_E, {cls}._new({', '.join(values)}))"
+        return f"{cls}._new({', '.join(values)})"
 
     def x_Maximum(self, x, scope):
         return f"H.maximum({self.expr(x.dice, scope)})"

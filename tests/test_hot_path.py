@@ -107,3 +107,16 @@ def test_a_dice_table_finds_the_same_row_by_its_dict_of_rolls_as_by_its_ranges()
         assert indexed.rolls is not None
         assert found(indexed, key) == found(walked, key)
     same()
+
+
+def test_a_record_is_made_without_a_python_init():
+    # Records are made on every check and event: their class takes no values (no __init__
+    # called from C); `_new` fills the fields, and `record` makes either kind from its values.
+    from grimorio.interpreter.values import make_struct, record
+    cls = make_struct("r", ["a", "b c"])
+    assert "__init__" not in vars(cls)
+    made = cls._new(1, [2])
+    assert (made.get("a"), made.get("b c"), type(made)) == (1, [2], cls)
+    assert str(record(cls, (1, "x"))) == "{a: 1, b c: x}"
+    row = make_struct("t", ["x"], frozen=True)
+    assert record(row, (5,)).get("x") == 5
