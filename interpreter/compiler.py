@@ -311,7 +311,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             w = seen[by]
             self.emit(3, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
             self.emit(4, f"_opts.append(R_{self.gid('reaction', r.name)})")
-        self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
+        # Unscripted, the reactor's tactic chooses directly (Engine.choose_reaction, without the script).
+        self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev) if _E.script else "
+                     f"((_who.reacts.get({event!r}) or H.first_reaction)(_E, _who, _opts, _ev) if _opts else None)")
         self.emit(3, "if _ch is None:")
         self.emit(4, "break")
         self.emit(3, "_E.steps += 1")

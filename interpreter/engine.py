@@ -285,8 +285,7 @@ class Engine:
         tactic = self.p.tactics.get(who.tactic)
         if tactic is not None and event in tactic.choose:
             return tactic.choose[event](self, who, options, ev)
-        # No preference for this event: as the prelude's option says (the first reaction allowed).
-        return options[0] if self.opt["first_reaction"] else None
+        return H.first_reaction(self, who, options, ev)
 
     def _reaction_refused(self, who, event, name, ev) -> X.Reason:
         r = self.p.reaction_by_name[name]

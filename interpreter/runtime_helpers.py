@@ -52,6 +52,12 @@ def reactors(whos):
     return out
 
 
+def first_reaction(engine, _who, options, _event):
+    """A reactor's choice where its tactic prefers nothing for the event: as the prelude's
+    option says, the first reaction allowed (or none)."""
+    return options[0] if engine.opt["first_reaction"] else None
+
+
 class StopRun(Exception):
     """The `stop` statement: ends the encounter."""
 

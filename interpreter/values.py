@@ -182,7 +182,8 @@ class Combatant:
     """Base of the generated combatant class; sheet fields are slots. `a_side` reads
     its side (set at creation as `side_`); a rule setting it is counted in SIDE_CHANGES."""
 
-    __slots__ = ("a_name", "side_", "tactic", "acts", "cards", "held")
+    # acts: its tactic's choice of action; reacts: event -> its tactic's choice of reaction (see engine)
+    __slots__ = ("a_name", "side_", "tactic", "acts", "reacts", "cards", "held")
 
     a_side = property(attrgetter("side_"), _set_side)
 
