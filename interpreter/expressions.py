@@ -230,9 +230,13 @@ class ExpressionCompiler:
     def x_Unary(self, x, scope):
         if x.op == "not":
             return f"(not {self.expr(x.operand, scope)})"
+        operand = self.expr(x.operand, scope)
         if K.kind(x.operand, self.resolving(scope)) == K.NUMBER:
-            return f"(-{self.expr(x.operand, scope)})"
-        return f"S.neg({self.expr(x.operand, scope)})"
+            return f"(-{operand})"
+        read, first = self.reread(operand)
+        if read is None:
+            return f"S.neg({operand})"
+        return f"(-{read} if type({first}) is int else S.neg({read}))"      # S.neg of a whole number
 
     OPS = {"and": "and", "or": "or"}
 

@@ -47,7 +47,12 @@ class StatementCompiler:
             self.card_op(s, depth, scope)
             return scope
         if isinstance(s, n.Append):
-            e(depth, f"S.append({self.expr(s.target, scope)}, {self.expr(s.value, scope)})", s.span)
+            # S.append in place: the list, then the value, as the call reads them; else the call refuses.
+            t, v = self.tmp(), self.tmp()
+            e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
+            e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
+            e(depth, f"if type({t}) is list and len({t}) < S.MAX_LENGTH: {t}.append({v})", s.span)
+            e(depth, f"else: S.append({t}, {v})", s.span)
             return scope
         if isinstance(s, n.Act):
             e(depth, f"_E.act({self.expr(s.who, scope)})", s.span)

@@ -126,6 +126,20 @@ def test_first_and_len_in_place_equal_the_builtins(a):
             assert len(calls) == (arg == "f()")
 
 
+@pytest.mark.slow
+@given(values)
+def test_negation_in_place_equals_the_semantics(a):
+    """-x compiled in place for a value of unknown kind gives what S.neg gives."""
+    from types import SimpleNamespace
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    compiler.expr = lambda node, scope: "v.x"
+    compiler.resolving = lambda scope: lambda name: None
+    code = compiler.x_Unary(SimpleNamespace(op="-", operand=None), None)   # an operand of unknown kind
+    assert "S.neg" in code and code.startswith("(-")
+    assert outcome(eval, code, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
+
+
 def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
     # Regression: `"a" + "b"` ran but `grimorio check` refused it (E0204), though the docs say texts join.
     from tests.test_checker import check
