@@ -258,7 +258,8 @@ class ExpressionCompiler:
                 return f"(H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})"
         if x.op in ("==", "!=") and "None" in (a, b):
             other = b if a == "None" else a
-            test = f"({other} is None or {other} == [])" if self.pure(other) else f"S.is_none({other})"
+            read, first = self.reread(other)
+            test = f"({first} is None or {read} == [])" if read is not None else f"S.is_none({other})"
             return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
             numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
@@ -329,6 +330,8 @@ class ExpressionCompiler:
         return self.guarded(x.op, a, b, call)
 
     def guarded(self, op, a, b, call) -> str:
+        if op == "*":
+            return self.product(a, b, call)
         if op not in self.GUARDED:
             return call
         if self.pure(a) and self.pure(b):
@@ -341,6 +344,22 @@ class ExpressionCompiler:
         left, right = (a, read) if self.WHOLE.match(a) else (read, b)
         fn = f"S.{S.BINARY[op].__name__}({left}, {right})"
         return f"({left} {self.GUARDED[op]} {right} if type({first}) is int else {fn})"
+
+    def product(self, a, b, call) -> str:
+        """a * b of two whole numbers in place, bounded as the semantics bound it: a product past
+        the bound is worked out again by S.mul, which refuses it (E0506)."""
+        if self.unnamed:
+            return call
+        if self.pure(a) and self.pure(b):
+            guard = self.whole_guard(a, b)
+        elif self.WHOLE.match(a) or self.WHOLE.match(b):
+            read, first = self.once(b if self.WHOLE.match(a) else a)
+            a, b = (a, read) if self.WHOLE.match(a) else (read, b)
+            guard = f"type({first}) is int"
+        else:
+            return call
+        p = self.tmp()
+        return f"({p} if {guard} and -S.BIG < ({p} := {a} * {b}) < S.BIG else S.mul({a}, {b}))"
 
     def whole_guard(self, a: str, b: str) -> str:
         """The test that both sides are whole numbers (Python ints); a written whole number is

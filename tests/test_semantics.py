@@ -140,6 +140,24 @@ def test_negation_in_place_equals_the_semantics(a):
     assert outcome(eval, code, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
 
 
+@pytest.mark.slow
+@given(st.one_of(values, st.integers(-S.BIG, S.BIG)), st.one_of(values, st.integers(-S.BIG, S.BIG)),
+       st.integers(0, 10**6))
+def test_products_in_place_equal_the_semantics(a, b, n):
+    """a * b in place on whole numbers, bounded as S.mul bounds it (a product past the bound is
+    refused the same), for two field reads and for computed code beside a written number."""
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    calls = []
+    ns = {"S": S, "type": type, "int": int, "a": a, "b": b, "f": lambda: calls.append(1) or a}
+    assert outcome(eval, compiler.guarded("*", "a", "b", "S.mul(a, b)"), ns) == outcome(S.mul, a, b)  # noqa: S307
+    for left, right in (("f()", str(n)), (str(n), "f()")):
+        code = compiler.guarded("*", left, right, f"S.mul({left}, {right})")
+        calls.clear()
+        want = outcome(S.mul, *((a, n) if left == "f()" else (n, a)))
+        assert outcome(eval, code, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
+
+
 def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
     # Regression: `"a" + "b"` ran but `grimorio check` refused it (E0204), though the docs say texts join.
     from tests.test_checker import check
