@@ -83,7 +83,7 @@ class StatementCompiler:
             items = self.walked(s.iter, self.unnamed_expr(s.iter, scope))  # it may become a comprehension's iterable
             if s.key is not None:
                 keyed = self.fresh(scope, "it")
-                key = self.expr(s.key, keyed)
+                key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
                 fn = "H.groups" if s.group else "sorted"
                 items = f"{fn}({items}, key=lambda {keyed.ids['it']}: {key}, reverse={s.desc})"
             inner = self.bind(scope, s.var)

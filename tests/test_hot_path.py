@@ -120,3 +120,14 @@ def test_a_record_is_made_without_a_python_init():
     assert str(record(cls, (1, "x"))) == "{a: 1, b c: x}"
     row = make_struct("t", ["x"], frozen=True)
     assert record(row, (5,)).get("x") == 5
+
+
+def test_a_computed_sort_key_of_a_filtered_for_compiles(arena):  # noqa: F811 - the fixture
+    # Regression: a key that names a computed value once (first([...]) in place) put `:=` in the
+    # sort's lambda, inside the comprehension of the where: Python refuses that (E0106).
+    do = ("  let seen = []\n  for c in combatants() ordered by first([it.FUE]) desc where c != Beto:\n"
+          "    append seen, c\n  expect seen == [Ana, Carla]\n"
+          "  let again = []\n  for c in combatants() ordered by -(first([it.FUE])) where c != Beto:\n"
+          "    append again, c\n  expect again == [Ana, Carla]\n")
+    got = run(TRIO.format(do=do), [arena])
+    assert [ok for ok, _l, _r in got] == [True] * 2, got
