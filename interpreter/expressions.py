@@ -330,36 +330,32 @@ class ExpressionCompiler:
         return self.guarded(x.op, a, b, call)
 
     def guarded(self, op, a, b, call) -> str:
+        if op not in self.GUARDED and op != "*":
+            return call
+        if op == "*" and self.unnamed:            # the product is named as it is bounded
+            return call
+        sides = self.whole_sides(a, b)
+        if sides is None:
+            return call
+        a, b, guard = sides
+        fn = f"S.{S.BINARY[op].__name__}({a}, {b})"
         if op == "*":
-            return self.product(a, b, call)
-        if op not in self.GUARDED:
-            return call
-        if self.pure(a) and self.pure(b):
-            return f"({a} {self.GUARDED[op]} {b} if {self.whole_guard(a, b)} else {call})"
-        if self.unnamed or not any(self.WHOLE.match(side) for side in (a, b)):
-            return call
-        # Computed code beside a written whole number (x - 1, n % 10): the computed side is
-        # worked out once, named as the guard asks its type, and used by either branch.
-        read, first = self.once(b if self.WHOLE.match(a) else a)
-        left, right = (a, read) if self.WHOLE.match(a) else (read, b)
-        fn = f"S.{S.BINARY[op].__name__}({left}, {right})"
-        return f"({left} {self.GUARDED[op]} {right} if type({first}) is int else {fn})"
+            # Bounded as the semantics bound it: past the bound, S.mul works it out again and refuses it (E0506).
+            p = self.tmp()
+            return f"({p} if {guard} and -S.BIG < ({p} := {a} * {b}) < S.BIG else {fn})"
+        return f"({a} {self.GUARDED[op]} {b} if {guard} else {fn})"
 
-    def product(self, a, b, call) -> str:
-        """a * b of two whole numbers in place, bounded as the semantics bound it: a product past
-        the bound is worked out again by S.mul, which refuses it (E0506)."""
-        if self.unnamed:
-            return call
+    def whole_sides(self, a: str, b: str):
+        """Both sides to read again, and the test that both are whole numbers: two pure sides as
+        they are; computed code beside a written whole number (x - 1, n % 10) named once, as the
+        guard asks its type, where Python allows `:=`. None where neither can be."""
         if self.pure(a) and self.pure(b):
-            guard = self.whole_guard(a, b)
-        elif self.WHOLE.match(a) or self.WHOLE.match(b):
-            read, first = self.once(b if self.WHOLE.match(a) else a)
-            a, b = (a, read) if self.WHOLE.match(a) else (read, b)
-            guard = f"type({first}) is int"
-        else:
-            return call
-        p = self.tmp()
-        return f"({p} if {guard} and -S.BIG < ({p} := {a} * {b}) < S.BIG else S.mul({a}, {b}))"
+            return a, b, self.whole_guard(a, b)
+        if self.unnamed or not (self.WHOLE.match(a) or self.WHOLE.match(b)):
+            return None
+        read, first = self.once(b if self.WHOLE.match(a) else a)
+        a, b = (a, read) if self.WHOLE.match(a) else (read, b)
+        return a, b, f"type({first}) is int"
 
     def whole_guard(self, a: str, b: str) -> str:
         """The test that both sides are whole numbers (Python ints); a written whole number is
