@@ -56,10 +56,14 @@ def count(side: str, n: int) -> int:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.instructions", description=__doc__.splitlines()[0])
-    p.add_argument("sides", nargs="*", choices=SIDES, default=list(SIDES))
+    p.add_argument("sides", nargs="*", help=f"the sides to count: {', '.join(SIDES)} (default: all three)")
     p.add_argument("-n", type=int, default=300, help="runs counted (default 300)")
     p.add_argument("--inside", choices=SIDES, help=argparse.SUPPRESS)       # the process valgrind counts
     args = p.parse_args(argv)
+    args.sides = args.sides or list(SIDES)
+    for side in args.sides:
+        if side not in SIDES:
+            p.error(f"no side {side!r} (choose from {', '.join(SIDES)})")
     if args.inside:
         runs(args.inside, args.n)
         return 0
