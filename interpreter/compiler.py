@@ -201,7 +201,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         scope = self.decide(d.decide, 1, scope)
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
         cls = self.k(self.check_types[d.name], "check")
-        self.emit(1, f"_r = {cls}({', '.join(scope.ids[x] for x in names)})")
+        self.emit(1, f"_r = {cls}._new({', '.join(scope.ids[x] for x in names)})")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
         self.emit(1, "return _r")
 
@@ -311,7 +311,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             w = seen[by]
             self.emit(3, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
             self.emit(4, f"_opts.append(R_{self.gid('reaction', r.name)})")
-        self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
+        # Unscripted, the reactor's tactic chooses directly (Engine.choose_reaction, without the script).
+        self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev) if _E.script else "
+                     f"((_who.reacts.get({event!r}) or H.first_reaction)(_E, _who, _opts, _ev) if _opts else None)")
         self.emit(3, "if _ch is None:")
         self.emit(4, "break")
         self.emit(3, "_E.steps += 1")
@@ -329,6 +331,19 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         for ev, prefs in d.react:
             for i, p in enumerate(prefs):
                 self._pref(d, f"r_{self.gid('event', ev)}_", i, p, reactions[p.name])
+            self._tactic_react(d, ev, prefs, reactions)
+
+    def _tactic_react(self, d: n.Tactic, ev: str, prefs, reactions):
+        """The tactic's choice among the reactions allowed to an event as one function: its
+        preferences in order, each `when` tested in place; none preferred and allowed, none."""
+        self.emit(0, f"def rc_{self.gid('tactic', d.name)}_{self.gid('event', ev)}(_E, _who, _opts, _ev):", d.span)
+        for p in prefs:
+            target = reactions[p.name]
+            chosen = f"R_{self.gid('reaction', p.name)}"
+            when = f" and {self.in_place(p.when, target.params, ['_who', '_ev'])}" if p.when is not None else ""
+            self.emit(1, f"if {chosen} in _opts{when}:", p.span)
+            self.emit(2, f"return {chosen}", p.span)
+        self.emit(1, "return None")
 
     def _tactic_act(self, d: n.Tactic, actions):
         """The tactic's choice of action as one function: preferences in order,
@@ -349,10 +364,6 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
                 before = self.param_scope(target.params[:j])
                 self.emit(0, f"def {base}_arg{j}(_E{self.params(before, target.params[:j])}):", given[name].span)
                 self.emit(1, f"return [{self.expr(given[name], before)}]", given[name].span)
-        if kind != "a":                     # an action's "when" is compiled into the tactic's function
-            scope = self.param_scope(target.params)
-            self.emit(0, f"def {base}_when(_E{self.params(scope, target.params)}):", p.span)
-            self.emit(1, f"return {self.expr(p.when, scope) if p.when is not None else 'True'}", p.span)
 
     def round(self, d: n.Round):
         self.owner = f"round {d.name}"
@@ -419,12 +430,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             g[f"R_{m}"] = r
         self.tactics = {}
         for d in rs.all(n.Tactic):
-            base = f"p_{self.gid('tactic', d.name)}_"
-            react = {}
-            for ev, prefs in d.react:
-                react[ev] = [(self.reaction_by_name[p.name], self._pref_fns(base + f"r_{self.gid('event', ev)}_{i}", None))
-                             for i, p in enumerate(prefs)]
-            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], react)
+            choose = {ev: g[f"rc_{self.gid('tactic', d.name)}_{self.gid('event', ev)}"] for ev, _prefs in d.react}
+            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose)
         self.rounds = []
         for d in rs.all(n.Round):
             m = self.gid("round", d.name)
@@ -438,14 +445,6 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.init_vars = g["init_vars"]
         fields = [mangle(f.name) for f in self.sheet.fields]
         self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
-
-    def _pref_fns(self, base, action):
-        g = self.ns
-        args = []
-        if action is not None:
-            for j in range(1, len(action.params)):
-                args.append(g.get(f"{base}_arg{j}"))
-        return args, g[f"{base}_when"]
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         """Compile an encounter's own statements and expectations against this program, into

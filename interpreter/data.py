@@ -27,23 +27,40 @@ class ReactionDef:
 
 
 class TacticDef:
-    __slots__ = ("name", "act", "react")
+    __slots__ = ("name", "act", "choose")
 
-    def __init__(self, name, act, react):
-        self.name, self.act, self.react = name, act, react
+    def __init__(self, name, act, choose):
+        # choose: event -> the tactic's compiled choice among the reactions allowed (compiler._tactic_react)
+        self.name, self.act, self.choose = name, act, choose
+
+
+ROLLS_INDEXED = 10_000     # a dice table covering at most this many rolls keeps a dict by roll
 
 
 class Table:
     """A catalogue (keyed by its first column) or a dice table (keyed by roll)."""
 
-    __slots__ = ("name", "rows", "index", "low", "high", "dice", "ranges")
+    __slots__ = ("name", "rows", "index", "low", "high", "dice", "ranges", "rolls")
 
     def __init__(self, name, rows, index, dice=None, low=0, high=-1, ranges=()):
         self.name, self.rows, self.index, self.dice, self.low, self.high = name, rows, index, dice, low, high
         self.ranges = ranges          # (lo, hi, row) of a dice table: no dict entry per roll, dice can be huge
+        # ... unless the rows cover few rolls: then each whole roll finds its row in one dict
+        # look-up (the first row covering it, as the walk of the ranges finds it).
+        self.rolls = None
+        if ranges and sum(hi - lo + 1 for lo, hi, _row in ranges) <= ROLLS_INDEXED:
+            self.rolls = {}
+            for lo, hi, row in ranges:
+                for v in range(lo, hi + 1):
+                    self.rolls.setdefault(v, row)
 
     def lookup(self, key):
-        row = self.index.get(key) if self.dice is None else self._by_roll(key)
+        if self.dice is None:
+            row = self.index.get(key)
+        elif type(key) is int and self.rolls is not None:
+            row = self.rolls.get(key)
+        else:
+            row = self._by_roll(key)
         if row is None:
             raise H.RuleFailure(f'table "{self.name}" has no row for {H.show(key)}',
                                 f"its keys are {H.show(list(self.index)[:12])}" if self.dice is None

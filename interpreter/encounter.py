@@ -266,9 +266,10 @@ class Prepared:
             makers = self._makers = self._combatant_makers()
         cls, fill, defaults = self.p.combatant_class, self.p.fill_sheet, self.defaults_done
         made = []
-        for name, side, tactic, acts, values, lists, holds, _given in makers:
+        for name, side, tactic, (acts, reacts), values, lists, holds, _given in makers:
             obj = cls()
-            obj.a_name, obj.side_, obj.tactic, obj.acts, obj.cards, obj.held = name, side, tactic, acts, {}, {}
+            obj.a_name, obj.side_, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
+            obj.acts, obj.reacts = acts, reacts
             if lists:                              # each run gets its own copy of a list value
                 values = list(values)
                 for k in lists:
@@ -296,14 +297,14 @@ class Prepared:
     def _combatant_makers(self):
         """What make_combatants needs of each blueprint, worked out once: its name, side,
         tactic and the tactic's act, its field values (and which of them are lists), its cards."""
-        acts = {name: t.act for name, t in self.p.tactics.items()}
+        acts = {name: (t.act, t.choose) for name, t in self.p.tactics.items()}
         self._attrs = {}
         out = []
         for _i, name, side, tactic, attrs, given, holds in self.blueprints:
             values = tuple(v for _a, v in attrs)
             self._attrs[name] = tuple(a for a, _v in attrs)
             lists = tuple(k for k, v in enumerate(values) if type(v) is list)
-            out.append((name, side, tactic, acts.get(tactic, _no_tactic), values, lists, tuple(holds), given))
+            out.append((name, side, tactic, acts.get(tactic, (_no_tactic, {})), values, lists, tuple(holds), given))
         self._holds = any(m[6] for m in out)
         return out
 

@@ -144,8 +144,34 @@ class Engine:
     # ------------------------------------------------------------ lists the run keeps
     def memo(self, rule, kinds, *args):
         """A run-invariant rule's list (see invariant.py): worked out once per key and run,
-        and again after a rule sets a side; each caller gets its own copy. `kinds` says how
-        each argument makes the key; an argument that cannot calls the rule as it is."""
+        and again after a rule sets a side; each caller gets its own copy."""
+        return self.memo_walked(rule, kinds, *args)[:]
+
+    def memo_side(self, rule, c):
+        """memo of a rule of one parameter keyed by its side (kinds "s", the usual case)."""
+        return self.side_walked(rule, c)[:]
+
+    def side_walked(self, rule, c):
+        """memo_walked of a rule of one parameter keyed by its side: the same, with less to ask."""
+        if not isinstance(c, Combatant):
+            return self.memo_walked(rule, "s", c)
+        try:
+            changes, value = self.memos[rule, c.side_]
+            if changes == SIDE_CHANGES[0]:
+                return value
+        except KeyError:
+            pass
+        except TypeError:                      # a side that is no key (a list)
+            return rule(self, c)
+        changes = SIDE_CHANGES[0]
+        value = rule(self, c)
+        self.memos[rule, c.side_] = (changes, value)
+        return value
+
+    def memo_walked(self, rule, kinds, *args):
+        """The list of memo itself, for code that only walks it (a for's or a comprehension's
+        list: nobody keeps it or changes it). `kinds` says how each argument makes the key;
+        an argument that cannot calls the rule as it is."""
         if kinds == "s" and isinstance(args[0], Combatant):   # the usual case: keyed by its side
             key = (rule, args[0].side_)
         else:
@@ -155,7 +181,7 @@ class Engine:
         try:
             changes, value = self.memos[key]
             if changes == SIDE_CHANGES[0]:
-                return value[:]
+                return value
         except KeyError:
             pass
         except TypeError:                      # a side or a value that is no key (a list)
@@ -163,7 +189,7 @@ class Engine:
         changes = SIDE_CHANGES[0]
         value = rule(self, *args)
         self.memos[key] = (changes, value)
-        return value[:]
+        return value
 
     # ------------------------------------------------------------ combatants and conditions
     def round_number(self):
@@ -257,13 +283,9 @@ class Engine:
         if not options:
             return None
         tactic = self.p.tactics.get(who.tactic)
-        if tactic is not None and event in tactic.react:
-            for r, (_args, when) in tactic.react[event]:
-                if r in options and when(self, who, ev):
-                    return r
-            return None
-        # No preference for this event: as the prelude's option says (the first reaction allowed).
-        return options[0] if self.opt["first_reaction"] else None
+        if tactic is not None and event in tactic.choose:
+            return tactic.choose[event](self, who, options, ev)
+        return H.first_reaction(self, who, options, ev)
 
     def _reaction_refused(self, who, event, name, ev) -> X.Reason:
         r = self.p.reaction_by_name[name]

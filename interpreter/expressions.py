@@ -102,6 +102,8 @@ class ExpressionCompiler:
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
             kinds = memo_kinds(r.target, self.resolver.resolve)
+            if kinds == "s":                        # the same list all run, by a side: see invariant.py
+                return f"_E.memo_side({self.gid('rule', name)}, {args[0]})"
             if kinds is not None:                   # the same list all run: see invariant.py
                 return f"_E.memo({self.gid('rule', name)}, {kinds!r}{''.join(', ' + a for a in args)})"
             inlined = self.inline(r.target, args)
@@ -126,7 +128,28 @@ class ExpressionCompiler:
         return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
 
     def b_len(self, name, x, args, scope):
-        return f"len({args[0]})" if self._listed(x) else self.b_function(name, x, args, scope)
+        if self._listed(x):
+            return f"len({args[0]})"
+        read, first = self.reread(args[0])
+        if read is None:
+            return self.b_function(name, x, args, scope)
+        # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
+        return f"(len({read}) if type({first}) is list else b_len({read}))"
+
+    def b_first(self, name, x, args, scope):
+        read, first = self.reread(args[0])
+        if read is None or isinstance(x.args[0].value, n.Const):       # 3[0]: Python warns
+            return self.b_function(name, x, args, scope)
+        return f"({read}[0] if {first} else None)"            # H.first, in place
+
+    def reread(self, code) -> tuple[str | None, str | None]:
+        """Code to test, then use: how to read it again, and how to read it first (naming it
+        then, where Python allows `:=`); (None, None) where it cannot be read twice."""
+        if self.pure(code):
+            return code, code
+        if self.unnamed:
+            return None, None
+        return self.once(code)
 
     def b_distinct(self, name, x, args, scope):
         return f"list(dict.fromkeys({args[0]}))" if self._listed(x) else self.b_function(name, x, args, scope)
@@ -146,7 +169,7 @@ class ExpressionCompiler:
             left, right = self.expr(a.left, scope), self.expr(a.right, scope)
             call = f"S.{fn.__name__}({left}, {right})"
             if self.pure(left) and self.pure(right):
-                return f"({whole.format(a=left, b=right)} if type({left}) is int is type({right}) else {call})"
+                return f"({whole.format(a=left, b=right)} if {self.whole_guard(left, right)} else {call})"
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
             return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
@@ -171,7 +194,7 @@ class ExpressionCompiler:
         return "list(_E.cb)"
 
     BUILTIN_CODE = {**dict.fromkeys(S.ENGINE_BUILTINS, b_engine),
-                    "len": b_len, "distinct": b_distinct, "min": b_extreme, "max": b_extreme,
+                    "len": b_len, "first": b_first, "distinct": b_distinct, "min": b_extreme, "max": b_extreme,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
     SIMPLE = re.compile(r"^[\w.\[\]]+$")
@@ -207,9 +230,13 @@ class ExpressionCompiler:
     def x_Unary(self, x, scope):
         if x.op == "not":
             return f"(not {self.expr(x.operand, scope)})"
+        operand = self.expr(x.operand, scope)
         if K.kind(x.operand, self.resolving(scope)) == K.NUMBER:
-            return f"(-{self.expr(x.operand, scope)})"
-        return f"S.neg({self.expr(x.operand, scope)})"
+            return f"(-{operand})"
+        read, first = self.reread(operand)
+        if read is None:
+            return f"S.neg({operand})"
+        return f"(-{read} if type({first}) is int else S.neg({read}))"      # S.neg of a whole number
 
     OPS = {"and": "and", "or": "or"}
 
@@ -231,7 +258,8 @@ class ExpressionCompiler:
                 return f"(H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})"
         if x.op in ("==", "!=") and "None" in (a, b):
             other = b if a == "None" else a
-            test = f"({other} is None or {other} == [])" if self.pure(other) else f"S.is_none({other})"
+            read, first = self.reread(other)
+            test = f"({first} is None or {read} == [])" if read is not None else f"S.is_none({other})"
             return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
             numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
@@ -302,9 +330,39 @@ class ExpressionCompiler:
         return self.guarded(x.op, a, b, call)
 
     def guarded(self, op, a, b, call) -> str:
-        if op in self.GUARDED and self.pure(a) and self.pure(b):
-            return f"({a} {self.GUARDED[op]} {b} if type({a}) is int is type({b}) else {call})"
-        return call
+        if op not in self.GUARDED and op != "*":
+            return call
+        if op == "*" and self.unnamed:            # the product is named as it is bounded
+            return call
+        sides = self.whole_sides(a, b)
+        if sides is None:
+            return call
+        a, b, guard = sides
+        fn = f"S.{S.BINARY[op].__name__}({a}, {b})"
+        if op == "*":
+            # Bounded as the semantics bound it: past the bound, S.mul works it out again and refuses it (E0506).
+            p = self.tmp()
+            return f"({p} if {guard} and -S.BIG < ({p} := {a} * {b}) < S.BIG else {fn})"
+        return f"({a} {self.GUARDED[op]} {b} if {guard} else {fn})"
+
+    def whole_sides(self, a: str, b: str):
+        """Both sides to read again, and the test that both are whole numbers: two pure sides as
+        they are; computed code beside a written whole number (x - 1, n % 10) named once, as the
+        guard asks its type, where Python allows `:=`. None where neither can be."""
+        if self.pure(a) and self.pure(b):
+            return a, b, self.whole_guard(a, b)
+        if self.unnamed or not (self.WHOLE.match(a) or self.WHOLE.match(b)):
+            return None
+        read, first = self.once(b if self.WHOLE.match(a) else a)
+        a, b = (a, read) if self.WHOLE.match(a) else (read, b)
+        return a, b, f"type({first}) is int"
+
+    def whole_guard(self, a: str, b: str) -> str:
+        """The test that both sides are whole numbers (Python ints); a written whole number is
+        one already, so only the other side is asked (no `type(1)` worked out at run time)."""
+        asked = [side for side in (a, b) if not self.WHOLE.match(side)]
+        return " is int is ".join(f"type({side})" for side in asked) + (" is int" if len(asked) == 1 else "") \
+            if asked else "True"
 
     OPERAND = re.compile(r"^[\w.()]+$")
     CALL = re.compile(r"\w\(")
@@ -327,8 +385,21 @@ class ExpressionCompiler:
     def x_ListExp(self, x, scope):
         return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
 
+    def walked(self, node, code: str) -> str:
+        """`code` (compiled from `node`) for a list that is only walked, then dropped: nobody
+        can keep it or change it while it is walked, so a list the run already holds is
+        walked as it is instead of a copy (the combatants, a run-invariant rule's list)."""
+        if isinstance(node, n.Call):
+            if code == "list(_E.cb)":
+                return "_E.cb"
+            if code.startswith("_E.memo("):          # the whole call: see x_Call
+                return "_E.memo_walked(" + code[len("_E.memo("):]
+            if code.startswith("_E.memo_side("):
+                return "_E.side_walked(" + code[len("_E.memo_side("):]
+        return code
+
     def x_Comprehension(self, x, scope):
-        items = f"H.counted(_E, {self.unnamed_expr(x.iter, scope)})"
+        items = f"H.counted(_E, {self.walked(x.iter, self.unnamed_expr(x.iter, scope))})"
         # The comprehension's variable is a binding of its own: neither an argument compiled in
         # place for a parameter (inlining) nor a name of the caller can meet it.
         inner = self.fresh(scope, x.var)
@@ -341,7 +412,7 @@ class ExpressionCompiler:
         cls = self.structs.get(names)
         if cls is None:
             cls = self.structs[names] = make_struct("record", names)
-        return f"{self.k(cls, 'rec')}({', '.join(self.expr(v, scope) for _, v in x.fields)})"
+        return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
 
     def resolving(self, scope):
         return lambda name: self.resolver.resolve(name, scope)
@@ -377,8 +448,8 @@ class ExpressionCompiler:
         values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
-            return f"{self.gid('event', x.event)}(_E, {cls}({', '.join(values)}))"
-        return f"{cls}({', '.join(values)})"
+            return f"{self.gid('event', x.event)}(_E, {cls}._new({', '.join(values)}))"
+        return f"{cls}._new({', '.join(values)})"
 
     def x_Maximum(self, x, scope):
         return f"H.maximum({self.expr(x.dice, scope)})"

@@ -28,13 +28,13 @@ class Budget(Exception):
 
 def counted(engine, items):
     """The list a for or a comprehension walks, its length paid from the step budget first."""
-    if type(items) is not list:
-        raise RuleFailure(f"only a list can be walked, not {show(items)}",
-                          "for and comprehensions walk lists: [x for x in LIST]", "E0204")
-    engine.steps += len(items)
-    if engine.steps > engine.budget:
+    if type(items) is list:
+        steps = engine.steps = engine.steps + len(items)
+        if steps <= engine.budget:
+            return items
         raise Budget(engine.budget)
-    return items
+    raise RuleFailure(f"only a list can be walked, not {show(items)}",
+                      "for and comprehensions walk lists: [x for x in LIST]", "E0204")
 
 
 def cannot_order(value, named):
@@ -51,6 +51,12 @@ def reactors(whos):
         if w is not None and w not in out:
             out.append(w)
     return out
+
+
+def first_reaction(engine, _who, options, _event):
+    """A reactor's choice where its tactic prefers nothing for the event: as the prelude's
+    option says, the first reaction allowed (or none)."""
+    return options[0] if engine.opt["first_reaction"] else None
 
 
 class StopRun(Exception):

@@ -17,6 +17,7 @@ from .dice import Dice, Roll, ValueBound
 from .values import Combatant, ConditionType, Ranked, Scale, Struct
 
 _BIG = 10 ** MAX_DIGITS
+BIG = _BIG              # for generated code: a whole number within the bound is strictly between -BIG and BIG
 
 
 BOUNDS = {

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Span
 
 from .dice import Dice
-from .values import Combatant, ConditionType, Grade, Ranked, Scale, Struct, make_struct, mangle
+from .values import Combatant, ConditionType, Grade, Ranked, Scale, Struct, make_struct, mangle, record
 
 FORMAT = "grimorio-state"
 VERSION = 1
@@ -285,4 +285,4 @@ class StateFile:
         pairs = v["fields"]
         names = tuple(str(name) for name, _value in pairs)
         cls = self.p.structs.get(names) or make_struct(str(v["record"]), names)
-        return cls(*(self.decode(value, by_name, name) for name, value in pairs))
+        return record(cls, [self.decode(value, by_name, name) for name, value in pairs])

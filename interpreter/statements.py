@@ -47,7 +47,12 @@ class StatementCompiler:
             self.card_op(s, depth, scope)
             return scope
         if isinstance(s, n.Append):
-            e(depth, f"S.append({self.expr(s.target, scope)}, {self.expr(s.value, scope)})", s.span)
+            # S.append in place: the list, then the value, as the call reads them; else the call refuses.
+            t, v = self.tmp(), self.tmp()
+            e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
+            e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
+            e(depth, f"if type({t}) is list and len({t}) < S.MAX_LENGTH: {t}.append({v})", s.span)
+            e(depth, f"else: S.append({t}, {v})", s.span)
             return scope
         if isinstance(s, n.Act):
             e(depth, f"_E.act({self.expr(s.who, scope)})", s.span)
@@ -75,10 +80,10 @@ class StatementCompiler:
             bound.append(self.block(s.orelse, depth + 1, scope).locals)
             return self.bind(scope, *sorted(set.intersection(*bound) - scope.locals))
         if isinstance(s, n.For):
-            items = self.unnamed_expr(s.iter, scope)      # it may become a comprehension's iterable
+            items = self.walked(s.iter, self.unnamed_expr(s.iter, scope))  # it may become a comprehension's iterable
             if s.key is not None:
                 keyed = self.fresh(scope, "it")
-                key = self.expr(s.key, keyed)
+                key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
                 fn = "H.groups" if s.group else "sorted"
                 items = f"{fn}({items}, key=lambda {keyed.ids['it']}: {key}, reverse={s.desc})"
             inner = self.bind(scope, s.var)
@@ -90,7 +95,8 @@ class StatementCompiler:
             # H.counted, in place: the loop's length is paid from the step budget before it starts.
             t = self.tmp()
             e(depth, f"{t} = {items}", s.span)
-            e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)
+            if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
+                e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)
             e(depth, f"_E.steps += len({t})", s.span)
             e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
             e(depth, f"for {var} in {t}:", s.span)

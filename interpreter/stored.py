@@ -41,7 +41,7 @@ from . import values
 from .compiler import FILENAME, Program, compile_checked
 from .values import Combatant, Struct, make_struct
 
-FORMAT = 1      # bump when the layout below changes
+FORMAT = 2      # bump when the layout below changes
 
 
 def program(edition: str, span, own: Sources, roots, houses=()) -> Program:
@@ -193,7 +193,7 @@ class _Writer(pickle.Pickler):
                 return _combatant_class, _combatant_args(obj)
         elif isinstance(obj, Struct):
             try:
-                return type(obj), tuple(getattr(obj, s) for s in type(obj).__slots__)
+                return values.record, (type(obj), tuple(getattr(obj, s) for s in type(obj).__slots__))
             except AttributeError:
                 raise Refused(type(obj).__name__) from None
         return NotImplemented

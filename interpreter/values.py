@@ -110,18 +110,30 @@ def _read_only(self, attr, value):
 
 
 def make_struct(title: str, names, key: str | None = None, frozen=False) -> type:
-    """A record class; `frozen`: a table's row, whose fields cannot be set."""
+    """A record class; `frozen`: a table's row, whose fields cannot be set, made by calling
+    the class with its values. Any other record is made by `cls._new(*values)` (see `record`):
+    the class itself takes no values, so making one calls no Python __init__ from C (a
+    quarter of the cost of a record, which rules make on every check and event)."""
     slots = tuple(mangle(n) for n in names)
     ns = {"__slots__": slots, "_names": tuple(names), "_title": title, "_key": key}
     args = ", ".join(slots)
-    put = "_set(self, {0!r}, {0})" if frozen else "self.{0} = {0}"
-    body = "".join("\n    " + put.format(s) for s in slots) or "\n    pass"
     code = {"_set": object.__setattr__}
-    exec(f"def __init__(self{', ' if slots else ''}{args}):{body}", code)  # noqa: S102 - generated from checked names
-    ns["__init__"] = code["__init__"]
     if frozen:
+        body = "".join(f"\n    _set(self, {s!r}, {s})" for s in slots) or "\n    pass"
+        exec(f"def __init__(self{', ' if slots else ''}{args}):{body}", code)  # noqa: S102 - from checked names
+        ns["__init__"] = code["__init__"]
         ns["__setattr__"] = _read_only
-    return type(title, (Struct,), ns)
+        return type(title, (Struct,), ns)
+    body = "".join(f"\n    o.{s} = {s}" for s in slots)
+    exec(f"def _new({args}):\n    o = _cls(){body}\n    return o", code)  # noqa: S102 - from checked names
+    ns["_new"] = code["_new"]
+    cls = code["_cls"] = type(title, (Struct,), ns)
+    return cls
+
+
+def record(cls, values):
+    """A record of class `cls` (made by make_struct) holding `values`, in its fields' order."""
+    return cls._new(*values) if "_new" in cls.__dict__ else cls(*values)
 
 
 class Grade(Ranked):
@@ -170,7 +182,8 @@ class Combatant:
     """Base of the generated combatant class; sheet fields are slots. `a_side` reads
     its side (set at creation as `side_`); a rule setting it is counted in SIDE_CHANGES."""
 
-    __slots__ = ("a_name", "side_", "tactic", "acts", "cards", "held")
+    # acts: its tactic's choice of action; reacts: event -> its tactic's choice of reaction (see engine)
+    __slots__ = ("a_name", "side_", "tactic", "acts", "reacts", "cards", "held")
 
     a_side = property(attrgetter("side_"), _set_side)
 

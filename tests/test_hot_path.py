@@ -51,3 +51,83 @@ def test_the_work_per_combatant_round_does_not_grow_with_the_crowd():
     # work per combatant-round grew with the crowd (35 steps at 16, 260 at 128).
     small, large = steps_per_combatant_round(16), steps_per_combatant_round(128)
     assert large < 1.5 * small, (small, large)
+
+
+def test_a_list_walked_as_the_run_holds_it_is_the_same_list(arena):  # noqa: F811 - the fixture
+    # A for or a comprehension walks the combatants and a kept list without copying them:
+    # what the loop's body does to the lists it is given leaves the walk and the run's lists alone.
+    do = ("  let seen = []\n  for e in enemies(Ana):\n    let again = enemies(Ana)\n    append again, Carla\n"
+          "    let everyone = combatants()\n    append everyone, Ana\n    append seen, len(again) + len(everyone)\n"
+          "  expect seen == [6]\n  expect [c for c in enemies(Ana) if c != Ana] == [Beto]\n"
+          "  expect [c for c in combatants() if c != Ana] == [Carla, Beto]\n  expect len(combatants()) == 3\n")
+    got = run(TRIO.format(do=do), [arena])
+    assert [ok for ok, _l, _r in got] == [True] * 4, got
+
+
+def test_a_written_whole_number_is_not_asked_its_type():
+    # The guard of whole-number arithmetic asks only the sides that are not written numbers:
+    # `type(x) is int is type(1)` worked type(1) out on every call.
+    import re
+    from pathlib import Path
+    bench = Path(__file__).resolve().parent.parent / "benchmarks"
+    source = program_for("duelo_referencia", roots=[bench]).source
+    assert re.search(r"type\((_l\d+)\) is int else S\.ceil_div\(\1, 10\)", source)
+    assert not re.search(r"type\(\d+\)", source)
+    # Computed code beside a written whole number is guarded too, named once: (x - 1) % 10 + 1.
+    assert re.search(r"\(_t\d+ % 10 if type\(\(_t\d+ := ", source)
+
+
+@pytest.mark.slow
+def test_a_dice_table_finds_the_same_row_by_its_dict_of_rolls_as_by_its_ranges():
+    # A dice table covering few rolls keeps a dict by roll; what it finds (or refuses) for any
+    # key is what the walk of its ranges finds, overlapping rows and rolls it does not cover included.
+    from fractions import Fraction
+    from hypothesis import given, strategies as st
+    from grimorio.interpreter.data import Table
+    from grimorio.interpreter.runtime_helpers import RuleFailure
+
+    def found(table, key):
+        try:
+            return ("row", table.lookup(key))
+        except RuleFailure as exc:
+            return ("refused", exc.message)
+        except TypeError:
+            return ("type", None)
+
+    spans = st.lists(st.tuples(st.integers(-3, 12), st.integers(0, 4)), min_size=1, max_size=5)
+    keys = st.one_of(st.integers(-5, 20), st.fractions(-5, 20), st.booleans(), st.none(), st.text(max_size=2),
+                     st.just([1]), st.just(Fraction(4)))
+
+    @given(spans, keys)
+    def same(rows, key):
+        ranges = tuple((lo, lo + width, f"row{i}") for i, (lo, width) in enumerate(rows))
+        indexed = Table("t", [], {}, object(), 1, 10, ranges)
+        walked = Table("t", [], {}, object(), 1, 10, ranges)
+        walked.rolls = None
+        assert indexed.rolls is not None
+        assert found(indexed, key) == found(walked, key)
+    same()
+
+
+def test_a_record_is_made_without_a_python_init():
+    # Records are made on every check and event: their class takes no values (no __init__
+    # called from C); `_new` fills the fields, and `record` makes either kind from its values.
+    from grimorio.interpreter.values import make_struct, record
+    cls = make_struct("r", ["a", "b c"])
+    assert "__init__" not in vars(cls)
+    made = cls._new(1, [2])
+    assert (made.get("a"), made.get("b c"), type(made)) == (1, [2], cls)
+    assert str(record(cls, (1, "x"))) == "{a: 1, b c: x}"
+    row = make_struct("t", ["x"], frozen=True)
+    assert record(row, (5,)).get("x") == 5
+
+
+def test_a_computed_sort_key_of_a_filtered_for_compiles(arena):  # noqa: F811 - the fixture
+    # Regression: a key that names a computed value once (first([...]) in place) put `:=` in the
+    # sort's lambda, inside the comprehension of the where: Python refuses that (E0106).
+    do = ("  let seen = []\n  for c in combatants() ordered by first([it.FUE]) desc where c != Beto:\n"
+          "    append seen, c\n  expect seen == [Ana, Carla]\n"
+          "  let again = []\n  for c in combatants() ordered by -(first([it.FUE])) where c != Beto:\n"
+          "    append again, c\n  expect again == [Ana, Carla]\n")
+    got = run(TRIO.format(do=do), [arena])
+    assert [ok for ok, _l, _r in got] == [True] * 2, got

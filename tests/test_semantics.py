@@ -86,6 +86,78 @@ def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
         assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
 
 
+@pytest.mark.slow
+@given(values, st.integers(0, 10**6), st.booleans())
+def test_guarded_operators_beside_a_written_number_equal_the_semantics(a, n, written_first):
+    """Computed code beside a written whole number (x - 1, n % 10): named once in the guard,
+    it gives what the semantics give, and is worked out exactly once, whichever branch runs."""
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    calls = []
+    ns = {"S": S, "type": type, "int": int, "f": lambda: calls.append(1) or a}
+    for op in compiler.GUARDED:
+        left, right = (str(n), "f()") if written_first else ("f()", str(n))
+        code = compiler.guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
+        assert ":=" in code
+        calls.clear()
+        want = outcome(S.BINARY[op], *((n, a) if written_first else (a, n)))
+        assert outcome(eval, code, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
+
+
+@pytest.mark.slow
+@given(values)
+def test_first_and_len_in_place_equal_the_builtins(a):
+    """first(x) and len(x), compiled in place for a field read or a computed value, give what
+    the builtins give (a value or the same refusal), the computed value worked out once."""
+    from types import SimpleNamespace
+    from grimorio.interpreter import runtime_helpers as H
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    call = SimpleNamespace(args=[SimpleNamespace(value=None)])
+    calls = []
+    ns = {"type": type, "list": list, "len": len, "b_len": H.len_, "b_first": H.first,
+          "f": lambda: calls.append(1) or a, "v": SimpleNamespace(x=a)}
+    for name, builtin in (("first", H.first), ("len", H.len_)):
+        for arg in ("v.x", "f()"):
+            code = getattr(compiler, f"b_{name}")(name, call, [arg], None)
+            assert f"b_{name}(" not in code.split(" else ")[0]
+            calls.clear()
+            assert outcome(eval, code, ns) == outcome(builtin, a)  # noqa: S307 - the compiler's own output
+            assert len(calls) == (arg == "f()")
+
+
+@pytest.mark.slow
+@given(values)
+def test_negation_in_place_equals_the_semantics(a):
+    """-x compiled in place for a value of unknown kind gives what S.neg gives."""
+    from types import SimpleNamespace
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    compiler.expr = lambda node, scope: "v.x"
+    compiler.resolving = lambda scope: lambda name: None
+    code = compiler.x_Unary(SimpleNamespace(op="-", operand=None), None)   # an operand of unknown kind
+    assert "S.neg" in code and code.startswith("(-")
+    assert outcome(eval, code, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
+
+
+@pytest.mark.slow
+@given(st.one_of(values, st.integers(-S.BIG, S.BIG)), st.one_of(values, st.integers(-S.BIG, S.BIG)),
+       st.integers(0, 10**6))
+def test_products_in_place_equal_the_semantics(a, b, n):
+    """a * b in place on whole numbers, bounded as S.mul bounds it (a product past the bound is
+    refused the same), for two field reads and for computed code beside a written number."""
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    calls = []
+    ns = {"S": S, "type": type, "int": int, "a": a, "b": b, "f": lambda: calls.append(1) or a}
+    assert outcome(eval, compiler.guarded("*", "a", "b", "S.mul(a, b)"), ns) == outcome(S.mul, a, b)  # noqa: S307
+    for left, right in (("f()", str(n)), (str(n), "f()")):
+        code = compiler.guarded("*", left, right, f"S.mul({left}, {right})")
+        calls.clear()
+        want = outcome(S.mul, *((a, n) if left == "f()" else (n, a)))
+        assert outcome(eval, code, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
+
+
 def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
     # Regression: `"a" + "b"` ran but `grimorio check` refused it (E0204), though the docs say texts join.
     from tests.test_checker import check
