@@ -33,6 +33,8 @@ def kind(node, resolve) -> str | None:
             return f"the {r.kind} {node.id}"
         if r.kind == "combatant":
             return f"the combatant {node.id}"
+        if r.kind == "number":          # a local the compiler knows holds a whole number here
+            return NUMBER
         return None
     if isinstance(node, n.Unary):
         return BOOL if node.op == "not" else kind(node.operand, resolve) if kind(node.operand, resolve) in (

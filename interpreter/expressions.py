@@ -2,16 +2,21 @@
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from fractions import Fraction
 
 from ..dsl import nodes as n
-from ..dsl.names import Scope, bind_args, emit_args, given_roll, walk
+from ..dsl.names import Resolved, Scope, bind_args, emit_args, given_roll, walk
 
 from ..dsl import kinds as K
 from . import semantics as S
 from .dice import Dice
 from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
+
+
+# What a local known to hold a whole number resolves to for K.kind.
+WHOLE_LOCAL = Resolved("number")
 
 
 class ExpressionCompiler:
@@ -169,7 +174,7 @@ class ExpressionCompiler:
             left, right = self.expr(a.left, scope), self.expr(a.right, scope)
             call = f"S.{fn.__name__}({left}, {right})"
             if self.pure(left) and self.pure(right):
-                return f"({whole.format(a=left, b=right)} if {self.whole_guard(left, right)} else {call})"
+                return self.if_whole(whole.format(a=left, b=right), self.whole_guard(left, right), call)
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
             return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
@@ -325,7 +330,8 @@ class ExpressionCompiler:
         """An arithmetic operator or `in`: in place when both sides are surely numbers, or
         guarded for whole numbers when both sides can be read twice; else the semantics."""
         call = f"S.{S.BINARY[x.op].__name__}({a}, {b})"
-        if x.op in self.PLAIN and K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER:
+        if x.op in self.PLAIN and K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER \
+                and not (x.op == "*" and self.ints):       # a product of known ints stays bounded (guarded)
             return f"({a} {self.PLAIN[x.op]} {b})"
         return self.guarded(x.op, a, b, call)
 
@@ -342,8 +348,14 @@ class ExpressionCompiler:
         if op == "*":
             # Bounded as the semantics bound it: past the bound, S.mul works it out again and refuses it (E0506).
             p = self.tmp()
-            return f"({p} if {guard} and -S.BIG < ({p} := {a} * {b}) < S.BIG else {fn})"
-        return f"({a} {self.GUARDED[op]} {b} if {guard} else {fn})"
+            guard = "" if guard == "True" else guard + " and "
+            return f"({p} if {guard}-S.BIG < ({p} := {a} * {b}) < S.BIG else {fn})"
+        return self.if_whole(f"{a} {self.GUARDED[op]} {b}", guard, fn)
+
+    @staticmethod
+    def if_whole(fast: str, guard: str, slow: str) -> str:
+        """`fast` where `guard` holds, else `slow`; `fast` alone where the guard is known true."""
+        return f"({fast})" if guard == "True" else f"({fast} if {guard} else {slow})"
 
     def whole_sides(self, a: str, b: str):
         """Both sides to read again, and the test that both are whole numbers: two pure sides as
@@ -360,7 +372,7 @@ class ExpressionCompiler:
     def whole_guard(self, a: str, b: str) -> str:
         """The test that both sides are whole numbers (Python ints); a written whole number is
         one already, so only the other side is asked (no `type(1)` worked out at run time)."""
-        asked = [side for side in (a, b) if not self.WHOLE.match(side)]
+        asked = [side for side in (a, b) if not self.WHOLE.match(side) and side not in self.ints]
         return " is int is ".join(f"type({side})" for side in asked) + (" is int" if len(asked) == 1 else "") \
             if asked else "True"
 
@@ -415,7 +427,45 @@ class ExpressionCompiler:
         return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
 
     def resolving(self, scope):
-        return lambda name: self.resolver.resolve(name, scope)
+        """How K.kind resolves a name here: as the resolver does, and a local this code is known
+        to hold a whole number in (see whole_numbers) as a number."""
+        ints = self.ints
+        if not ints:
+            return lambda name: self.resolver.resolve(name, scope)
+
+        def resolve(name):
+            r = self.resolver.resolve(name, scope)
+            if r is not None and r.kind == "local" and self.alias.get(r.target, r.target) in ints:
+                return WHOLE_LOCAL
+            return r
+        return resolve
+
+    # Python names known to hold whole numbers (Python ints) in the code being compiled: the code
+    # stands under a test of their types (a decision table's rows, compiled twice).
+    ints: frozenset = frozenset()
+
+    @contextmanager
+    def whole_numbers(self, names):
+        saved, self.ints = self.ints, self.ints | frozenset(names)
+        try:
+            yield
+        finally:
+            self.ints = saved
+
+    IDENTIFIER = re.compile(r"^\w+$")
+
+    def local_names(self, nodes, scope) -> list[str]:
+        """The Python names of the locals read in `nodes` (a parameter compiled in place is one
+        only while its argument is a plain name)."""
+        names = []
+        for node in walk(nodes):
+            if isinstance(node, n.Name):
+                r = self.resolver.resolve(node.id, scope)
+                if r is not None and r.kind == "local":
+                    code = self.alias.get(r.target, r.target)
+                    if self.IDENTIFIER.match(code) and not self.WHOLE.match(code):
+                        names.append(code)
+        return names
 
     def x_Roll(self, x, scope):
         if x.purpose:

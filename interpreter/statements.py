@@ -150,13 +150,33 @@ class StatementCompiler:
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data, scope)})", s.span)
 
     def decide(self, d: n.Decide, depth, scope) -> Scope:
-        ins = []
-        for node in d.inputs:
-            t = self.tmp()
-            self.emit(depth, f"{t} = {self.expr(node, scope)}", node.span)
-            ins.append((t, K.kind(node, self.resolving(scope)) == K.NUMBER))
         bound = scope if d.output == "then" else self.bind(scope, d.output)
         out = None if d.output == "then" else bound.ids[d.output]
+        ins = []
+        for node in d.inputs:
+            code = self.expr(node, scope)
+            if out is None or not self.IDENTIFIER.match(code) or code == out:
+                # Worked out once before the rows; a local read as it is where no row can set it
+                # (a table giving a value chooses one row, and only then sets its output).
+                t, code = self.tmp(), code
+                self.emit(depth, f"{t} = {code}", node.span)
+                code = t
+            ins.append((code, node))
+        whole = self.ordered_names(d, ins, out, scope)
+        if whole:
+            # What a decision table orders is almost always whole numbers: its rows are
+            # compiled once for them, without a guard per cell, and once for any value.
+            self.emit(depth, "if " + " and ".join(f"type({w}) is int" for w in whole) + ":", d.span)
+            with self.whole_numbers(whole):
+                self.rows(d, ins, out, depth + 1, scope)
+            self.emit(depth, "else:", d.span)
+            depth += 1
+        self.rows(d, ins, out, depth, scope)
+        return bound
+
+    def rows(self, d: n.Decide, ins, out, depth, scope):
+        resolve = self.resolving(scope)
+        ins = [(t, t in self.ints or K.kind(node, resolve) == K.NUMBER) for t, node in ins]
         first = True
         for row in d.rows:
             conds = []
@@ -177,8 +197,28 @@ class StatementCompiler:
             self.emit(depth, "else:")
             self.emit(depth + 1, "raise H.RuleFailure('no row of this decision table matches', "
                                  "'add a last row of \"any\" cells')", d.span)
-        return bound
 
+    ORDERING = frozenset(("<", "<=", ">", ">="))
+
+    def ordered_names(self, d: n.Decide, ins, out, scope) -> list[str]:
+        """The Python names whose being whole numbers takes the guards off a decision table's
+        ordering cells: the inputs they test and the locals they read, not yet known to be numbers.
+        Only a table whose rows give a value (no statements, which could rebind a local), and never
+        the name it binds (a later row of an "all" table would read it changed)."""
+        if out is None:
+            return []
+        resolve = self.resolving(scope)
+        names = []
+        for row in d.rows:
+            for (var, node), alts in zip(ins, row.tests):
+                for t in alts:
+                    # (an ordering against a named outcome compares ranks: no number there)
+                    if t.kind == "range" or (t.kind == "cmp" and t.op in self.ORDERING
+                                             and self._const_ranked(t.value, scope) is None):
+                        if K.kind(node, resolve) != K.NUMBER:
+                            names.append(var)
+                        names.extend(self.local_names((t.value, t.high), scope))
+        return [w for w in dict.fromkeys(names) if w != out]
     def test(self, var, number: bool, t: n.Test, scope) -> str:
         """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""
         if t.kind == "any":

@@ -1,0 +1,108 @@
+"""Code compiled for whole numbers beside the general code (interpreter/statements.py,
+`decide`): a decision table that orders values is compiled once for whole numbers, without a
+guard per cell, and once for any value. Both must give the same answer, or the same refusal,
+for the same values: the whole-number copy runs on Python ints, the general one on the same
+numbers as fractions or as rolls (what a transcript keeps), which the semantics module reads."""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from grimorio.dsl.loader import load_edition
+from grimorio.interpreter.compiler import compile_checked
+from grimorio.interpreter.dice import Dice, make_roll
+from tests.test_checker import write_edition
+
+RULES = """
+outcomes res: malo < bueno < genial
+
+check prueba(a, b) rolls t = d100:
+  | t                     | a      | res    |
+  |-----------------------|--------|--------|
+  | <= ceil(a / 10)       | any    | genial |
+  | >= 90 + floor(b / 3)  | any    | malo   |
+  | 40..a * 2             | > -b   | bueno  |
+  | < a - b, > a % 7      | any    | bueno  |
+  | any                   | any    | malo   |
+
+rule clase(x, y):
+  decide first:
+    | x * y    | x - y   | r   |
+    |----------|---------|-----|
+    | > 100    | any     | 3   |
+    | 10..100  | <= y    | 2   |
+    | any      | any     | 1   |
+  return r
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    root = tmp_path_factory.mktemp("specialized")
+    write_edition(root, RULES)
+    return compile_checked(load_edition("prueba", roots=[root]))
+
+
+def function(program, kind):
+    name = re.search(rf"^def ({kind}\d+)\(", program.source, re.M).group(1)
+    return program.ns[name]
+
+
+def answer(fn, *args, **kw):
+    engine = SimpleNamespace(rec=False, plain=True, steps=0, budget=10**9)
+    try:
+        got = fn(engine, *args, **kw)
+    except Exception as exc:  # noqa: BLE001 - the kind of refusal is what is compared
+        return ("refused", type(exc).__name__, getattr(exc, "message", None))
+    return ("value", getattr(got, "a_res", got))
+
+
+def test_both_copies_are_compiled(program):
+    # The whole-number copy stands under a test of the types it relies on; the general one after it.
+    source = program.source
+    check = re.search(r"^def check\d+.*?(?=^def )", source, re.M | re.S).group(0)
+    # the roll and the two parameters, each asked once (a parameter read as it is, not copied)
+    assert re.search(r"if type\(_l\d+\) is int and type\(_l\d+\) is int and type\(_l\d+\) is int:", check), check
+    assert "S.ceil_div" in check and "-(-_l" in check        # the general copy still asks
+    rule = re.search(r"^def rule\d+\(_E, _l\d+, _l\d+\):.*?(?=^def )", source, re.M | re.S).group(0)
+    assert len(re.findall(r"^    if type\(", rule, re.M)) == 1 and "\n    else:" in rule, rule
+
+
+small = st.integers(-300, 300)
+whole = st.one_of(small, st.integers(-10**40, 10**40))
+
+
+def as_other(v: int, how: int):
+    """The same number, not a Python int: a fraction, or a roll of d100 as a transcript keeps it."""
+    return Fraction(v) if how == 0 or not 1 <= v <= 100 else make_roll(v, Dice.of(1, 100), [v])
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(a=whole, b=whole, roll=st.integers(1, 100), how=st.tuples(*[st.integers(0, 1)] * 3))
+def test_a_check_answers_alike_on_ints_and_on_the_same_numbers_otherwise(program, a, b, roll, how):
+    check = function(program, "check")
+    fast = answer(check, None, "prueba", a, b, _given=roll)
+    general = answer(check, None, "prueba", as_other(a, how[0]), as_other(b, how[1]), _given=as_other(roll, how[2]))
+    assert fast == general
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(x=whole, y=whole, how=st.tuples(st.integers(0, 1), st.integers(0, 1)))
+def test_a_rule_table_answers_alike_on_ints_and_on_the_same_numbers_otherwise(program, x, y, how):
+    rule = function(program, "rule")
+    assert answer(rule, x, y) == answer(rule, as_other(x, how[0]), as_other(y, how[1]))
+
+
+@pytest.mark.parametrize("a, b", [("x", 3), (None, 3), (3, [1]), (True, 2)])
+def test_values_that_are_not_numbers_take_the_general_copy(program, a, b):
+    # What the semantics refuse is refused alike (a text ordered against a number, a list ...);
+    # `true` is not a whole number to the language, though Python's bool is an int.
+    check = function(program, "check")
+    got = answer(check, None, "prueba", a, b, _given=50)
+    assert got[0] == "refused", got
