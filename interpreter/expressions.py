@@ -1,6 +1,7 @@
 """Expressions to Python source text (a mixin of Program)."""
 from __future__ import annotations
 
+import operator
 import re
 from contextlib import contextmanager
 from fractions import Fraction
@@ -94,11 +95,12 @@ class ExpressionCompiler:
             if r is not None and r.kind == "table":
                 return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
-        if self.pure(obj) and self.pure(key):
+        if self.pure(obj) and not self.unnamed:
             # A field named by a value (c[row.column]), read in place when the value names
             # a field of these rules and the object has fields; H.index does the same, slower.
-            return (f"(getattr({obj}, _F[{key}]) if type({key}) is str and {key} in _F and isinstance({obj}, H.FIELDED)"
-                    f" else H.index({obj}, {key}))")
+            k, f = self.tmp(), self.tmp()
+            return (f"(getattr({obj}, {f}) if type({k} := {key}) is str and ({f} := _F.get({k})) is not None"
+                    f" and isinstance({obj}, H.FIELDED) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
 
     def x_Call(self, x, scope):
@@ -244,6 +246,7 @@ class ExpressionCompiler:
         return f"(-{read} if type({first}) is int else S.neg({read}))"      # S.neg of a whole number
 
     OPS = {"and": "and", "or": "or"}
+    RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
     def x_Binary(self, x, scope):
         resolve = self.resolving(scope)
@@ -257,6 +260,13 @@ class ExpressionCompiler:
             if known is not None:
                 # Against a named outcome: compare ranks, after making sure the
                 # other side is an outcome of the same list.
+                if not self.unnamed:
+                    # Each outcome of the list is answered by a dict made here; anything else, by rank_of.
+                    v, other = self.tmp(), self.tmp()
+                    answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
+                                      if o.kind == known.kind}, "ranks")
+                    return (f"({v} if ({v} := {answers}.get({other} := {a})) is not None "
+                            f"else H.rank_of({other}, {known.kind!r}, {b}) {x.op} {known.rank})")
                 if self.pure(a):
                     return (f"({a}.rank {x.op} {known.rank} if type({a}) is H.Ranked and {a}.kind == {known.kind!r} "
                             f"else H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})")
