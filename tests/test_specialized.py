@@ -37,6 +37,9 @@ rule clase(x, y):
     | 10..100  | <= y    | 2   |
     | any      | any     | 1   |
   return r
+
+rule al_menos_bueno(x):
+  return x >= bueno
 """
 
 
@@ -106,3 +109,29 @@ def test_values_that_are_not_numbers_take_the_general_copy(program, a, b):
     check = function(program, "check")
     got = answer(check, None, "prueba", a, b, _given=50)
     assert got[0] == "refused", got
+
+
+def test_an_ordering_against_a_named_outcome_answers_as_the_ranks_do(program):
+    # `x >= bueno` asks a dict of the list's outcomes; anything else goes to rank_of, which refuses it.
+    rule = function_named(program, "al_menos_bueno")
+    res = {o.name: o for o in program.outcome_values.values() if o.kind == "res"}
+    assert {name: answer(rule, o) for name, o in res.items()} == {
+        "malo": ("value", False), "bueno": ("value", True), "genial": ("value", True)}
+    for odd in (2, "bueno", None, [res["bueno"]]):
+        assert answer(rule, odd)[0] == "refused", odd
+
+
+def test_a_stored_program_keeps_its_outcomes_one_with_its_answers(program):
+    # The dict of answers and the outcomes the rules make come back from the program cache as
+    # the same objects: the look-up answers, rank_of is not asked.
+    from unittest import mock
+    from grimorio.interpreter import runtime_helpers as H, stored
+    again = stored.loads(stored.dumps(program))
+    rule = function_named(again, "al_menos_bueno")
+    res = {o.name: o for o in again.outcome_values.values() if o.kind == "res"}
+    with mock.patch.object(H, "rank_of", side_effect=AssertionError("asked rank_of")):
+        assert [answer(rule, res[x]) for x in ("malo", "genial")] == [("value", False), ("value", True)]
+
+
+def function_named(program, rule_name):
+    return program.ns[program.gids[("rule", rule_name)]]
