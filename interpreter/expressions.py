@@ -109,10 +109,12 @@ class ExpressionCompiler:
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
             kinds = memo_kinds(r.target, self.resolver.resolve)
+            walked = x is self.walking              # only walked: the kept list itself, not a copy
             if kinds == "s":                        # the same list all run, by a side: see invariant.py
-                return f"_E.memo_side({self.gid('rule', name)}, {args[0]})"
+                return f"_E.{'side_walked' if walked else 'memo_side'}({self.gid('rule', name)}, {args[0]})"
             if kinds is not None:                   # the same list all run: see invariant.py
-                return f"_E.memo({self.gid('rule', name)}, {kinds!r}{''.join(', ' + a for a in args)})"
+                return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
+                        f"{''.join(', ' + a for a in args)})")
             inlined = self.inline(r.target, args)
             if inlined is not None:
                 return inlined
@@ -198,7 +200,7 @@ class ExpressionCompiler:
         return self.b_engine(name, x, args, scope)
 
     def b_combatants(self, name, x, args, scope):
-        return "list(_E.cb)"
+        return "_E.cb" if x is self.walking else "list(_E.cb)"
 
     BUILTIN_CODE = {**dict.fromkeys(S.ENGINE_BUILTINS, b_engine),
                     "len": b_len, "first": b_first, "distinct": b_distinct, "min": b_extreme, "max": b_extreme,
@@ -407,21 +409,22 @@ class ExpressionCompiler:
     def x_ListExp(self, x, scope):
         return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
 
-    def walked(self, node, code: str) -> str:
-        """`code` (compiled from `node`) for a list that is only walked, then dropped: nobody
-        can keep it or change it while it is walked, so a list the run already holds is
-        walked as it is instead of a copy (the combatants, a run-invariant rule's list)."""
-        if isinstance(node, n.Call):
-            if code == "list(_E.cb)":
-                return "_E.cb"
-            if code.startswith("_E.memo("):          # the whole call: see x_Call
-                return "_E.memo_walked(" + code[len("_E.memo("):]
-            if code.startswith("_E.memo_side("):
-                return "_E.side_walked(" + code[len("_E.memo_side("):]
-        return code
+    # The node whose list is only walked, then dropped (see walked).
+    walking = None
+
+    def walked(self, node, compile):
+        """`compile()`, the code of `node`, for a list that is only walked, then dropped: nobody
+        can keep it or change it while it is walked, so a list the run already holds (the
+        combatants, a run-invariant rule's list) is walked as it is instead of a copy. Only
+        `node` itself is compiled so (x_Call, b_combatants), never a call inside it."""
+        saved, self.walking = self.walking, node
+        try:
+            return compile()
+        finally:
+            self.walking = saved
 
     def x_Comprehension(self, x, scope):
-        items = f"H.counted(_E, {self.walked(x.iter, self.unnamed_expr(x.iter, scope))})"
+        items = f"H.counted(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
         # The comprehension's variable is a binding of its own: neither an argument compiled in
         # place for a parameter (inlining) nor a name of the caller can meet it.
         inner = self.fresh(scope, x.var)

@@ -112,7 +112,7 @@ def emit_preference(c, purity: Purity, base: str, i: int, p: n.Pref, a: n.Action
         if j:
             param = a.params[j]
             source = (f"{base}{i}_arg{j}(_E, {', '.join(args)})" if param.name in given
-                      else c.walked(param.domain, c.in_place(param.domain, a.params[:j], args)))
+                      else c.walked(param.domain, lambda: c.in_place(param.domain, a.params[:j], args)))
             c.emit(depth, f"for _v{j} in {source}:", p.span)
             args.append(f"_v{j}")
             depth += 1

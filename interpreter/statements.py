@@ -80,7 +80,7 @@ class StatementCompiler:
             bound.append(self.block(s.orelse, depth + 1, scope).locals)
             return self.bind(scope, *sorted(set.intersection(*bound) - scope.locals))
         if isinstance(s, n.For):
-            items = self.walked(s.iter, self.unnamed_expr(s.iter, scope))  # it may become a comprehension's iterable
+            items = self.walked(s.iter, lambda: self.unnamed_expr(s.iter, scope))  # maybe a comprehension's iterable
             if s.key is not None:
                 keyed = self.fresh(scope, "it")
                 key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
