@@ -135,3 +135,41 @@ def test_a_stored_program_keeps_its_outcomes_one_with_its_answers(program):
 
 def function_named(program, rule_name):
     return program.ns[program.gids[("rule", rule_name)]]
+
+
+# ---------------------------------------------------------------- drawn tables
+TERMS = ["a", "b", "0", "3", "-2", "a + b", "a - 1", "b * 2", "floor(a / 3)", "ceil(b / 2)", "a % 5", "-a",
+         "(a + 1) * (b - 1)", "abs(b)"]
+term = st.sampled_from(TERMS)
+cell = st.one_of(
+    st.just("any"),
+    st.tuples(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), term).map(" ".join),
+    st.tuples(term, term).map(lambda t: f"{t[0]}..{t[1]}"),
+    st.tuples(st.sampled_from(["<=", ">"]), term, term).map(lambda t: f"{t[0]} {t[1]}, {t[0]} {t[2]}"),
+)
+
+
+def table_rule(inputs, rows) -> str:
+    head = "| " + " | ".join(inputs) + " | r |"
+    lines = [head, "|" + "---|" * (len(inputs) + 1)]
+    lines += ["| " + " | ".join(cells) + f" | {i + 1} |" for i, cells in enumerate(rows)]
+    lines.append("| " + " | ".join("any" for _ in inputs) + " | 0 |")
+    return "rule tabla(a, b):\n  decide first:\n" + "".join(f"    {x}\n" for x in lines) + "  return r\n"
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n_inputs=st.integers(1, 3), n_rows=st.integers(1, 4))
+def test_drawn_tables_answer_alike_on_ints_and_on_the_same_numbers_otherwise(tmp_path_factory, data, n_inputs,
+                                                                             n_rows):
+    inputs = data.draw(st.lists(term, min_size=n_inputs, max_size=n_inputs))
+    rows = data.draw(st.lists(st.lists(cell, min_size=n_inputs, max_size=n_inputs), min_size=n_rows,
+                              max_size=n_rows))
+    root = tmp_path_factory.mktemp("drawn")
+    write_edition(root, table_rule(inputs, rows))
+    program = compile_checked(load_edition("prueba", roots=[root]))
+    rule = function_named(program, "tabla")
+    for _ in range(8):
+        a, b = data.draw(small), data.draw(small)
+        how = data.draw(st.tuples(st.integers(0, 1), st.integers(0, 1)))
+        assert answer(rule, a, b) == answer(rule, as_other(a, how[0]), as_other(b, how[1])), (a, b, how)
