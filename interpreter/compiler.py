@@ -181,9 +181,10 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"rule {d.name}"
         scope = self.param_scope(d.params)
         self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(scope, d.params)}):", d.span)
-        if not self.is_leaf(d):
-            # A call of a rule that calls rules is a step (calls can multiply: f calls f twice);
-            # a leaf rule's cost is its caller's call and its own loops, counted where they run.
+        if not self.calls_only_leaves(d):
+            # A call of a rule that calls rules that call rules is a step (calls can multiply: f
+            # calls f twice); a leaf rule's cost is its caller's call and its own loops, counted
+            # where they run, and a rule that calls only leaves costs a bounded multiple of that.
             self.emit(1, "_E.steps += 1", d.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
         self.block(d.body, 1, scope)

@@ -230,11 +230,19 @@ class ExpressionCompiler:
         """A rule that calls no rule: compiling it in place costs its own size, never more."""
         leaf = self.leaves.get(rule.name)
         if leaf is None:
-            rules = self.ruleset.space("value")
-            leaf = self.leaves[rule.name] = not any(
-                isinstance(node, n.Call) and isinstance(node.func, n.Name)
-                and isinstance(rules.get(node.func.id), n.Rule) for node in walk(rule.body))
+            leaf = self.leaves[rule.name] = not self.called(rule)
         return leaf
+
+    def called(self, rule: n.Rule) -> list[n.Rule]:
+        """The rules `rule` calls, as written in its body."""
+        rules = self.ruleset.space("value")
+        return [rules[node.func.id] for node in walk(rule.body) if isinstance(node, n.Call)
+                and isinstance(node.func, n.Name) and isinstance(rules.get(node.func.id), n.Rule)]
+
+    def calls_only_leaves(self, rule: n.Rule) -> bool:
+        """A rule whose calls all go to leaf rules: a call of it costs at most its size times the
+        largest leaf's (their loops and walks count where they run), so it is no step of its own."""
+        return all(self.is_leaf(r) for r in self.called(rule))
 
     def x_Unary(self, x, scope):
         if x.op == "not":

@@ -2,6 +2,7 @@
 fit; each a diagnostic at the rule or the script line, never a traceback."""
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -160,3 +161,23 @@ def test_the_error_carries_the_run_so_far(tmp_path):
         assert said[0] == "Asalto 1" and len(said) == 3
     else:
         raise AssertionError("the run should stop at the unpinned attack")
+
+
+def test_calls_that_multiply_still_meet_the_budget(tmp_path):
+    # A rule that calls only leaf rules is no step of its own (its cost is bounded by its size);
+    # one level up, every call counts again: f20 calling f19 twice ... down to f0 is about a
+    # million calls, and a budget of 1,000 steps stops it long before.
+    chain = "rule f0(x):\n  return x + 1\n" + "".join(
+        f"rule f{k}(x):\n  return f{k - 1}(x) + f{k - 1}(x)\n" for k in range(1, 21))
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + chain)
+    program = program_for("prueba", roots=[tmp_path])
+    ticks = {name: "_E.steps += 1" in body
+             for name, body in re.findall(r"^def (rule\d+)\(.*?\n(.*?)(?=^def |\Z)", program.source, re.M | re.S)}
+    gid = {k: program.gids[("rule", f"f{k}")] for k in range(21)}
+    assert not ticks[gid[0]] and not ticks[gid[1]], program.source    # a leaf, and a rule calling only a leaf
+    assert all(ticks[gid[k]] for k in range(2, 21))
+    text = HEAD + "do:\n  f20(1)\n"
+    enc, diags = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program).run(budget=1000)
+    assert exc.value.diagnostics[0].code == "E0502"
