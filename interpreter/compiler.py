@@ -367,16 +367,34 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
                 self.emit(1, f"return [{self.expr(given[name], before)}]", given[name].span)
 
     def round(self, d: n.Round):
+        """The round as one function: its loop, each step's statements in place (a step that
+        returns is a function of its own, called), the check of `until` after them."""
+        m = self.gid("round", d.name)
+        called = {s.name for s in d.steps if any(isinstance(x, n.Return) for x in walk(s.body))}
+        for s in d.steps:
+            if s.name in called:
+                self.owner = f"round {d.name}, step {s.name}"
+                self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
+                self.block(s.body, 1, Scope())
         self.owner = f"round {d.name}"
+        self.emit(0, f"def r_{m}(_E):", d.span)
+        self.emit(1, "while _E.round < _E.max_rounds:", d.span)
+        self.emit(2, "_E.round += 1", d.span)
+        self.emit(2, "_E.steps += 1", d.span)             # each round is a step
+        self.emit(2, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
         for s in d.steps:
             self.owner = f"round {d.name}, step {s.name}"
-            self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
-            self.block(s.body, 1, Scope())
+            if s.name in called:
+                self.emit(2, f"{self.gid('step', (d.name, s.name))}(_E)", s.span)
+            else:
+                self.block(s.body, 2, Scope())
         self.owner = f"round {d.name}"
-        self.emit(0, f"def u_{self.gid('round', d.name)}(_E):", d.span)
-        self.emit(1, f"return {self.expr(d.until, Scope()) if d.until is not None else 'False'}",
-                  d.until.span if d.until is not None else d.span)
-        self.emit(0, f"def f_{self.gid('round', d.name)}(_E):", d.span)
+        self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
+        self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
+        if d.until is not None:
+            self.emit(2, f"if {self.expr(d.until, Scope())}:", d.until.span)
+            self.emit(3, "break", d.until.span)
+        self.emit(0, f"def f_{m}(_E):", d.span)
         if d.final:
             self.block(d.final, 1, Scope())
         else:
@@ -436,8 +454,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.rounds = []
         for d in rs.all(n.Round):
             m = self.gid("round", d.name)
-            steps = [(s.name, g[self.gid("step", (d.name, s.name))]) for s in d.steps]
-            self.rounds.append((d.name, steps, g[f"u_{m}"], g[f"f_{m}"]))
+            self.rounds.append((d.name, g[f"r_{m}"], g[f"f_{m}"]))
         self.tallies = [(d, g[self.gid("tally", d.name)]) for d in rs.all(n.Tally)]
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(self.gids.get(("receive", name)))

@@ -378,19 +378,9 @@ class Engine:
     def run_rounds(self):
         if not self.p.rounds:
             return
-        name, steps, until, final = self.p.rounds[0]
+        _name, rounds, final = self.p.rounds[0]
         try:
-            while self.round < self.max_rounds:
-                self.round += 1
-                self.tick()
-                for _step_name, step in steps:
-                    step(self)
-                if self.script:
-                    self._script_left(self.round)
-                if self.round_checks:
-                    self.check_round(self.round)
-                if until(self):
-                    break
+            rounds(self)                          # the compiled loop of rounds (compiler.round)
         except H.StopRun:
             if self.round_checks:
                 self.check_round(self.round)
@@ -400,7 +390,7 @@ class Engine:
             pass
         for (rnd, _who) in sorted(self.script, key=lambda k: k[0]):
             if rnd > self.round:
-                self._script_left(rnd, ended=True)
+                self.script_left(rnd, ended=True)
 
     # ------------------------------------------------------------ expectations
     def expected(self, node, ok, left, right):
@@ -424,7 +414,7 @@ class Engine:
                                                f" (it lasted {self.round} round{'s' if self.round != 1 else ''})"))
         self.round_checks = {}
 
-    def _script_left(self, rnd, ended=False):
+    def script_left(self, rnd, ended=False):
         """A scripted decision the rules never asked for means the scenario went otherwise."""
         for (r, who), queues in self.script.items():
             if r != rnd:

@@ -131,3 +131,21 @@ def test_a_computed_sort_key_of_a_filtered_for_compiles(arena):  # noqa: F811 - 
           "    append again, c\n  expect again == [Ana, Carla]\n")
     got = run(TRIO.format(do=do), [arena])
     assert [ok for ok, _l, _r in got] == [True] * 2, got
+
+
+def test_a_round_is_one_function_and_a_step_that_returns_ends_only_itself(tmp_path):
+    # The round's loop is compiled with its steps' statements in place; a step that returns is a
+    # function of its own, so its return ends that step and the next steps still run.
+    from grimorio.dsl.builder import build_encounter
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\nvar antes = 0\nvar después = 0\nvar otra = 0\n"
+                            "round asalto:\n  step corta:\n    set antes = antes + 1\n    if antes > 0:\n"
+                            "      return\n    set después = 1\n  step sigue:\n    set otra = otra + 1\n"
+                            "  until round_number() >= 3\n")
+    program = program_for("prueba", roots=[tmp_path])
+    assert program.source.count("def step") == 1 and "def r_round" in program.source, program.source
+    text = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\nexpect antes == 3\nexpect después == 0\n' \
+           'expect otra == 3\nexpect round_number() == 3\n'
+    enc, diags = build_encounter(text, "x.enc")
+    out = Prepared(enc, program).run()
+    assert [v.ok for v in out.expectations] == [True] * 4, [(v.left, v.right) for v in out.expectations]
