@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from itertools import groupby
 
 from ..dsl.builtin_values import EMPTY_EXTREME
 from .dice import Dice, Roll
@@ -121,15 +122,7 @@ def index(obj, key):
 
 def groups(items, key, reverse):
     """Items sorted by key, as lists of equal keys (ties act together)."""
-    out, last = [], object()
-    for item in sorted(items, key=key, reverse=reverse):
-        k = key(item)
-        if out and k == last:
-            out[-1].append(item)
-        else:
-            out.append([item])
-            last = k
-    return out
+    return [list(g) for _k, g in groupby(sorted(items, key=key, reverse=reverse), key)]
 
 
 def maximum(dice):

@@ -149,3 +149,26 @@ def test_a_round_is_one_function_and_a_step_that_returns_ends_only_itself(tmp_pa
     enc, diags = build_encounter(text, "x.enc")
     out = Prepared(enc, program).run()
     assert [v.ok for v in out.expectations] == [True] * 4, [(v.left, v.right) for v in out.expectations]
+
+
+def test_groups_are_runs_of_equal_keys_in_sorted_order():
+    # `for group` (ties act together, CMB-04): the groups of H.groups, made by itertools.groupby,
+    # are what walking the sorted items and starting a group at each new key makes.
+    from hypothesis import given, strategies as st
+    from grimorio.interpreter.runtime_helpers import groups
+
+    def walked(items, key, reverse):
+        out = []
+        for x in sorted(items, key=key, reverse=reverse):
+            if out and key(x) == key(out[-1][0]):
+                out[-1].append(x)
+            else:
+                out.append([x])
+        return out
+
+    @given(st.lists(st.tuples(st.integers(0, 4), st.integers())), st.booleans())
+    def same(items, reverse):
+        def key(t):
+            return t[0]
+        assert groups(items, key, reverse) == walked(items, key, reverse)
+    same()
