@@ -298,19 +298,22 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
         bys = [self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions]
+        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
         for r, by in zip(reactions, bys):
             if by not in seen:                      # reactions by the same expression share it
-                seen[by] = f"_w{len(seen)}"
+                seen[by] = "_who" if single else f"_w{len(seen)}"
                 self.emit(1, f"{seen[by]} = {by}", r.by.span)
                 whos.append(seen[by])
-        self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):" if len(whos) > 1 else
-                  f"for _who in (() if {whos[0]} is None else ({whos[0]},)):")
+        if single:
+            self.emit(1, "if _who is not None:")
+        else:
+            self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
         self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
         self.emit(3, "_opts = []")
         for r, by in zip(reactions, bys):
-            w = seen[by]
-            self.emit(3, f"if {w} is _who and {self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            mine = "" if single else f"{seen[by]} is _who and "
+            self.emit(3, f"if {mine}{self.req_expr(r, ['_who', '_ev'])}:", r.span)
             self.emit(4, f"_opts.append(R_{self.gid('reaction', r.name)})")
         # Unscripted, the reactor's tactic chooses directly (Engine.choose_reaction, without the script).
         self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev) if _E.script else "
