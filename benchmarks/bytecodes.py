@@ -15,17 +15,29 @@ import argparse
 import sys
 from collections import Counter
 
-from benchmarks.instructions import SIDES, runs
+from benchmarks.instructions import ROOT, SIDES
+
+
+def one_run(side: str):
+    """A function making one run of a side, its preparation done (the sides of instructions.py)."""
+    if side == "twin":
+        from benchmarks.twin_duelo import duelo
+        return duelo
+    if side == "interpreter":
+        from benchmarks.__main__ import prepared_duel
+        prepared = prepared_duel()
+        return lambda seed: prepared.run(seed=seed, record=False)
+    from grimorio.interpreter.cli import prepare_from_argv
+    from grimorio.interpreter.simulate import Runner, run_seed
+    from grimorio.interpreter.tally import Tally
+    runner = Runner(prepare_from_argv(["simulate", str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")]))
+    return lambda i: runner.run_all(Tally(), ((i, run_seed(7, i)),))
 
 
 def count(side: str, n: int) -> Counter:
-    """Bytecodes the n runs of a side execute, by code object: what a process making n runs
-    executes (its set-up and one untimed run included) minus what one making none executes."""
-    runs(side, 0)                     # the stored program written before anything is counted
-    return traced(side, n) - traced(side, 0)
-
-
-def traced(side: str, n: int) -> Counter:
+    """Bytecodes the runs 0 .. n-1 of a side execute, by code object (after one untimed run)."""
+    run = one_run(side)
+    run(12345)
     counts: Counter = Counter()
 
     def local(frame, event, _arg):
@@ -41,7 +53,8 @@ def traced(side: str, n: int) -> Counter:
 
     sys.settrace(call)
     try:
-        runs(side, n)
+        for i in range(n):
+            run(i)
     finally:
         sys.settrace(None)
     return counts
