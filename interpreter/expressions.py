@@ -93,7 +93,13 @@ class ExpressionCompiler:
         if isinstance(x.obj, n.Name):
             r = self.resolver.resolve(x.obj.id, scope)
             if r is not None and r.kind == "table":
-                return f"{self.k(self.tables[x.obj.id], 'table')}.lookup({self.expr(x.key, scope)})"
+                table, key = self.tables[x.obj.id], self.expr(x.key, scope)
+                ref = self.k(table, "table")
+                if table.dice is None and not self.unnamed:
+                    # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
+                    row, k = self.tmp(), self.tmp()
+                    return f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None else {ref}.lookup({k}))"
+                return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         if self.pure(obj) and not self.unnamed:
             # A field named by a value (c[row.column]), read in place when the value names
