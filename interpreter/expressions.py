@@ -104,9 +104,11 @@ class ExpressionCompiler:
         if self.pure(obj) and not self.unnamed:
             # A field named by a value (c[row.column]), read in place when the value names
             # a field of these rules and the object has fields; H.index does the same, slower.
+            # So is a list's item by a whole position from 1 that it has (generic.item otherwise).
             k, f = self.tmp(), self.tmp()
             return (f"(getattr({obj}, {f}) if type({k} := {key}) is str and ({f} := _F.get({k})) is not None"
-                    f" and isinstance({obj}, H.FIELDED) else H.index({obj}, {k}))")
+                    f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if type({k}) is int and type({obj}) is list"
+                    f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
 
     def x_Call(self, x, scope):

@@ -40,6 +40,9 @@ rule clase(x, y):
 
 rule al_menos_bueno(x):
   return x >= bueno
+
+rule en(l, k):
+  return l[k]
 """
 
 
@@ -173,3 +176,14 @@ def test_drawn_tables_answer_alike_on_ints_and_on_the_same_numbers_otherwise(tmp
         a, b = data.draw(small), data.draw(small)
         how = data.draw(st.tuples(st.integers(0, 1), st.integers(0, 1)))
         assert answer(rule, a, b) == answer(rule, as_other(a, how[0]), as_other(b, how[1])), (a, b, how)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None)
+@given(items=st.lists(st.integers(), max_size=4),
+       k=st.one_of(st.integers(-6, 6), st.booleans(), st.none(), st.text(max_size=2), st.fractions(-3, 3)))
+def test_a_list_item_read_in_place_is_what_the_builtin_reads(program, items, k):
+    # l[k] reads a list's item in place for a whole position from 1 that the list has; any other
+    # position (0, negative, past the end, not a whole number) goes to H.index, which says why.
+    from grimorio.interpreter import runtime_helpers as H
+    assert answer(function_named(program, "en"), items, k) == answer(lambda _e, a, b: H.index(a, b), items, k)
