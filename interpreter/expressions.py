@@ -387,15 +387,24 @@ class ExpressionCompiler:
 
     def whole_sides(self, a: str, b: str):
         """Both sides to read again, and the test that both are whole numbers: two pure sides as
-        they are; computed code beside a written whole number (x - 1, n % 10) named once, as the
-        guard asks its type, where Python allows `:=`. None where neither can be."""
+        they are; otherwise each side that is not a written whole number named once, in order,
+        as the guard asks its type (a pure side too: a computed one after it could change it),
+        where Python allows `:=`. None where it does not."""
         if self.pure(a) and self.pure(b):
             return a, b, self.whole_guard(a, b)
-        if self.unnamed or not (self.WHOLE.match(a) or self.WHOLE.match(b)):
+        if self.unnamed:
             return None
-        read, first = self.once(b if self.WHOLE.match(a) else a)
-        a, b = (a, read) if self.WHOLE.match(a) else (read, b)
-        return a, b, f"type({first}) is int"
+        reads, tests = [], []
+        for side in (a, b):
+            if self.WHOLE.match(side):
+                reads.append(side)
+                continue
+            read, first = self.once(side)
+            reads.append(read)
+            tests.append(f"type({first}) is int")
+        # `&`, not `and`: both sides are worked out whatever the first one is.
+        guard = tests[0] if len(tests) == 1 else " & ".join(f"({t})" for t in tests)
+        return reads[0], reads[1], guard
 
     def whole_guard(self, a: str, b: str) -> str:
         """The test that both sides are whole numbers (Python ints); a written whole number is

@@ -105,6 +105,34 @@ def test_guarded_operators_beside_a_written_number_equal_the_semantics(a, n, wri
 
 
 @pytest.mark.slow
+@given(values, values, st.booleans())
+def test_guarded_operators_on_two_computed_sides_equal_the_semantics(a, b, pure_first):
+    """Two sides of which one at least is computed (a rule's result, a field read beside it):
+    each named once in the guard, in order, the form gives what the semantics give, works each
+    computed side out exactly once, and reads a field before the computed side after it runs
+    (which could change it), as the semantics' call does."""
+    from types import SimpleNamespace
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    calls = []
+    v = SimpleNamespace(x=a)
+
+    def g():                  # the computed right side changes the field the left side read
+        calls.append(1)
+        v.x = "changed"
+        return b
+    ns = {"S": S, "type": type, "int": int, "f": lambda: calls.append(1) or a, "g": g, "v": v}
+    for op in (*compiler.GUARDED, "*"):
+        left, right = ("v.x", "g()") if pure_first else ("f()", "g()")
+        code = compiler.guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
+        assert ":=" in code and f"S.{S.BINARY[op].__name__}({left}" not in code.split(" else ")[0]
+        calls.clear()
+        v.x = a
+        assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
+        assert len(calls) == (1 if pure_first else 2)
+
+
+@pytest.mark.slow
 @given(values)
 def test_first_and_len_in_place_equal_the_builtins(a):
     """first(x) and len(x), compiled in place for a field read or a computed value, give what
