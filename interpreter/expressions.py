@@ -311,12 +311,13 @@ class ExpressionCompiler:
         if plain:
             return f"({a} {op} {b})"
         call = f"S.{S.COMPARISON[op].__name__}"
-        if named and self.pure(a) != self.pure(b):
-            # One computed side: named where the guard reads first (the guard's `is` chain stops at
-            # its first false link; SAME_IN_PLACE reads alike both ways round).
-            (read, first), other = (self.once(b), a) if self.pure(a) else (self.once(a), b)
-            guard = S.SAME_IN_PLACE[op].format(a=first, b=other)
-            a, b = (a, read) if self.pure(a) else (read, b)
+        if named and not (self.pure(a) and self.pure(b)):
+            # A computed side: each side but a written whole number named once, in order, as the
+            # guard asks its type (a field read first keeps the value the call would have read,
+            # though the computed side after it changes it).
+            sides = [(side, side) if self.WHOLE.match(side) else self.once(side) for side in (a, b)]
+            (a, first_a), (b, first_b) = sides
+            guard = self.same_kind(op, first_a, first_b)
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         if self.pure(a) and self.pure(b):
             whole = [side for side in (a, b) if self.WHOLE.match(side)]
@@ -326,6 +327,14 @@ class ExpressionCompiler:
         return f"{call}({a}, {b})"
 
     WHOLE = re.compile(r"^\d+$")
+
+    def same_kind(self, op, a: str, b: str) -> str:
+        """The guard under which Python's `op` means what the semantics mean (SAME_IN_PLACE), each
+        side worked out once and both always (`&` where the `is` chain could stop early)."""
+        if op in ("==", "!="):
+            return f"type({a}) is type({b})"
+        asked = [side for side in (a, b) if not self.WHOLE.match(side)]
+        return " & ".join(f"(type({side}) is int)" for side in asked)
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0

@@ -263,3 +263,10 @@ rule r(c):
         ("E0201", 'there is no event "nadie"'),
         ("E0201", 'there is no message "adios"'),
         ("E0206", 'message "hola" takes 1 argument, this gives more')], diags
+
+
+def test_a_comparison_keeps_the_left_value_read_before_the_right_side_runs(tmp_path):
+    # Regression: `c.FUE > baja(c)` compiled in place read c.FUE after baja(c) had set it, so
+    # it compared 1 with 2; the left side is read first, as the language evaluates it: 3 > 2.
+    passes(tmp_path, "expect compara(Ana)\nexpect Ana.FUE == 1\n",
+           "rule baja(c):\n  set c.FUE = 1\n  return 2\nrule compara(c):\n  return c.FUE > baja(c)\n")

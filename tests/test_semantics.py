@@ -235,9 +235,35 @@ def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
         for whole in (0, 1, 7):                # against a written whole number
             assert outcome(eval, compiler.compare(op, "a", str(whole)), ns) == outcome(fn, a, whole)  # noqa: S307
             assert outcome(eval, compiler.compare(op, str(whole), "b"), ns) == outcome(fn, whole, b)  # noqa: S307
-        for left, right in (("a", "(lambda: b)()"), ("(lambda: a)()", "b")):
+        for left, right in (("a", "(lambda: b)()"), ("(lambda: a)()", "b"), ("(lambda: a)()", "(lambda: b)()")):
             named = compiler.compare(op, left, right, named=True)
             assert outcome(eval, named, dict(ns)) == outcome(fn, a, b)  # noqa: S307
+        for whole in (0, 7):                   # a computed side against a written whole number
+            named = compiler.compare(op, "(lambda: a)()", str(whole), named=True)
+            assert outcome(eval, named, dict(ns)) == outcome(fn, a, whole)  # noqa: S307
+
+
+@pytest.mark.slow
+@given(comparable, comparable)
+def test_a_comparison_reads_its_left_side_before_the_right_side_runs(a, b):
+    """`v.x < g()` where g changes v.x: as the semantics' call, the left side is the value read
+    before the right side ran, each worked out once."""
+    from types import SimpleNamespace
+    compiler = ExpressionCompiler()
+    compiler._tmp = 0
+    calls = []
+    v = SimpleNamespace(x=a)
+
+    def g():
+        calls.append(1)
+        v.x = "changed"
+        return b
+    for op, fn in S.COMPARISON.items():
+        code = compiler.compare(op, "v.x", "g()", named=True)
+        calls.clear()
+        v.x = a
+        assert outcome(eval, code, {"S": S, "type": type, "int": int, "v": v, "g": g}) == outcome(fn, a, b)  # noqa: S307
+        assert len(calls) == 1
 
 
 @pytest.mark.slow
