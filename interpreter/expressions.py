@@ -101,7 +101,8 @@ class ExpressionCompiler:
                     return f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None else {ref}.lookup({k}))"
                 return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
-        if self.pure(obj) and not self.unnamed:
+        # (Both pure: read after the key, the object is the one H.index would be given first.)
+        if self.pure(obj) and self.pure(key) and not self.unnamed:
             # A field named by a value (c[row.column]), read in place when the value names
             # a field of these rules and the object has fields; H.index does the same, slower.
             # So is a list's item by a whole position from 1 that it has (generic.item otherwise).

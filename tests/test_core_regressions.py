@@ -270,3 +270,11 @@ def test_a_comparison_keeps_the_left_value_read_before_the_right_side_runs(tmp_p
     # it compared 1 with 2; the left side is read first, as the language evaluates it: 3 > 2.
     passes(tmp_path, "expect compara(Ana)\nexpect Ana.FUE == 1\n",
            "rule baja(c):\n  set c.FUE = 1\n  return 2\nrule compara(c):\n  return c.FUE > baja(c)\n")
+
+
+def test_a_lookup_keeps_the_object_read_before_its_key_runs(tmp_path):
+    # The object of l[k] is read before k is worked out, as for any call: a key that sets the
+    # field the object came from does not change which list is read.
+    passes(tmp_path, "expect toma(Ana) == 7\n",
+           "var lista = [7, 8]\nrule cambia():\n  set lista = [1, 2]\n  return 1\n"
+           "rule toma(c):\n  return lista[cambia()]\n")
