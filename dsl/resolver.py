@@ -82,6 +82,10 @@ class _Walker:
                 scope = scope.child(f.name)
         for d in rs.all(n.Var):
             self.expr(d.value, Scope())
+        for d in rs.all(n.Event):                 # a field's default, read where the event is declared
+            for _field, default in d.fields:
+                if default is not None:
+                    self.expr(default, Scope())
         for d in rs.all(n.Tally):
             self.expr(d.value, Scope({d.param} if d.param else set()))
         return self.out

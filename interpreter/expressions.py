@@ -102,7 +102,8 @@ class ExpressionCompiler:
                 return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
-        if self.pure(obj) and self.pure(key) and not self.unnamed:
+        # (A written value indexed in place would make Python warn "not subscriptable": H.index says it.)
+        if self.pure(obj) and self.pure(key) and not self.unnamed and not isinstance(x.obj, n.Const):
             # A field named by a value (c[row.column]), read in place when the value names
             # a field of these rules and the object has fields; H.index does the same, slower.
             # So is a list's item by a whole position from 1 that it has (generic.item otherwise).
@@ -543,7 +544,10 @@ class ExpressionCompiler:
 
     def x_Emit(self, x, scope):
         d = self.ruleset.space("event")[x.event]
-        values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
+        # A field left out takes its default, read where the event is declared: no local of the
+        # emitting rule can stand for a name in it.
+        defaults = {id(v) for _f, v in d.fields if v is not None}
+        values = [self.expr(v, Scope() if id(v) in defaults else scope) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
             return f"{self.gid('event', x.event)}(_E, {cls}._new({', '.join(values)}))"

@@ -278,3 +278,28 @@ def test_a_lookup_keeps_the_object_read_before_its_key_runs(tmp_path):
     passes(tmp_path, "expect toma(Ana) == 7\n",
            "var lista = [7, 8]\nrule cambia():\n  set lista = [1, 2]\n  return 1\n"
            "rule toma(c):\n  return lista[cambia()]\n")
+
+
+def test_an_event_default_is_read_where_the_event_is_declared(tmp_path):
+    # Regression (found by the mutation fuzz): a default naming nothing (`evitada = alse`) passed
+    # the checker and failed in the compiler with the internal-bug error; and a default was
+    # compiled where the event was emitted, so a local of the emitting rule stood for its name.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert "alse" in refused(tmp_path / "a", "expect r(Ana)\n", "E0201",
+                              "event golpe(quien, evitada = alse)\n"
+                              "rule r(c):\n  return (emit golpe(quien: c)).evitada\n")
+    passes(tmp_path / "b", "expect r(Ana) == 3\n",
+           "var base = 3\nevent golpe(quien, fuerza = base)\n"
+           "rule r(c):\n  let base = 99\n  return (emit golpe(quien: c)).fuerza\n")
+
+
+def test_a_written_value_indexed_compiles_without_a_python_warning(tmp_path):
+    # Regression (the expression fuzz): `7[1]` compiled in place made Python print a
+    # SyntaxWarning ("'int' object is not subscriptable") where the designer reads diagnostics.
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = outcome(tmp_path, "expect r(Ana) == 1\n", "rule r(c):\n  return 7[1]\n")
+    # (Under warnings as errors, the old code gave E0106 "too complex to run".)
+    assert isinstance(got, str) and "error[E0501]: 7 cannot be looked up by 1" in got, got
