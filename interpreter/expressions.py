@@ -219,12 +219,17 @@ class ExpressionCompiler:
     SIMPLE = re.compile(r"^[\w.\[\]]+$")
 
     def inline(self, rule: n.Rule, args: list[str]) -> str | None:
-        """A rule that only returns an expression, called with plain arguments,
-        is compiled in place: no call on the hot path."""
+        """A rule that only returns an expression, called with arguments that can be read again,
+        is compiled in place: no call on the hot path. An argument is read where the body uses it,
+        so one that something could change (a field, a var) only for a body that changes nothing
+        (no event emitted, no action or question asked): else only locals and constants."""
         body = rule.body
         if len(body) != 1 or not isinstance(body[0], n.Return) or body[0].value is None:
             return None
-        if rule.name in self.inlining or not all(self.SIMPLE.match(a) for a in args) or not self.is_leaf(rule):
+        if rule.name in self.inlining or not self.is_leaf(rule):
+            return None
+        settled = self.changes_nothing(body[0].value)
+        if not all(self.IDENTIFIER.match(a) or settled and (self.SIMPLE.match(a) or self.pure(a)) for a in args):
             return None
         saved = self.alias
         scope = self.fresh(Scope(), *(p.name for p in rule.params))
@@ -235,6 +240,12 @@ class ExpressionCompiler:
         finally:
             self.alias = saved
             self.inlining.pop()
+
+    @staticmethod
+    def changes_nothing(x) -> bool:
+        """An expression that emits no event and asks for no action or choice."""
+        return not any(isinstance(node, n.Emit) or isinstance(node, n.Call) and isinstance(node.func, n.Name)
+                       and node.func.id in ("act", "choose") for node in walk(x))
 
     def is_leaf(self, rule: n.Rule) -> bool:
         """A rule that calls no rule: compiling it in place costs its own size, never more."""

@@ -303,3 +303,12 @@ def test_a_written_value_indexed_compiles_without_a_python_warning(tmp_path):
         got = outcome(tmp_path, "expect r(Ana) == 1\n", "rule r(c):\n  return 7[1]\n")
     # (Under warnings as errors, the old code gave E0106 "too complex to run".)
     assert isinstance(got, str) and "error[E0501]: 7 cannot be looked up by 1" in got, got
+
+
+def test_an_inlined_rule_reads_a_var_argument_as_it_was_at_the_call(tmp_path):
+    # Regression: a rule that only returns an expression is compiled in place, its arguments
+    # read where the body uses them; a var given to one whose body emits an event was read after
+    # the reaction had changed it (0 > 0), not as it was when the rule was called (1 > 0).
+    passes(tmp_path, "expect f(n, Ana)\nexpect n == 0\n",
+           "var n = 1\nevent toque(quien)\nreaction cambia(yo, e) to toque:\n  by e.quien\n  set n = 0\n"
+           "rule f(a, c):\n  return (emit toque(quien: c)).quien == c and a > 0\n")
