@@ -158,7 +158,7 @@ class StatementCompiler:
             if out is None or not self.IDENTIFIER.match(code) or code == out:
                 # Worked out once before the rows; a local read as it is where no row can set it
                 # (a table giving a value chooses one row, and only then sets its output).
-                t, code = self.tmp(), code
+                t = self.tmp()
                 self.emit(depth, f"{t} = {code}", node.span)
                 code = t
             ins.append((code, node))
