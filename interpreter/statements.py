@@ -90,13 +90,13 @@ class StatementCompiler:
             var = inner.ids[s.var]
             if s.where is not None:
                 items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
-            if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
-                items = f"list({items})"        # a stored list may change while we walk it
             # H.counted, in place: the loop's length is paid from the step budget before it starts.
             t = self.tmp()
             e(depth, f"{t} = {items}", s.span)
             if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
-                e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)
+                e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)     # refuses it
+                if isinstance(s.iter, (n.Name, n.Attr, n.Index)):
+                    e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
             e(depth, f"_E.steps += len({t})", s.span)
             e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
             e(depth, f"for {var} in {t}:", s.span)

@@ -312,3 +312,12 @@ def test_an_inlined_rule_reads_a_var_argument_as_it_was_at_the_call(tmp_path):
     passes(tmp_path, "expect f(n, Ana)\nexpect n == 0\n",
            "var n = 1\nevent toque(quien)\nreaction cambia(yo, e) to toque:\n  by e.quien\n  set n = 0\n"
            "rule f(a, c):\n  return (emit toque(quien: c)).quien == c and a > 0\n")
+
+
+def test_a_for_refuses_a_text_it_is_given_to_walk(tmp_path):
+    # Regression: `for x in c.name` copied what it walks with Python's list(), which made the
+    # text "Ana" a list of letters and walked them (3 turns); a comprehension refused it. A for
+    # walks only lists, as the language says, and says so (E0204).
+    got = refused(tmp_path, "expect cuenta(Ana) == 3\n", "E0204",
+                  "rule cuenta(c):\n  let n = 0\n  for x in c.name:\n    set n = n + 1\n  return n\n")
+    assert "only a list can be walked" in got
