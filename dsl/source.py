@@ -41,8 +41,9 @@ def read_text(path: Path | str, display: str | None = None, at: Span | None = No
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise GrimorioError(Diagnostic("E0001", f'cannot read "{name}": {reason}', where)) from None
-    if b"\x00" in data:
-        raise GrimorioError(Diagnostic("E0001", f'"{name}" is a binary file, not text', where,
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise GrimorioError(Diagnostic("E0001", f'"{name}" is a binary file, not text', at or _nul(name, data, nul, sources),
                                        "rules and encounters are UTF-8 text files"))
     # Line ends first: "\r" and "\n" are never part of a longer UTF-8 character.
     data = data.removeprefix(codecs.BOM_UTF8).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
@@ -56,6 +57,16 @@ def read_text(path: Path | str, display: str | None = None, at: Span | None = No
             sources.texts[name] = data.decode("utf-8", "replace")
         raise GrimorioError(Diagnostic("E0001", f'"{name}" is not UTF-8 text', Span(name, line, col, line, col + 1),
                                        "save the file as UTF-8")) from None
+
+
+def _nul(name: str, data: bytes, nul: int, sources) -> Span:
+    """Where a file nobody named holds its first NUL byte, shown in a readable copy (as a file
+    that is not UTF-8 is): a binary file is located even when no include or argument names it."""
+    line = data[:nul].count(b"\n") + 1
+    col = len(data[data.rfind(b"\n", 0, nul) + 1:nul].decode("utf-8", "replace")) + 1
+    if sources is not None:
+        sources.texts[name] = data.replace(b"\x00", "\u2400".encode()).decode("utf-8", "replace")
+    return Span(name, line, col, line, col + 1)
 
 
 class NotRegular(OSError):

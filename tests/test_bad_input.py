@@ -188,3 +188,18 @@ def test_unknown_command(capsys):
 
 def test_no_path_to_check(capsys):
     assert "the following arguments are required" in bad(capsys, "check")
+
+
+def test_a_binary_file_nobody_named_is_located_at_its_first_nul(tmp_path):
+    # Regression (the mutation fuzz): read without an include or an argument naming it (an
+    # edition's entry file loaded by the API), a binary file's E0001 had no line at all.
+    from grimorio.dsl.diagnostics import GrimorioError, Sources
+    from grimorio.dsl.source import read_text
+    path = tmp_path / "e.rules"
+    path.write_bytes(b"edition x:\n  ti\x00tle\n")
+    sources = Sources()
+    with pytest.raises(GrimorioError) as exc:
+        read_text(path, sources=sources)
+    d = exc.value.diagnostics[0]
+    assert (d.code, d.span.line, d.span.col) == ("E0001", 2, 5)
+    assert "\u2400" in sources.texts[str(path)]
