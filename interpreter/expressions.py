@@ -170,9 +170,6 @@ class ExpressionCompiler:
             return None, None
         return self.once(code)
 
-    def b_distinct(self, name, x, args, scope):
-        return f"list(dict.fromkeys({args[0]}))" if self._listed(x) else self.b_function(name, x, args, scope)
-
     def b_extreme(self, name, x, args, scope):
         if len(args) > 1:
             # Two or more values: Python's own, unless a transcript could show a roll through it.
@@ -213,7 +210,7 @@ class ExpressionCompiler:
         return "_E.cb" if x is self.walking else "list(_E.cb)"
 
     BUILTIN_CODE = {**dict.fromkeys(S.ENGINE_BUILTINS, b_engine),
-                    "len": b_len, "first": b_first, "distinct": b_distinct, "min": b_extreme, "max": b_extreme,
+                    "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
     SIMPLE = re.compile(r"^[\w.\[\]]+$")
@@ -345,7 +342,7 @@ class ExpressionCompiler:
         """The guard under which Python's `op` means what the semantics mean (SAME_IN_PLACE), each
         side worked out once and both always (`&` where the `is` chain could stop early)."""
         if op in ("==", "!="):
-            return f"type({a}) is type({b})"
+            return S.SAME_IN_PLACE[op].format(a=a, b=b)
         asked = [side for side in (a, b) if not self.WHOLE.match(side)]
         return " & ".join(f"(type({side}) is int)" for side in asked)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..dsl.builtin_values import dice_problem, item_problem, keep_problem, range_problem
 from .dice import Dice
 from .runtime_helpers import RuleFailure, show
+from .values import same
 
 
 def _whole(v, what: str) -> int:
@@ -72,7 +73,7 @@ def slice_(items, start, end) -> list:
 
 def without(items, item) -> list:
     """without(list, x): the list without its items equal to x (a new list)."""
-    return [x for x in _list(items, "without()") if not (x == item and type(x) is type(item))]
+    return [x for x in _list(items, "without()") if not same(x, item)]
 
 
 def item(items: list, k):

@@ -8,7 +8,7 @@ from itertools import groupby
 
 from ..dsl.builtin_values import EMPTY_EXTREME
 from .dice import Dice, Roll
-from .values import Combatant, ConditionType, Ranked, Struct, mangle, show  # noqa: F401 - used by generated code
+from .values import Combatant, ConditionType, Ranked, Struct, mangle, member, same, show  # noqa: F401 - used by generated code
 
 
 class RuleFailure(Exception):
@@ -84,10 +84,10 @@ def mulfloor(a, b):
 
 
 def eq(value, test):
-    """A decision-table cell: membership when the input is a list."""
+    """A decision-table cell: membership when the input is a list; else the language's `==`."""
     if type(value) is list:
-        return test in value
-    return value == test
+        return member(test, value)
+    return same(value, test)
 
 
 def is_none(value):
@@ -171,7 +171,7 @@ def clamp(x, lo, hi):
 def distinct(xs):
     out = []
     for x in xs:
-        if x not in out:
+        if not member(x, out):
             out.append(x)
     return out
 

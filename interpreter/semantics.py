@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from ..dsl.bounds import MAX_DICE, MAX_DIGITS, MAX_LENGTH
 from .dice import Dice, Roll, ValueBound
-from .values import Combatant, ConditionType, Ranked, Scale, Struct
+from .values import Combatant, ConditionType, Ranked, Scale, Struct, member, same
 
 _BIG = 10 ** MAX_DIGITS
 BIG = _BIG              # for generated code: a whole number within the bound is strictly between -BIG and BIG
@@ -162,9 +162,9 @@ def neg(a):
 
 
 def contains(item, container):
-    """`item in container`: membership in a list; nothing else has members."""
+    """`item in container`: membership in a list, by the language's equality; nothing else has members."""
     if type(container) is list:
-        return item in container
+        return member(item, container)
     raise OperatorError(f'"in" needs a list on its right, not {kind(container)}',
                         "in tests membership in a list; to compare two texts use ==")
 
@@ -175,13 +175,9 @@ def is_none(value) -> bool:
 
 
 def equal(a, b) -> bool:
-    """`a == b`: none equals none and the empty list; true and false equal no number; anything
-    else as compared by value."""
-    if a is None or b is None:
-        return is_none(a) and is_none(b)
-    if (type(a) is bool) is not (type(b) is bool):
-        return False
-    return a == b
+    """`a == b`: none equals none and the empty list; true and false equal no number; lists item
+    by item; anything else as compared by value (values.same)."""
+    return same(a, b)
 
 
 def not_equal(a, b) -> bool:
@@ -230,7 +226,7 @@ def greater_equal(a, b) -> bool:
 # operator gives the same answer in place (tests/test_semantics.py proves each): equality on two
 # values of one type (none is only equal to none then, and no true meets a 1), order on two whole numbers.
 COMPARISON = {"==": equal, "!=": not_equal, "<": less, "<=": less_equal, ">": greater, ">=": greater_equal}
-SAME_IN_PLACE = {"==": "type({a}) is type({b})", "!=": "type({a}) is type({b})",
+SAME_IN_PLACE = {"==": "type({a}) is type({b}) is not list", "!=": "type({a}) is type({b}) is not list",
                  "<": "type({a}) is int is type({b})", "<=": "type({a}) is int is type({b})",
                  ">": "type({a}) is int is type({b})", ">=": "type({a}) is int is type({b})"}
 

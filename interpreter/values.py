@@ -196,6 +196,29 @@ class Combatant:
         return getattr(self, mangle(name))
 
 
+def same(a, b) -> bool:
+    """The language's `==`: none equals none and the empty list; true and false equal no number;
+    lists item by item, each by this same equality; anything else as Python compares it by value."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return (a is None or type(a) is list and not a) and (b is None or type(b) is list and not b)
+    if (type(a) is bool) is not (type(b) is bool):
+        return False
+    if type(a) is list and type(b) is list:
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def member(item, items: list) -> bool:
+    """`item in items` by the language's equality. Python's own `in` is that equality for a text
+    and for what equals only itself (a combatant, an outcome); the rest is asked item by item."""
+    kind = type(item)
+    if kind is str or kind.__eq__ is object.__eq__ and item is not None:
+        return item in items
+    return any(same(item, x) for x in items)
+
+
 def show(v) -> str:
     """A value as a transcript shows it."""
     if v is None:

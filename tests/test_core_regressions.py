@@ -321,3 +321,18 @@ def test_a_for_refuses_a_text_it_is_given_to_walk(tmp_path):
     got = refused(tmp_path, "expect cuenta(Ana) == 3\n", "E0204",
                   "rule cuenta(c):\n  let n = 0\n  for x in c.name:\n    set n = n + 1\n  return n\n")
     assert "only a list can be walked" in got
+
+
+def test_membership_lists_and_tables_compare_as_the_language_does(tmp_path):
+    # Regression: `==` says true equals no number and none equals the empty list (docs, Comparisons),
+    # but `in`, `==` between lists, distinct(), without() and a decision table's cell used Python's
+    # equality: `true in [1]` was true, `[true] == [1]` true, distinct([1, true]) gave [1],
+    # distinct([[1], [1]]) was refused, without([1, 2], 2 / 2) kept the 1, and a cell `1` chose
+    # the row for an input `true`.
+    passes(tmp_path, "expect not (true in [1])\nexpect not (1 in [true])\nexpect none in [[]]\n"
+                     "expect [true] != [1]\nexpect [none, 2] == [[], 2]\n"
+                     "expect distinct([1, true]) == [1, true]\nexpect distinct([[1], [1]]) == [[1]]\n"
+                     "expect without([1, 2], 2 / 2) == [2]\nexpect celda(true) == \"otro\"\n"
+                     "expect celda(1) == \"uno\"\nexpect celda([2, 1]) == \"uno\"\n",
+           "rule celda(x):\n  decide first:\n    | x   | r      |\n    |-----|--------|\n"
+           "    | 1   | \"uno\"  |\n    | any | \"otro\" |\n  return r\n")

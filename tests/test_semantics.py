@@ -286,3 +286,17 @@ def test_what_orders_and_equals():
         with pytest.raises(S.OperatorError) as exc:
             S.less(a, b)
         assert "cannot be compared by order" in exc.value.message and exc.value.help == S.ORDER
+
+
+@pytest.mark.slow
+@given(comparable, st.lists(comparable, max_size=4))
+def test_membership_is_the_languages_equality_item_by_item(a, items):
+    """`in`, a decision table's cell on a list, distinct() and without() all ask S.equal: Python's
+    own `in` (true == 1, none != []) is used only where it agrees."""
+    from grimorio.interpreter import generic, runtime_helpers as H
+    want = any(S.equal(a, x) for x in items)
+    assert S.contains(a, items) == want == H.eq(items, a)
+    assert generic.without(items, a) == [x for x in items if not S.equal(x, a)]
+    kept = H.distinct(items)
+    assert all(any(S.equal(x, k) for k in kept) for x in items)
+    assert not any(S.equal(kept[i], kept[j]) for i in range(len(kept)) for j in range(i))
