@@ -65,6 +65,14 @@ def interpreter_vs_twin(repeats):
                                            " (target 1.5x)")
 
 
+def bytecodes_vs_twin():
+    """The same duels counted in Python bytecodes (benchmarks/bytecodes.py): a ratio the load does not move."""
+    from benchmarks.bytecodes import count
+    per = {side: sum(count(side, 40).values()) / 40 for side in ("twin", "interpreter")}
+    line("interpreter / twin, in bytecodes", f"{per['interpreter'] / per['twin']:.2f}x ({per['interpreter']:,.0f} "
+                                             f"against {per['twin']:,.0f} a duel; timed ratios follow it on a VM)")
+
+
 def dice_vs_d20(repeats):
     python = D20_VENV / "bin" / "python"
     if not python.exists():
@@ -181,12 +189,14 @@ def prepared_duel():
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats and runs (a smoke test, not figures)")
-    p.add_argument("--only", choices=["twin", "dice", "start", "simulate", "memory", "crowd", "parse"], action="append",
+    p.add_argument("--only", choices=["twin", "bytecodes", "dice", "start", "simulate", "memory", "crowd", "parse"],
+                   action="append",
                    help="run only these benchmarks (repeatable)")
     args = p.parse_args(argv)
     r = 3 if args.quick else 7
     benchmarks = {
         "twin": lambda: interpreter_vs_twin(r),
+        "bytecodes": bytecodes_vs_twin,
         "dice": lambda: dice_vs_d20(r),
         "start": lambda: cold_start(r),
         "simulate": lambda: simulate_throughput(r, 2000 if args.quick else 10_000),

@@ -51,3 +51,10 @@ def test_a_duel_runs_within_bound_of_the_hand_written_twin():
     twin, interpreter = (sum(count(side, 40).values()) for side in ("twin", "interpreter"))
     ratio = interpreter / twin
     assert ratio <= DUEL_BOUND, f"interpreter {ratio:.2f}x the twin's bytecodes"
+
+
+def test_the_benchmark_command_prints_the_bytecode_ratio(capsys):
+    from benchmarks.__main__ import main
+    assert main(["--only", "bytecodes"]) == 0
+    out = capsys.readouterr().out
+    assert "interpreter / twin, in bytecodes" in out and "x (" in out
