@@ -8,7 +8,7 @@ from itertools import groupby
 
 from ..dsl.builtin_values import EMPTY_EXTREME
 from .dice import Dice, Roll
-from .values import Combatant, ConditionType, Ranked, Struct, mangle, member, same, show  # noqa: F401 - used by generated code
+from .values import Combatant, ConditionType, Ranked, Struct, is_none, mangle, member, same, show  # noqa: F401 - used by generated code
 
 
 class RuleFailure(Exception):
@@ -88,10 +88,6 @@ def eq(value, test):
     if type(value) is list:
         return member(test, value)
     return same(value, test)
-
-
-def is_none(value):
-    return value is None or value == []
 
 
 def rank_of(value, kind, named):

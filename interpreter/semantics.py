@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from ..dsl.bounds import MAX_DICE, MAX_DIGITS, MAX_LENGTH
 from .dice import Dice, Roll, ValueBound
-from .values import Combatant, ConditionType, Ranked, Scale, Struct, member, same
+from .values import Combatant, ConditionType, Ranked, Scale, Struct, is_none, member, same
 
 _BIG = 10 ** MAX_DIGITS
 BIG = _BIG              # for generated code: a whole number within the bound is strictly between -BIG and BIG
@@ -167,11 +167,6 @@ def contains(item, container):
         return member(item, container)
     raise OperatorError(f'"in" needs a list on its right, not {kind(container)}',
                         "in tests membership in a list; to compare two texts use ==")
-
-
-def is_none(value) -> bool:
-    """none, and the empty list (a decision table's "none" cell and `== none` agree)."""
-    return value is None or (type(value) is list and not value)
 
 
 def equal(a, b) -> bool:

@@ -196,13 +196,18 @@ class Combatant:
         return getattr(self, mangle(name))
 
 
+def is_none(value) -> bool:
+    """none, and the empty list (a decision table's "none" cell and `== none` agree)."""
+    return value is None or (type(value) is list and not value)
+
+
 def same(a, b) -> bool:
     """The language's `==`: none equals none and the empty list; true and false equal no number;
     lists item by item, each by this same equality; anything else as Python compares it by value."""
     if a is b:
         return True
     if a is None or b is None:
-        return (a is None or type(a) is list and not a) and (b is None or type(b) is list and not b)
+        return is_none(a) and is_none(b)
     if (type(a) is bool) is not (type(b) is bool):
         return False
     if type(a) is list and type(b) is list:
