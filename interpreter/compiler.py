@@ -80,7 +80,7 @@ class Program:
 
 
 # The compiler's working state, thrown away with it.
-_TRANSIENT = ("alias", "inlining", "owner", "_tmp", "frame")
+_TRANSIENT = ("alias", "inlining", "owner", "_tmp", "frame", "_lazy")
 
 
 class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
@@ -106,6 +106,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.frame: dict[str, str] = {}       # a name -> the binding a statement gives it where it is new
         self.inlining: list[str] = []
         self.leaves: dict[str, bool] = {}
+        self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
         self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
         self._build_data()
         self.format = build_format(ruleset)            # how messages print values
@@ -310,20 +311,55 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
         self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
-        self.emit(3, "_opts = []")
+        lazy = self.lazy_choice(event)
+        depth = 3
+        if lazy:
+            # Unscripted, the reactor's tactic asks only what its choice needs (_tactic_react).
+            self.emit(3, f"if not _E.script: _ch = (_who.reacts.get({event!r}) or RF_{self.gid('event', event)})"
+                         "(_E, _who, _ev)")
+            self.emit(3, "else:")
+            depth = 4
+        self.emit(depth, "_opts = []")
         for r, by in zip(reactions, bys):
             mine = "" if single else f"{seen[by]} is _who and "
-            self.emit(3, f"if {mine}{self.req_expr(r, ['_who', '_ev'])}:", r.span)
-            self.emit(4, f"_opts.append(R_{self.gid('reaction', r.name)})")
-        # Unscripted, the reactor's tactic chooses directly (Engine.choose_reaction, without the script).
-        self.emit(3, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev) if _E.script else "
-                     f"((_who.reacts.get({event!r}) or H.first_reaction)(_E, _who, _opts, _ev) if _opts else None)")
+            self.emit(depth, f"if {mine}{self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(depth + 1, f"_opts.append(R_{self.gid('reaction', r.name)})")
+        self.emit(depth, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
         self.emit(3, "if _ch is None:")
         self.emit(4, "break")
         self.emit(3, "_E.steps += 1")
         self.emit(3, "_ch.run(_E, _who, _ev)")
         self.emit(1, "_E.depth -= 1")
         self.emit(1, "return _ev")
+        if lazy:
+            self._first_allowed(event, reactions)
+
+    def lazy_choice(self, event: str) -> bool:
+        """Whether an unscripted reactor may choose its reaction to an event testing only what its
+        choice needs, in its order: the event has one reactor and every reaction's `by`, costs and
+        requirements, and every tactic's `when` for it, are pure. Testing a pure condition fewer
+        times changes no answer (hoisting.py); otherwise every reaction is tested first, as written."""
+        known = self._lazy.get(event)
+        if known is None:
+            rs, purity = self.ruleset, Purity(self.ruleset, self.resolver)
+            reactions = [r for r in rs.all(n.Reaction) if r.event == event]
+            parts = [x for r in reactions for x in (r.by, *r.requires, *(a for _f, a in r.costs))]
+            parts += [p.when for t in rs.all(n.Tactic) for ev, prefs in t.react if ev == event
+                      for p in prefs if p.when is not None]
+            known = self._lazy[event] = len({self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions}) == 1 \
+                and all(purity.expr(x) for x in parts)
+        return known
+
+    def _first_allowed(self, event: str, reactions: list):
+        """The choice of a reactor whose tactic prefers nothing for the event: as the prelude's
+        option says, the first reaction allowed (H.first_reaction), or none."""
+        self.emit(0, f"def RF_{self.gid('event', event)}(_E, _who, _ev):")
+        self.emit(1, "if not _E.opt['first_reaction']:")
+        self.emit(2, "return None")
+        for r in reactions:
+            self.emit(1, f"if {self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(2, f"return R_{self.gid('reaction', r.name)}")
+        self.emit(1, "return None")
 
     def tactic(self, d: n.Tactic):
         self.owner = f"tactic {d.name}"
@@ -339,15 +375,34 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def _tactic_react(self, d: n.Tactic, ev: str, prefs, reactions):
         """The tactic's choice among the reactions allowed to an event as one function: its
-        preferences in order, each `when` tested in place; none preferred and allowed, none."""
-        self.emit(0, f"def rc_{self.gid('tactic', d.name)}_{self.gid('event', ev)}(_E, _who, _opts, _ev):", d.span)
+        preferences in order, each `when` tested in place; none preferred and allowed, none.
+        A second function (rt_) makes the same choice testing each reaction as it comes to it,
+        for the unscripted reactor where lazy_choice allows it."""
+        name = f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}"
+        self.emit(0, f"def rc_{name}(_E, _who, _opts, _ev):", d.span)
         for p in prefs:
-            target = reactions[p.name]
             chosen = f"R_{self.gid('reaction', p.name)}"
-            when = f" and {self.in_place(p.when, target.params, ['_who', '_ev'])}" if p.when is not None else ""
-            self.emit(1, f"if {chosen} in _opts{when}:", p.span)
+            self.emit(1, f"if {chosen} in _opts{self._when(p, reactions)}:", p.span)
             self.emit(2, f"return {chosen}", p.span)
         self.emit(1, "return None")
+        if self.lazy_choice(ev):
+            self.emit(0, f"def rt_{name}(_E, _who, _ev):", d.span)
+            tested = {}                     # a reaction named again reuses whether it was allowed
+            again = {p.name for i, p in enumerate(prefs) if any(q.name == p.name for q in prefs[:i])}
+            for p in prefs:
+                allowed = tested.get(p.name)
+                if allowed is None:
+                    allowed = f"({self.req_expr(reactions[p.name], ['_who', '_ev'])})"
+                    if p.name in again:
+                        tested[p.name] = f"_k{len(tested)}"
+                        allowed = f"({tested[p.name]} := {allowed})"
+                self.emit(1, f"if {allowed}{self._when(p, reactions)}:", p.span)
+                self.emit(2, f"return R_{self.gid('reaction', p.name)}", p.span)
+            self.emit(1, "return None")
+
+    def _when(self, p, reactions) -> str:
+        """A reaction preference's `when`, as a further test (or nothing)."""
+        return f" and {self.in_place(p.when, reactions[p.name].params, ['_who', '_ev'])}" if p.when is not None else ""
 
     def _tactic_act(self, d: n.Tactic, actions):
         """The tactic's choice of action as one function: preferences in order,
@@ -452,8 +507,10 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             g[f"R_{m}"] = r
         self.tactics = {}
         for d in rs.all(n.Tactic):
-            choose = {ev: g[f"rc_{self.gid('tactic', d.name)}_{self.gid('event', ev)}"] for ev, _prefs in d.react}
-            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose)
+            names = {ev: f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}" for ev, _prefs in d.react}
+            choose = {ev: g[f"rc_{m}"] for ev, m in names.items()}
+            react = {ev: g[f"rt_{m}"] for ev, m in names.items() if f"rt_{m}" in g}
+            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose, react)
         self.rounds = []
         for d in rs.all(n.Round):
             m = self.gid("round", d.name)

@@ -27,11 +27,12 @@ class ReactionDef:
 
 
 class TacticDef:
-    __slots__ = ("name", "act", "choose")
+    __slots__ = ("name", "act", "choose", "react")
 
-    def __init__(self, name, act, choose):
-        # choose: event -> the tactic's compiled choice among the reactions allowed (compiler._tactic_react)
-        self.name, self.act, self.choose = name, act, choose
+    def __init__(self, name, act, choose, react):
+        # choose: event -> the tactic's compiled choice among the reactions allowed (compiler._tactic_react);
+        # react: event -> the same choice testing each reaction as it comes to it, where the event allows it
+        self.name, self.act, self.choose, self.react = name, act, choose, react
 
 
 ROLLS_INDEXED = 10_000     # a dice table covering at most this many rolls keeps a dict by roll

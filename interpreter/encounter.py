@@ -297,7 +297,7 @@ class Prepared:
     def _combatant_makers(self):
         """What make_combatants needs of each blueprint, worked out once: its name, side,
         tactic and the tactic's act, its field values (and which of them are lists), its cards."""
-        acts = {name: (t.act, t.choose) for name, t in self.p.tactics.items()}
+        acts = {name: (t.act, t.react) for name, t in self.p.tactics.items()}
         self._attrs = {}
         out = []
         for _i, name, side, tactic, attrs, given, holds in self.blueprints:

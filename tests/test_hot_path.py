@@ -172,3 +172,73 @@ def test_groups_are_runs_of_equal_keys_in_sorted_order():
             return t[0]
         assert groups(items, key, reverse) == walked(items, key, reverse)
     same()
+
+
+def _events(program, path, seed):
+    from pathlib import Path
+    text = Path(path).read_text(encoding="utf-8")
+    enc, diags = build_encounter(text, str(path))
+    assert not diags
+    out = Prepared(enc, program).run(seed=seed)
+    return [(e[0], str(e[1:])) for e in out.engine.events]
+
+
+def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allowed(monkeypatch):
+    # compiler.lazy_choice: an unscripted reactor tests each reaction as its tactic comes to it
+    # (rt_ functions, and RF_ without a preference) instead of listing every reaction allowed
+    # first. Every bundled encounter, on several seeds, says and rolls the same with and without.
+    from pathlib import Path
+    from grimorio.dsl.loader import load_edition
+    from grimorio.interpreter.compiler import Compiler, compile_checked
+    root = Path(__file__).resolve().parent.parent / "rulesets"
+    editions = {p.parent.name for p in root.glob("*/*.enc")}
+    lazy = {ed: compile_checked(load_edition(ed)) for ed in editions}
+    assert "def rt_" in lazy["aquelarre"].source and "def RF_" in lazy["aquelarre"].source   # the shortcut is taken
+    monkeypatch.setattr(Compiler, "lazy_choice", lambda self, event: False)
+    listed = {ed: compile_checked(load_edition(ed)) for ed in editions}
+    assert not any("def rt_" in p.source or "def RF_" in p.source for p in listed.values())
+    for path in sorted(root.glob("*/*.enc")):
+        for seed in range(4):
+            ed = path.parent.name
+            assert _events(lazy[ed], path, seed) == _events(listed[ed], path, seed), (path, seed)
+
+
+LAZY = """event golpe(atacante, defensor)
+var tiradas = 0
+rule tira(c):
+  set tiradas = tiradas + 1
+  return true
+action golpear(yo, objetivo in enemies(yo)):
+  emit golpe(atacante: yo, defensor: objetivo)
+reaction cubrirse(yo, e) to golpe:
+  by e.defensor
+  requires tira(yo)
+  pass
+reaction agacharse(yo, e) to golpe:
+  by e.defensor
+  pass
+tactic {tactic}
+round asalto:
+  step uno:
+    for c in combatants():
+      act(c)
+"""
+
+
+@pytest.mark.parametrize("requirement, lazy, rolled", [("tira(yo)", False, 2), ("yo.FUE > 0", True, 0)])
+def test_a_reaction_whose_requirement_changes_the_run_is_tested_as_written(tmp_path, requirement, lazy, rolled):
+    # A requirement that changes something (here a var) is tested for every reaction, before the
+    # tactic chooses, even where the tactic prefers another reaction: lazy_choice refuses the event.
+    from tests.test_checker import write_edition
+    from grimorio.dsl.loader import load_edition
+    from grimorio.interpreter.compiler import compile_checked
+    rules = LAZY.format(tactic="t:\n  act: golpear\n  react golpe: agacharse, cubrirse").replace("tira(yo)", requirement)
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + rules)
+    program = compile_checked(load_edition("prueba", roots=[tmp_path]))
+    assert ("def rt_" in program.source) is lazy
+    text = ('encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  side a\n  FUE 3\n'
+            'combatant Beto:\n  side b\n  FUE 3\nexpect tiradas == {rolled}\n').format(rolled=rolled)
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program).run()
+    assert [v.ok for v in out.expectations] == [True], [(v.left, v.right) for v in out.expectations]
