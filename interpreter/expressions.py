@@ -108,8 +108,8 @@ class ExpressionCompiler:
             # a field of these rules and the object has fields; H.index does the same, slower.
             # So is a list's item by a whole position from 1 that it has (generic.item otherwise).
             k, f = self.tmp(), self.tmp()
-            return (f"(getattr({obj}, {f}) if type({k} := {key}) is str and ({f} := _F.get({k})) is not None"
-                    f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if type({k}) is int and type({obj}) is list"
+            return (f"(getattr({obj}, {f}) if {S.type_of(f'{k} := {key}')} is str and ({f} := _F.get({k})) is not None"
+                    f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {S.type_of(k)} is int and {S.type_of(obj)} is list"
                     f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
 
@@ -153,7 +153,7 @@ class ExpressionCompiler:
         if read is None:
             return self.b_function(name, x, args, scope)
         # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
-        return f"(len({read}) if type({first}) is list else b_len({read}))"
+        return f"(len({read}) if {S.type_of(first)} is list else b_len({read}))"
 
     def b_first(self, name, x, args, scope):
         read, first = self.reread(args[0])
@@ -271,7 +271,7 @@ class ExpressionCompiler:
         read, first = self.reread(operand)
         if read is None:
             return f"S.neg({operand})"
-        return f"(-{read} if type({first}) is int else S.neg({read}))"      # S.neg of a whole number
+        return f"(-{read} if {S.type_of(first)} is int else S.neg({read}))"      # S.neg of a whole number
 
     OPS = {"and": "and", "or": "or"}
     RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
@@ -296,7 +296,7 @@ class ExpressionCompiler:
                     return (f"({v} if ({v} := {answers}.get({other} := {a})) is not None "
                             f"else H.rank_of({other}, {known.kind!r}, {b}) {x.op} {known.rank})")
                 if self.pure(a):
-                    return (f"({a}.rank {x.op} {known.rank} if type({a}) is H.Ranked and {a}.kind == {known.kind!r} "
+                    return (f"({a}.rank {x.op} {known.rank} if {S.type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
                             f"else H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})")
                 return f"(H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})"
         if x.op in ("==", "!=") and "None" in (a, b):
@@ -315,7 +315,7 @@ class ExpressionCompiler:
     def compare(self, op, a, b, plain=False, named=False) -> str:
         """A comparison as the semantics mean it: Python's own operator when both sides are surely
         numbers or one is a written text (`plain`), or under the guard that makes them agree
-        (semantics.SAME_IN_PLACE) when both sides can be read twice; else the function. `named`:
+        (semantics.same_in_place) when both sides can be read twice; else the function. `named`:
         the code stands where Python allows `:=` (not in a comprehension's iterable), so one
         computed side can be named once in the guard and read again after it."""
         if plain:
@@ -332,19 +332,19 @@ class ExpressionCompiler:
         if self.pure(a) and self.pure(b):
             whole = [side for side in (a, b) if self.WHOLE.match(side)]
             # Against a written whole number, the guard asks only of the other side.
-            guard = f"type({b if whole[0] == a else a}) is int" if whole else S.SAME_IN_PLACE[op].format(a=a, b=b)
+            guard = f"{S.type_of(b if whole[0] == a else a)} is int" if whole else S.same_in_place(op, a, b)
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
 
     WHOLE = re.compile(r"^\d+$")
 
     def same_kind(self, op, a: str, b: str) -> str:
-        """The guard under which Python's `op` means what the semantics mean (SAME_IN_PLACE), each
+        """The guard under which Python's `op` means what the semantics mean (S.same_in_place), each
         side worked out once and both always (`&` where the `is` chain could stop early)."""
         if op in ("==", "!="):
-            return S.SAME_IN_PLACE[op].format(a=a, b=b)
+            return S.same_in_place(op, a, b)
         asked = [side for side in (a, b) if not self.WHOLE.match(side)]
-        return " & ".join(f"(type({side}) is int)" for side in asked)
+        return " & ".join(f"({S.type_of(side)} is int)" for side in asked)
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
@@ -420,7 +420,7 @@ class ExpressionCompiler:
                 continue
             read, first = self.once(side)
             reads.append(read)
-            tests.append(f"type({first}) is int")
+            tests.append(f"{S.type_of(first)} is int")
         # `&`, not `and`: both sides are worked out whatever the first one is.
         guard = tests[0] if len(tests) == 1 else " & ".join(f"({t})" for t in tests)
         return reads[0], reads[1], guard
@@ -429,7 +429,7 @@ class ExpressionCompiler:
         """The test that both sides are whole numbers (Python ints); a written whole number is
         one already, so only the other side is asked (no `type(1)` worked out at run time)."""
         asked = [side for side in (a, b) if not self.WHOLE.match(side) and side not in self.ints]
-        return " is int is ".join(f"type({side})" for side in asked) + (" is int" if len(asked) == 1 else "") \
+        return " is int is ".join(S.type_of(side) for side in asked) + (" is int" if len(asked) == 1 else "") \
             if asked else "True"
 
     OPERAND = re.compile(r"^[\w.()]+$")

@@ -10,6 +10,7 @@ MAX_DIGITS digits or a list or text past MAX_LENGTH items stops the run
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from ..dsl.bounds import MAX_DICE, MAX_DIGITS, MAX_LENGTH
@@ -221,9 +222,30 @@ def greater_equal(a, b) -> bool:
 # operator gives the same answer in place (tests/test_semantics.py proves each): equality on two
 # values of one type (none is only equal to none then, and no true meets a 1), order on two whole numbers.
 COMPARISON = {"==": equal, "!=": not_equal, "<": less, "<=": less_equal, ">": greater, ">=": greater_equal}
-SAME_IN_PLACE = {"==": "type({a}) is type({b}) is not list", "!=": "type({a}) is type({b}) is not list",
-                 "<": "type({a}) is int is type({b})", "<=": "type({a}) is int is type({b})",
-                 ">": "type({a}) is int is type({b})", ">=": "type({a}) is int is type({b})"}
+
+
+def type_of(code: str) -> str:
+    """Generated code asking the type of a value: its `__class__`, which CPython reads in one
+    specialized step where `type(x)` is a call (half the time of the guard, and two bytecodes
+    fewer); the same type for every value the rules make, none of which sets `__class__`."""
+    if _WHOLE.match(code):
+        return "int"                    # a written whole number (no need to ask)
+    return f"{code}.__class__" if _NAME.match(code) else f"({code}).__class__"
+
+
+_NAME, _WHOLE = re.compile(r"^[A-Za-z_]\w*$"), re.compile(r"^\d+$")
+
+
+def same_in_place(op: str, a: str, b: str) -> str:
+    """The guard, for two sides (code), under which Python's own `op` gives the semantics' answer."""
+    if op in ("==", "!="):
+        whole = [side for side in (a, b) if _WHOLE.match(side)]
+        if whole:
+            other = b if whole[0] == a else a
+            return f"{type_of(other)} is int"
+        return f"{type_of(a)} is {type_of(b)} is not list"
+    return f"{type_of(a)} is int is {type_of(b)}"
+
 
 
 def append(target, value):

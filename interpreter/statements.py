@@ -51,7 +51,7 @@ class StatementCompiler:
             t, v = self.tmp(), self.tmp()
             e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
             e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
-            e(depth, f"if type({t}) is list and len({t}) < S.MAX_LENGTH: {t}.append({v})", s.span)
+            e(depth, f"if {S.type_of(t)} is list and len({t}) < S.MAX_LENGTH: {t}.append({v})", s.span)
             e(depth, f"else: S.append({t}, {v})", s.span)
             return scope
         if isinstance(s, n.Act):
@@ -94,7 +94,7 @@ class StatementCompiler:
             t = self.tmp()
             e(depth, f"{t} = {items}", s.span)
             if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
-                e(depth, f"if type({t}) is not list: H.counted(_E, {t})", s.span)     # refuses it
+                e(depth, f"if {S.type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
                 if isinstance(s.iter, (n.Name, n.Attr, n.Index)):
                     e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
             e(depth, f"_E.steps += len({t})", s.span)
@@ -166,7 +166,7 @@ class StatementCompiler:
         if whole:
             # What a decision table orders is almost always whole numbers: its rows are
             # compiled once for them, without a guard per cell, and once for any value.
-            self.emit(depth, "if " + " and ".join(f"type({w}) is int" for w in whole) + ":", d.span)
+            self.emit(depth, "if " + " and ".join(f"{S.type_of(w)} is int" for w in whole) + ":", d.span)
             with self.whole_numbers(whole):
                 self.rows(d, ins, out, depth + 1, scope)
             self.emit(depth, "else:", d.span)
