@@ -300,3 +300,5 @@ def test_membership_is_the_languages_equality_item_by_item(a, items):
     kept = H.distinct(items)
     assert all(any(S.equal(x, k) for k in kept) for x in items)
     assert not any(S.equal(kept[i], kept[j]) for i in range(len(kept)) for j in range(i))
+    first = [x for i, x in enumerate(items) if not any(S.equal(x, y) for y in items[:i])]
+    assert len(kept) == len(first) and all(k is f for k, f in zip(kept, first))     # the first of each, in order
