@@ -63,14 +63,18 @@ def interpreter_vs_twin(repeats):
     ratios = [i / t for i, t in zip(interp, twin)]
     line("interpreter / twin (300 duels)", f"{min(interp) / min(twin):.2f}x of the best; pairs {spread(ratios, 'x')}"
                                            " (target 1.5x)")
+    # The floor under the simulate target: hand-written Python of the (simpler) reference duel.
+    line("twin alone", f"{min(twin) / len(seeds) * 1e6:.0f} us a duel: 10,000 duels in {min(twin) / len(seeds) * 1e4:.2f} s"
+                       " of one core")
 
 
 def bytecodes_vs_twin():
     """The same duels counted in Python bytecodes (benchmarks/bytecodes.py): a ratio the load does not move."""
     from benchmarks.bytecodes import count
-    per = {side: sum(count(side, 40).values()) / 40 for side in ("twin", "interpreter")}
+    per = {side: sum(count(side, 40).values()) / 40 for side in ("twin", "interpreter", "simulate")}
     line("interpreter / twin, in bytecodes", f"{per['interpreter'] / per['twin']:.2f}x ({per['interpreter']:,.0f} "
                                              f"against {per['twin']:,.0f} a duel; timed ratios follow it on a VM)")
+    line("a demo fight, in bytecodes", f"{per['simulate']:,.0f} ({per['simulate'] / per['twin']:.1f}x the twin's duel)")
 
 
 def dice_vs_d20(repeats):

@@ -9,6 +9,8 @@ environment with lark 1.x, so that comparison runs in a venv of its own:
 benchmarks/dice_vs_d20.sh."""
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,4 @@ def test_the_benchmark_command_prints_the_bytecode_ratio(capsys):
     assert main(["--only", "bytecodes"]) == 0
     out = capsys.readouterr().out
     assert "interpreter / twin, in bytecodes" in out and "x (" in out
+    assert re.search(r"a demo fight, in bytecodes +[\d,]+ \(\d+\.\dx the twin's duel\)", out), out
