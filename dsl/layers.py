@@ -78,6 +78,12 @@ def _declare(rs, layer, d: n.Decl, space_name: str, diags, explicit: bool = Fals
         rs.origin[(space_name, d.name)] = layer.name
         return
     if rs.origin.get((space_name, d.name)) == layer.name:
+        module = rs.module_files.get(old.span.file)
+        if explicit and module is not None and d.span.file not in rs.module_files:
+            # The edition adapts a declaration of a module it includes (its own layer): say so.
+            space[d.name] = d
+            _record(rs, layer, d.span, f'replaces {kind} "{d.name}" of module {module}', kind, d.name, old.span)
+            return
         diags.append(Diagnostic("E0202", f'"{d.name}" is declared twice', d.span,
                                 f"the first is at {old.span}; rename one of them"))
         return

@@ -43,6 +43,7 @@ class Ruleset:
     warnings: list[Diagnostic] = field(default_factory=list)
     # Modules included so far (dsl/modules.py): name -> where, and by which edition or module.
     modules: dict = field(default_factory=dict)
+    module_files: dict = field(default_factory=dict)     # a module's file (as spans name it) -> the module
 
     def space(self, kind: str) -> dict[str, n.Decl]:
         return self.spaces.setdefault(kind, {})

@@ -48,7 +48,8 @@ EXPECTABLE = {
 
 # What a name clash caused by an included module means for the including edition.
 CLASHES = {
-    "E0202": "a module's names are the same in every edition that includes it: rename the edition's one",
+    "E0202": "a module's names are the same in every edition that includes it: rename the edition's one, "
+             "or write \"replace KIND NAME\" to adapt the module's one to this edition",
     "E0306": "a module's names are the same in every edition that includes it: rename the edition's one",
     "W0701": "the module's declaration takes the place of the one below, and the rules below use it",
 }
@@ -142,6 +143,7 @@ class Includer:
         self.rs.layer_files[_display(path)] = self.layer
         if kind == "module":
             self.files[_display(path)] = self.rs.modules[name]
+            self.rs.module_files[_display(path)] = name
         out = []
         for d in _read(path, self.sources, self.diags, sp):
             if isinstance(d, n.Edition):
@@ -197,6 +199,7 @@ class Includer:
         self.mine.append(included)
         self.rs.layer_files[_display(entry)] = self.layer
         self.files[_display(entry)] = included
+        self.rs.module_files[_display(entry)] = name
         own = [d for d in decls if not isinstance(d, (n.Module, n.Edition))]
         return own + self.includes(mod.includes, ("module", name, entry), chain + (name,))
 

@@ -35,7 +35,7 @@ def test_a_blow_through_the_armour_gives_heridas_leve():
     r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 44\ndaño 5\n")))
     assert "    Bandido: puntos de Resistencia 13 -> 8" in r.lines
     assert "    Bandido recibe Heridas Leve (atraviesa)" in r.lines
-    assert "Bandido: E.Alt de Heridas Leve" in r.lines
+    assert "    Bandido: E.Alt de Heridas Leve" in r.lines
 
 
 def test_a_blow_the_armour_stops_gives_nothing():
@@ -49,14 +49,14 @@ def test_a_critical_gives_heridas_grave():
     # 04: crítico, Pecho x1, daño máximo 7 sin armadura; 7 * 2 >= 13: secuela.
     r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 4\nBandido secuela 1\n")))
     assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
-    assert "Bandido: E.Alt de Heridas Grave" in r.lines
+    assert "    Bandido: E.Alt de Heridas Grave" in r.lines
 
 
 def test_a_palo_blow_gives_fatiga_leve():
     # Garrote (Palo) 1D6 = 5 minus Gambesón 2 on the Pecho -> 3.
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 44\ndaño 5\n")))
     assert "    Rodrigo recibe Fatiga Leve (contundente)" in r.lines
-    assert "Rodrigo: E.Alt de Fatiga Leve" in r.lines
+    assert "    Rodrigo: E.Alt de Fatiga Leve" in r.lines
 
 
 def test_a_critical_palo_blow_gives_fatiga_grave():
@@ -64,7 +64,7 @@ def test_a_critical_palo_blow_gives_fatiga_grave():
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 4\n")))
     assert "    Rodrigo: puntos de Resistencia 14 -> 8" in r.lines
     assert "    Rodrigo recibe Fatiga Grave (contundente_crítico)" in r.lines
-    assert "Rodrigo: E.Alt de Fatiga Grave" in r.lines
+    assert "    Rodrigo: E.Alt de Fatiga Grave" in r.lines
 
 
 def test_a_pelea_blow_gives_fatiga():
@@ -84,9 +84,9 @@ def test_fainting_is_shock_persistente():
     at = r.lines.index("    Bandido se desmaya")
     assert r.lines[at + 1:at + 5] == [
         "    Bandido recibe Shock Persistente (desmayo)",
-        "Bandido queda inconsciente (Shock Persistente) durante 1D3=2 horas",
-        "[día 1, 0:00:00]",
-        "Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)",
+        "    Bandido queda inconsciente (Shock Persistente) durante 1D3=2 horas",
+        "    [día 1, 0:00:00]",
+        "    Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)",
     ]
     assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
 
@@ -102,7 +102,7 @@ def test_fainting_at_the_resistance_roll_is_shock_persistente():
     """, extra="set regla_dj = false\n")))           # the RES x 4 roll is CMB-47, which the Regla del D.J. ignores
     at = r.lines.index("  Bandido no aguanta (Resistencia x 4): d100=90 contra 52% -> fallo")
     assert r.lines[at + 1:at + 3] == ["    Bandido se desmaya", "    Bandido recibe Shock Persistente (desmayo)"]
-    assert "Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)" in r.lines
+    assert "    Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)" in r.lines
 
 
 @pytest.mark.slow
@@ -112,7 +112,7 @@ def test_a_row_of_the_mapping_is_edition_data_a_layer_changes(tmp_path, capsys):
     enc = tmp_path / "golpe.enc"
     enc.write_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 44\ndaño 5\n")), encoding="utf-8")
     assert main(["run", str(enc), "--house", str(casa)]) == 0
-    assert "Bandido: E.Alt de Heridas Persistente" in capsys.readouterr().out
+    assert "    Bandido: E.Alt de Heridas Persistente" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- the Obstáculo on percentile checks

@@ -374,6 +374,29 @@ def test_a_module_that_replaces_a_declaration_of_the_base_warns_at_the_include(r
     assert d.message.startswith('module "comun": this rule would replace table "doble"')
 
 
+def test_the_including_edition_replaces_a_declaration_of_the_module(root, capsys):
+    # An edition adapts what a module it includes says (a message, a rule) with `replace`, in its
+    # own layer; the change names the module. Without `replace` it is still E0202, whose help says so.
+    write(root / "uno" / "hoja.rules", HOJA_UNO + '\nreplace message prueba(pj, t) "  {pj}: {t.resultado}"\n'
+                                               "replace rule doble(pj):\n  return pj.FUE * 3\n")
+    enc = write(root / "uno" / "prueba.enc", ENCOUNTER.format(edition="uno", fue=4, die=3, doble=12))
+    assert run(capsys, enc)[:2] == (0, "  Ana: éxito\n")
+    rs = load_edition("uno", [root, bundled_root()])
+    assert [c.what for c in rs.changes] == ['replaces message "prueba" of module comun',
+                                            'replaces rule "doble" of module comun']
+    assert [Path(c.below.file).name for c in rs.changes] == ["reglas.rules", "modulo.rules"]
+    write(root / "uno" / "hoja.rules", HOJA_UNO + "\nrule doble(pj):\n  return 0\n")
+    d = only(errors("uno", root), "E0202")
+    assert 'write "replace KIND NAME" to adapt the module\'s one' in d.help
+
+
+def test_a_module_cannot_replace_a_declaration_of_its_own_layer(root):
+    # `replace` within the module's files stays a name declared twice (the module's mistake).
+    write(root / "comun" / "reglas.rules", REGLAS + "\nreplace rule doble(pj):\n  return 0\n")
+    d = only(errors("uno", root), "E0202")
+    assert d.message == '"doble" is declared twice' and Path(d.span.file).name == "reglas.rules"
+
+
 def test_a_name_declared_twice_inside_the_module_is_shown_in_the_module(root):
     write(root / "comun" / "reglas.rules", REGLAS + "\nrule doble(pj):\n  return 0\n")
     d = only(errors("uno", root), "E0202")
