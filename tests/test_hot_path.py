@@ -243,3 +243,84 @@ def test_a_reaction_whose_requirement_changes_the_run_is_tested_as_written(tmp_p
     assert not diags
     out = Prepared(enc, program).run()
     assert [v.ok for v in out.expectations] == [True], [(v.left, v.right) for v in out.expectations]
+
+
+DRAWN = """sheet ficha:
+  FUE: int 1..9
+  acciones: int = 0
+outcomes res: fallo < éxito
+check tirada(v) rolls d = 1D10:
+  | d      | res   |
+  |--------|-------|
+  | <= v   | éxito |
+  | any    | fallo |
+event golpe(atacante, defensor, fuerza, parado = false)
+message dice(c, que) "  {c}: {que}"
+action golpear(yo, objetivo in enemies(yo)):
+  requires not objetivo.name == yo.name
+  cost acciones 1
+  let t = check tirada(yo.FUE) by yo as "golpe"
+  if t.res == éxito:
+    let e = emit golpe(atacante: yo, defensor: objetivo, fuerza: yo.FUE)
+    say dice(objetivo, e.parado)
+reaction cubrirse(yo, e) to golpe:
+  by e.defensor
+  requires yo.FUE >= 3
+  cost acciones 1
+  set e.parado = true
+  say dice(yo, "se cubre")
+reaction agacharse(yo, e) to golpe:
+  by e.defensor
+  requires e.fuerza < 7
+  say dice(yo, "se agacha")
+reaction replicar(yo, e) to golpe:
+  by e.defensor
+  requires yo.acciones > 1 and e.atacante.FUE <= yo.FUE
+  cost acciones 2
+  say dice(yo, "replica")
+tactic t:
+  act: golpear
+  react golpe: {prefs}
+round asalto:
+  step uno:
+    for c in combatants():
+      set c.acciones = 2
+    for c in combatants():
+      while c.acciones > 0 and act(c):
+        pass
+"""
+WHENS = ["", " when yo.FUE > 4", " when e.fuerza > 5", " when yo.acciones >= 2", " when not (e.fuerza == yo.FUE)"]
+
+
+@pytest.mark.slow
+def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_factory):
+    # Drawn preferences (a reaction may come again, each with or without a `when`) over reactions
+    # with costs and requirements: the lazy choice (rt_) and the listed one say and roll the same.
+    from hypothesis import given, settings, strategies as st
+    from grimorio.dsl.loader import load_edition
+    from grimorio.interpreter import compiler as C
+    from tests.test_checker import write_edition
+
+    prefs = st.lists(st.tuples(st.sampled_from(["cubrirse", "agacharse", "replicar"]), st.sampled_from(WHENS)),
+                     min_size=1, max_size=5)
+    fue = st.integers(1, 9)
+
+    @settings(max_examples=40, deadline=None)
+    @given(prefs, st.lists(fue, min_size=2, max_size=3), st.integers(0, 10_000))
+    def same(drawn, strengths, seed):
+        root = tmp_path_factory.mktemp("drawn")
+        write_edition(root, DRAWN.replace("{prefs}", ", ".join(f"{r}{w}" for r, w in drawn)))
+        lazy = C.compile_checked(load_edition("prueba", roots=[root]))
+        assert "def rt_" in lazy.source
+        real = C.Compiler.lazy_choice
+        C.Compiler.lazy_choice = lambda self, event: False
+        try:
+            listed = C.compile_checked(load_edition("prueba", roots=[root]))
+        finally:
+            C.Compiler.lazy_choice = real
+        people = "".join(f"combatant P{i}:\n  side s{i}\n  FUE {f}\n" for i, f in enumerate(strengths))
+        enc = root / "x.enc"
+        enc.write_text(f'encounter "x"\nedition prueba\nrounds 3\n{people}', encoding="utf-8")
+        assert _events(lazy, enc, seed) == _events(listed, enc, seed)
+
+    same()
