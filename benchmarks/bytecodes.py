@@ -38,6 +38,11 @@ def count(side: str, n: int) -> Counter:
     """Bytecodes the runs 0 .. n-1 of a side execute, by code object (after one untimed run)."""
     run = one_run(side)
     run(12345)
+    return executed(lambda: [run(i) for i in range(n)])
+
+
+def executed(work) -> Counter:
+    """Bytecodes `work()` executes, by code object (name, file, first line)."""
     counts: Counter = Counter()
 
     def local(frame, event, _arg):
@@ -53,8 +58,7 @@ def count(side: str, n: int) -> Counter:
 
     sys.settrace(call)
     try:
-        for i in range(n):
-            run(i)
+        work()
     finally:
         sys.settrace(None)
     return counts

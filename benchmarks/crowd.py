@@ -1,8 +1,9 @@
 """Cost per combatant-round as an encounter grows: K combatants of the demo duel,
 half on each side, for three rounds (`crowd_cost(K)` gives CPU seconds per
 combatant per round, over enough runs to reach about 20,000 combatant-rounds;
-`crowd_steps(K)` the steps of the run budget per combatant-round, which measure
-the work done without a clock).
+`crowd_steps(K)` the steps of the run budget per combatant-round, and
+`crowd_bytecodes(K)` the Python bytecodes per combatant-round, which measure the
+work done without a clock).
 
 By default the crowd fights under the frozen copy of the duel's rules
 (`duelo_referencia`, the rules the hand-written twin implements), so the figure
@@ -61,3 +62,15 @@ def crowd_cost(k: int, edition: str = REFERENCE) -> float:
 def crowd_steps(k: int, seed: int = 1, edition: str = REFERENCE) -> float:
     eng = prepared(k, edition).run(seed=seed, record=False).engine
     return eng.steps / (k * eng.round)
+
+
+def crowd_bytecodes(k: int, seed: int = 1, edition: str = REFERENCE) -> float:
+    """Python bytecodes per combatant-round (benchmarks/bytecodes.py): all the work, where the steps
+    leave out the calls of rules whose calls are few (their cost is bounded, so the budget need not
+    count them), which are much of what does not grow with the crowd."""
+    from benchmarks.bytecodes import executed
+    prepared_k = prepared(k, edition)
+    prepared_k.run(seed=seed, record=False)
+    engines = []
+    counts = executed(lambda: engines.append(prepared_k.run(seed=seed, record=False).engine))
+    return sum(counts.values()) / (k * engines[0].round)

@@ -46,7 +46,8 @@ class Program:
     by a fresh compiler into a namespace of its own, leaving the program as it was."""
 
     # What a compiler changes while it compiles an encounter's code: each gets its own copy.
-    _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict}
+    _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict,
+                    "weights": dict}
 
     def __init__(self, ruleset, warnings=()):
         compiler = Compiler(ruleset)
@@ -106,6 +107,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.frame: dict[str, str] = {}       # a name -> the binding a statement gives it where it is new
         self.inlining: list[str] = []
         self.leaves: dict[str, bool] = {}
+        self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
         self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
         self._build_data()
@@ -182,10 +184,10 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"rule {d.name}"
         scope = self.param_scope(d.params)
         self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(scope, d.params)}):", d.span)
-        if not self.calls_only_leaves(d):
-            # A call of a rule that calls rules that call rules is a step (calls can multiply: f
-            # calls f twice); a leaf rule's cost is its caller's call and its own loops, counted
-            # where they run, and a rule that calls only leaves costs a bounded multiple of that.
+        if not self.counted_by_caller(d):
+            # A call of a rule that makes many calls, or calls back, is a step (calls can multiply:
+            # f calls f twice); a leaf rule's cost is its caller's call and its own loops, counted
+            # where they run, and a rule that makes few calls costs a bounded multiple of that.
             self.emit(1, "_E.steps += 1", d.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
         self.block(d.body, 1, scope)

@@ -262,6 +262,33 @@ class ExpressionCompiler:
         largest leaf's (their loops and walks count where they run), so it is no step of its own."""
         return all(self.is_leaf(r) for r in self.called(rule))
 
+    # Calls a rule may make, all the way down, and still be counted by its caller (docs/errors.md, E0502).
+    FEW_CALLS = 16
+
+    def counted_by_caller(self, rule: n.Rule) -> bool:
+        """A rule that is no step of its own: it calls only leaf rules, or its calls, all the way
+        down, are at most FEW_CALLS and never come back to it. Each call of it then costs at most
+        a bounded multiple of its caller's step (loops and walks count where they run)."""
+        return self.calls_only_leaves(rule) or self.calls_below(rule) is not None
+
+    def calls_below(self, rule: n.Rule, path: tuple = ()) -> int | None:
+        """How many rule calls a call of `rule` makes, all the way down (each call site once: a loop
+        pays for its turns); None past FEW_CALLS or where the calls come back (a rule reaching one on
+        its own path is on a cycle, so None is its own answer too, and is kept)."""
+        known = self.weights.get(rule.name, 0)
+        if known != 0:
+            return known
+        total = 0
+        for callee in self.called(rule):
+            below = None if callee.name in path or callee.name == rule.name else \
+                self.calls_below(callee, path + (rule.name,))
+            total = None if below is None else total + 1 + below
+            if total is None or total > self.FEW_CALLS:
+                total = None
+                break
+        self.weights[rule.name] = total
+        return total
+
     def x_Unary(self, x, scope):
         if x.op == "not":
             return f"(not {self.expr(x.operand, scope)})"

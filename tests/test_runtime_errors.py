@@ -164,9 +164,9 @@ def test_the_error_carries_the_run_so_far(tmp_path):
 
 
 def test_calls_that_multiply_still_meet_the_budget(tmp_path):
-    # A rule that calls only leaf rules is no step of its own (its cost is bounded by its size);
-    # one level up, every call counts again: f20 calling f19 twice ... down to f0 is about a
-    # million calls, and a budget of 1,000 steps stops it long before.
+    # A rule that calls only leaf rules, or makes at most 16 calls all the way down, is no step of
+    # its own (its cost is bounded); above that every call counts again: f20 calling f19 twice ...
+    # down to f0 is about a million calls, and a budget of 1,000 steps stops it long before.
     chain = "rule f0(x):\n  return x + 1\n" + "".join(
         f"rule f{k}(x):\n  return f{k - 1}(x) + f{k - 1}(x)\n" for k in range(1, 21))
     write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + chain)
@@ -174,10 +174,35 @@ def test_calls_that_multiply_still_meet_the_budget(tmp_path):
     ticks = {name: "_E.steps += 1" in body
              for name, body in re.findall(r"^def (rule\d+)\(.*?\n(.*?)(?=^def |\Z)", program.source, re.M | re.S)}
     gid = {k: program.gids[("rule", f"f{k}")] for k in range(21)}
-    assert not ticks[gid[0]] and not ticks[gid[1]], program.source    # a leaf, and a rule calling only a leaf
-    assert all(ticks[gid[k]] for k in range(2, 21))
+    # f0 a leaf; f1, f2, f3 make 2, 6 and 14 calls all the way down; f4 makes 30
+    assert not any(ticks[gid[k]] for k in range(4)), program.source
+    assert all(ticks[gid[k]] for k in range(4, 21))
     text = HEAD + "do:\n  f20(1)\n"
     enc, diags = build_encounter(text, "x.enc")
     with pytest.raises(GrimorioError) as exc:
         Prepared(enc, program).run(budget=1000)
+    assert exc.value.diagnostics[0].code == "E0502"
+
+
+def test_a_rule_that_calls_itself_or_many_is_a_step_of_its_own(tmp_path):
+    # counted_by_caller: a rule on a cycle (a calls b, b calls a) ticks however few its calls, and
+    # so does one whose calls, all the way down, pass 16; a short chain of calls does not.
+    rules = ("rule hoja(x):\n  return x\n"
+             "rule medio(x):\n  return hoja(x) + hoja(x)\n"
+             "rule arriba(x):\n  return medio(x) + medio(x)\n"            # 2 * (1 + 2) = 6 calls
+             "rule muchas(x):\n  return " + " + ".join(["arriba(x)"] * 3) + "\n"   # 3 * 7 = 21 calls
+             "rule a(x):\n  return 0 if x <= 0 else b(x - 1)\n"
+             "rule b(x):\n  return a(x)\n")
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + rules)
+    program = program_for("prueba", roots=[tmp_path])
+    ticks = {name: "_E.steps += 1" in body
+             for name, body in re.findall(r"^def (rule\d+)\(.*?\n(.*?)(?=^def |\Z)", program.source, re.M | re.S)}
+    got = {name: ticks[program.gids[("rule", name)]] for name in ("hoja", "medio", "arriba", "muchas", "a", "b")}
+    assert got == {"hoja": False, "medio": False, "arriba": False, "muchas": True, "a": True, "b": True}
+    text = HEAD + "expect a(3) == 0\n"
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    assert [v.ok for v in Prepared(enc, program).run().expectations] == [True]
+    with pytest.raises(GrimorioError) as exc:        # a cycle still meets the budget
+        Prepared(enc, program).run(budget=5)
     assert exc.value.diagnostics[0].code == "E0502"
