@@ -38,11 +38,12 @@ def count(side: str, n: int) -> Counter:
     """Bytecodes the runs 0 .. n-1 of a side execute, by code object (after one untimed run)."""
     run = one_run(side)
     run(12345)
-    return executed(lambda: [run(i) for i in range(n)])
+    return executed(run, range(n))
 
 
-def executed(work) -> Counter:
-    """Bytecodes `work()` executes, by code object (name, file, first line)."""
+def executed(work, args) -> Counter:
+    """Bytecodes `work(a)` executes for each a of `args`, by code object (name, file, first line);
+    the loop itself is not counted (this frame was running before the trace was set)."""
     counts: Counter = Counter()
 
     def local(frame, event, _arg):
@@ -58,7 +59,8 @@ def executed(work) -> Counter:
 
     sys.settrace(call)
     try:
-        work()
+        for a in args:
+            work(a)
     finally:
         sys.settrace(None)
     return counts

@@ -72,5 +72,5 @@ def crowd_bytecodes(k: int, seed: int = 1, edition: str = REFERENCE) -> float:
     prepared_k = prepared(k, edition)
     prepared_k.run(seed=seed, record=False)
     engines = []
-    counts = executed(lambda: engines.append(prepared_k.run(seed=seed, record=False).engine))
+    counts = executed(lambda s: engines.append(prepared_k.run(seed=s, record=False).engine), [seed])
     return sum(counts.values()) / (k * engines[0].round)

@@ -108,6 +108,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.inlining: list[str] = []
         self.leaves: dict[str, bool] = {}
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
+        self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
         self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
         self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
         self._build_data()

@@ -52,12 +52,14 @@ class Purity:
         known = self.rules.get(d.name)
         if known is None:
             self.rules[d.name] = False              # a rule that calls itself back is taken as impure
-            known = self.rules[d.name] = self._body(d)
+            known = self.rules[d.name] = self.block(d.body, {p.name for p in d.params})
         return known
 
-    def _body(self, d: n.Rule) -> bool:
-        nodes = list(walk(d.body))
-        fresh = self._fresh_lists(nodes, {p.name for p in d.params})
+    def block(self, body, bound=frozenset()) -> bool:
+        """Statements that change nothing outside their own locals (`bound`: names bound around
+        them, such as parameters, which they must not take for lists of their own)."""
+        nodes = list(walk(body))
+        fresh = self._fresh_lists(nodes, set(bound))
         for node in nodes:
             if isinstance(node, _EFFECTS) or (isinstance(node, n.Call) and not self._call(node)):
                 return False

@@ -95,7 +95,7 @@ class StatementCompiler:
             e(depth, f"{t} = {items}", s.span)
             if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
                 e(depth, f"if {S.type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
-                if isinstance(s.iter, (n.Name, n.Attr, n.Index)):
+                if isinstance(s.iter, (n.Name, n.Attr, n.Index)) and not self.purity.block(s.body, scope.locals):
                     e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
             e(depth, f"_E.steps += len({t})", s.span)
             e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)

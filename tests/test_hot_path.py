@@ -324,3 +324,26 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
         assert _events(lazy, enc, seed) == _events(listed, enc, seed)
 
     same()
+
+
+def test_a_for_copies_a_stored_list_only_when_its_body_could_change_a_list(tmp_path):
+    # A `for` walks the list as it was when the loop began: a body that appends to it (or calls
+    # what could) walks a copy; a body that changes nothing walks the list itself (no copy made).
+    from grimorio.dsl.loader import load_edition
+    from grimorio.interpreter.compiler import compile_checked
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n  l: list = []\n"
+                            "rule busca(c, x):\n  for v in c.l:\n    if v == x:\n      return true\n  return false\n"
+                            "rule crece(c):\n  let n = 0\n  for v in c.l:\n    append c.l, v\n    set n = n + 1\n"
+                            "  return n\n")
+    program = compile_checked(load_edition("prueba", roots=[tmp_path]))
+    body = {name: program.source.split(f"def {program.gids[('rule', name)]}(")[1].split("\ndef ")[0]
+            for name in ("busca", "crece")}
+    assert "[:]" not in body["busca"] and "[:]" in body["crece"], body
+    text = ('encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\n'
+            "do:\n  append Ana.l, 1\n  append Ana.l, 2\n  expect crece(Ana) == 2\n  expect Ana.l == [1, 2, 1, 2]\n"
+            "  expect busca(Ana, 2)\n  expect not busca(Ana, 5)\n")
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program).run()
+    assert [v.ok for v in out.expectations] == [True] * 4, [(v.left, v.right) for v in out.expectations]
