@@ -12,6 +12,7 @@ from .bounds import MAX_DIGITS, int_literal
 from .diagnostics import Diagnostic, GrimorioError, Span
 from .diagnostics import _span       # Span(...) without the frozen __init__: a file makes spans by the thousand
 from .parser import MAX_DIGITS, parse_cell, parse_text, too_long
+from .records import fields, is_record, replace
 from .patches import PatchBuilder
 
 WORDS = re.compile(r"^[^\W\d][\w' ]*$")
@@ -656,13 +657,12 @@ _EXPRESSIONS = {
 
 def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):
     """Move spans of a node parsed from a cell (line 1) onto the cell's place in the file."""
-    import dataclasses
     if isinstance(node, tuple):
         return tuple(_relocate(x, cell, exact, origin) for x in node)
-    if not dataclasses.is_dataclass(node) or isinstance(node, Span):
+    if not is_record(node) or isinstance(node, Span):
         return node
     changes = {}
-    for f in dataclasses.fields(node):
+    for f in fields(node):
         v = getattr(node, f.name)
         if isinstance(v, Span):
             if v.line == 1 and v.file == cell.file:
@@ -671,7 +671,7 @@ def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):
                 changes[f.name] = cell
         elif isinstance(v, (tuple, n.Node)):
             changes[f.name] = _relocate(v, cell, exact, origin)
-    return dataclasses.replace(node, **changes) if changes else node
+    return replace(node, **changes) if changes else node
 
 
 def _word(tok: Token) -> str:

@@ -5,7 +5,7 @@ optional help line. `render` shows it with the source line and a caret.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .records import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,12 +18,11 @@ the result builds the same syntax tree (spans aside) before handing it back.
 """
 from __future__ import annotations
 
-import dataclasses
 import unicodedata
-from dataclasses import dataclass
 
 from .builder import build_encounter, build_rules
 from .diagnostics import Diagnostic, Span
+from .records import dataclass, fields, is_record
 
 INDENT = "  "
 TAB_WIDTH = 4               # as the parser counts a tab in indentation
@@ -224,9 +223,9 @@ def shape(node):
         return tuple(shape(x) for x in node)
     if isinstance(node, dict):
         return tuple(sorted((k, shape(v)) for k, v in node.items()))
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+    if is_record(node):
         return (type(node).__name__,) + tuple(
-            (f.name, shape(getattr(node, f.name))) for f in dataclasses.fields(node) if f.compare)
+            (f.name, shape(getattr(node, f.name))) for f in fields(node) if f.compare)
     return node
 
 

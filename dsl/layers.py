@@ -8,8 +8,7 @@ it, so diagnostics and `--explain` can name them.
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from .records import dataclass, replace
 
 from . import nodes as n
 from .diagnostics import Diagnostic, Span, did_you_mean
@@ -227,10 +226,10 @@ def _edit_inside(s, name, fn, done):
         orelse = s.orelse
         if not found and orelse is not None:
             orelse, found = _edit_block(orelse, name, fn)
-        return dataclasses.replace(s, branches=tuple(branches), orelse=orelse), found
+        return replace(s, branches=tuple(branches), orelse=orelse), found
     if isinstance(s, (n.For, n.While, n.Block)):
         body, found = _edit_block(s.body, name, fn)
-        return dataclasses.replace(s, body=body), found
+        return replace(s, body=body), found
     return s, False
 
 
@@ -257,18 +256,18 @@ def _with_block(d, p: n.Patch, fn):
         for s in d.steps:
             if not found:
                 body, found = _edit_block(s.body, t.key, fn)
-                s = dataclasses.replace(s, body=body)
+                s = replace(s, body=body)
             steps.append(s)
         final = d.final
         if not found and final:
             final, found = _edit_block(final, t.key, fn)
-        new = dataclasses.replace(d, steps=tuple(steps), final=final)
+        new = replace(d, steps=tuple(steps), final=final)
     elif isinstance(d, n.Condition) and d.on_receive:
         body, found = _edit_block(d.on_receive[1], t.key, fn)
-        new = dataclasses.replace(d, on_receive=(d.on_receive[0], body))
+        new = replace(d, on_receive=(d.on_receive[0], body))
     elif isinstance(d, (n.Rule, n.Action, n.Reaction)):
         body, found = _edit_block(d.body, t.key, fn)
-        new = dataclasses.replace(d, body=body)
+        new = replace(d, body=body)
     else:
         raise _misfit(t.span, f'{t.kind} "{t.name}" has no statements', "blocks are inside rules, actions, "
                       "reactions, rounds and the \"on receive\" of a condition")
@@ -297,17 +296,17 @@ def _edge(rs, layer, p, d):
     t = p.target
     add = lambda body: (p.new + body) if p.where == "start" else (body + p.new)  # noqa: E731
     if t.part == "block":
-        return _with_block(d, p, lambda b: (dataclasses.replace(b, body=add(b.body)),)), \
+        return _with_block(d, p, lambda b: (replace(b, body=add(b.body)),)), \
             f'adds statements at the {p.where} of block "{t.key}"'
     if t.part == "step":
         steps = _steps(d, t)
-        return dataclasses.replace(d, steps=tuple(dataclasses.replace(s, body=add(s.body)) if s.name == t.key else s
+        return replace(d, steps=tuple(replace(s, body=add(s.body)) if s.name == t.key else s
                                                   for s in steps)), \
             f'adds statements at the {p.where} of step "{t.key}"'
     if not isinstance(d, (n.Rule, n.Action, n.Reaction)):
         raise _misfit(t.span, f'{t.kind} "{t.name}" has no statements of its own',
                       'name a step ("of step NAME in round ...") or a rule, action or reaction')
-    return dataclasses.replace(d, body=add(d.body)), f"adds statements at the {p.where}"
+    return replace(d, body=add(d.body)), f"adds statements at the {p.where}"
 
 
 # ------------------------------------------------------------------ steps
@@ -321,13 +320,13 @@ def _steps(d: n.Round, t: n.Target) -> tuple:
 
 def _step_remove(rs, layer, p, d):
     steps = _steps(d, p.target)
-    return dataclasses.replace(d, steps=tuple(s for s in steps if s.name != p.target.key)), \
+    return replace(d, steps=tuple(s for s in steps if s.name != p.target.key)), \
         f'removes step "{p.target.key}"'
 
 
 def _step_replace(rs, layer, p, d):
     steps = _steps(d, p.target)
-    return dataclasses.replace(d, steps=tuple(p.new if s.name == p.target.key else s for s in steps)), \
+    return replace(d, steps=tuple(p.new if s.name == p.target.key else s for s in steps)), \
         f'replaces step "{p.target.key}"'
 
 
@@ -340,7 +339,7 @@ def _step_insert(rs, layer, p, d):
     for s in steps:
         out += [p.new, s] if s.name == p.target.key and p.where == "before" else \
             [s, p.new] if s.name == p.target.key else [s]
-    return dataclasses.replace(d, steps=tuple(out)), f'inserts step "{p.new.name}" {p.where} "{p.target.key}"'
+    return replace(d, steps=tuple(out)), f'inserts step "{p.new.name}" {p.where} "{p.target.key}"'
 
 
 # ------------------------------------------------------------------ tables and checks
@@ -356,7 +355,7 @@ def _rows_add(rs, layer, p, d: n.Table):
         _width(cells, cell_spans, len(d.columns), f'table "{d.name}"', d.columns)
         rows.append(b.table_row(list(cells), list(cell_spans), d.dice is not None))
         spans.append(cell_spans[0])
-    return dataclasses.replace(d, rows=tuple(rows), row_spans=tuple(spans)), "adds rows"
+    return replace(d, rows=tuple(rows), row_spans=tuple(spans)), "adds rows"
 
 
 def _width(cells, spans, want, where, columns=()):
@@ -373,7 +372,7 @@ def _row_index(d: n.Table, key, t: n.Target) -> int:
         if d.dice is None and isinstance(k, n.Const) and k.value == key:
             return i
     keys = [f"{r[0][0]}-{r[0][1]}" if d.dice is not None else getattr(r[0], "value", "?") for r in d.rows]
-    raise _missing(dataclasses.replace(t, key=key), "row", keys, f'table "{d.name}"')
+    raise _missing(replace(t, key=key), "row", keys, f'table "{d.name}"')
 
 
 def _rows_remove(rs, layer, p, d: n.Table):
@@ -381,7 +380,7 @@ def _rows_remove(rs, layer, p, d: n.Table):
         raise _misfit(p.target.span, f'"{d.name}" is no table')
     drop = {_row_index(d, key, p.target) for key in p.target.key}
     keep = [i for i in range(len(d.rows)) if i not in drop]
-    return dataclasses.replace(d, rows=tuple(d.rows[i] for i in keep),
+    return replace(d, rows=tuple(d.rows[i] for i in keep),
                                row_spans=tuple(d.row_spans[i] for i in keep)), \
         "removes " + ", ".join(f'row "{k}"' for k in p.target.key)
 
@@ -397,7 +396,7 @@ def _change(rs, layer, p, d):
         if t.key not in grades:
             raise _missing(t, "grade row", grades, f'condition "{d.name}"')
         if p.column not in d.columns:
-            raise _missing(dataclasses.replace(t, key=p.column), "column", d.columns, f'condition "{d.name}"')
+            raise _missing(replace(t, key=p.column), "column", d.columns, f'condition "{d.name}"')
         col = d.columns.index(p.column)
         try:
             value = b.value_cell(text, span)
@@ -405,10 +404,10 @@ def _change(rs, layer, p, d):
             raise LayerError(exc.diagnostics[0]) from None
         rows = tuple((g, cells[:col] + (value,) + cells[col + 1:]) if g == t.key else (g, cells)
                      for g, cells in d.rows)
-        return dataclasses.replace(d, rows=rows), f'changes "{p.column}" of grade "{t.key}"'
+        return replace(d, rows=rows), f'changes "{p.column}" of grade "{t.key}"'
     i = _row_index(d, t.key, t)
     if p.column not in d.columns:
-        raise _missing(dataclasses.replace(t, key=p.column), "column", d.columns, f'table "{d.name}"')
+        raise _missing(replace(t, key=p.column), "column", d.columns, f'table "{d.name}"')
     col = d.columns.index(p.column)
     try:
         value = b.table_row([text] + [""] * (len(d.columns) - 1), [span] * len(d.columns),
@@ -417,7 +416,7 @@ def _change(rs, layer, p, d):
         raise LayerError(exc.diagnostics[0]) from None
     row = d.rows[i][:col] + (value,) + d.rows[i][col + 1:]
     rows = d.rows[:i] + (row,) + d.rows[i + 1:]
-    return dataclasses.replace(d, rows=rows), f'changes "{p.column}" of row "{t.key}"'
+    return replace(d, rows=rows), f'changes "{p.column}" of row "{t.key}"'
 
 
 CELL_KINDS = ("table", "condition")
@@ -456,7 +455,7 @@ def _check_row(rs, layer, p, d: n.Check):
     else:
         at = i if p.where == "before" else i + 1
         rows, what = rows[:at] + _check_rows(d, p) + rows[at:], f"inserts rows {p.where} row {p.target.key}"
-    return dataclasses.replace(d, decide=dataclasses.replace(d.decide, rows=rows)), what
+    return replace(d, decide=replace(d.decide, rows=rows)), what
 
 
 # ------------------------------------------------------------------ conditions, tactics, requirements, options
@@ -466,32 +465,32 @@ def _grade_remove(rs, layer, p, d: n.Condition):
     if p.target.key not in d.grades:
         raise _missing(p.target, "grade", d.grades, f'condition "{d.name}"')
     keep = [i for i, (g, _) in enumerate(d.rows) if g != p.target.key]
-    return dataclasses.replace(d, grades=tuple(g for g in d.grades if g != p.target.key),
+    return replace(d, grades=tuple(g for g in d.grades if g != p.target.key),
                                rows=tuple(d.rows[i] for i in keep),
                                row_spans=tuple(d.row_spans[i] for i in keep) if d.row_spans else ()), \
         f'removes grade "{p.target.key}"'
 
 
 def _on_receive(rs, layer, p, d: n.Condition):
-    return dataclasses.replace(d, on_receive=p.new), '"on receive"'
+    return replace(d, on_receive=p.new), '"on receive"'
 
 
 def _act(rs, layer, p, d: n.Tactic):
-    return dataclasses.replace(d, act=p.new), 'replaces "act"'
+    return replace(d, act=p.new), 'replaces "act"'
 
 
 def _react(rs, layer, p, d: n.Tactic):
     events = [e for e, _ in d.react]
     if p.target.key not in events:
         raise _missing(p.target, "react line for", events, f'tactic "{d.name}"')
-    return dataclasses.replace(d, react=tuple((e, p.new if e == p.target.key else prefs) for e, prefs in d.react)), \
+    return replace(d, react=tuple((e, p.new if e == p.target.key else prefs) for e, prefs in d.react)), \
         f'replaces "react {p.target.key}"'
 
 
 def _requires(rs, layer, p, d):
     if not isinstance(d, (n.Action, n.Reaction)):
         raise _misfit(p.target.span, "only actions and reactions have requirements")
-    return dataclasses.replace(d, requires=d.requires + (p.new,)), "adds a requirement"
+    return replace(d, requires=d.requires + (p.new,)), "adds a requirement"
 
 
 def _set(rs, layer, p, d: n.Option):
@@ -503,7 +502,7 @@ def _set(rs, layer, p, d: n.Option):
                       "a number, a percentage, true or false, or a quoted text") from None
     if type(old) is not type(new):
         raise _misfit(p.new.span, f'option "{d.name}" takes {_kind(old)}, not {_kind(new)}')
-    return dataclasses.replace(d, default=p.new), f"sets it to {new}"
+    return replace(d, default=p.new), f"sets it to {new}"
 
 
 def _kind(v) -> str:
@@ -516,7 +515,7 @@ def _fields_add(rs, layer, p, d: n.Sheet):
         if f.name in have:
             raise _misfit(f.span, f'sheet "{d.name}" already has a field "{f.name}"',
                           "change what it holds with a rule, or give the new field another name")
-    return dataclasses.replace(d, fields=d.fields + p.new), "adds fields"
+    return replace(d, fields=d.fields + p.new), "adds fields"
 
 
 def _remove_whole(rs, layer, p, d):
@@ -548,7 +547,7 @@ def blame(rs, diags: list[Diagnostic]) -> list[Diagnostic]:
         cause = None if d.span.file in mine else _cause(rs, d)
         if cause is not None:
             note = f"this comes from {cause.layer}, whose line {cause.span.line} {cause.what}"
-            d = dataclasses.replace(d, help=f"{d.help}; {note}" if d.help else note)
+            d = replace(d, help=f"{d.help}; {note}" if d.help else note)
         out.append(d)
     return out
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import cache, nodes as n
 from .cache import build_rules
 from .diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from .records import dataclass, field, replace
 from .source import read_text
 
 # Which kinds share a namespace (a name must be unique within one).
@@ -275,10 +275,9 @@ def load_entry(entry: Path, roots: list[Path] | None = None, sources: Sources | 
 
 def _inherit_settings(ed: n.Edition, base: n.Edition) -> n.Edition:
     """A derived edition keeps what its base sets (`set NAME = value` in the head), unless it sets it too."""
-    import dataclasses
     own = {name for name, _ in ed.settings}
     kept = tuple((name, v) for name, v in base.settings if name not in own)
-    return dataclasses.replace(ed, settings=kept + ed.settings) if kept else ed
+    return replace(ed, settings=kept + ed.settings) if kept else ed
 
 
 def _display(path: Path) -> str:

@@ -10,9 +10,9 @@ extended or listed as one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from .records import dataclass
 from . import cache
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean

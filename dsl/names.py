@@ -6,10 +6,10 @@ namespace (rule, table, condition, var); an outcome; a builtin.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
+from .records import dataclass, field, fields
 
 # Builtin functions of the language: name -> (min args, max args, what it does).
 BUILTINS = {
@@ -80,7 +80,7 @@ def walk(node):
             stack.extend(v for v in map(x.__getattribute__, reversed(names)) if isinstance(v, (tuple, n.Node)))
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}       # each node class's field names: dataclasses.fields() is slow
+_FIELDS: dict[type, tuple[str, ...]] = {}       # each node class's field names
 
 
 _KNOWN_FIELDS: dict[tuple[int, ...], tuple[tuple, frozenset[str]]] = {}    # declarations' ids -> (them, fields)

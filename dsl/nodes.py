@@ -1,10 +1,8 @@
-"""The AST: frozen dataclasses, each carrying the span of its source text."""
+"""The AST: frozen records (dsl/records.py), each carrying the span of its source text."""
 from __future__ import annotations
 
-from dataclasses import field
-
 from .diagnostics import Span
-from .records import dataclass          # dataclasses.dataclass, its methods' code kept between runs
+from .records import dataclass, field   # records, made without the dataclasses module
 
 # ------------------------------------------------------------------ expressions
 

@@ -10,7 +10,7 @@ go to definition and completion. The language server (lsp.py) only translates.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from ..dsl.records import dataclass, field
 from pathlib import Path
 
 from ..dsl import nodes as n

@@ -559,7 +559,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """Each cost and requirement of an action or reaction as its own function of the
         declaration's parameters, in the order they are tested: (clause, span, function),
         compiled into a namespace of their own (see Program.requirement_checks)."""
-        from dataclasses import replace
+        from ..dsl.records import replace
         parts = [(replace(d, costs=(c,), requires=()), sp, "cost") for c, sp in zip(d.costs, d.cost_spans or [d.span] * len(d.costs))]
         parts += [(replace(d, costs=(), requires=(r,)), r.span, "requires") for r in d.requires]
         self.lines, self.line_spans, self.line_owner = [], [], []

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gc
 import itertools
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dsl import nodes as n
 from ..dsl.cache import build_encounter
 from ..dsl.constants import NotConstant, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from ..dsl.records import dataclass, field, fields
 from ..dsl.format_kinds import DEFAULT_SIDE, check_default_side, default_side
 from ..dsl.loader import bundled_root
 from ..dsl.source import read_text
@@ -365,13 +365,12 @@ class Prepared:
 
 def _walk(node):
     """Every node under an encounter (its do: block, expectations and rounds)."""
-    import dataclasses
     if isinstance(node, (tuple, list)):
         for x in node:
             yield from _walk(x)
     elif isinstance(node, n.Node):
         yield node
-        for f in dataclasses.fields(node):
+        for f in fields(node):
             v = getattr(node, f.name)
             if isinstance(v, (tuple, list, n.Node)):
                 yield from _walk(v)

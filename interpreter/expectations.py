@@ -2,7 +2,7 @@
 lines, and scripted decisions the rules must refuse (and why they refuse one)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..dsl.records import dataclass
 
 from ..dsl.diagnostics import Diagnostic, Span
 

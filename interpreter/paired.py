@@ -21,7 +21,7 @@ import hashlib
 import math
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from ..dsl.records import dataclass
 
 from .simulate import RunError, Spec, merged, run_seed, runner_for, shares
 from .tally import Z95, Tally, wilson

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import threading
-from dataclasses import dataclass
+from ..dsl.records import dataclass
 from fractions import Fraction
 
 from ..dsl import nodes as n
