@@ -360,10 +360,15 @@ class ExpressionCompiler:
             whole = [side for side in (a, b) if self.WHOLE.match(side)]
             # Against a written whole number, the guard asks only of the other side.
             guard = f"{S.type_of(b if whole[0] == a else a)} is int" if whole else S.same_in_place(op, a, b)
+            if op == "==" and not any(self.LITERAL.match(side) for side in (a, b)):
+                # The same value is equal to itself, whatever it is (`is` only between names: Python
+                # refuses it against a written value).
+                return f"({a} is {b} or ({a} == {b} if {guard} else {call}({a}, {b})))"
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
 
     WHOLE = re.compile(r"^\d+$")
+    LITERAL = re.compile(r"^\(*-?[\d.]|^(True|False|None)$|^['\"]")      # a written value, in generated code
 
     def same_kind(self, op, a: str, b: str) -> str:
         """The guard under which Python's `op` means what the semantics mean (S.same_in_place), each

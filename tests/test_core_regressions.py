@@ -336,3 +336,18 @@ def test_membership_lists_and_tables_compare_as_the_language_does(tmp_path):
                      "expect celda(1) == \"uno\"\nexpect celda([2, 1]) == \"uno\"\n",
            "rule celda(x):\n  decide first:\n    | x   | r      |\n    |-----|--------|\n"
            "    | 1   | \"uno\"  |\n    | any | \"otro\" |\n  return r\n")
+
+
+def test_equality_asks_identity_first_only_between_names(tmp_path):
+    # `a == b` compiled in place asks `a is b` first (a value equals itself, whatever it is); it
+    # must never write `is` against a written value, which Python refuses under warnings as errors.
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        passes(tmp_path, "expect r(Ana, -1)\nexpect not r(Ana, 2)\nexpect s(Ana)\n",
+               "rule r(c, x):\n  let l = [x]\n  let m = [x]\n"
+               "  return x == -1 and (x == 1) == false and c == c and l == m and l == l and x == x"
+               " and (true == (x == -1)) and not (x == \"a\")\n"
+               "rule s(c):\n  let d = c\n  return d == c and not (c.FUE == c.name) and [] == none\n")
+    program = program_for("prueba", roots=[tmp_path])
+    assert " is (-1)" not in program.source and " is True" not in program.source
