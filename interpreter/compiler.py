@@ -314,7 +314,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
         self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
-        lazy = self.lazy_choice(event)
+        lazy = self.lazy_choice(event, single)
         depth = 3
         if lazy:
             # Unscripted, the reactor's tactic asks only what its choice needs (_tactic_react).
@@ -337,20 +337,20 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         if lazy:
             self._first_allowed(event, reactions)
 
-    def lazy_choice(self, event: str) -> bool:
+    def lazy_choice(self, event: str, single: bool = False) -> bool:
         """Whether an unscripted reactor may choose its reaction to an event testing only what its
-        choice needs, in its order: the event has one reactor and every reaction's `by`, costs and
-        requirements, and every tactic's `when` for it, are pure. Testing a pure condition fewer
-        times changes no answer (hoisting.py); otherwise every reaction is tested first, as written."""
+        choice needs, in its order: the event has one reactor (`single`, as its emitter found, which
+        asks first) and every reaction's `by`, costs and requirements, and every tactic's `when`
+        for it, are pure. Testing a pure condition fewer times changes no answer (hoisting.py);
+        otherwise every reaction is tested first, as written."""
         known = self._lazy.get(event)
         if known is None:
-            rs, purity = self.ruleset, Purity(self.ruleset, self.resolver)
+            rs = self.ruleset
             reactions = [r for r in rs.all(n.Reaction) if r.event == event]
             parts = [x for r in reactions for x in (r.by, *r.requires, *(a for _f, a in r.costs))]
             parts += [p.when for t in rs.all(n.Tactic) for ev, prefs in t.react if ev == event
                       for p in prefs if p.when is not None]
-            known = self._lazy[event] = len({self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions}) == 1 \
-                and all(purity.expr(x) for x in parts)
+            known = self._lazy[event] = single and all(self.purity.expr(x) for x in parts)
         return known
 
     def _first_allowed(self, event: str, reactions: list):
@@ -412,9 +412,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         each parameter from its list, the first option allowed runs (see hoisting.py)."""
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
-        purity = Purity(self.ruleset, self.resolver)
         for i, p in enumerate(d.act):
-            emit_preference(self, purity, base, i, p, actions[p.name])
+            emit_preference(self, self.purity, base, i, p, actions[p.name])
         self.emit(1, "return False")
 
     def _pref(self, d, kind, i, p, target):

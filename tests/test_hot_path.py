@@ -195,7 +195,7 @@ def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allow
     editions = {p.parent.name for p in root.glob("*/*.enc")}
     lazy = {ed: compile_checked(load_edition(ed)) for ed in editions}
     assert "def rt_" in lazy["aquelarre"].source and "def RF_" in lazy["aquelarre"].source   # the shortcut is taken
-    monkeypatch.setattr(Compiler, "lazy_choice", lambda self, event: False)
+    monkeypatch.setattr(Compiler, "lazy_choice", lambda self, event, single=False: False)
     listed = {ed: compile_checked(load_edition(ed)) for ed in editions}
     assert not any("def rt_" in p.source or "def RF_" in p.source for p in listed.values())
     for path in sorted(root.glob("*/*.enc")):
@@ -313,7 +313,7 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
         lazy = C.compile_checked(load_edition("prueba", roots=[root]))
         assert "def rt_" in lazy.source
         real = C.Compiler.lazy_choice
-        C.Compiler.lazy_choice = lambda self, event: False
+        C.Compiler.lazy_choice = lambda self, event, single=False: False
         try:
             listed = C.compile_checked(load_edition("prueba", roots=[root]))
         finally:
@@ -347,3 +347,23 @@ def test_a_for_copies_a_stored_list_only_when_its_body_could_change_a_list(tmp_p
     assert not diags
     out = Prepared(enc, program).run()
     assert [v.ok for v in out.expectations] == [True] * 4, [(v.left, v.right) for v in out.expectations]
+
+
+def test_an_event_with_two_reactors_lists_the_reactions_allowed(tmp_path):
+    # lazy_choice needs one reactor: with reactions by two different people, each reactor is offered
+    # only its own reactions from the list (rt_ code tests no "by"), so no rt_ is compiled, and
+    # the defender covers itself while the attacker ducks, each only with its own reaction.
+    from grimorio.dsl.loader import load_edition
+    from grimorio.interpreter.compiler import compile_checked
+    from tests.test_checker import write_edition
+    rules = DRAWN.replace("{prefs}", "cubrirse, agacharse").replace(
+        "reaction agacharse(yo, e) to golpe:\n  by e.defensor", "reaction agacharse(yo, e) to golpe:\n  by e.atacante")
+    write_edition(tmp_path, rules)
+    program = compile_checked(load_edition("prueba", roots=[tmp_path]))
+    assert "def rt_" not in program.source and "def RF_" not in program.source
+    enc = tmp_path / "x.enc"
+    enc.write_text('encounter "x"\nedition prueba\nrounds 1\ncombatant A:\n  side a\n  FUE 5\n'
+                   'combatant B:\n  side b\n  FUE 9\n', encoding="utf-8")
+    said = " ".join(e[1] for seed in range(12) for e in _events(program, enc, seed) if e[0] == "say")
+    assert "A: se agacha" in said and "B: se cubre" in said, said
+    assert "A: se cubre" not in said and "B: se agacha" not in said, said
