@@ -275,9 +275,8 @@ class ExpressionCompiler:
         """How many rule calls a call of `rule` makes, all the way down (each call site once: a loop
         pays for its turns); None past FEW_CALLS or where the calls come back (a rule reaching one on
         its own path is on a cycle, so None is its own answer too, and is kept)."""
-        known = self.weights.get(rule.name, 0)
-        if known != 0:
-            return known
+        if rule.name in self.weights:
+            return self.weights[rule.name]
         total = 0
         for callee in self.called(rule):
             below = None if callee.name in path or callee.name == rule.name else \
@@ -352,14 +351,12 @@ class ExpressionCompiler:
             # A computed side: each side but a written whole number named once, in order, as the
             # guard asks its type (a field read first keeps the value the call would have read,
             # though the computed side after it changes it).
-            sides = [(side, side) if self.WHOLE.match(side) else self.once(side) for side in (a, b)]
+            sides = [(side, side) if S.WHOLE.match(side) else self.once(side) for side in (a, b)]
             (a, first_a), (b, first_b) = sides
             guard = self.same_kind(op, first_a, first_b)
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         if self.pure(a) and self.pure(b):
-            whole = [side for side in (a, b) if self.WHOLE.match(side)]
-            # Against a written whole number, the guard asks only of the other side.
-            guard = f"{S.type_of(b if whole[0] == a else a)} is int" if whole else S.same_in_place(op, a, b)
+            guard = S.same_in_place(op, a, b)        # against a written whole number: the other side only
             if op == "==" and not any(self.LITERAL.match(side) for side in (a, b)):
                 # The same value is equal to itself, whatever it is (`is` only between names: Python
                 # refuses it against a written value).
@@ -367,7 +364,6 @@ class ExpressionCompiler:
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
 
-    WHOLE = re.compile(r"^\d+$")
     LITERAL = re.compile(r"^\(*-?[\d.]|^(True|False|None)$|^['\"]")      # a written value, in generated code
 
     def same_kind(self, op, a: str, b: str) -> str:
@@ -375,7 +371,7 @@ class ExpressionCompiler:
         side worked out once and both always (`&` where the `is` chain could stop early)."""
         if op in ("==", "!="):
             return S.same_in_place(op, a, b)
-        asked = [side for side in (a, b) if not self.WHOLE.match(side)]
+        asked = [side for side in (a, b) if not S.WHOLE.match(side)]
         return " & ".join(f"({S.type_of(side)} is int)" for side in asked)
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
@@ -447,7 +443,7 @@ class ExpressionCompiler:
             return None
         reads, tests = [], []
         for side in (a, b):
-            if self.WHOLE.match(side):
+            if S.WHOLE.match(side):
                 reads.append(side)
                 continue
             read, first = self.once(side)
@@ -460,7 +456,7 @@ class ExpressionCompiler:
     def whole_guard(self, a: str, b: str) -> str:
         """The test that both sides are whole numbers (Python ints); a written whole number is
         one already, so only the other side is asked (no `type(1)` worked out at run time)."""
-        asked = [side for side in (a, b) if not self.WHOLE.match(side) and side not in self.ints]
+        asked = [side for side in (a, b) if not S.WHOLE.match(side) and side not in self.ints]
         return " is int is ".join(S.type_of(side) for side in asked) + (" is int" if len(asked) == 1 else "") \
             if asked else "True"
 
@@ -552,7 +548,7 @@ class ExpressionCompiler:
                 r = self.resolver.resolve(node.id, scope)
                 if r is not None and r.kind == "local":
                     code = self.alias.get(r.target, r.target)
-                    if self.IDENTIFIER.match(code) and not self.WHOLE.match(code):
+                    if self.IDENTIFIER.match(code) and not S.WHOLE.match(code):
                         names.append(code)
         return names
 

@@ -228,21 +228,22 @@ def type_of(code: str) -> str:
     """Generated code asking the type of a value: its `__class__`, which CPython reads in one
     specialized step where `type(x)` is a call (half the time of the guard, and two bytecodes
     fewer); the same type for every value the rules make, none of which sets `__class__`."""
-    if _WHOLE.match(code):
+    if WHOLE.match(code):
         return "int"                    # a written whole number (no need to ask)
     return f"{code}.__class__" if _NAME.match(code) else f"({code}).__class__"
 
 
-_NAME, _WHOLE = re.compile(r"^[A-Za-z_]\w*$"), re.compile(r"^\d+$")
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
+WHOLE = re.compile(r"^\d+$")           # a written whole number, in generated code
 
 
 def same_in_place(op: str, a: str, b: str) -> str:
-    """The guard, for two sides (code), under which Python's own `op` gives the semantics' answer."""
+    """The guard, for two sides (code), under which Python's own `op` gives the semantics' answer;
+    against a written whole number only the other side is asked (an int: both orders and == agree)."""
+    asked = [side for side in (a, b) if not WHOLE.match(side)]
+    if len(asked) < 2:
+        return f"{type_of(asked[0])} is int" if asked else "True"
     if op in ("==", "!="):
-        whole = [side for side in (a, b) if _WHOLE.match(side)]
-        if whole:
-            other = b if whole[0] == a else a
-            return f"{type_of(other)} is int"
         return f"{type_of(a)} is {type_of(b)} is not list"
     return f"{type_of(a)} is int is {type_of(b)}"
 
