@@ -9,81 +9,73 @@ from .records import dataclass, field   # records, made without the dataclasses 
 
 @dataclass(frozen=True)
 class Node:
+    """Every subclass is a frozen record of the fields it annotates (no decorator on each)."""
     span: Span = field(compare=False, repr=False)
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        dataclass(frozen=True)(cls)
 
-@dataclass(frozen=True)
+
 class Const(Node):
     value: object          # int, bool, str, None, Fraction, Dice
 
 
-@dataclass(frozen=True)
 class DiceLit(Node):
     count: int
     sides: int
 
 
-@dataclass(frozen=True)
 class Name(Node):
     id: str
 
 
-@dataclass(frozen=True)
 class OptionRef(Node):
     name: str
 
 
-@dataclass(frozen=True)
 class Attr(Node):
     obj: Node
     name: str
     name_span: Span = field(compare=False, repr=False, default=None)
 
 
-@dataclass(frozen=True)
 class Index(Node):
     obj: Node
     key: Node
 
 
-@dataclass(frozen=True)
 class Arg(Node):
     name: str | None
     value: Node
 
 
-@dataclass(frozen=True)
 class Call(Node):
     func: Node
     args: tuple[Arg, ...]
 
 
-@dataclass(frozen=True)
 class Unary(Node):
     op: str                # "-" or "not"
     operand: Node
 
 
-@dataclass(frozen=True)
 class Binary(Node):
     op: str                # + - * / % == != < <= > >= in notin and or
     left: Node
     right: Node
 
 
-@dataclass(frozen=True)
 class IfExp(Node):
     cond: Node
     then: Node
     other: Node
 
 
-@dataclass(frozen=True)
 class ListExp(Node):
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
 class Comprehension(Node):
     elt: Node
     var: str
@@ -91,19 +83,16 @@ class Comprehension(Node):
     cond: Node | None
 
 
-@dataclass(frozen=True)
 class RecordExp(Node):
     fields: tuple[tuple[str, Node], ...]
 
 
-@dataclass(frozen=True)
 class Roll(Node):
     dice: Node
     by: Node | None
     purpose: str | None
 
 
-@dataclass(frozen=True)
 class CheckCall(Node):
     name: str
     args: tuple[Arg, ...]
@@ -111,20 +100,17 @@ class CheckCall(Node):
     purpose: str | None
 
 
-@dataclass(frozen=True)
 class Emit(Node):
     event: str
     args: tuple[Arg, ...]
 
 
-@dataclass(frozen=True)
 class Maximum(Node):
     dice: Node
 
 # ------------------------------------------------------------------ table cells
 
 
-@dataclass(frozen=True)
 class Test(Node):
     kind: str              # any, eq, cmp, range
     op: str | None = None
@@ -132,13 +118,11 @@ class Test(Node):
     high: Node | None = None
 
 
-@dataclass(frozen=True)
 class DecisionRow(Node):
     tests: tuple[tuple[Test, ...], ...]    # one tuple of alternatives per input column
     output: object                          # Node (value) or tuple of statements
 
 
-@dataclass(frozen=True)
 class Decide(Node):
     policy: str            # first | all
     inputs: tuple[Node, ...]
@@ -148,30 +132,25 @@ class Decide(Node):
 # ------------------------------------------------------------------ statements
 
 
-@dataclass(frozen=True)
 class Let(Node):
     name: str
     value: Node
 
 
-@dataclass(frozen=True)
 class Set(Node):
     target: Node
     value: Node
 
 
-@dataclass(frozen=True)
 class Say(Node):
     message: str
     args: tuple[Arg, ...]
 
 
-@dataclass(frozen=True)
 class Return(Node):
     value: Node | None
 
 
-@dataclass(frozen=True)
 class CardOp(Node):
     op: str                # receive | add | remove
     who: Node
@@ -181,28 +160,23 @@ class CardOp(Node):
     data: Node | None = None       # what the card holds besides its grade ("with"): a source, a duration...
 
 
-@dataclass(frozen=True)
 class Append(Node):
     target: Node
     value: Node
 
 
-@dataclass(frozen=True)
 class Act(Node):
     who: Node
 
 
-@dataclass(frozen=True)
 class Pass(Node):
     pass
 
 
-@dataclass(frozen=True)
 class Stop(Node):
     pass
 
 
-@dataclass(frozen=True)
 class Expect(Node):
     """An expectation of an encounter script: a condition that must hold, or a
     transcript line that must (or must not) have been said by then."""
@@ -211,18 +185,15 @@ class Expect(Node):
     negated: bool = False
 
 
-@dataclass(frozen=True)
 class ExprStmt(Node):
     expr: Node
 
 
-@dataclass(frozen=True)
 class If(Node):
     branches: tuple[tuple[Node, tuple], ...]
     orelse: tuple | None
 
 
-@dataclass(frozen=True)
 class For(Node):
     var: str
     iter: Node
@@ -233,7 +204,6 @@ class For(Node):
     group: bool = False
 
 
-@dataclass(frozen=True)
 class While(Node):
     cond: Node
     body: tuple
@@ -241,12 +211,10 @@ class While(Node):
 # ------------------------------------------------------------------ declarations
 
 
-@dataclass(frozen=True)
 class Decl(Node):
     name: str
 
 
-@dataclass(frozen=True)
 class Edition(Decl):
     title: str | None
     description: str | None
@@ -269,7 +237,6 @@ class Expects:
     names: tuple[tuple[str, Span], ...]
 
 
-@dataclass(frozen=True)
 class Module(Decl):
     title: str | None
     description: str | None
@@ -277,13 +244,11 @@ class Module(Decl):
     expects: tuple[Expects, ...]
 
 
-@dataclass(frozen=True)
 class Option(Decl):
     default: Node
     description: str | None
 
 
-@dataclass(frozen=True)
 class Format(Decl):
     """How one kind of value prints in the transcript (the name is the kind: dice, true, ...)."""
     template: str
@@ -291,12 +256,10 @@ class Format(Decl):
     template_span: Span | None = field(compare=False, repr=False, default=None)
 
 
-@dataclass(frozen=True)
 class Var(Decl):
     value: Node
 
 
-@dataclass(frozen=True)
 class Field(Node):
     name: str
     type: str              # int percent bool text list row
@@ -307,24 +270,20 @@ class Field(Node):
     type_span: Span | None = field(compare=False, repr=False, default=None)
 
 
-@dataclass(frozen=True)
 class Sheet(Decl):
     fields: tuple[Field, ...]
 
 
-@dataclass(frozen=True)
 class Outcomes(Decl):
     values: tuple[str, ...]
     value_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
 
 
-@dataclass(frozen=True)
 class Param(Node):
     name: str
     domain: Node | None = None
 
 
-@dataclass(frozen=True)
 class Condition(Decl):
     grades: tuple[str, ...]
     columns: tuple[str, ...]
@@ -334,7 +293,6 @@ class Condition(Decl):
     header_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())   # every header cell
 
 
-@dataclass(frozen=True)
 class Table(Decl):
     dice: object | None                       # Dice for a dice table
     columns: tuple[str, ...]
@@ -343,7 +301,6 @@ class Table(Decl):
     header_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
 
 
-@dataclass(frozen=True)
 class Check(Decl):
     params: tuple[Param, ...]
     roll_name: str
@@ -351,25 +308,21 @@ class Check(Decl):
     decide: Decide
 
 
-@dataclass(frozen=True)
 class Message(Decl):
     params: tuple[Param, ...]
     template: str
     parts: tuple = ()          # the template: texts, and expressions for its {placeholders}
 
 
-@dataclass(frozen=True)
 class Event(Decl):
     fields: tuple[tuple[str, Node | None], ...]
 
 
-@dataclass(frozen=True)
 class Rule(Decl):
     params: tuple[Param, ...]
     body: tuple
 
 
-@dataclass(frozen=True)
 class Action(Decl):
     params: tuple[Param, ...]
     requires: tuple[Node, ...]
@@ -378,7 +331,6 @@ class Action(Decl):
     cost_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())   # each cost's field name
 
 
-@dataclass(frozen=True)
 class Reaction(Decl):
     params: tuple[Param, ...]
     event: str
@@ -389,33 +341,28 @@ class Reaction(Decl):
     cost_spans: tuple[Span, ...] = field(compare=False, repr=False, default=())
 
 
-@dataclass(frozen=True)
 class Pref(Node):
     name: str
     args: tuple[Arg, ...]
     when: Node | None
 
 
-@dataclass(frozen=True)
 class Tactic(Decl):
     act: tuple[Pref, ...]
     react: tuple[tuple[str, tuple[Pref, ...]], ...]
 
 
-@dataclass(frozen=True)
 class Step(Node):
     name: str
     body: tuple
 
 
-@dataclass(frozen=True)
 class Round(Decl):
     steps: tuple[Step, ...]
     until: Node | None
     final: tuple | None
 
 
-@dataclass(frozen=True)
 class Tally(Decl):
     """A measure taken when a run ends: per combatant when it names one (`param`),
     else once per run. `grimorio simulate` sums them over many runs."""
@@ -423,27 +370,23 @@ class Tally(Decl):
     value: Node
 
 
-@dataclass(frozen=True)
 class Stands(Tally):
     """Whether a combatant is still in the encounter when it ends (named "stands")."""
 
 # ------------------------------------------------------------------ encounters
 
 
-@dataclass(frozen=True)
 class Combatant(Node):
     name: str
     fields: tuple[tuple[str, object, Span], ...]
     holds: tuple[tuple[str, str | None, Span], ...]
 
 
-@dataclass(frozen=True)
 class Pin(Node):
     words: tuple[str, ...]     # [who] [purpose]
     faces: tuple[int, ...]
 
 
-@dataclass(frozen=True)
 class Decision(Node):
     who: str
     # (words, span, refused): refused is None for a choice the rules must allow,
@@ -451,7 +394,6 @@ class Decision(Node):
     choices: tuple[tuple[tuple[str, ...], Span, str | None], ...]
 
 
-@dataclass(frozen=True)
 class Encounter(Node):
     title: str | None
     edition: str | None
@@ -470,14 +412,12 @@ class Encounter(Node):
 # ------------------------------------------------------------------ labeled blocks and layers
 
 
-@dataclass(frozen=True)
 class Block(Node):
     """`block NAME:` — statements run in place, with a name a layer can patch."""
     name: str
     body: tuple
 
 
-@dataclass(frozen=True)
 class Target(Node):
     """What a patch names: a declaration (kind, name), and maybe a part of it."""
     kind: str                  # the declaration's keyword: rule, table, round, ...
@@ -486,7 +426,6 @@ class Target(Node):
     key: object = None         # the part's name, row number or row key
 
 
-@dataclass(frozen=True)
 class Patch(Node):
     """One change a layer makes to a declaration below it."""
     op: str                    # replace remove insert add change set
