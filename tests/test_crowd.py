@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from grimorio.dsl import nodes as n
 from grimorio.dsl.builder import build_encounter
 from grimorio.dsl.loader import load_edition
@@ -22,6 +24,7 @@ def aquelarre_bytecodes(k: int) -> float:
     return crowd_bytecodes(k, edition="aquelarre")
 
 
+@pytest.mark.slow      # a growth measurement: three crowds of the full chapter (about 7 s)
 def test_the_bundled_aquelarre_costs_about_the_same_per_combatant_round_from_8_to_128():
     # Counted in Python bytecodes, all the work a run does (the steps leave out the calls of rules
     # whose calls are few, much of what does not grow): 3,577 at 8, 4,252 at 64 and 4,922 at 128

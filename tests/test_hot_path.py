@@ -184,6 +184,7 @@ def _events(program, path, seed):
     return [(e[0], str(e[1:])) for e in out.engine.events]
 
 
+@pytest.mark.slow      # compiles every bundled edition twice (about 5 s); the small cases below stay in the fast profile
 def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allowed(monkeypatch):
     # compiler.lazy_choice: an unscripted reactor tests each reaction as its tactic comes to it
     # (rt_ functions, and RF_ without a preference) instead of listing every reaction allowed
