@@ -11,7 +11,7 @@ from .cache import collector_paused
 from .bounds import MAX_DIGITS, int_literal
 from .diagnostics import Diagnostic, GrimorioError, Span
 from .diagnostics import _span       # Span(...) without the frozen __init__: a file makes spans by the thousand
-from .parser import MAX_DIGITS, parse_cell, parse_text, too_long
+from .parser import MAX_DIGITS as MAX_WRITTEN, parse_cell, parse_text, too_long
 from .records import fields, is_record, replace
 from .patches import PatchBuilder
 
@@ -681,9 +681,9 @@ def _word(tok: Token) -> str:
 
 def _number(digits: str, span: Span) -> int:
     """A number written in a table cell, refused at its place when it is too long to compute with."""
-    if len(digits) > MAX_DIGITS:
+    if len(digits) > MAX_WRITTEN:
         raise GrimorioError(too_long(span.file, span.line, span.col, len(digits), span.end_col - span.col))
-    return int(digits)
+    return _whole(digits, span)
 
 
 def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:

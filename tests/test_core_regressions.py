@@ -174,6 +174,19 @@ def test_a_huge_literal_is_a_located_diagnostic(tmp_path):
     assert all(d.span.line == 20 for d in diags), diags
 
 
+@pytest.mark.parametrize("where", ["rule", "dice table"])
+def test_a_written_number_past_the_value_bound_says_the_bound(tmp_path, where):
+    # The message said "more than 4000 digits" (the lexer's limit) for a number refused at 1000
+    # digits (the value bound), and a dice table's range took a 2000-digit number as it was.
+    big = "9" * 2000
+    text = {"rule": f"\nrule enorme():\n  return {big}\n",
+            "dice table": f"\ntable suerte by d10:\n  | tirada | nada |\n  |--|--|\n  | 1-{big} | 1 |\n"}[where]
+    write_edition(tmp_path, BASE + text)
+    diags = check_path(tmp_path / "prueba", Sources())
+    assert [d.code for d in diags] == ["E0506"], diags
+    assert "more than 1000 digits" in diags[0].message and "at most 1000" in diags[0].help, diags[0]
+
+
 def test_a_huge_computed_number_is_a_located_diagnostic(tmp_path):
     rules = "\nrule crece():\n  let x = 10\n  while x > 0:\n    set x = x * x\n  return x\n"
     out = refused(tmp_path, "expect crece() == 1\n", "E0506", rules)
