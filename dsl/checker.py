@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import kinds as K
 from . import nodes as n
-from .constants import NotConstant, constant, plain
+from .constants import NotConstant, constant, kind_of, plain
 from .diagnostics import Diagnostic, did_you_mean
 from .format_kinds import DEFAULT_SIDE, check_default_side, check_formats
 from .names import Resolver, Scope
@@ -367,10 +367,6 @@ def _outcomes(decls) -> list[Diagnostic]:
     return out
 
 
-def _kind(v) -> str:
-    return "true or false" if isinstance(v, bool) else "a number" if isinstance(v, int) else "a text"
-
-
 PLAIN = "an option holds a number, a percentage, true or false, or a quoted text"
 
 
@@ -394,7 +390,7 @@ def _options(rs) -> list[Diagnostic]:
             out.append(Diagnostic("E0204", f'option "{name}" must be set to a plain value', span, PLAIN))
             continue
         if name in defaults and type(v) is not type(defaults[name]):
-            out.append(Diagnostic("E0204", f'option "{name}" takes {_kind(defaults[name])}, not {_kind(v)}', span))
+            out.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(defaults[name])}, not {kind_of(v)}', span))
         elif name == DEFAULT_SIDE:
             out += check_default_side(v, span)
     side = next((o for o in rs.all(n.Option) if o.name == DEFAULT_SIDE), None)

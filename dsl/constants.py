@@ -16,6 +16,12 @@ class NotConstant(Exception):
     """The node is not a value written out: the caller says what it expected."""
 
 
+def kind_of(v) -> str:
+    """A plain value's kind, in a designer's words (an option's, a combatant line's)."""
+    return {bool: "true or false", int: "a number", Fraction: "a number", str: "a text", list: "a list"}.get(
+        type(v), "a value")
+
+
 def plain(node):
     if isinstance(node, n.Const) and isinstance(node.value, (bool, int, str)):
         return node.value

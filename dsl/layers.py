@@ -494,19 +494,15 @@ def _requires(rs, layer, p, d):
 
 
 def _set(rs, layer, p, d: n.Option):
-    from .constants import NotConstant, plain
+    from .constants import NotConstant, kind_of, plain
     try:
         old, new = plain(d.default), plain(p.new)
     except NotConstant:
         raise _misfit(p.new.span, f'option "{d.name}" must be set to a plain value',
                       "a number, a percentage, true or false, or a quoted text") from None
     if type(old) is not type(new):
-        raise _misfit(p.new.span, f'option "{d.name}" takes {_kind(old)}, not {_kind(new)}')
+        raise _misfit(p.new.span, f'option "{d.name}" takes {kind_of(old)}, not {kind_of(new)}')
     return replace(d, default=p.new), f"sets it to {new}"
-
-
-def _kind(v) -> str:
-    return "true or false" if isinstance(v, bool) else "a number" if isinstance(v, int) else "a text"
 
 
 def _fields_add(rs, layer, p, d: n.Sheet):

@@ -11,6 +11,7 @@ from ..dsl.cache import build_encounter
 from ..dsl.constants import NotConstant, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.records import dataclass, field, fields
+from ..dsl.encounter_check import BUILTIN_FIELDS, Facts, check_encounter, check_names, kind_of
 from ..dsl.format_kinds import DEFAULT_SIDE, check_default_side, default_side
 from ..dsl.loader import bundled_root
 from ..dsl.source import read_text
@@ -23,8 +24,6 @@ from .values import mangle
 
 _counter = itertools.count()
 _programs: dict = {}
-
-BUILTIN_FIELDS = ("side", "tactic")
 
 
 @dataclass
@@ -90,11 +89,8 @@ class Prepared:
 
     def __init__(self, enc: n.Encounter, program: Program, option_overrides=None):
         self.enc, self.p = enc, program
-        diags: list[Diagnostic] = []
+        diags: list[Diagnostic] = check_names(enc)
         names = [c.name for c in enc.combatants]
-        for c in enc.combatants:
-            if names.count(c.name) > 1:
-                diags.append(Diagnostic("E0202", f'two combatants are named "{c.name}"', c.span))
         self.options = {}
         for name, value in list(enc.settings) + list((option_overrides or {}).items()):
             span = value.span if isinstance(value, n.Node) else Span("<command line>", 0, 0)
@@ -106,30 +102,14 @@ class Prepared:
             v = _plain(value)
             default = program.options[name]
             if type(v) is not type(default):
-                diags.append(Diagnostic("E0204", f'option "{name}" takes {_kind(default)}, not {_kind(v)}', span))
+                diags.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(default)}, not {kind_of(v)}', span))
                 continue
             if name == DEFAULT_SIDE:
                 diags.extend(check_default_side(v, span))
             self.options[name] = v
         self.fields = {f.name: f for f in program.sheet.fields}
-        for c in enc.combatants:
-            diags.extend(self._check_combatant(c))
-        self.pins = []
-        for pin in enc.pins:
-            who = purpose = None
-            words = list(pin.words)
-            if words and words[0] in names:
-                who = words.pop(0)
-            if words:
-                purpose = words.pop(0)
-                if purpose not in program.purposes:
-                    diags.append(Diagnostic("E0201", f'no roll of these rules is made for "{purpose}"', pin.span,
-                                            did_you_mean(purpose, program.purposes) or
-                                            f"the purposes are: {', '.join(sorted(program.purposes))}"))
-            if words:
-                diags.append(Diagnostic("E0201", f'"{words[0]}" is not a combatant of this encounter', pin.span,
-                                        did_you_mean(words[0], names)))
-            self.pins.append({"who": who, "purpose": purpose, "faces": pin.faces, "span": pin.span})
+        diags += check_encounter(enc, facts_of(program))
+        self.pins = [_pinned(pin, names) for pin in enc.pins]
         self.script = {}
         for rnd, decisions in enc.script:
             for d in decisions:
@@ -169,48 +149,6 @@ class Prepared:
                                 did_you_mean(word, list(self.p.actions) + list(self.p.reaction_by_name)) or
                                 "a choice is an action, a reaction, pass, none, or choose and a value"))
         return None
-
-    def _check_combatant(self, c: n.Combatant) -> list[Diagnostic]:
-        out = []
-        given = {}
-        for name, value, span in c.fields:
-            if name in given:
-                out.append(Diagnostic("E0202", f'"{name}" is given twice for {c.name}', span))
-                continue
-            given[name] = value
-            if name == "tactic":
-                if value not in self.p.tactics:
-                    out.append(Diagnostic("E0201", f'there is no tactic "{value}"', span,
-                                          did_you_mean(str(value), self.p.tactics)))
-                continue
-            if name == "side":
-                continue
-            f = self.fields.get(name)
-            if f is None:
-                at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
-                out.append(Diagnostic("E0203", f'the sheet has no field "{name}"', at,
-                                      did_you_mean(name, list(self.fields) + list(BUILTIN_FIELDS))))
-                continue
-            out.extend(_check_value(f, value, span, self.p))
-        missing = [f.name for f in self.fields.values() if f.default is None and f.name not in given]
-        if missing:
-            names = ", ".join(f'"{m}"' for m in missing)
-            out.append(Diagnostic("E0206", f"{c.name} needs a value for {names}", c.span,
-                                  f"add {', '.join(f'{m} N' for m in missing)} to the combatant's lines"))
-        for cond, grade, span in c.holds:
-            ct = self.p.conditions.get(cond)
-            if ct is None:
-                out.append(Diagnostic("E0201", f'there is no condition "{cond}"', span,
-                                      did_you_mean(cond, self.p.conditions)))
-            elif ct.grades and grade is None:
-                out.append(Diagnostic("E0204", f'condition "{cond}" has grades: say which', span,
-                                      f"for example: holds {cond} {ct.grades[0].name}"))
-            elif ct.grades and grade not in ct.by_name:
-                out.append(Diagnostic("E0201", f'condition "{cond}" has no grade "{grade}"', span,
-                                      did_you_mean(str(grade), ct.by_name) or f"its grades: {', '.join(ct.by_name)}"))
-            elif not ct.grades and grade is not None:
-                out.append(Diagnostic("E0204", f'"{cond}" has no grades', span))
-        return out
 
     def _blueprints(self):
         """What each run needs to make the combatants, worked out once."""
@@ -388,31 +326,15 @@ def _no_tactic(_engine, _combatant):
     return False
 
 
-def _kind(v) -> str:
-    return {bool: "true or false", int: "a number", str: "a name", list: "a list"}.get(type(v), "a value")
+def _pinned(pin: n.Pin, names: list) -> dict:
+    """A pinned roll as the run reads it: who rolls (if named), what for (if named), its faces."""
+    words = list(pin.words)
+    who = words.pop(0) if words and words[0] in names else None
+    return {"who": who, "purpose": words[0] if words else None, "faces": pin.faces, "span": pin.span}
 
 
-def _check_value(f: n.Field, value, span, program) -> list[Diagnostic]:
-    kind = f.type
-    if kind in ("int", "percent"):
-        if type(value) is not int:
-            return [Diagnostic("E0204", f'"{f.name}" is a number, not {_kind(value)}', span)]
-        lo, hi = (f.low, f.high) if kind == "int" else (0, 100)
-        if lo is not None and not lo <= value <= hi:
-            return [Diagnostic("E0204", f'{f.name} {value} is out of range', span,
-                               f"{f.name} goes from {lo} to {hi}{'%' if kind == 'percent' else ''}")]
-    elif kind == "bool" and type(value) is not bool:
-        return [Diagnostic("E0204", f'"{f.name}" is true or false, not {_kind(value)}', span)]
-    elif kind == "text" and type(value) is not str:
-        return [Diagnostic("E0204", f'"{f.name}" is a text', span)]
-    elif kind == "list" and type(value) is not list:
-        return [Diagnostic("E0204", f'"{f.name}" is a list, not {_kind(value)}', span,
-                           f"write it between brackets: {f.name} [{value}]")]
-    elif kind != "list" and type(value) is list:
-        return [Diagnostic("E0204", f'"{f.name}" is not a list', span)]
-    elif kind == "row":
-        table = program.tables.get(f.table)
-        if table is not None and value not in table.index:
-            return [Diagnostic("E0201", f'there is no "{value}" in table "{f.table}"', span,
-                               did_you_mean(str(value), [str(k) for k in table.index]))]
-    return []
+def facts_of(program: Program) -> Facts:
+    """What the encounter check needs to know of a compiled program."""
+    return Facts({f.name: f for f in program.sheet.fields}, tuple(program.tactics),
+                 {name: tuple(g.name for g in ct.grades) for name, ct in program.conditions.items()},
+                 {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes))

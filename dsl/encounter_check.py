@@ -1,0 +1,137 @@
+"""The check of an encounter against the rules it names: its combatants (names, the
+values their lines give, what they hold) and the rolls it pins. It returns every
+diagnostic it finds and raises nothing; the interpreter prepares only what passed.
+
+What it needs of the rules comes as `Facts`, plain names and declarations, so the
+same check serves a compiled program and anything else that knows them."""
+from __future__ import annotations
+
+from . import nodes as n
+from .constants import kind_of
+from .diagnostics import Diagnostic, Span, did_you_mean
+from .records import dataclass
+
+# Lines a combatant may give besides its sheet's fields.
+BUILTIN_FIELDS = ("side", "tactic")
+
+
+@dataclass(frozen=True)
+class Facts:
+    fields: dict            # name -> n.Field of the sheet
+    tactics: tuple          # tactic names
+    conditions: dict        # name -> tuple of its grade names, in order (empty: no grades)
+    table_keys: dict        # table name -> the keys its rows are found by
+    purposes: frozenset     # what rolls are made for
+
+
+def check_names(enc: n.Encounter) -> list[Diagnostic]:
+    """Two combatants of one name."""
+    names = [c.name for c in enc.combatants]
+    return [Diagnostic("E0202", f'two combatants are named "{c.name}"', c.span)
+            for c in enc.combatants if names.count(c.name) > 1]
+
+
+def check_encounter(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
+    """Every diagnostic of the encounter's combatants and pins, in the order of the text."""
+    names = [c.name for c in enc.combatants]
+    out = []
+    for c in enc.combatants:
+        out += _combatant(c, facts)
+    for pin in enc.pins:
+        out += _pin(pin, names, facts)
+    return out
+
+
+def _combatant(c: n.Combatant, facts: Facts) -> list[Diagnostic]:
+    out = []
+    given = set()
+    for name, value, span in c.fields:
+        if name in given:
+            out.append(Diagnostic("E0202", f'"{name}" is given twice for {c.name}', span))
+            continue
+        given.add(name)
+        out += _line(name, value, span, facts)
+    missing = [f.name for f in facts.fields.values() if f.default is None and f.name not in given]
+    if missing:
+        listed = ", ".join(f'"{m}"' for m in missing)
+        out.append(Diagnostic("E0206", f"{c.name} needs a value for {listed}", c.span,
+                              f"add {', '.join(f'{m} N' for m in missing)} to the combatant's lines"))
+    for cond, grade, span in c.holds:
+        out += _holds(cond, grade, span, facts)
+    return out
+
+
+def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
+    """One line of a combatant: its tactic, its side, or a field of the sheet."""
+    if name == "tactic":
+        if value in facts.tactics:
+            return []
+        return [Diagnostic("E0201", f'there is no tactic "{value}"', span, did_you_mean(str(value), facts.tactics))]
+    if name == "side":
+        return []
+    f = facts.fields.get(name)
+    if f is None:
+        at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
+        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at,
+                           did_you_mean(name, list(facts.fields) + list(BUILTIN_FIELDS)))]
+    return check_value(f, value, span, facts)
+
+
+def _holds(cond: str, grade, span: Span, facts: Facts) -> list[Diagnostic]:
+    grades = facts.conditions.get(cond)
+    if grades is None:
+        return [Diagnostic("E0201", f'there is no condition "{cond}"', span, did_you_mean(cond, facts.conditions))]
+    if grades and grade is None:
+        return [Diagnostic("E0204", f'condition "{cond}" has grades: say which', span,
+                           f"for example: holds {cond} {grades[0]}")]
+    if grades and grade not in grades:
+        return [Diagnostic("E0201", f'condition "{cond}" has no grade "{grade}"', span,
+                           did_you_mean(str(grade), grades) or f"its grades: {', '.join(grades)}")]
+    if not grades and grade is not None:
+        return [Diagnostic("E0204", f'"{cond}" has no grades', span)]
+    return []
+
+
+def _pin(pin: n.Pin, names: list, facts: Facts) -> list[Diagnostic]:
+    """A pinned roll: [who] [purpose], each known."""
+    out = []
+    words = list(pin.words)
+    if words and words[0] in names:
+        words.pop(0)
+    if words:
+        purpose = words.pop(0)
+        if purpose not in facts.purposes:
+            out.append(Diagnostic("E0201", f'no roll of these rules is made for "{purpose}"', pin.span,
+                                  did_you_mean(purpose, facts.purposes) or
+                                  f"the purposes are: {', '.join(sorted(facts.purposes))}"))
+    if words:
+        out.append(Diagnostic("E0201", f'"{words[0]}" is not a combatant of this encounter', pin.span,
+                              did_you_mean(words[0], names)))
+    return out
+
+
+def check_value(f: n.Field, value, span: Span, facts: Facts) -> list[Diagnostic]:
+    """A value given for a field of the sheet, against the field's kind."""
+    kind = f.type
+    if kind in ("int", "percent"):
+        if type(value) is not int:
+            return [Diagnostic("E0204", f'"{f.name}" is a number, not {kind_of(value)}', span)]
+        lo, hi = (f.low, f.high) if kind == "int" else (0, 100)
+        if lo is not None and not lo <= value <= hi:
+            return [Diagnostic("E0204", f'{f.name} {value} is out of range', span,
+                               f"{f.name} goes from {lo} to {hi}{'%' if kind == 'percent' else ''}")]
+    elif kind == "bool" and type(value) is not bool:
+        return [Diagnostic("E0204", f'"{f.name}" is true or false, not {kind_of(value)}', span)]
+    elif kind == "text" and type(value) is not str:
+        return [Diagnostic("E0204", f'"{f.name}" is a text', span)]
+    elif kind == "list" and type(value) is not list:
+        return [Diagnostic("E0204", f'"{f.name}" is a list, not {kind_of(value)}', span,
+                           f"write it between brackets: {f.name} [{value}]")]
+    elif kind != "list" and type(value) is list:
+        return [Diagnostic("E0204", f'"{f.name}" is not a list', span)]
+    elif kind == "row":
+        keys = facts.table_keys.get(f.table)
+        if keys is not None and value not in keys:
+            return [Diagnostic("E0201", f'there is no "{value}" in table "{f.table}"', span,
+                               did_you_mean(str(value), [str(k) for k in keys]))]
+    return []
