@@ -70,12 +70,12 @@ def test_an_action_value_is_named_as_the_edition_shows_it_or_as_the_language_wri
 
 
 def test_choose_is_answered_by_a_number_a_literal_or_the_word_the_edition_shows(tmp_path):
-    out = _run(tmp_path, 'round 0:\n  Ana: choose 2, choose "2", choose sí, choose false, choose none, choose Beto\n'
-                         "do:\n  expect pregunta(Ana, [1, 2, 3]) == 2\n  expect pregunta(Ana, [1, 2, 3]) == 2\n"
+    out = _run(tmp_path, 'round 0:\n  Ana: choose -1, choose 2, choose "2", choose sí, choose false, choose none, choose Beto\n'
+                         "do:\n  expect pregunta(Ana, [1, -1]) == -1\n  expect pregunta(Ana, [1, 2, 3]) == 2\n  expect pregunta(Ana, [1, 2, 3]) == 2\n"
                          "  expect pregunta(Ana, [false, true]) == true\n"
                          "  expect pregunta(Ana, [true, false]) == false\n"
                          "  expect pregunta(Ana, [1, none]) == none\n  expect pregunta(Ana, [Ana, Beto]) == Beto\n")
-    assert [v.ok for v in out.expectations] == [True] * 6
+    assert [v.ok for v in out.expectations] == [True] * 7
 
 
 def test_the_choices_a_message_lists_are_shown_by_the_edition(tmp_path):
