@@ -4,6 +4,8 @@ edition shows that way (by its `format` declarations), or the value the
 language writes that way (`true`, `false`, `none`, a number)."""
 from __future__ import annotations
 
+from .values import same
+
 LITERALS = ((None, "none"), (True, "true"), (False, "false"))
 
 
@@ -15,13 +17,9 @@ def literal(v) -> str | None:
     return None
 
 
-def same(a, b) -> bool:
-    """One value offered twice (a list may repeat it): not two answers to tell apart."""
-    return a is b or (type(a) is type(b) and a == b)
-
-
 def matching(word: str, options, fmt) -> list:
-    """The distinct options the word names: as the edition shows them, or as the language writes them."""
+    """The distinct options the word names: as the edition shows them, or as the language writes them
+    (a list may offer one value twice, or two values the language's == finds equal: one answer)."""
     found: list = []
     for o in options:
         if (fmt.show(o) == word or literal(o) == word) and not any(same(o, f) for f in found):

@@ -138,3 +138,9 @@ def test_a_list_of_a_combatant_may_hold_none(tmp_path):
     assert not diags
     prepared = Prepared(enc, program_for("prueba", sources=Sources({"x.enc": text}), roots=[tmp_path]))
     assert [v.ok for v in prepared.run().expectations] == [True]
+
+
+def test_equal_values_offered_twice_are_one_answer(tmp_path):
+    out = _run(tmp_path, "round 0:\n  Ana: choose 2, choose Beto\n"
+                         "do:\n  expect pregunta(Ana, [4 / 2, 2, 1]) == 2\n  expect pregunta(Ana, [Beto, Ana, Beto]) == Beto\n")
+    assert [v.ok for v in out.expectations] == [True, True]
