@@ -375,7 +375,7 @@ class Engine:
         """A scripted answer to choose(): (True, the item) to take it, or (False, None) for
         an answer the script expects to be refused (the next answer, or the default, decides)."""
         words, span, refused = entry
-        word = " ".join(words[1:])
+        word = words[1]                      # one value: the encounter checks it (encounter._choice_shape)
         found = self._answer(span, word, items)
         reason = None if found else X.Reason(f'"{word}" is not one of the choices now', clause=False)
         if refused is not None:
