@@ -571,7 +571,7 @@ class Builder:
         if refusal is not None:
             text = refusal.children[0] if refusal.children else None
             refused = _unquote(text) if text is not None else ""
-        return words or (ch.data[len("choice_"):],), self.span(ch), refused
+        return words, self.span(ch), refused
 
     def expectation(self, t, span):
         span = self.span(t) if t.meta and not getattr(t.meta, "empty", True) else span

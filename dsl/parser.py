@@ -29,7 +29,7 @@ from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 # Words a designer understands, for the grammar's terminals that are patterns;
 # terminals that are fixed text ("rule", "(", "..") are shown as that text.
 TOKEN_WORDS = {
-    "NAME": "a name", "INT": "a number", "PERCENT": "a percentage", "STRING": "a quoted text",
+    "NAME": "a name", "INT": "a number", "NEGATIVE": "a number below zero", "PERCENT": "a percentage", "STRING": "a quoted text",
     "DICE": "dice such as 1D10", "TABLE_ROW": "a table row", "_NL": "the end of the line",
     "_INDENT": "an indented block", "_DEDENT": "the end of the block", "$END": "the end of the declaration",
     "DESC": '"desc"', "CELL_TEXT": "a value", "POLICY": '"first" or "all"', "DICE_MODE": '"strict"', "COMMENT": "a comment",
@@ -90,7 +90,7 @@ class _Indenter(Indenter):
 
 
 # What the indenter does with a token, by its type; any other token is passed on as it is.
-_SPECIAL = {"INT": "number", "PERCENT": "number", "DICE": "number", _Indenter.NL_type: "newline",
+_SPECIAL = {"INT": "number", "NEGATIVE": "number", "PERCENT": "number", "DICE": "number", _Indenter.NL_type: "newline",
             **dict.fromkeys(_Indenter.OPEN_PAREN_types, "open"), **dict.fromkeys(_Indenter.CLOSE_PAREN_types, "close")}
 
 # Numbers are refused where they are written beyond this many digits: Python cannot show an integer of more

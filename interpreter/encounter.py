@@ -118,6 +118,7 @@ class Prepared:
                                             did_you_mean(d.who, names)))
                     continue
                 for words, span, refused in d.choices:
+                    diags.extend(_choice_shape(words, span, refused))
                     kind = self._kind_of(words[0], span, diags)
                     if kind:
                         q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": [], "choose": []})
@@ -299,6 +300,28 @@ class Prepared:
                 eng.expect_said(node)
             else:
                 eng.expected(node, *guarded(p, fn, eng))
+
+
+# Scripted choices of a fixed number of values, and why the rules never refuse some of them.
+VALUES = {"pass": 0, "none": 0, "choose": 1}
+NEVER_REFUSED = {"pass": "doing nothing when asked to act", "none": "not reacting to an event"}
+
+
+def _choice_shape(words, span, refused) -> list[Diagnostic]:
+    """What a scripted choice gets wrong before any rule runs: values where none go, or a
+    refusal expected of a decision the rules always allow."""
+    out = []
+    want = VALUES.get(words[0])
+    if want is not None and len(words) - 1 != want:
+        out.append(Diagnostic("E0504", f'"{words[0]}" takes {want or "no"} value{"s" if want != 1 else ""} '
+                                       f'after it, not {len(words) - 1}', span,
+                              'write one value as the rules show it: choose Beto, choose "Cota de malla", choose 2'
+                              if want else f'"{words[0]}" alone is the whole choice'))
+    if refused is not None and words[0] in NEVER_REFUSED:
+        out.append(Diagnostic("E0602", f'the rules never refuse "{words[0]}", so this expectation cannot hold',
+                              span, f"{NEVER_REFUSED[words[0]]} is always allowed: remove "
+                                    f'"refused", or expect the refusal of the choice the rules may refuse'))
+    return out
 
 
 def _walk(node):

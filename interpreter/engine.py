@@ -10,6 +10,7 @@ from ..dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 from . import runtime_helpers as H
 from .compiler import FILENAME
+from . import answers as A
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import OperatorError, bound_help
@@ -321,7 +322,7 @@ class Engine:
             raise _ScriptError(span, f'"{words[0]}" takes {len(action.domains)} choice'
                                      f'{"s" if len(action.domains) != 1 else ""} after it, not {len(words) - 1}',
                                f"its parameters: {', '.join(action.params[1:]) or 'none'}")
-        args, reason = self._action_args(c, action, words)
+        args, reason = self._action_args(c, action, words, span)
         if reason is None and not action.req(self, c, *args):
             reason = X.failing_clause(self.p, action.decl, (c, *args), self)
         if refused is not None:
@@ -333,18 +334,27 @@ class Engine:
         action.run(self, c, *args)
         return True
 
-    def _action_args(self, c, action, words):
+    def _action_args(self, c, action, words, span):
         """The values the words of a scripted action name, or why one of them is no choice now."""
         args = []
         for word, domain, param in zip(words[1:], action.domains, action.decl.params[1:]):
             options = domain(self, c, *args)
-            match = [o for o in options if str(o) == word]
-            if not match:
-                choices = ", ".join(str(o) for o in options) or "none"
-                return args, X.Reason(f'"{word}" is not a choice for {action.name} here (choices: {choices})',
+            found = self._answer(span, word, options)
+            if not found:
+                return args, X.Reason(f'"{word}" is not a choice for {action.name} here '
+                                      f'(choices: {A.shown(options, self.p.format)})',
                                       param.domain.span if param.domain is not None else None, clause=False)
-            args.append(match[0])
+            args.append(found[0])
         return args, None
+
+    def _answer(self, span, word, options) -> list:
+        """The option a scripted word names ([] for none; see answers.py): a word that
+        names two options tells nothing apart, and is the script's mistake."""
+        found = A.matching(word, options, self.p.format)
+        if len(found) > 1:
+            raise _ScriptError(span, f'"{word}" names more than one choice here: {A.shown(found, self.p.format)}',
+                               "these choices are shown alike: the rules must tell them apart for a script to")
+        return found
 
     def choose(self, c, items):
         """A question a rule asks c's controller in the middle of the rule: one item of
@@ -354,15 +364,26 @@ class Engine:
         if not isinstance(items, list):
             raise H.RuleFailure(f"choose() takes a list to choose from, not {H.show(items)}", None, "E0204")
         entry = self._scripted(c, "choose") if self.script else None
-        if entry is not None:
-            words, span, _refused = entry
-            word = " ".join(words[1:])
-            match = [x for x in items if H.show(x) == word]
-            if not match:
-                raise _ScriptError(span, f'"{word}" is not one of the choices now',
-                                   f"choices: {', '.join(H.show(x) for x in items) or 'none'}")
-            return match[0]
+        while entry is not None:
+            taken, item = self._scripted_answer(c, items, entry)
+            if taken:
+                return item
+            entry = self._scripted(c, "choose")
         return items[0] if items else None
+
+    def _scripted_answer(self, c, items, entry):
+        """A scripted answer to choose(): (True, the item) to take it, or (False, None) for
+        an answer the script expects to be refused (the next answer, or the default, decides)."""
+        words, span, refused = entry
+        word = words[1]                      # one value: the encounter checks it (encounter._choice_shape)
+        found = self._answer(span, word, items)
+        reason = None if found else X.Reason(f'"{word}" is not one of the choices now', clause=False)
+        if refused is not None:
+            self.verdicts.append(X.refusal_verdict(span, c, words, refused, reason))
+            return False, None
+        if reason is not None:
+            raise _ScriptError(span, reason.message, f"choices: {A.shown(items, self.p.format)}")
+        return True, found[0]
 
     def _scripted(self, c, kind):
         if not self.script:

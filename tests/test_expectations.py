@@ -105,15 +105,15 @@ def test_said_keeps_a_transcript_even_when_the_run_keeps_none():
 
 
 def test_a_refused_action_with_its_clause_holds():
-    # The third attack has no action left to pay for it: "cost acciones 1".
-    text = duel(TWO_ATTACKS, """
-        round 1:
-          Rodrigo: atacar Bandido, atacar Bandido
-          Bandido: parar, none, atacar Rodrigo, atacar Rodrigo refused "acciones"
-    """)
-    text = text.replace("  Bandido ataque 90\n", "")
-    text = text.replace("Bandido: parar, none, atacar Rodrigo, atacar Rodrigo", "Bandido: parar, none, pass")
+    # Bandido has no action left to pay for an attack: "cost acciones 1". (This test used
+    # to script "pass refused", which the rules never refuse: now an error, E0602.)
+    text = duel("Rodrigo iniciativa 9", 'round 0:\n  Bandido: atacar Rodrigo refused "acciones"\n', rounds=0,
+                extra="do:\n  set Bandido.acciones = 0\n  expect not act(Bandido)\n", strict=False)
     assert failures(text) == []
+    allowed = text.replace("set Bandido.acciones = 0", "set Bandido.acciones = 1")
+    # Allowed, the choice is not taken; the tactic then attacks (the second failure).
+    assert failures(allowed) == [('Bandido: atacar Rodrigo refused "acciones"',
+                                  "the rules allowed Bandido to atacar Rodrigo"), ("expect not act(Bandido)", None)]
 
 
 def test_a_refused_choice_is_checked_against_the_rules_reason():
