@@ -1,6 +1,7 @@
 """The check of an encounter against the rules it names: its combatants (names, the
-values their lines give, what they hold) and the rolls it pins. It returns every
-diagnostic it finds and raises nothing; the interpreter prepares only what passed.
+values their lines give, what they hold), the rolls it pins and its script's decisions.
+Each function returns every diagnostic it finds and raises nothing; the interpreter
+prepares only what passed.
 
 What it needs of the rules comes as `Facts`, plain names and declarations, so the
 same check serves a compiled program and anything else that knows them."""
@@ -22,6 +23,8 @@ class Facts:
     conditions: dict        # name -> tuple of its grade names, in order (empty: no grades)
     table_keys: dict        # table name -> the keys its rows are found by
     purposes: frozenset     # what rolls are made for
+    actions: tuple = ()     # action names
+    reactions: tuple = ()   # reaction names
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -135,3 +138,57 @@ def check_value(f: n.Field, value, span: Span, facts: Facts) -> list[Diagnostic]
             return [Diagnostic("E0201", f'there is no "{value}" in table "{f.table}"', span,
                                did_you_mean(str(value), [str(k) for k in keys]))]
     return []
+
+
+# ------------------------------------------------------------------ the script's decisions
+
+# Scripted choices of a fixed number of values, and why the rules never refuse some of them.
+VALUES = {"pass": 0, "none": 0, "choose": 1}
+NEVER_REFUSED = {"pass": "doing nothing when asked to act", "none": "not reacting to an event"}
+
+
+def decision_kind(word: str, facts: Facts) -> str | None:
+    """What a scripted choice answers: an action (or pass), a reaction (or none), a choose question."""
+    if word == "pass" or word in facts.actions:
+        return "action"
+    if word == "choose":
+        return "choose"
+    if word == "none" or word in facts.reactions:
+        return "reaction"
+    return None
+
+
+def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
+    """Every scripted decision: a combatant of the encounter, choices the rules know, of the right shape."""
+    names = [c.name for c in enc.combatants]
+    out = []
+    for _rnd, decisions in enc.script:
+        for d in decisions:
+            if d.who not in names:
+                out.append(Diagnostic("E0201", f'"{d.who}" is not a combatant of this encounter', d.span,
+                                      did_you_mean(d.who, names)))
+                continue
+            for words, span, refused in d.choices:
+                out += _choice_shape(words, span, refused)
+                if decision_kind(words[0], facts) is None:
+                    out.append(Diagnostic("E0201", f'there is no action or reaction "{words[0]}"', span,
+                                          did_you_mean(words[0], facts.actions + facts.reactions) or
+                                          "a choice is an action, a reaction, pass, none, or choose and a value"))
+    return out
+
+
+def _choice_shape(words, span, refused) -> list[Diagnostic]:
+    """What a scripted choice gets wrong before any rule runs: values where none go, or a
+    refusal expected of a decision the rules always allow."""
+    out = []
+    want = VALUES.get(words[0])
+    if want is not None and len(words) - 1 != want:
+        out.append(Diagnostic("E0504", f'"{words[0]}" takes {want or "no"} value{"s" if want != 1 else ""} '
+                                       f'after it, not {len(words) - 1}', span,
+                              'write one value as the rules show it: choose Beto, choose "Cota de malla", choose 2'
+                              if want else f'"{words[0]}" alone is the whole choice'))
+    if refused is not None and words[0] in NEVER_REFUSED:
+        out.append(Diagnostic("E0602", f'the rules never refuse "{words[0]}", so this expectation cannot hold',
+                              span, f"{NEVER_REFUSED[words[0]]} is always allowed: remove "
+                                    f'"refused", or expect the refusal of the choice the rules may refuse'))
+    return out

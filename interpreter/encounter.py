@@ -8,10 +8,10 @@ from pathlib import Path
 
 from ..dsl import nodes as n
 from ..dsl.cache import build_encounter
-from ..dsl.constants import NotConstant, plain
+from ..dsl.constants import NotConstant, kind_of, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.records import dataclass, field, fields
-from ..dsl.encounter_check import BUILTIN_FIELDS, Facts, check_encounter, check_names, kind_of
+from ..dsl.encounter_check import Facts, check_encounter, check_names, check_script, decision_kind
 from ..dsl.format_kinds import DEFAULT_SIDE, check_default_side, default_side
 from ..dsl.loader import bundled_root
 from ..dsl.source import read_text
@@ -108,23 +108,17 @@ class Prepared:
                 diags.extend(check_default_side(v, span))
             self.options[name] = v
         self.fields = {f.name: f for f in program.sheet.fields}
-        diags += check_encounter(enc, facts_of(program))
+        facts = facts_of(program)
+        diags += check_encounter(enc, facts) + check_script(enc, facts)
+        if diags:
+            raise GrimorioError(diags)
         self.pins = [_pinned(pin, names) for pin in enc.pins]
         self.script = {}
         for rnd, decisions in enc.script:
             for d in decisions:
-                if d.who not in names:
-                    diags.append(Diagnostic("E0201", f'"{d.who}" is not a combatant of this encounter', d.span,
-                                            did_you_mean(d.who, names)))
-                    continue
                 for words, span, refused in d.choices:
-                    diags.extend(_choice_shape(words, span, refused))
-                    kind = self._kind_of(words[0], span, diags)
-                    if kind:
-                        q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": [], "choose": []})
-                        q[kind].append((words, span, refused))
-        if diags:
-            raise GrimorioError(diags)
+                    q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": [], "choose": []})
+                    q[decision_kind(words[0], facts)].append((words, span, refused))
         self.defaults_done = False
         self._makers = None                        # made from the blueprints on first use
         self.blueprints = self._blueprints()
@@ -138,18 +132,6 @@ class Prepared:
         for rnd, x in enc.round_expects:
             self.round_checks.setdefault(rnd, []).append((x, fns.get(id(x))))
         self.needs_lines = any(isinstance(x, n.Expect) and x.said is not None for x in _walk(enc))
-
-    def _kind_of(self, word, span, diags):
-        if word == "pass" or word in self.p.actions:
-            return "action"
-        if word == "choose":
-            return "choose"
-        if word == "none" or word in self.p.reaction_by_name:
-            return "reaction"
-        diags.append(Diagnostic("E0201", f'there is no action or reaction "{word}"', span,
-                                did_you_mean(word, list(self.p.actions) + list(self.p.reaction_by_name)) or
-                                "a choice is an action, a reaction, pass, none, or choose and a value"))
-        return None
 
     def _blueprints(self):
         """What each run needs to make the combatants, worked out once."""
@@ -302,28 +284,6 @@ class Prepared:
                 eng.expected(node, *guarded(p, fn, eng))
 
 
-# Scripted choices of a fixed number of values, and why the rules never refuse some of them.
-VALUES = {"pass": 0, "none": 0, "choose": 1}
-NEVER_REFUSED = {"pass": "doing nothing when asked to act", "none": "not reacting to an event"}
-
-
-def _choice_shape(words, span, refused) -> list[Diagnostic]:
-    """What a scripted choice gets wrong before any rule runs: values where none go, or a
-    refusal expected of a decision the rules always allow."""
-    out = []
-    want = VALUES.get(words[0])
-    if want is not None and len(words) - 1 != want:
-        out.append(Diagnostic("E0504", f'"{words[0]}" takes {want or "no"} value{"s" if want != 1 else ""} '
-                                       f'after it, not {len(words) - 1}', span,
-                              'write one value as the rules show it: choose Beto, choose "Cota de malla", choose 2'
-                              if want else f'"{words[0]}" alone is the whole choice'))
-    if refused is not None and words[0] in NEVER_REFUSED:
-        out.append(Diagnostic("E0602", f'the rules never refuse "{words[0]}", so this expectation cannot hold',
-                              span, f"{NEVER_REFUSED[words[0]]} is always allowed: remove "
-                                    f'"refused", or expect the refusal of the choice the rules may refuse'))
-    return out
-
-
 def _walk(node):
     """Every node under an encounter (its do: block, expectations and rounds)."""
     if isinstance(node, (tuple, list)):
@@ -360,4 +320,5 @@ def facts_of(program: Program) -> Facts:
     """What the encounter check needs to know of a compiled program."""
     return Facts({f.name: f for f in program.sheet.fields}, tuple(program.tactics),
                  {name: tuple(g.name for g in ct.grades) for name, ct in program.conditions.items()},
-                 {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes))
+                 {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes),
+                 tuple(program.actions), tuple(program.reaction_by_name))

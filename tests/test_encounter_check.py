@@ -1,4 +1,4 @@
-"""The check of an encounter lives in dsl/ (issue 5, build 2): its combatants and pins are
+"""The check of an encounter lives in dsl/ (issue 5, build 2): its combatants, pins and script are
 checked against plain facts of the rules, with no compiled program, and `grimorio check`
 reports exactly what it finds."""
 from __future__ import annotations
@@ -8,14 +8,15 @@ import textwrap
 from grimorio.dsl import nodes as n
 from grimorio.dsl.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.encounter_check import Facts, check_encounter, check_names
+from grimorio.dsl.encounter_check import Facts, check_encounter, check_names, check_script
 from grimorio.interpreter.checking import check_path
 
 FACTS = Facts(
     fields={"FUE": n.Field(None, "FUE", "int", 1, 20), "arma": n.Field(None, "arma", "row", table="armas"),
             "vivo": n.Field(None, "vivo", "bool", default=n.Const(None, True))},
     tactics=("simple",), conditions={"Fatiga": ("Leve", "Grave"), "caído": ()},
-    table_keys={"armas": {"Espada": None}}, purposes=frozenset({"golpe"}))
+    table_keys={"armas": {"Espada": None}}, purposes=frozenset({"golpe"}),
+    actions=("golpear",), reactions=("esquivar",))
 
 BAD = """\
 edition arena
@@ -32,13 +33,16 @@ dice:
   Ana golpe 3
   Ana golpe Luis 4
   tiro 2
+round 1:
+  Luis: golpear Ana
+  Ana: volar, pass refused "x", choose
 """
 
 
 def test_an_encounter_is_checked_against_facts_without_a_program():
     enc, diags = build_encounter(BAD, "x.enc")
     assert not diags
-    got = [(d.code, d.message) for d in check_names(enc) + check_encounter(enc, FACTS)]
+    got = [(d.code, d.message) for d in check_names(enc) + check_encounter(enc, FACTS) + check_script(enc, FACTS)]
     assert got == [
         ("E0202", 'two combatants are named "Ana"'),
         ("E0202", 'two combatants are named "Ana"'),
@@ -52,6 +56,10 @@ def test_an_encounter_is_checked_against_facts_without_a_program():
         ("E0204", '"caído" has no grades'),
         ("E0201", '"Luis" is not a combatant of this encounter'),
         ("E0201", 'no roll of these rules is made for "tiro"'),
+        ("E0201", '"Luis" is not a combatant of this encounter'),
+        ("E0201", 'there is no action or reaction "volar"'),
+        ("E0602", 'the rules never refuse "pass", so this expectation cannot hold'),
+        ("E0504", '"choose" takes 1 value after it, not 0'),
     ]
 
 
