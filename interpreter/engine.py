@@ -348,7 +348,8 @@ class Engine:
 
     def choose(self, c, items):
         """A question a rule asks c's controller in the middle of the rule: one item of
-        the list. The script answers it (`choose VALUE`); else the first item."""
+        the list. The script answers it (`choose VALUE`); else c's tactic (its `choose` line);
+        else the first item."""
         if not isinstance(c, H.Combatant):
             raise H.RuleFailure(f"choose() asks a combatant, not {H.show(c)}", None, "E0204")
         if not isinstance(items, list):
@@ -362,7 +363,11 @@ class Engine:
                 raise _ScriptError(span, f'"{word}" is not one of the choices now',
                                    f"choices: {', '.join(H.show(x) for x in items) or 'none'}")
             return match[0]
-        return items[0] if items else None
+        if not items:
+            return None
+        tactic = self.p.tactics.get(c.tactic)
+        answer = tactic.answer if tactic is not None else None
+        return answer(self, c, items) if answer is not None else items[0]
 
     def _scripted(self, c, kind):
         if not self.script:
