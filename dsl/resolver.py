@@ -121,7 +121,7 @@ class _Walker:
         for i, p in enumerate(d.choose):
             if p.who == "it" and (i == 0 or d.choose[i - 1].who_span != p.who_span):     # once per line
                 self.fail("E0202", '"it" is the item being chosen: the combatant asked needs another name',
-                          p.who_span, "for example: choose(yo): highest it.FUE")
+                          p.who_span, "name it otherwise in the brackets after choose, such as choose(who)")
             self.pick(p)
 
     def pick(self, p: n.Pick):
