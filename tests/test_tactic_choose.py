@@ -10,7 +10,6 @@ import pytest
 
 from grimorio.dsl.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.dsl.formatter import format_text
 from grimorio.dsl.loader import load_edition
 from grimorio.interpreter.compiler import compile_checked
 from grimorio.interpreter.encounter import Prepared, program_for
@@ -170,13 +169,7 @@ def test_replacing_the_choose_line_of_a_tactic_that_does_not_exist(tmp_path):
     assert (d.code, d.span.line, "alta" in d.help) == ("E0307", 1, True)
 
 
-# ------------------------------------------------------------------ the text: format, syntax, check
-
-
-def test_fmt_prints_a_choose_line_back():
-    text = "tactic t:\n    act: esperar\n    choose(yo):  highest it.FUE when it != yo, lowest it.suerte\n"
-    assert format_text(text) == "tactic t:\n  act: esperar\n  choose(yo):  highest it.FUE when it != yo, lowest it.suerte\n"
-    assert format_text("replace choose of tactic t: lowest it.FUE\n") == "replace choose of tactic t: lowest it.FUE\n"
+# ------------------------------------------------------------------ the text: syntax, check (fmt: test_formatter)
 
 
 def test_the_line_builds_picks_with_who_is_asked():
