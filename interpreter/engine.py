@@ -348,8 +348,7 @@ class Engine:
 
     def choose(self, c, items):
         """A question a rule asks c's controller in the middle of the rule: one item of
-        the list. The script answers it (`choose VALUE`); else c's tactic (its `choose` line);
-        else the first item."""
+        the list. The script answers it (`choose VALUE`); else the first item."""
         if not isinstance(c, H.Combatant):
             raise H.RuleFailure(f"choose() asks a combatant, not {H.show(c)}", None, "E0204")
         if not isinstance(items, list):
@@ -363,6 +362,11 @@ class Engine:
                 raise _ScriptError(span, f'"{word}" is not one of the choices now',
                                    f"choices: {', '.join(H.show(x) for x in items) or 'none'}")
             return match[0]
+        return self._unscripted_choice(c, items)
+
+    def _unscripted_choice(self, c, items):
+        """c's answer nobody scripted: its tactic's `choose` line (compiler._tactic_choose), else
+        the first item; none for an empty list."""
         if not items:
             return None
         tactic = self.p.tactics.get(c.tactic)
