@@ -126,6 +126,13 @@ def test_an_empty_list_gives_none_and_a_tactic_without_choose_the_first_item(tmp
                         "  expect elige(Carla) == Ana\n") == [True, True, True]
 
 
+def test_a_when_keeps_a_pick_to_the_questions_it_fits(tmp_path):
+    rules = RULES + "\ntactic gente:\n  choose: highest it.suerte when it in combatants()\n"
+    out = run(tmp_path, {"Ana": "gente", "Beto": "sin", "Carla": "sin"},
+              "  expect choose(Ana, [3, 1, 2]) == 3\n  expect elige(Ana) == Beto\n", rules=rules)
+    assert [v.ok for v in out.expectations] == [True, True]
+
+
 def test_the_script_answers_before_the_tactic(tmp_path):
     # Ana's tactic would pick Beto; the script's answer comes first, then the tactic again.
     assert answers(tmp_path, {"Ana": "alta", "Beto": "sin", "Carla": "sin"}, ["Ana"],
