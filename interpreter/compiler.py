@@ -426,7 +426,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(0, f"def tc_{self.gid('tactic', d.name)}(_E, {asked}, _items):", d.span)
         for p in d.choose:
             scope = self.fresh(Scope().bound({p.who: asked} if p.who else {}), "it")
-            item, found, best, key, better = self.tmp(), self.tmp(), self.tmp(), self.tmp(), ">" if p.order == "highest" else "<"
+            item, found, best, key = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+            better = ">" if p.order == "highest" else "<"
             self.emit(1, "_E.steps += len(_items)", p.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", p.span)
             self.emit(1, f"{found} = False", p.span)
