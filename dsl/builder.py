@@ -246,13 +246,15 @@ class Builder:
                           cost_spans)
 
     def d_tactic(self, t):
-        act, react = [], []
+        act, react, choose = [], [], []
         for it in t.children[1:]:
             if it.data == "t_act":
                 act.extend(self.prefs(it.children[0]))
+            elif it.data == "t_choose":
+                choose.extend(self.picks(*it.children))
             else:
                 react.append((str(it.children[0]), self.prefs(it.children[1])))
-        return n.Tactic(self.span(t), str(t.children[0]), tuple(act), tuple(react))
+        return n.Tactic(self.span(t), str(t.children[0]), tuple(act), tuple(react), tuple(choose))
 
     def prefs(self, t):
         out = []
@@ -260,6 +262,17 @@ class Builder:
             name, args, when = p.children
             out.append(n.Pref(self.span(p), str(name), self.args(args) if args is not None else (),
                               self.expr(when) if when is not None else None))
+        return tuple(out)
+
+    def picks(self, chooser, t):
+        """A tactic's `choose` line: each pick, with the name the line gives the combatant asked."""
+        who = str(chooser.children[0]) if chooser is not None else None
+        who_span = self.span(chooser.children[0]) if chooser is not None else None
+        out = []
+        for p in t.children:
+            order, key, when = p.children
+            out.append(n.Pick(self.span(p), who, str(order.children[0]), self.expr(key),
+                              self.expr(when) if when is not None else None, who_span))
         return tuple(out)
 
     def d_round(self, t):

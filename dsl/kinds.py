@@ -70,6 +70,13 @@ def expect_dice(node, resolve, what):
         _fail(node, f"{what} takes dice, not {k}", "dice are written like 1D10, 2D6+1 or d100")
 
 
+def expect_number(node, resolve, what):
+    k = kind(node, resolve)
+    if k is not None and k != NUMBER:
+        _fail(node, f"{what} must be a number, not {k}", "the items are compared by a number worked out for "
+              "each (it is the item): it.FIELD, len(...), a rule that gives a number")
+
+
 def check_arithmetic(node: n.Binary, resolve):
     a, b = kind(node.left, resolve), kind(node.right, resolve)
     for side, k in ((node.left, a), (node.right, b)):

@@ -487,6 +487,10 @@ def _react(rs, layer, p, d: n.Tactic):
         f'replaces "react {p.target.key}"'
 
 
+def _choose(rs, layer, p, d: n.Tactic):
+    return replace(d, choose=p.new), 'replaces "choose"'
+
+
 def _requires(rs, layer, p, d):
     if not isinstance(d, (n.Action, n.Reaction)):
         raise _misfit(p.target.span, "only actions and reactions have requirements")
@@ -524,7 +528,7 @@ PATCHES = {
     ("remove", "block"): _block_remove, ("replace", "block"): _block_replace, ("insert", "block"): _block_insert,
     ("add", "rows"): _rows_add, ("change", "cell"): _change,
     ("remove", "grade"): _grade_remove, ("replace", "on receive"): _on_receive,
-    ("replace", "act"): _act, ("replace", "react"): _react,
+    ("replace", "act"): _act, ("replace", "react"): _react, ("replace", "choose"): _choose,
     ("add", "requires"): _requires, ("set", None): _set, ("add", "fields"): _fields_add,
 }
 

@@ -347,9 +347,20 @@ class Pref(Node):
     when: Node | None
 
 
+class Pick(Node):
+    """One way a tactic answers choose(c, list): the item with the highest (lowest) key among
+    those whose `when` holds. `it` is the item; `who`, if its line names one, the combatant asked."""
+    who: str | None
+    order: str             # "highest" or "lowest"
+    key: Node
+    when: Node | None
+    who_span: Span = field(compare=False, repr=False, default=None)
+
+
 class Tactic(Decl):
     act: tuple[Pref, ...]
     react: tuple[tuple[str, tuple[Pref, ...]], ...]
+    choose: tuple[Pick, ...] = ()
 
 
 class Step(Node):

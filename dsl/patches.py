@@ -158,6 +158,11 @@ class PatchBuilder:
         return n.Patch(self._span(t), "replace", self._target(t, "tactic", name, "react", str(event)),
                        new=self.b.prefs(prefs))
 
+    def p_replace_choose(self, t):
+        chooser, name, picks = t.children
+        return n.Patch(self._span(t), "replace", self._target(t, "tactic", name, "choose"),
+                       new=self.b.picks(chooser, picks))
+
     def p_add_requires(self, t):
         expr, kind, name = t.children
         return n.Patch(self._span(t), "add", self._target(t, self._kind(kind), name, "requires"),

@@ -118,6 +118,19 @@ class _Walker:
                     self.expr(a.value, Scope(set(names[:names.index(a.name)])))
             if p.when is not None:
                 self.expr(p.when, Scope(set(names)))
+        for i, p in enumerate(d.choose):
+            if p.who == "it" and (i == 0 or d.choose[i - 1].who_span != p.who_span):     # once per line
+                self.fail("E0202", '"it" is the item being chosen: the combatant asked needs another name',
+                          p.who_span, "name it otherwise in the brackets after choose, such as choose(who)")
+            self.pick(p)
+
+    def pick(self, p: n.Pick):
+        """A tactic's answer to choose(c, list): `it` is the item, the line's name the combatant asked."""
+        scope = Scope({"it"} | ({p.who} if p.who else set()))
+        self.collect(K.expect_number, p.key, self.resolving(scope), f'the key of "{p.order}"')
+        self.expr(p.key, scope)
+        if p.when is not None:
+            self.expr(p.when, scope)
 
     # ------------------------------------------------------------ statements
     def block(self, stmts, scope: Scope) -> Scope:

@@ -375,6 +375,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             for i, p in enumerate(prefs):
                 self._pref(d, f"r_{self.gid('event', ev)}_", i, p, reactions[p.name])
             self._tactic_react(d, ev, prefs, reactions)
+        if d.choose:
+            self._tactic_choose(d)
 
     def _tactic_react(self, d: n.Tactic, ev: str, prefs, reactions):
         """The tactic's choice among the reactions allowed to an event as one function: its
@@ -415,6 +417,31 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         for i, p in enumerate(d.act):
             emit_preference(self, self.purity, base, i, p, actions[p.name])
         self.emit(1, "return False")
+
+    def _tactic_choose(self, d: n.Tactic):
+        """The tactic's answer to choose(c, list) as one function, called with a list that is not
+        empty: each pick in order walks the list (paid from the step budget) and gives the first
+        item of the highest (lowest) key among those whose `when` holds; none holds, the first item."""
+        asked = self.binding()
+        self.emit(0, f"def tc_{self.gid('tactic', d.name)}(_E, {asked}, _items):", d.span)
+        for p in d.choose:
+            scope = self.fresh(Scope().bound({p.who: asked} if p.who else {}), "it")
+            item, found, best, key = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+            better = ">" if p.order == "highest" else "<"
+            self.emit(1, "_E.steps += len(_items)", p.span)
+            self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", p.span)
+            self.emit(1, f"{found} = False", p.span)
+            self.emit(1, f"for {scope.ids['it']} in _items:", p.span)
+            depth = 2
+            if p.when is not None:
+                self.emit(2, f"if {self.expr(p.when, scope)}:", p.when.span)
+                depth = 3
+            self.emit(depth, f"{key} = S.choice_key({self.expr(p.key, scope)})", p.key.span)
+            self.emit(depth, f"if not {found} or {key} {better} {best}:", p.key.span)
+            self.emit(depth + 1, f"{found}, {item}, {best} = True, {scope.ids['it']}, {key}", p.key.span)
+            self.emit(1, f"if {found}:", p.span)
+            self.emit(2, f"return {item}", p.span)
+        self.emit(1, "return _items[0]", d.span)
 
     def _pref(self, d, kind, i, p, target):
         names = [x.name for x in target.params]
@@ -512,7 +539,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             names = {ev: f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}" for ev, _prefs in d.react}
             choose = {ev: g[f"rc_{m}"] for ev, m in names.items()}
             react = {ev: g[f"rt_{m}"] for ev, m in names.items() if f"rt_{m}" in g}
-            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose, react)
+            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose, react,
+                                             g.get(f"tc_{self.gid('tactic', d.name)}"))
         self.rounds = []
         for d in rs.all(n.Round):
             m = self.gid("round", d.name)

@@ -27,12 +27,13 @@ class ReactionDef:
 
 
 class TacticDef:
-    __slots__ = ("name", "act", "choose", "react")
+    __slots__ = ("name", "act", "choose", "react", "answer")
 
-    def __init__(self, name, act, choose, react):
+    def __init__(self, name, act, choose, react, answer=None):
         # choose: event -> the tactic's compiled choice among the reactions allowed (compiler._tactic_react);
-        # react: event -> the same choice testing each reaction as it comes to it, where the event allows it
-        self.name, self.act, self.choose, self.react = name, act, choose, react
+        # react: event -> the same choice testing each reaction as it comes to it, where the event allows it;
+        # answer: its answer to choose(c, list) (compiler._tactic_choose), or None: the first item
+        self.name, self.act, self.choose, self.react, self.answer = name, act, choose, react, answer
 
 
 ROLLS_INDEXED = 10_000     # a dice table covering at most this many rolls keeps a dict by roll

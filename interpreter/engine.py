@@ -358,7 +358,7 @@ class Engine:
 
     def choose(self, c, items):
         """A question a rule asks c's controller in the middle of the rule: one item of
-        the list. The script answers it (`choose VALUE`); else the first item."""
+        the list. The script answers it (`choose VALUE`); else its tactic, else the first item."""
         if not isinstance(c, H.Combatant):
             raise H.RuleFailure(f"choose() asks a combatant, not {H.show(c)}", None, "E0204")
         if not isinstance(items, list):
@@ -369,13 +369,22 @@ class Engine:
             if taken:
                 return item
             entry = self._scripted(c, "choose")
-        return items[0] if items else None
+        return self._unscripted_choice(c, items)
+
+    def _unscripted_choice(self, c, items):
+        """c's answer nobody scripted: its tactic's `choose` line (compiler._tactic_choose), else
+        the first item; none for an empty list."""
+        if not items:
+            return None
+        tactic = self.p.tactics.get(c.tactic)
+        answer = tactic.answer if tactic is not None else None
+        return answer(self, c, items) if answer is not None else items[0]
 
     def _scripted_answer(self, c, items, entry):
         """A scripted answer to choose(): (True, the item) to take it, or (False, None) for
         an answer the script expects to be refused (the next answer, or the default, decides)."""
         words, span, refused = entry
-        word = words[1]                      # one value: the encounter checks it (encounter._choice_shape)
+        word = words[1]                      # one value: the encounter check sees to it (dsl/encounter_check.py)
         found = self._answer(span, word, items)
         reason = None if found else X.Reason(f'"{word}" is not one of the choices now', clause=False)
         if refused is not None:

@@ -63,6 +63,14 @@ def is_number(v) -> bool:
     return type(v) in _NUMBERS or (isinstance(v, (int, Fraction)) and type(v) is not bool)
 
 
+def choice_key(v):
+    """What a tactic's `highest` or `lowest` compares the items of a choice by: a number."""
+    if is_number(v):
+        return v
+    raise OperatorError(f"the items of a choice are compared by a number, not {kind(v)}",
+                        "the key after highest or lowest must give a number for every item (it is the item)")
+
+
 def bounded(v):
     """A number within MAX_DIGITS digits (a fraction: its numerator and denominator)."""
     if isinstance(v, int):

@@ -117,6 +117,16 @@ def test_tabs_count_as_the_parser_counts_them():
     assert_keeps_meaning(text, "x.rules")
 
 
+def test_a_tactics_choose_line_and_its_patch_print_back():
+    text = ("tactic t:\n    act: esperar\n    choose(yo):  highest max(it.FUE,\n"
+            "                             it.AGI) when it != yo, lowest it.suerte\n      # the last resort\n"
+            "    choose: lowest 1\n\n\nreplace choose of tactic t: lowest it.FUE\n")
+    out = assert_keeps_meaning(text, "x.rules")
+    assert out == ("tactic t:\n  act: esperar\n  choose(yo):  highest max(it.FUE,\n"
+                   "                           it.AGI) when it != yo, lowest it.suerte\n  # the last resort\n"
+                   "  choose: lowest 1\n\nreplace choose of tactic t: lowest it.FUE\n")
+
+
 def test_a_pipe_inside_quotes_is_text_not_a_column():
     text = 'table t:\n  | k | v |\n  | a | "x | y" |\n'
     assert format_text(text) == 'table t:\n  | k | v       |\n  | a | "x | y" |\n'

@@ -20,7 +20,8 @@ def test_the_keyword_groups_are_the_grammars_words():
     words = [w for group in KEYWORDS.values() for w in group]
     assert len(words) == len(set(words)), "a word is in two groups"
     assert set(words) == set(GRAMMAR_WORDS), "update KEYWORDS in dsl/keywords.py to match dsl/grammar.lark"
-    assert {"rule", "decide", "first", "all", "strict", "desc", "where"} <= set(GRAMMAR_WORDS)
+    assert {"rule", "decide", "first", "all", "strict", "desc", "where", "choose", "highest", "lowest"} <= \
+        set(GRAMMAR_WORDS)
 
 
 @pytest.mark.parametrize("word", GRAMMAR_WORDS)
