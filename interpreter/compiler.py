@@ -65,7 +65,7 @@ class Program:
         for attr, copy in self._PER_COMPILE.items():
             setattr(compiler, attr, copy(getattr(self, attr)))
         compiler.lines, compiler.line_spans, compiler.line_owner = [], [], []
-        compiler.alias, compiler.inlining, compiler.owner, compiler._tmp, compiler.frame = {}, [], "encounter", 0, {}
+        compiler.alias, compiler.owner, compiler._tmp, compiler.frame = {}, "encounter", 0, {}
         return compiler
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
@@ -81,7 +81,7 @@ class Program:
 
 
 # The compiler's working state, thrown away with it.
-_TRANSIENT = ("alias", "inlining", "owner", "_tmp", "frame", "_lazy")
+_TRANSIENT = ("alias", "owner", "_tmp", "frame", "_lazy")
 
 
 class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
@@ -103,9 +103,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.structs: dict[tuple, type] = {}
         self._tmp = 0
         self.gids: dict[tuple, str] = {}
-        self.alias: dict[str, str] = {}       # a parameter's binding -> its argument, while inlining a rule
+        self.alias: dict[str, str] = {}       # a parameter's binding -> its argument, in a requirement tested in place
         self.frame: dict[str, str] = {}       # a name -> the binding a statement gives it where it is new
-        self.inlining: list[str] = []
         self.leaves: dict[str, bool] = {}
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing

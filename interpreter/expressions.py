@@ -69,7 +69,8 @@ class ExpressionCompiler:
 
     # What a bare name compiles to, by what it names.
     NAME_CODE = {
-        # A local: its binding, or the argument compiled in place for a parameter (inlining).
+        # A local: its binding, or the argument compiled in place for a parameter (a requirement
+        # tested for given arguments: compiler.req_expr).
         "local": lambda self, x, r: self.alias.get(r.target, r.target),
         "grade": lambda self, x, r: self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade"),
         "combatant": lambda self, x, r: f"_E.cb[{r.target}]",
@@ -125,9 +126,6 @@ class ExpressionCompiler:
             if kinds is not None:                   # the same list all run: see invariant.py
                 return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
                         f"{''.join(', ' + a for a in args)})")
-            inlined = self.inline(r.target, args)
-            if inlined is not None:
-                return inlined
             return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
         args = [self.expr(a.value, scope) for a in x.args]
         return self.BUILTIN_CODE.get(name, ExpressionCompiler.b_function)(self, name, x, args, scope)
@@ -214,35 +212,6 @@ class ExpressionCompiler:
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
     SIMPLE = re.compile(r"^[\w.\[\]]+$")
-
-    def inline(self, rule: n.Rule, args: list[str]) -> str | None:
-        """A rule that only returns an expression, called with arguments that can be read again,
-        is compiled in place: no call on the hot path. An argument is read where the body uses it,
-        so one that something could change (a field, a var) only for a body that changes nothing
-        (no event emitted, no action or question asked): else only locals and constants."""
-        body = rule.body
-        if len(body) != 1 or not isinstance(body[0], n.Return) or body[0].value is None:
-            return None
-        if rule.name in self.inlining or not self.is_leaf(rule):
-            return None
-        settled = self.changes_nothing(body[0].value)
-        if not all(self.IDENTIFIER.match(a) or settled and (self.SIMPLE.match(a) or self.pure(a)) for a in args):
-            return None
-        saved = self.alias
-        scope = self.fresh(Scope(), *(p.name for p in rule.params))
-        self.alias = {scope.ids[p.name]: a for p, a in zip(rule.params, args)}
-        self.inlining.append(rule.name)
-        try:
-            return "(" + self.expr(body[0].value, scope) + ")"
-        finally:
-            self.alias = saved
-            self.inlining.pop()
-
-    @staticmethod
-    def changes_nothing(x) -> bool:
-        """An expression that emits no event and asks for no action or choice."""
-        return not any(isinstance(node, n.Emit) or isinstance(node, n.Call) and isinstance(node.func, n.Name)
-                       and node.func.id in ("act", "choose") for node in walk(x))
 
     def is_leaf(self, rule: n.Rule) -> bool:
         """A rule that calls no rule: compiling it in place costs its own size, never more."""
@@ -498,7 +467,7 @@ class ExpressionCompiler:
     def x_Comprehension(self, x, scope):
         items = f"H.counted(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
         # The comprehension's variable is a binding of its own: neither an argument compiled in
-        # place for a parameter (inlining) nor a name of the caller can meet it.
+        # place for a parameter (a requirement tested in place) nor a name of the caller can meet it.
         inner = self.fresh(scope, x.var)
         var = inner.ids[x.var]
         cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""

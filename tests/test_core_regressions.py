@@ -318,6 +318,23 @@ def test_a_written_value_indexed_compiles_without_a_python_warning(tmp_path):
     assert isinstance(got, str) and "error[E0501]: 7 cannot be looked up by 1" in got, got
 
 
+# An error inside a rule that only returns an expression pointed at its caller's line: the rule
+# was compiled in place (inlined) and the error took the caller's place. Rules are calls now.
+def test_an_error_in_a_small_rule_points_at_the_rule(tmp_path):
+    rules = "\nrule r(c):\n  return -c.marca_texto\n"
+    write_edition(tmp_path, BASE.replace("  marca: int = 0\n", "  marca: int = 0\n  marca_texto: text = \"a\"\n") + rules)
+    text = "edition prueba\ncombatant Ana:\n  FUE 3\nexpect r(Ana) == 1\n"
+    sources = Sources({"x.enc": text})
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    with pytest.raises(GrimorioError) as err:
+        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
+    (d,) = err.value.diagnostics
+    lines = (tmp_path / "prueba" / "reglas.rules").read_text(encoding="utf-8").splitlines()
+    assert d.code == "E0204" and d.span.file.endswith("reglas.rules"), d
+    assert lines[d.span.line - 1].strip() == "return -c.marca_texto", d
+
+
 def test_an_inlined_rule_reads_a_var_argument_as_it_was_at_the_call(tmp_path):
     # Regression: a rule that only returns an expression is compiled in place, its arguments
     # read where the body uses them; a var given to one whose body emits an event was read after
