@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from . import nodes as n
-from .constants import NotConstant, plain
+from .constants import NotConstant, plain, written
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
 
 MAX_BUILT_DICE, MAX_FACES, MAX_RANGE = 1000, 1_000_000, 100_000
@@ -123,9 +123,9 @@ def check_table_key(table: n.Table, key) -> None:
         return
     keys = [row[0].value for row in table.rows]
     if v not in keys:
-        raise GrimorioError(Diagnostic("E0209", f'table "{table.name}" has no row for {v}', key.span,
+        raise GrimorioError(Diagnostic("E0209", f'table "{table.name}" has no row for {written(v)}', key.span,
                                        did_you_mean(str(v), [str(k) for k in keys]) or
-                                       f"its keys are {', '.join(str(k) for k in keys[:12])}"))
+                                       f"its keys are {', '.join(written(k) for k in keys[:12])}"))
 
 
 def check_item(items, key) -> None:

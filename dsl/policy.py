@@ -13,13 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from .constants import written
 from .diagnostics import Diagnostic, did_you_mean
 from .format_kinds import DEFAULT_SIDE, check_default_side
-
-
-def written(v) -> str:
-    """A plain value as the rules write it: true, 3, "text"."""
-    return ("true" if v else "false") if type(v) is bool else f'"{v}"' if type(v) is str else str(v)
 
 
 def _count(least: int, meaning: str) -> Callable:

@@ -31,12 +31,12 @@ def counted(engine, items):
         if steps <= engine.budget:
             return items
         raise Budget(engine.budget)
-    raise RuleFailure(f"only a list can be walked, not {show(items)}",
-                      "for and comprehensions walk lists: [x for x in LIST]", "E0204")
+    raise RuleFailure("only a list can be walked, not {0} (" + kind(items) + ")",
+                      "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
 def cannot_order(value, named):
-    raise RuleFailure(f"{show(value)} and {show(named)} cannot be compared by order", ORDER_HELP, "E0204")
+    raise RuleFailure("{0} and {1} cannot be compared by order", ORDER_HELP, "E0204", (value, named))
 
 
 ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
@@ -124,14 +124,15 @@ def index(obj, key):
         try:
             return getattr(obj, mangle(key))
         except AttributeError:
-            raise RuleFailure(f'{show(obj)} has no field "{key}"', "check the spelling against the sheet "
-                              "or the table's columns", "E0203") from None
+            raise RuleFailure("{0} has no field {1}", "check the spelling against the sheet or the table's columns",
+                              "E0203", (obj, key)) from None
     lookup = getattr(obj, "lookup", None)
     if lookup is not None:
         return lookup(key)
     if isinstance(obj, list):
         return item(obj, key)
-    raise RuleFailure(f"{show(obj)} cannot be looked up by {show(key)}")
+    raise RuleFailure("{0} cannot be looked up by {1}", "a list is looked up by a position from 1, a table by a key, "
+                      "a combatant or a record by the name of a field", "E0501", (obj, key))
 
 
 def groups(items, key, reverse):
@@ -141,13 +142,15 @@ def groups(items, key, reverse):
 
 def maximum(dice):
     if not isinstance(dice, Dice):
-        raise RuleFailure(f"maximum() takes dice, not {show(dice)}")
+        raise RuleFailure("maximum() takes dice, not {0} (" + kind(dice) + ")", "for example maximum(2D6)", "E0204",
+                          (dice,))
     return dice.max
 
 
 def len_(x):
     if not isinstance(x, list):
-        raise RuleFailure(f"len() takes a list, not {show(x)}")
+        raise RuleFailure("len() takes a list, not {0} (" + kind(x) + ")", "len(LIST): how many items it has", "E0204",
+                          (x,))
     return len(x)
 
 
@@ -157,7 +160,8 @@ def abs_(x):
 
 def sum_(x):
     if not isinstance(x, list):
-        raise RuleFailure(f"sum() takes a list, not {show(x)}")
+        raise RuleFailure("sum() takes a list, not {0} (" + kind(x) + ")", "sum(LIST): its numbers added", "E0204",
+                          (x,))
     return sum(x)
 
 
@@ -205,7 +209,9 @@ def regrade(condition: ConditionType, grade):
         return None
     g = condition.by_name.get(getattr(grade, "name", grade))
     if g is None:
-        raise RuleFailure(f'condition "{condition.name}" has no grade "{show(grade)}"')
+        raise RuleFailure(f'condition "{condition.name}" has no grade {{0}}',
+                          f"its grades: {', '.join(g.name for g in condition.grades)}", "E0501",
+                          (getattr(grade, "name", grade),))
     return g
 
 

@@ -104,3 +104,52 @@ def test_runtime_diagnostics_show_values_in_the_edition_s_formats(tmp_path, do, 
 def test_the_rendered_diagnostic_carries_the_help_line():
     out = diagnostics_of(AKIRA + "do:\n  let n = 7\n  let x = dice(n / 2, 6)\n")
     assert "not 7/2" in out and "= help: 7/2 is not whole" in out
+
+
+TABLAS = """
+sheet ficha:
+  FUE: int 1..20
+table zonas by d4:
+  | tirada | lugar  |
+  |--------|--------|
+  | 1-2    | brazo  |
+  | 3-4    | pierna |
+table armas:
+  | nombre | daño |
+  |--------|------|
+  | Daga   | 1D4  |
+  | Espada | 1D8  |
+"""
+
+
+def _tabla(tmp_path, do):
+    if not (tmp_path / "prueba").exists():
+        write_edition(tmp_path, TABLAS)
+    text = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\ndo:\n' + "".join(f"  {s}\n" for s in do.split("|"))
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    return Prepared(enc, program_for("prueba", sources=Sources({"x.enc": text}), roots=[tmp_path])).run()
+
+
+def test_a_dice_table_takes_a_whole_fraction_as_its_roll_and_refuses_one_in_between(tmp_path):
+    out = _tabla(tmp_path, 'expect zonas[6/2].lugar == "pierna" and zonas[4/2].lugar == "brazo"')
+    assert [v.ok for v in out.expectations] == [True]
+    with pytest.raises(GrimorioError) as exc:
+        _tabla(tmp_path, "let n = 5|let x = zonas[n / 2]")          # 5/2 lies between 2 and 3: no row, said so
+    [d] = exc.value.diagnostics
+    assert d.message == 'table "zonas" has no row for 5/2' and "floor()" in d.help
+    with pytest.raises(GrimorioError) as exc:
+        _tabla(tmp_path, 'let k = "a"|let x = zonas[k]')
+    [d] = exc.value.diagnostics
+    assert d.message == 'table "zonas" has no row for "a"' and d.help.endswith("by a whole number, not a text")
+
+
+def test_the_keys_a_table_lacks_and_has_are_quoted_texts(tmp_path):
+    with pytest.raises(GrimorioError) as exc:
+        _tabla(tmp_path, 'let k = "Hacha"|let x = armas[k]')
+    [d] = exc.value.diagnostics
+    assert (d.message, d.help) == ('table "armas" has no row for "Hacha"', 'its keys are "Daga", "Espada"')
+    with pytest.raises(GrimorioError) as exc:
+        _tabla(tmp_path, 'let x = armas["Hacha"]')               # written: found before running
+    [d] = exc.value.diagnostics
+    assert (d.code, d.message) == ("E0209", 'table "armas" has no row for "Hacha"')
