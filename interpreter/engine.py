@@ -13,7 +13,7 @@ from .compiler import FILENAME
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import bound_help
-from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, unmangle
+from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, described, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -67,7 +67,8 @@ class Engine:
 
     def roll(self, dice, by, purpose):
         if not isinstance(dice, Dice):
-            raise H.RuleFailure(f"only dice can be rolled, not {H.show(dice)}")
+            raise H.RuleFailure("only dice can be rolled, not {0} (" + H.kind(dice) + ")",
+                                "roll DICE: 2D6, dice(n, 6), a dice field; a number is already rolled", "E0204", (dice,))
         rnd = self.streams.get((by, purpose)) or self.stream(by, purpose)
         if self.plain:
             one = dice.single
@@ -490,7 +491,7 @@ def locate(program, exc) -> Diagnostic:
         name = _missing_name(exc)
         field = unmangle(name) if name else None
         obj = getattr(exc, "obj", None)
-        what = H.show(obj) if obj is not None and not isinstance(obj, type) else "this value"
+        what = described(obj, program.format.show) if obj is not None and not isinstance(obj, type) else "this value"
         if name in COMBATANT_ONLY:
             return Diagnostic("E0204", f"{what} is not a combatant", span,
                               "conditions, sides and tactics belong to combatants")
