@@ -92,6 +92,10 @@ def sub(a, b):
 
 def _dice(a, b, op):
     a, b = (x if isinstance(x, Dice) or whole(x) is None else whole(x) for x in (a, b))   # 4/2 is 2
+    split = next((x for x in (a, b) if isinstance(x, Fraction)), None)
+    if split is not None:
+        raise OperatorError(f'dice {"add" if op == "+" else "subtract"} whole numbers, not {{0}}',
+                            "round it first, with floor() (down) or ceil() (up)", (split,))
     if not (isinstance(a, (Dice, int)) and isinstance(b, (Dice, int))) or bool in (type(a), type(b)):
         _refuse(op, a, b, ARITHMETIC)
     kept = next((x for x in (a, b) if isinstance(x, Dice) and x.keep is not None), None)
