@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection
 
 from .constants import written
 from .diagnostics import Diagnostic, did_you_mean
-from .format_kinds import DEFAULT_SIDE, check_default_side
+from .format_kinds import PLACEHOLDER
 
 
 def _count(least: int, meaning: str) -> Callable:
@@ -47,8 +47,18 @@ def _tactic(name, v, span, tactics: Collection[str]):
                        f"the tactics are: {', '.join(tactics) or 'none'}; \"\" stands for the edition's first")]
 
 
+# The prelude's option that names the side of a combatant without a "side" line.
+DEFAULT_SIDE = "default_side"
+
+
 def _side(name, v, span, _tactics):
-    return check_default_side(v, span)
+    """default_side is a text whose only placeholder is {name}, the combatant's name."""
+    if not isinstance(v, str):
+        return [Diagnostic("E0204", f'option "{name}" takes a text, not {written(v)}', span,
+                           'for example "{name}" (each its own side) or "libres" (one side for all)')]
+    return [Diagnostic("E0208", f'option "{name}" has no placeholder "{{{p}}}"', span,
+                       "its only placeholder is {name}, the combatant's name")
+            for p in PLACEHOLDER.findall(v) if p != "name"]
 
 
 # Each policy option of the prelude -> its check (name, value, span, the tactics of the rules).

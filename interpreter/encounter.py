@@ -11,8 +11,8 @@ from ..dsl.cache import build_encounter
 from ..dsl.constants import NotConstant, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.records import dataclass, field, fields
-from ..dsl.format_kinds import DEFAULT_SIDE, default_side
-from ..dsl.policy import check_policy
+from ..dsl.format_kinds import default_side
+from ..dsl.policy import DEFAULT_SIDE, check_policy
 from ..dsl.loader import bundled_root
 from ..dsl.source import read_text
 
