@@ -10,8 +10,9 @@ from . import kinds as K
 from . import nodes as n
 from .constants import NotConstant, constant, kind_of, plain
 from .diagnostics import Diagnostic, did_you_mean
-from .format_kinds import DEFAULT_SIDE, check_default_side, check_formats
+from .format_kinds import check_formats
 from .names import Resolver, Scope
+from .policy import check_policy
 from .resolver import resolve_ruleset
 
 
@@ -372,12 +373,15 @@ PLAIN = "an option holds a number, a percentage, true or false, or a quoted text
 
 def _options(rs) -> list[Diagnostic]:
     out, defaults = [], {}
+    tactics = list(rs.space("tactic"))
     for o in rs.all(n.Option):
         try:
             defaults[o.name] = plain(o.default)
         except NotConstant:
             out.append(Diagnostic("E0204", f'the default of option "{o.name}" must be a plain value', o.default.span,
                                   PLAIN + "; compute with it in the rules"))
+            continue
+        out += check_policy(o.name, defaults[o.name], o.default.span, tactics) or []
     for name, value in rs.edition.settings:
         span = value.span if value.span.line else rs.edition.span
         if name not in {o.name for o in rs.all(n.Option)}:
@@ -389,11 +393,9 @@ def _options(rs) -> list[Diagnostic]:
         except NotConstant:
             out.append(Diagnostic("E0204", f'option "{name}" must be set to a plain value', span, PLAIN))
             continue
-        if name in defaults and type(v) is not type(defaults[name]):
+        policy = check_policy(name, v, span, tactics)
+        if policy is not None:
+            out += policy
+        elif name in defaults and type(v) is not type(defaults[name]):
             out.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(defaults[name])}, not {kind_of(v)}', span))
-        elif name == DEFAULT_SIDE:
-            out += check_default_side(v, span)
-    side = next((o for o in rs.all(n.Option) if o.name == DEFAULT_SIDE), None)
-    if side is not None and side.name in defaults and DEFAULT_SIDE not in dict(rs.edition.settings):
-        out += check_default_side(defaults[side.name], side.default.span)
     return out

@@ -31,6 +31,11 @@ def plain(node):
     raise NotConstant
 
 
+def written(v) -> str:
+    """A plain value as the rules write it, for a diagnostic: true, 3, "a text" (quoted)."""
+    return ("true" if v else "false") if type(v) is bool else f'"{v}"' if type(v) is str else str(v)
+
+
 def constant(node, makers):
     """`makers`: "scale" (a Fraction), "dice" (count, sides) and "name" (an outcome's name) to values."""
     if isinstance(node, n.Const):

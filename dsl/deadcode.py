@@ -17,7 +17,7 @@ Range = tuple[int, int] | None          # whole numbers low..high, or None: coul
 
 
 def dead_data(rs) -> list[Diagnostic]:
-    from .loader import PRELUDE_NAME
+    from .loader import prelude
     nodes = [x for space in rs.spaces.values() for d in space.values() for x in walk(d)]
     read = {x.name for x in nodes if isinstance(x, n.Attr)}
     # A column can also be read by a value that names it (fila[zona]): a text equal to its name, written
@@ -31,9 +31,11 @@ def dead_data(rs) -> list[Diagnostic]:
         if t.dice is not None:
             out += _rows(t, [x for x in nodes if isinstance(x, n.Index) and _names(x.obj, t.name)],
                          {d.name: d for d in rs.all(n.Table)})
+    # The prelude's options are policy the runtime itself reads (the default tactic, reactions per
+    # event): read whoever declares them, the prelude or an edition that declares one again.
+    policy = {d.name for d in prelude()[1] if isinstance(d, n.Option)}
     for o in rs.all(n.Option):
-        # The prelude's options are policy the runtime itself reads (the default tactic, reactions per event).
-        if o.name not in options and o.span.file != PRELUDE_NAME:
+        if o.name not in options and o.name not in policy:
             out.append(_warn("W0705", f'no rule reads option "{o.name}"', o.span,
                              f'read it with "option {o.name}", or remove it'))
     return out

@@ -1,6 +1,7 @@
 """The kinds of value a `format` declaration names and the placeholders each may use:
 checked here with the other static errors (interpreter/formats.py prints by them);
-and the one option that is a template too, the side of a combatant without a side line."""
+and the one option that is a template too, the side of a combatant without a side line
+(dsl/policy.py checks its placeholders with the prelude's other policy options)."""
 from __future__ import annotations
 
 import re
@@ -31,20 +32,6 @@ def check_formats(ruleset) -> list[Diagnostic]:
                                       d.template_span or d.span,
                                       f"its placeholders: {allowed}"))
     return out
-
-
-# The prelude's option that names the side of a combatant without a "side" line.
-DEFAULT_SIDE = "default_side"
-
-
-def check_default_side(value, span) -> list[Diagnostic]:
-    """default_side is a text whose only placeholder is {name}, the combatant's name."""
-    if not isinstance(value, str):
-        return [Diagnostic("E0204", f'option "{DEFAULT_SIDE}" takes a text', span,
-                           'for example "{name}" (each its own side) or "libres" (one side for all)')]
-    return [Diagnostic("E0208", f'option "{DEFAULT_SIDE}" has no placeholder "{{{name}}}"', span,
-                       "its only placeholder is {name}, the combatant's name")
-            for name in PLACEHOLDER.findall(value) if name != "name"]
 
 
 def default_side(template: str, name: str) -> str:

@@ -6,6 +6,7 @@ namespace (rule, table, condition, var); an outcome; a builtin.
 """
 from __future__ import annotations
 
+import copy
 
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
@@ -132,6 +133,16 @@ class Resolver:
             if isinstance(d, n.Outcomes):
                 for i, v in enumerate(d.values):
                     self.outcomes.setdefault(v, (d, i))
+
+    def knowing_records(self, nodes) -> "Resolver":
+        """This resolver, knowing also the fields of the records `nodes` make (an encounter's own
+        script: `let r = {zz: 1}`, `add Ana caído with {n: 1}`); itself when they add none."""
+        extra = {f for x in walk(nodes) if isinstance(x, n.RecordExp) for f, _ in x.fields} - self.fields
+        if not extra:
+            return self
+        out = copy.copy(self)
+        out.fields = self.fields | extra
+        return out
 
     def resolve(self, name: str, scope: Scope) -> Resolved | None:
         if name in scope.locals or (name == "it" and scope.allow_it):

@@ -28,6 +28,7 @@ def resolve_script(rs, stmts, exprs, combatants, names: Resolver | None = None) 
     (the one place `expect` may stand). `names`: the ruleset's Resolver, if one is at hand (making
     one walks the whole ruleset)."""
     walker = _Walker(rs, script=True, names=names)
+    walker.names = walker.names.knowing_records(tuple(stmts) + tuple(exprs))
     scope = Scope(combatants=tuple(combatants))
     walker.block(tuple(stmts), scope)
     for x in exprs:

@@ -3,13 +3,15 @@ their grades, tables, and the definitions the engine calls (actions,
 reactions, tactics)."""
 from __future__ import annotations
 
+from fractions import Fraction
 
 from ..dsl import nodes as n
+from ..dsl.builtin_values import whole
 from ..dsl.constants import NotConstant, constant
 
 from . import runtime_helpers as H
 from .dice import Dice
-from .values import ConditionType, Grade, Ranked, Scale, make_struct, mangle
+from .values import ConditionType, Grade, Ranked, Scale, kind, make_struct, mangle
 
 
 class ActionDef:
@@ -64,19 +66,27 @@ class Table:
         else:
             row = self._by_roll(key)
         if row is None:
-            raise H.RuleFailure(f'table "{self.name}" has no row for {H.show(key)}',
-                                f"its keys are {H.show(list(self.index)[:12])}" if self.dice is None
-                                else f"it covers rolls {self.low} to {self.high}")
+            raise self._no_row(key)
         return row
 
+    def _no_row(self, key) -> H.RuleFailure:
+        """Why no row answers `key`, its values shown by the edition's formats (each key quoted if a text)."""
+        message = f'table "{self.name}" has no row for {{0}}'
+        if self.dice is None:
+            keys = list(self.index)[:12]
+            return H.RuleFailure(message, "its keys are " + ", ".join(f"{{{i}}}" for i in range(1, len(keys) + 1)),
+                                 "E0501", (key, *keys))
+        covers = f"it covers rolls {self.low} to {self.high}"
+        if whole(key) is None:
+            covers += ("; round a fraction first, with floor() or ceil()" if isinstance(key, Fraction) else
+                       f"; it is looked up by a whole number, not {kind(key)}")
+        return H.RuleFailure(message, covers, "E0501", (key,))
+
     def _by_roll(self, key):
-        for lo, hi, row in self.ranges:
-            try:
-                if lo <= key <= hi:
-                    return row
-            except TypeError:
-                return None
-        return None
+        key = whole(key)                # a roll is whole (4/2 is 2); a fraction in between finds no row
+        if key is None:
+            return None
+        return next((row for lo, hi, row in self.ranges if lo <= key <= hi), None)
 
     def __str__(self):
         return self.name

@@ -12,7 +12,8 @@ from ..dsl.constants import NotConstant, kind_of, plain
 from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from ..dsl.records import dataclass, field, fields
 from ..dsl.encounter_check import Facts, check_encounter, check_names, check_script, decision_kind
-from ..dsl.format_kinds import DEFAULT_SIDE, check_default_side, default_side
+from ..dsl.format_kinds import default_side
+from ..dsl.policy import DEFAULT_SIDE, check_policy
 from ..dsl.loader import bundled_root
 from ..dsl.source import read_text
 
@@ -101,11 +102,13 @@ class Prepared:
                 continue
             v = _plain(value)
             default = program.options[name]
-            if type(v) is not type(default):
+            policy = check_policy(name, v, span, program.tactics)       # the prelude's options: their contract
+            if policy:
+                diags.extend(policy)
+                continue
+            if policy is None and type(v) is not type(default):
                 diags.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(default)}, not {kind_of(v)}', span))
                 continue
-            if name == DEFAULT_SIDE:
-                diags.extend(check_default_side(v, span))
             self.options[name] = v
         self.fields = {f.name: f for f in program.sheet.fields}
         facts = facts_of(program)
@@ -154,17 +157,10 @@ class Prepared:
         return out
 
     def _default_tactic(self):
-        """The prelude's option default_tactic, as the edition or the encounter set it; else the first tactic."""
+        """The prelude's option default_tactic, as the edition or the encounter set it (a tactic of
+        these rules: dsl/policy.py checked every value it was given); "": the first tactic."""
         name = {**self.p.options, **self.options}.get("default_tactic") or None
-        if name is None:
-            return next(iter(self.p.tactics), None)
-        if name not in self.p.tactics:
-            span = next((v.span for k, v in self.enc.settings if k == "default_tactic"), None) or \
-                next((v.span for k, v in self.p.ruleset.edition.settings if k == "default_tactic"), self.enc.span)
-            raise GrimorioError(Diagnostic("E0201", f'there is no tactic "{name}"', span,
-                                           did_you_mean(str(name), self.p.tactics) or
-                                           f"the tactics are: {', '.join(self.p.tactics) or 'none'}"))
-        return name
+        return next(iter(self.p.tactics), None) if name is None else name
 
     def _with_defaults(self, blueprints):
         """Sheet defaults that roll nothing are the same every run: work them out once."""

@@ -8,15 +8,12 @@ from itertools import groupby
 
 from ..dsl.builtin_values import EMPTY_EXTREME
 from .dice import Dice, Roll
-from .values import Combatant, ConditionType, Ranked, Struct, is_none, mangle, member, same, show  # noqa: F401 - used by generated code
+from .values import (Combatant, ConditionType, Ranked, Refusal, Struct, is_none, kind, mangle, member,  # noqa: F401
+                     same, show)                                  # (used by generated code)
 
 
-class RuleFailure(Exception):
+class RuleFailure(Refusal):
     """A rule did something the language forbids; located by the engine."""
-
-    def __init__(self, message, help=None, code="E0501"):
-        super().__init__(message)
-        self.message, self.help, self.code = message, help, code
 
 
 EMIT_DEPTH = 16
@@ -34,12 +31,12 @@ def counted(engine, items):
         if steps <= engine.budget:
             return items
         raise Budget(engine.budget)
-    raise RuleFailure(f"only a list can be walked, not {show(items)}",
-                      "for and comprehensions walk lists: [x for x in LIST]", "E0204")
+    raise RuleFailure("only a list can be walked, not {0} (" + kind(items) + ")",
+                      "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
 def cannot_order(value, named):
-    raise RuleFailure(f"{show(value)} and {show(named)} cannot be compared by order", ORDER_HELP, "E0204")
+    raise RuleFailure("{0} and {1} cannot be compared by order", ORDER_HELP, "E0204", (value, named))
 
 
 ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
@@ -58,6 +55,27 @@ def first_reaction(engine, _who, options, _event):
     """A reactor's choice where its tactic prefers nothing for the event: as the prelude's
     option says, the first reaction allowed (or none)."""
     return options[0] if engine.opt["first_reaction"] else None
+
+
+def not_a_condition(value) -> RuleFailure:
+    """What a builtin that asks for a condition says of anything else; a grade, which names its condition."""
+    if isinstance(value, Ranked) and isinstance(getattr(value, "condition", None), str):
+        return RuleFailure("{0} is a grade of " + value.condition + ", and a condition is asked here",
+                           "give the condition itself: " + value.condition + " (not " + value.condition + ".{0})",
+                           "E0204", (value,))
+    return RuleFailure("a condition is asked here, not {0} (" + kind(value) + ")",
+                       "name a condition of these rules, or a value that holds one", "E0204", (value,))
+
+
+def not_a_question(who, items) -> RuleFailure:
+    """choose(who, items) given no combatant first, or no list second."""
+    if not isinstance(who, Combatant):
+        return RuleFailure("choose()'s first argument must be a combatant, not {0} (" + kind(who) + ")",
+                           "choose(COMBATANT, LIST): the combatant whose controller picks one item of the list",
+                           "E0204", (who,))
+    return RuleFailure("choose()'s second argument must be a list to choose from, not {0} (" + kind(items) + ")",
+                       "choose(COMBATANT, LIST): the combatant whose controller picks one item of the list",
+                       "E0204", (items,))
 
 
 class StopRun(Exception):
@@ -106,14 +124,15 @@ def index(obj, key):
         try:
             return getattr(obj, mangle(key))
         except AttributeError:
-            raise RuleFailure(f'{show(obj)} has no field "{key}"', "check the spelling against the sheet "
-                              "or the table's columns", "E0203") from None
+            raise RuleFailure("{0} has no field {1}", "check the spelling against the sheet or the table's columns",
+                              "E0203", (obj, key)) from None
     lookup = getattr(obj, "lookup", None)
     if lookup is not None:
         return lookup(key)
     if isinstance(obj, list):
         return item(obj, key)
-    raise RuleFailure(f"{show(obj)} cannot be looked up by {show(key)}")
+    raise RuleFailure("{0} cannot be looked up by {1}", "a list is looked up by a position from 1, a table by a key, "
+                      "a combatant or a record by the name of a field", "E0501", (obj, key))
 
 
 def groups(items, key, reverse):
@@ -123,13 +142,15 @@ def groups(items, key, reverse):
 
 def maximum(dice):
     if not isinstance(dice, Dice):
-        raise RuleFailure(f"maximum() takes dice, not {show(dice)}")
+        raise RuleFailure("maximum() takes dice, not {0} (" + kind(dice) + ")", "for example maximum(2D6)", "E0204",
+                          (dice,))
     return dice.max
 
 
 def len_(x):
     if not isinstance(x, list):
-        raise RuleFailure(f"len() takes a list, not {show(x)}")
+        raise RuleFailure("len() takes a list, not {0} (" + kind(x) + ")", "len(LIST): how many items it has", "E0204",
+                          (x,))
     return len(x)
 
 
@@ -139,7 +160,8 @@ def abs_(x):
 
 def sum_(x):
     if not isinstance(x, list):
-        raise RuleFailure(f"sum() takes a list, not {show(x)}")
+        raise RuleFailure("sum() takes a list, not {0} (" + kind(x) + ")", "sum(LIST): its numbers added", "E0204",
+                          (x,))
     return sum(x)
 
 
@@ -187,7 +209,9 @@ def regrade(condition: ConditionType, grade):
         return None
     g = condition.by_name.get(getattr(grade, "name", grade))
     if g is None:
-        raise RuleFailure(f'condition "{condition.name}" has no grade "{show(grade)}"')
+        raise RuleFailure(f'condition "{condition.name}" has no grade {{0}}',
+                          f"its grades: {', '.join(g.name for g in condition.grades)}", "E0501",
+                          (getattr(grade, "name", grade),))
     return g
 
 

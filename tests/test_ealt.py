@@ -671,5 +671,5 @@ def test_EALT_30_unless_the_causing_rule_says_otherwise():
     r = run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "miedo", "oni", none, "ignora")'))
     assert r.grades("Akira", "Emoción") == ["Grave"] and r.has("Akira", "terror")
     # A misspelt choice is a located error, never a silent default.
-    with pytest.raises(GrimorioError, match="ante_la_contraria\" has no row for agraba"):
+    with pytest.raises(GrimorioError, match="ante_la_contraria\" has no row for \"agraba\""):
         run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "euforia", "victoria", none, "agraba")'))

@@ -182,6 +182,23 @@ def test_a_condition_holds_data_given_with_it(tmp_path):
                         "data": {"fuente": "Beto", "asaltos": 2}}
 
 
+def test_records_made_in_an_encounter_have_fields_the_checker_knows(tmp_path):
+    # Regression (audit G8): fields were collected from the ruleset only, so a record the
+    # script itself makes, or data it gives with a condition, was "nothing has a field".
+    out = _run_marcas(tmp_path, """
+        let r = {zz: 1, yy: [2]}
+        add Ana aturdido with {golpes_dados: 4}
+        expect r.zz == 1 and r["yy"] == [2] and held(Ana, aturdido)[1].golpes_dados == 4
+        expect [d.golpes_dados for d in held(Ana, aturdido)] == [4]
+    """)
+    assert [v.ok for v in out.expectations] == [True, True]
+    (tmp_path / "otra").mkdir()
+    with pytest.raises(GrimorioError) as exc:
+        _run_marcas(tmp_path / "otra", "let r = {zz: 1}\nexpect r.zy == 1")
+    [d] = exc.value.diagnostics
+    assert (d.code, d.message) == ("E0203", 'nothing in these rules has a field "zy"')
+
+
 def test_data_cannot_be_given_to_a_condition_that_decides_on_receive(tmp_path):
     with pytest.raises(GrimorioError) as exc:
         _run_marcas(tmp_path, "receive Ana herida leve with 3")

@@ -297,3 +297,69 @@ def test_message_arguments_in_the_jsonl_print_as_the_text_does(tmp_path, formats
                     {"dado": dice[5], "n": "7/2"}, "alto", "Grave"], args
     shown = said[0]["text"]
     assert shown.startswith(f"{dice[0]} {dice[1]}=7 (3+4) {dice[2]} {dice[3]}, {dice[4]}"), shown
+
+
+# The prelude's policy options hold what the runtime reads of them, whoever gives the value
+# (regressions of issue 5's audit, G6: a wrong kind stopped the run with a generic E0204 in the
+# rules, a missing tactic was reported at the encounter's first line, -1 reactions meant none).
+POLICY_ERRORS = [
+    ('option reactions_per_event = "dos" "x"', "E0204", 'option "reactions_per_event" takes a whole number from 0, '
+                                                        'not "dos"'),
+    ('option reactions_per_event = -1 "x"', "E0204", 'option "reactions_per_event" takes a whole number from 0, not -1'),
+    ('option default_tactic = true "x"', "E0204", 'option "default_tactic" takes the name of a tactic, as a text, '
+                                                  "not true"),
+    ('option default_tactic = "nada" "x"', "E0201", 'there is no tactic "nada"'),
+    ('option first_reaction = 5 "x"', "E0204", 'option "first_reaction" takes true or false, not 5'),
+    ("set reactions_per_event = -1", "E0204", 'option "reactions_per_event" takes a whole number from 0, not -1'),
+    ('set default_tactic = "nada"', "E0201", 'there is no tactic "nada"'),
+]
+
+
+@pytest.mark.parametrize("line, code, message", POLICY_ERRORS)
+def test_a_policy_option_declared_again_or_set_by_an_edition_is_checked_where_it_is(tmp_path, arena, line, code,
+                                                                                      message):
+    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.loader import load_edition
+    roots = house(tmp_path, line + "\n", base="arena")
+    diags = check_ruleset(load_edition("casa", roots=[arena] + roots))
+    assert [(d.code, d.message, d.span.file.endswith("edicion.rules"), d.span.line) for d in diags] == \
+        [(code, message, True, 4)], diags
+    assert diags[0].help
+
+
+@pytest.mark.parametrize("line, code, message", [x for x in POLICY_ERRORS if x[0].startswith("set")])
+def test_a_policy_option_set_by_an_encounter_or_the_command_line_is_checked_where_it_is(arena, line, code, message):
+    from grimorio.dsl import nodes as n
+    from grimorio.dsl.diagnostics import Span
+    text = SIDELESS.replace("EDITION", "arena") + line + "\n"
+    enc, _ = build_encounter(text, "x.enc")
+    program = program_for("arena", None, Sources({"x.enc": text}), [arena])
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program)
+    assert [(d.code, d.message, d.span.file, d.span.line) for d in exc.value.diagnostics] == \
+        [(code, message, "x.enc", 10)]
+    name, value = line[4:].split(" = ")
+    given = n.Const(Span("<command line>", 1, 7), -1 if value == "-1" else value.strip('"'))
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(build_encounter(SIDELESS.replace("EDITION", "arena"), "x.enc")[0], program, {name: given})
+    assert [(d.code, d.message, d.span.file) for d in exc.value.diagnostics] == [(code, message, "<command line>")]
+
+
+def test_a_policy_option_an_edition_declares_again_is_read_by_the_runtime_and_not_unread(tmp_path, arena):
+    from grimorio.dsl.deadcode import dead_data
+    from grimorio.dsl.loader import load_edition
+    roots = house(tmp_path, 'option reactions_per_event = 2 "dos reacciones"\noption nadie = 1 "x"\n', base="arena")
+    warned = [d.message for d in dead_data(load_edition("casa", roots=[arena] + roots)) if d.code == "W0705"]
+    assert warned == ['no rule reads option "nadie"']
+    lines = run(TWICE.replace("edition arena\nset reactions_per_event = 2\n", "edition casa\n"), [arena] + roots)
+    assert sum("esquiva" in ln for ln in lines) == 2
+
+
+def test_every_policy_option_of_the_prelude_has_its_contract():
+    from grimorio.dsl import nodes as n
+    from grimorio.dsl.loader import prelude
+    from grimorio.dsl.policy import POLICY, check_policy
+    options = {d.name: d for d in prelude()[1] if isinstance(d, n.Option)}
+    assert set(POLICY) == set(options)
+    # and the prelude's own defaults keep it
+    assert all(check_policy(name, d.default.value, d.default.span, []) == [] for name, d in options.items())
