@@ -8,8 +8,9 @@ same check serves a compiled program and anything else that knows them."""
 from __future__ import annotations
 
 from . import nodes as n
-from .constants import kind_of
+from .constants import NotConstant, kind_of, plain
 from .diagnostics import Diagnostic, Span, did_you_mean
+from .policy import check_policy
 from .records import dataclass
 
 # Lines a combatant may give besides its sheet's fields.
@@ -25,6 +26,7 @@ class Facts:
     purposes: frozenset     # what rolls are made for
     actions: tuple = ()     # action names
     reactions: tuple = ()   # reaction names
+    options: dict = None    # option name -> its value before the encounter sets it
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -32,6 +34,39 @@ def check_names(enc: n.Encounter) -> list[Diagnostic]:
     names = [c.name for c in enc.combatants]
     return [Diagnostic("E0202", f'two combatants are named "{c.name}"', c.span)
             for c in enc.combatants if names.count(c.name) > 1]
+
+
+def setting_value(value):
+    """An option's value as an encounter (or the command line) gives it: a plain constant, else
+    what it holds (refused by kind)."""
+    try:
+        return plain(value)
+    except NotConstant:
+        return value.value if isinstance(value, n.Const) else value
+
+
+def setting_span(value) -> Span:
+    return value.span if isinstance(value, n.Node) else Span("<command line>", 0, 0)
+
+
+def check_settings(settings, facts: Facts) -> list[Diagnostic]:
+    """The options an encounter's `set` lines and the command line's `--set` give: options of these
+    rules, each of its kind (the prelude's policy options by their contract, dsl/policy.py)."""
+    out = []
+    for name, value in settings:
+        span = setting_span(value)
+        if name not in facts.options:
+            out.append(Diagnostic("E0201", f'there is no option "{name}"', span,
+                                  did_you_mean(name, facts.options) or
+                                  f"the options are: {', '.join(facts.options) or 'none'}"))
+            continue
+        v, default = setting_value(value), facts.options[name]
+        policy = check_policy(name, v, span, facts.tactics)
+        if policy is not None:
+            out += policy
+        elif type(v) is not type(default):
+            out.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(default)}, not {kind_of(v)}', span))
+    return out
 
 
 def check_encounter(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:

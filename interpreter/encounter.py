@@ -8,12 +8,12 @@ from pathlib import Path
 
 from ..dsl import nodes as n
 from ..dsl.cache import build_encounter
-from ..dsl.constants import NotConstant, kind_of, plain
-from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
+from ..dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
 from ..dsl.records import dataclass, field, fields
-from ..dsl.encounter_check import Facts, check_encounter, check_names, check_script, decision_kind
+from ..dsl.encounter_check import (Facts, check_encounter, check_names, check_script, check_settings,
+                                   decision_kind, setting_value)
 from ..dsl.format_kinds import default_side
-from ..dsl.policy import DEFAULT_SIDE, check_policy
+from ..dsl.policy import DEFAULT_SIDE
 from ..dsl.loader import bundled_root
 from ..dsl.source import read_text
 
@@ -92,29 +92,13 @@ class Prepared:
         self.enc, self.p = enc, program
         diags: list[Diagnostic] = check_names(enc)
         names = [c.name for c in enc.combatants]
-        self.options = {}
-        for name, value in list(enc.settings) + list((option_overrides or {}).items()):
-            span = value.span if isinstance(value, n.Node) else Span("<command line>", 0, 0)
-            if name not in program.options:
-                diags.append(Diagnostic("E0201", f'there is no option "{name}"', span,
-                                        did_you_mean(name, program.options) or
-                                        f"the options are: {', '.join(program.options) or 'none'}"))
-                continue
-            v = _plain(value)
-            default = program.options[name]
-            policy = check_policy(name, v, span, program.tactics)       # the prelude's options: their contract
-            if policy:
-                diags.extend(policy)
-                continue
-            if policy is None and type(v) is not type(default):
-                diags.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(default)}, not {kind_of(v)}', span))
-                continue
-            self.options[name] = v
         self.fields = {f.name: f for f in program.sheet.fields}
         facts = facts_of(program)
-        diags += check_encounter(enc, facts) + check_script(enc, facts)
+        settings = list(enc.settings) + list((option_overrides or {}).items())
+        diags += check_settings(settings, facts) + check_encounter(enc, facts) + check_script(enc, facts)
         if diags:
             raise GrimorioError(diags)
+        self.options = {name: setting_value(value) for name, value in settings}
         self.pins = [_pinned(pin, names) for pin in enc.pins]
         self.script = {}
         for rnd, decisions in enc.script:
@@ -293,14 +277,6 @@ def _walk(node):
                 yield from _walk(v)
 
 
-def _plain(value):
-    """An option's value as written in an encounter: a plain constant (else what it holds, refused by kind)."""
-    try:
-        return plain(value)
-    except NotConstant:
-        return value.value if isinstance(value, n.Const) else value
-
-
 def _no_tactic(_engine, _combatant):
     return False
 
@@ -317,4 +293,4 @@ def facts_of(program: Program) -> Facts:
     return Facts({f.name: f for f in program.sheet.fields}, tuple(program.tactics),
                  {name: tuple(g.name for g in ct.grades) for name, ct in program.conditions.items()},
                  {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes),
-                 tuple(program.actions), tuple(program.reaction_by_name))
+                 tuple(program.actions), tuple(program.reaction_by_name), program.options)

@@ -8,7 +8,7 @@ import textwrap
 from grimorio.dsl import nodes as n
 from grimorio.dsl.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.encounter_check import Facts, check_encounter, check_names, check_script
+from grimorio.dsl.encounter_check import Facts, check_encounter, check_names, check_script, check_settings
 from grimorio.interpreter.checking import check_path
 
 FACTS = Facts(
@@ -16,7 +16,8 @@ FACTS = Facts(
             "vivo": n.Field(None, "vivo", "bool", default=n.Const(None, True))},
     tactics=("simple",), conditions={"Fatiga": ("Leve", "Grave"), "caído": ()},
     table_keys={"armas": {"Espada": None}}, purposes=frozenset({"golpe"}),
-    actions=("golpear",), reactions=("esquivar",))
+    actions=("golpear",), reactions=("esquivar",),
+    options={"reactions_per_event": 1, "cansancio": True, "default_tactic": ""})
 
 BAD = """\
 edition arena
@@ -73,3 +74,17 @@ def test_check_of_an_encounter_file_reports_what_the_dsl_check_finds(tmp_path):
     path.write_text(text, encoding="utf-8")
     codes = [(d.code, d.message) for d in check_path(path, Sources())]
     assert ("E0201", 'there is no tactic "nadie"') in codes
+
+
+def test_the_settings_an_encounter_gives_are_checked_against_the_options():
+    enc, diags = build_encounter("edition arena\nset cansancio = 3\nset prisa = true\nset reactions_per_event = -1\n"
+                                 "set default_tactic = \"lista\"\ncombatant Ana:\n  FUE 3\n  arma Espada\n", "x.enc")
+    assert not diags
+    got = [(d.code, d.message, d.span.line) for d in check_settings(list(enc.settings) + [("prisa", 2)], FACTS)]
+    assert got == [
+        ("E0204", 'option "cansancio" takes true or false, not a number', 2),
+        ("E0201", 'there is no option "prisa"', 3),
+        ("E0204", 'option "reactions_per_event" takes a whole number from 0, not -1', 4),
+        ("E0201", 'there is no tactic "lista"', 5),
+        ("E0201", 'there is no option "prisa"', 0),      # from the command line
+    ]
