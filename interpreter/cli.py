@@ -127,8 +127,7 @@ def _diff_parser(sub):
 def _check_parser(sub):
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
-    c.add_argument("--house", action="append", default=[], metavar="FILE",
-                   help="house-rule files layered on the encounters' editions, in order (repeatable)")
+    _layer_args(c)
 
 
 def _editions_parser(sub):
@@ -343,9 +342,9 @@ def _budget(args, cl: CommandLine) -> int | None:
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
     from .checking import check_path
     diags, warnings = [], []
-    houses = house_files(args.house, cl)
+    houses, rules = house_files(args.house, cl), rules_roots(args.rules, cl)
     for path in args.paths:
-        found = check_path(Path(path), sources, cl.span(path), houses)
+        found = check_path(Path(path), sources, cl.span(path), houses, rules)
         for d in found:
             into = warnings if d.severity == "warning" else diags
             if d not in into:          # two paths of one edition report its errors once
