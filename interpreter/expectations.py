@@ -57,7 +57,7 @@ def said(engine, node) -> Verdict:
 
 
 def clause_text(sources, kind: str, span: Span | None) -> str:
-    """A requirement's or cost's own text, as written in the rules ("requires en_pie(objetivo)")."""
+    """A requirement's or cost's own text, as written in the rules ("requires listo(x)")."""
     if span is None:
         return kind
     text = sources.texts.get(span.file, "")
