@@ -4,8 +4,6 @@ and by the runtime for computed ones (interpreter/generic.py). So are a division
 zero and a row a table does not have, asked for by a written key."""
 from __future__ import annotations
 
-from fractions import Fraction
-
 from . import nodes as n
 from .constants import NotConstant, plain
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
@@ -13,28 +11,12 @@ from .diagnostics import Diagnostic, GrimorioError, did_you_mean
 MAX_BUILT_DICE, MAX_FACES, MAX_RANGE = 1000, 1_000_000, 100_000
 
 
-def whole(v) -> int | None:
-    """The language's whole number, the one definition check and run share: a number with no
-    fractional part (4/2 is 2, a factor x2 is 2), never true or false; None for anything else."""
-    if type(v) is bool:
-        return None
-    if isinstance(v, int):
-        return int(v)
-    if isinstance(v, Fraction) and v.denominator == 1:
-        return int(v.numerator)
-    return None
-
-
 def dice_problem(count: int, faces: int) -> tuple[str, str] | None:
     """dice(count, faces): why it cannot be made (message, help), or None."""
     if 1 <= count <= MAX_BUILT_DICE and 1 <= faces <= MAX_FACES:
         return None
-    limits = f"from 1 to {MAX_BUILT_DICE} dice of 1 to {MAX_FACES} faces"
-    if count < 1 or faces < 1:
-        return f"dice({count}, {faces}) rolls no dice", limits
-    if count > MAX_BUILT_DICE:
-        return f"dice({count}, {faces}) is too many dice (at most {MAX_BUILT_DICE})", limits
-    return f"dice({count}, {faces}) has too many faces (at most {MAX_FACES})", limits
+    return (f"dice({count}, {faces}) rolls no dice" if count < 1 or faces < 1 else
+            f"dice({count}, {faces}) is too many dice", f"from 1 to {MAX_BUILT_DICE} dice of 1 to {MAX_FACES} faces")
 
 
 def keep_problem(name: str, dice: str, count: int, k: int) -> tuple[str, str] | None:
@@ -47,8 +29,8 @@ def range_problem(low: int, high: int) -> tuple[str, str] | None:
 
 
 def _whole(node):
-    v = whole(plain(node))
-    if v is None:
+    v = plain(node)
+    if type(v) is not int:
         raise NotConstant
     return v
 

@@ -12,8 +12,8 @@ from . import runtime_helpers as H
 from .compiler import FILENAME
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
-from .semantics import bound_help
-from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, unmangle
+from .semantics import OperatorError, bound_help
+from .values import SIDE_CHANGES, Combatant, ReadOnly, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -206,7 +206,7 @@ class Engine:
 
     def _cond(self, cond):
         if not isinstance(cond, H.ConditionType):
-            raise H.not_a_condition(cond)
+            raise H.RuleFailure(f"{H.show(cond)} is not a condition")
         return cond
 
     def has(self, c, cond, grade=None):
@@ -217,7 +217,7 @@ class Engine:
 
     def cards(self, c, cond):
         if not isinstance(cond, H.ConditionType):
-            raise H.not_a_condition(cond)
+            raise H.RuleFailure(f"{H.show(cond)} is not a condition")
         return [g for g in c.cards.get(cond.name, ()) if g is not None]
 
     def add(self, c, cond, grade, data=None):
@@ -349,8 +349,10 @@ class Engine:
     def choose(self, c, items):
         """A question a rule asks c's controller in the middle of the rule: one item of
         the list. The script answers it (`choose VALUE`); else the first item."""
-        if not isinstance(c, H.Combatant) or not isinstance(items, list):
-            raise H.not_a_question(c, items)
+        if not isinstance(c, H.Combatant):
+            raise H.RuleFailure(f"choose() asks a combatant, not {H.show(c)}", None, "E0204")
+        if not isinstance(items, list):
+            raise H.RuleFailure(f"choose() takes a list to choose from, not {H.show(items)}", None, "E0204")
         entry = self._scripted(c, "choose") if self.script else None
         if entry is not None:
             words, span, _refused = entry
@@ -481,9 +483,9 @@ def locate(program, exc) -> Diagnostic:
         return Diagnostic("E0204", str(exc), span, "keep what changes on the combatant: set a field of its sheet")
     if isinstance(exc, ValueBound):
         return Diagnostic("E0506", exc.message, span, bound_help(exc.bound))
-    if isinstance(exc, Refusal):
-        message, help = exc.text(program.format.show)       # values in the edition's formats
-        return Diagnostic("E0503" if "pinned" in message else exc.code, message, span, help)
+    if isinstance(exc, (H.RuleFailure, OperatorError)):
+        code = "E0503" if "pinned" in exc.message else exc.code
+        return Diagnostic(code, exc.message, span, exc.help)
     if isinstance(exc, TypeError) and "cannot be compared by order" in str(exc):
         return Diagnostic("E0204", str(exc), span, H.ORDER_HELP)
     if isinstance(exc, AttributeError):

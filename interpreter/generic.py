@@ -3,29 +3,21 @@ numbers, keeping the highest or lowest dice, ranges, slices and removal from
 lists. The generated code reaches them through runtime_helpers (H)."""
 from __future__ import annotations
 
-from fractions import Fraction
-
-from ..dsl.builtin_values import dice_problem, item_problem, keep_problem, range_problem, whole
+from ..dsl.builtin_values import dice_problem, item_problem, keep_problem, range_problem
 from .dice import Dice
-from .runtime_helpers import RuleFailure
-from .values import kind, same
+from .runtime_helpers import RuleFailure, show
+from .values import same
 
 
 def _whole(v, what: str) -> int:
-    """v as a whole number (4/2 is 2), or a diagnostic that says what it is instead."""
-    out = whole(v)
-    if out is not None:
-        return out
-    if isinstance(v, Fraction):
-        raise RuleFailure(what + " must be a whole number, not {0}", "{0} is not whole: round it first, "
-                          "with floor() (down) or ceil() (up)", "E0204", (v,))
-    raise RuleFailure(what + " must be a whole number, not {0} (" + kind(v) + ")",
-                      "a number such as 3, or a division that comes out whole such as 6/2", "E0204", (v,))
+    if type(v) is bool or not isinstance(v, int):
+        raise RuleFailure(f"{what} must be a whole number, not {show(v)}", None, "E0204")
+    return int(v)
 
 
 def _list(v, what: str) -> list:
     if not isinstance(v, list):
-        raise RuleFailure(what + " takes a list, not {0} (" + kind(v) + ")", None, "E0204", (v,))
+        raise RuleFailure(f"{what} takes a list, not {show(v)}", None, "E0204")
     return v
 
 
@@ -41,12 +33,11 @@ def dice_(count, faces) -> Dice:
 def _keep(dice, k, which: str) -> Dice:
     name = f"keep_{which}"
     if not isinstance(dice, Dice):
-        raise RuleFailure(name + "() takes dice, not {0} (" + kind(dice) + ")", "for example " + name + "(4D6, 3)",
-                          "E0204", (dice,))
+        raise RuleFailure(f"{name}() takes dice, not {show(dice)}", None, "E0204")
     k = _whole(k, f"the dice {name}() keeps")
     if len(dice.terms) != 1 or dice.terms[0][0] < 0 or dice.keep is not None:
-        raise RuleFailure(name + "() takes one kind of dice, such as 4D6, not {0}",
-                          "keep first, then add: keep_highest(4D6, 3) + 2", "E0204", (dice,))
+        raise RuleFailure(f"{name}() takes one kind of dice, such as 4D6, not {dice}",
+                          "keep first, then add: keep_highest(4D6, 3) + 2")
     problem = keep_problem(name, str(dice), dice.terms[0][1], k)
     if problem is not None:
         raise RuleFailure(*problem)

@@ -8,12 +8,15 @@ from itertools import groupby
 
 from ..dsl.builtin_values import EMPTY_EXTREME
 from .dice import Dice, Roll
-from .values import (Combatant, ConditionType, Ranked, Refusal, Struct, is_none, kind, mangle, member,  # noqa: F401
-                     same, show)                                  # (used by generated code)
+from .values import Combatant, ConditionType, Ranked, Struct, is_none, mangle, member, same, show  # noqa: F401 - used by generated code
 
 
-class RuleFailure(Refusal):
+class RuleFailure(Exception):
     """A rule did something the language forbids; located by the engine."""
+
+    def __init__(self, message, help=None, code="E0501"):
+        super().__init__(message)
+        self.message, self.help, self.code = message, help, code
 
 
 EMIT_DEPTH = 16
@@ -55,27 +58,6 @@ def first_reaction(engine, _who, options, _event):
     """A reactor's choice where its tactic prefers nothing for the event: as the prelude's
     option says, the first reaction allowed (or none)."""
     return options[0] if engine.opt["first_reaction"] else None
-
-
-def not_a_condition(value) -> RuleFailure:
-    """What a builtin that asks for a condition says of anything else; a grade, which names its condition."""
-    if isinstance(value, Ranked) and isinstance(getattr(value, "condition", None), str):
-        return RuleFailure("{0} is a grade of " + value.condition + ", and a condition is asked here",
-                           "give the condition itself: " + value.condition + " (not " + value.condition + ".{0})",
-                           "E0204", (value,))
-    return RuleFailure("a condition is asked here, not {0} (" + kind(value) + ")",
-                       "name a condition of these rules, or a value that holds one", "E0204", (value,))
-
-
-def not_a_question(who, items) -> RuleFailure:
-    """choose(who, items) given no combatant first, or no list second."""
-    if not isinstance(who, Combatant):
-        return RuleFailure("choose()'s first argument must be a combatant, not {0} (" + kind(who) + ")",
-                           "choose(COMBATANT, LIST): the combatant whose controller picks one item of the list",
-                           "E0204", (who,))
-    return RuleFailure("choose()'s second argument must be a list to choose from, not {0} (" + kind(items) + ")",
-                       "choose(COMBATANT, LIST): the combatant whose controller picks one item of the list",
-                       "E0204", (items,))
 
 
 class StopRun(Exception):

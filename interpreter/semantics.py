@@ -14,9 +14,8 @@ import re
 from fractions import Fraction
 
 from ..dsl.bounds import MAX_DICE, MAX_DIGITS, MAX_LENGTH
-from ..dsl.builtin_values import whole
 from .dice import Dice, Roll, ValueBound
-from .values import Combatant, ConditionType, Ranked, Refusal, Scale, Struct, is_none, kind, member, same  # noqa: F401
+from .values import Combatant, ConditionType, Ranked, Scale, Struct, is_none, member, same
 
 _BIG = 10 ** MAX_DIGITS
 BIG = _BIG              # for generated code: a whole number within the bound is strictly between -BIG and BIG
@@ -34,11 +33,27 @@ def bound_help(bound: str) -> str:
     return f"{BOUNDS[bound]}: a value this large is a rule that grows without end (see docs/errors.md, E0506)"
 
 
-class OperatorError(Refusal):
+class OperatorError(Exception):
     """An operator given values it does not apply to; located by the engine (E0204)."""
 
-    def __init__(self, message, help=None, values=()):
-        super().__init__(message, help, "E0204", values)
+    def __init__(self, message, help=None):
+        super().__init__(message)
+        self.message, self.help, self.code = message, help, "E0204"
+
+
+def kind(v) -> str:
+    """A value's kind, in a designer's words."""
+    t = type(v)
+    if t is bool:
+        return "true or false"
+    if isinstance(v, (int, Fraction)):
+        return "a number"
+    return _KINDS.get(t) or next((k for cls, k in _BASES if isinstance(v, cls)), "a value")
+
+
+_KINDS = {str: "a text", list: "a list", type(None): "none", Dice: "dice"}
+_BASES = ((Ranked, "an outcome or a grade"), (Struct, "a record"), (Combatant, "a combatant"),
+          (ConditionType, "a condition"))
 
 
 _NUMBERS = frozenset((int, Fraction, Roll, Scale))
@@ -91,26 +106,10 @@ def sub(a, b):
 
 
 def _dice(a, b, op):
-    a, b = (x if isinstance(x, Dice) or whole(x) is None else whole(x) for x in (a, b))   # 4/2 is 2
-    if not (isinstance(a, (Dice, int)) and isinstance(b, (Dice, int))) or bool in (type(a), type(b)):
+    whole = (Dice, int)
+    if not (isinstance(a, whole) and isinstance(b, whole)) or bool in (type(a), type(b)):
         _refuse(op, a, b, ARITHMETIC)
-    kept = next((x for x in (a, b) if isinstance(x, Dice) and x.keep is not None), None)
-    if kept is not None and (isinstance(a, Dice) and isinstance(b, Dice) or op == "-" and b is kept):
-        raise OperatorError(*KEPT_JOINED[isinstance(a, Dice) and isinstance(b, Dice), op], (kept,))
     return a + b if op == "+" else a - b
-
-
-# Dice of which only some count, joined to other dice, or subtracted from a number: (message, help).
-_ROLL_EACH = "roll each and {} the totals: (roll keep_highest(4D6, 3)) {} (roll 1D4)"
-KEPT_JOINED = {
-    (True, "+"): ('dice of which only some count ({0}) cannot be added to other dice',
-                  "a whole number can be added to them: keep_highest(4D6, 3) + 2; or " + _ROLL_EACH.format("add", "+")),
-    (True, "-"): ('dice of which only some count ({0}) cannot be joined to other dice with "-"',
-                  "a whole number can be subtracted from them: keep_highest(4D6, 3) - 2; or "
-                  + _ROLL_EACH.format("subtract", "-")),
-    (False, "-"): ("dice of which only some count ({0}) cannot be subtracted from a number",
-                   "subtract their roll: 10 - (roll keep_highest(4D6, 3))"),
-}
 
 
 def mul(a, b):

@@ -7,7 +7,6 @@ from fractions import Fraction
 from operator import attrgetter
 
 from ..dsl.bounds import MAX_DIGITS
-from .dice import Dice
 
 _BIG = 10 ** MAX_DIGITS
 # How a whole number past MAX_DIGITS digits shows (one grown by + in a loop until the step budget
@@ -268,49 +267,3 @@ def _nested(fn, cut):
         return fn()
     finally:
         _depth[0] -= 1
-
-
-def described(v, show_value=show) -> str:
-    """A value inside a diagnostic's sentence: a text in quotes (so `"a"` never reads as a word of
-    the sentence), anything else as `show_value` (the edition's formats, once located) prints it."""
-    return f'"{v}"' if type(v) is str else show_value(v)
-
-
-class Refusal(Exception):
-    """A value the language refuses while the rules run (an operator, a builtin, a rule's own
-    statement); located by the engine. `message` and `help` may hold {} slots for `values`,
-    filled when the diagnostic is made, by the edition's formats (`text`)."""
-
-    def __init__(self, message, help=None, code="E0501", values=()):
-        super().__init__(message)
-        self.template, self.help_template, self.code, self.values = message, help, code, tuple(values)
-
-    def text(self, show_value=show) -> tuple[str, str | None]:
-        """The message and the help, each value shown by `show_value`."""
-        if not self.values:
-            return self.template, self.help_template
-        shown = [described(v, show_value) for v in self.values]
-        return self.template.format(*shown), self.help_template and self.help_template.format(*shown)
-
-    @property
-    def message(self) -> str:
-        return self.text()[0]
-
-    @property
-    def help(self) -> str | None:
-        return self.text()[1]
-
-
-def kind(v) -> str:
-    """A value's kind, in a designer's words."""
-    t = type(v)
-    if t is bool:
-        return "true or false"
-    if isinstance(v, (int, Fraction)):
-        return "a number"
-    return _KINDS.get(t) or next((k for cls, k in _BASES if isinstance(v, cls)), "a value")
-
-
-_KINDS = {str: "a text", list: "a list", type(None): "none", Dice: "dice"}
-_BASES = ((Ranked, "an outcome or a grade"), (Struct, "a record"), (Combatant, "a combatant"),
-          (ConditionType, "a condition"))
