@@ -18,6 +18,7 @@ from grimorio.interpreter.tally import Tally, wilson
 from grimorio.dsl.diagnostics import Sources
 
 from .aquelarre import duel
+from .test_expectations import TWO_ATTACKS
 from .test_docs import RULES, write_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,14 +149,7 @@ def test_expectations_are_counted(tmp_path, capsys):
 
 
 # Rodrigo attacks twice, Bandido parries the first one and then attacks.
-IN_RUN = duel("""\
-    Rodrigo iniciativa 9
-    Bandido iniciativa 1
-    Rodrigo ataque 20
-    Bandido parada 10
-    Rodrigo ataque 90
-    Bandido ataque 90
-""", """
+IN_RUN = duel(TWO_ATTACKS, """
 round 1:
   Rodrigo: atacar Bandido, atacar Bandido
   Bandido: parar, none, atacar Rodrigo refused "zzz"
