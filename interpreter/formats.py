@@ -44,8 +44,10 @@ class Format:
         self._dice: dict[Dice, str] = {}
 
     def show(self, v) -> str:
-        if type(v) is int or type(v) is str:          # the common case, before any slower isinstance
-            return str(v)
+        if type(v) is str:                            # the common cases, before any slower isinstance
+            return v
+        if type(v) is int:
+            return str(v) if -BIG < v < BIG else HUGE
         if v is None or v is True or v is False:
             return self.words[v]
         if isinstance(v, list):
