@@ -49,6 +49,11 @@ def _combatant(tally, name, side, tallies, n):
             "conditions": [dict(condition=cond, grade=grade, **share(k, n)) for (cond, grade), k in held]}
 
 
+def expectation_label(x: dict) -> str:
+    """An expectation of the summary as its text and line: two may read the same."""
+    return f"{x['text']} (line {x['line']})"
+
+
 def _text(sources, span) -> str:
     """What is written at a span (of one line), else its whole first line."""
     line = sources.line(span.file, span.line) if span is not None else None
@@ -131,7 +136,7 @@ def render_text(s: dict) -> str:
         lines += [f"  {k:<{width}}  {_measure(d)}" for k, d in s["tallies"].items()]
     if s["expectations"]:
         lines.append("expectations met:")
-        lines += [f"  {x['text']} (line {x['line']}): {_rate(x).strip()}" for x in s["expectations"]]
+        lines += [f"  {expectation_label(x)}: {_rate(x).strip()}" for x in s["expectations"]]
     return "\n".join(lines) + "\n"
 
 

@@ -182,6 +182,11 @@ def test_every_expectation_of_a_script_is_counted_as_itself(tmp_path, capsys):
     out = render_text(s)
     assert f'  expect Rodrigo.acciones == 99 (line {s["expectations"][3]["line"]}): 0 ' in out
     assert f'  expect said "Rodrigo ataca a Bandido" (line {s["expectations"][7]["line"]}): 7 ' in out
+    from html import escape
+
+    from grimorio.interpreter.report import render_report
+    html = render_report(s)
+    assert all(escape(f'{x["text"]} (line {x["line"]})') in html for x in s["expectations"])
 
 
 @pytest.mark.slow
