@@ -311,8 +311,12 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
             stopped.append((names[-1], exc))
     text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
     sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
-    if stopped:
-        raise GrimorioError([d for _name, exc in stopped for d in exc.diagnostics])
+    if stopped:                  # both sides may stop on the same error: it is told once
+        told = []
+        for d in (d for _name, exc in stopped for d in exc.diagnostics):
+            if d not in told:
+                told.append(d)
+        raise GrimorioError(told)
     return 0
 
 

@@ -166,7 +166,7 @@ def test_diff_compares_runs_up_to_the_error_then_tells_it(tmp_path, capsys):
     assert out.out.splitlines() == ["same transcript under aquelarre and aquelarre (3 lines)",
                                     "the run under aquelarre stopped on an error",
                                     "the run under aquelarre stopped on an error"]
-    assert out.err.count("error[E0503]: the script has no pinned dice left for Rodrigo ataque") == 2
+    assert out.err.count("error[E0503]: the script has no pinned dice left for Rodrigo ataque") == 1
 
 
 def _cli_with(tmp_path, capsys, text, command="run", *extra):
