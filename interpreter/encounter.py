@@ -402,7 +402,7 @@ def _no_tactic(_engine, _combatant):
 
 
 def _kind(v) -> str:
-    return {bool: "true or false", int: "a number", str: "a name", list: "a list"}.get(type(v), "a value")
+    return {bool: "true or false", int: "a number", str: "a name", list: "a list", type(None): "none"}.get(type(v), "a value")
 
 
 def _check_value(f: n.Field, value, span, program) -> list[Diagnostic]:

@@ -98,6 +98,11 @@ def test_none_in_an_encounter_list_is_the_none_value_as_true_is_a_boolean(tmp_pa
     out = Prepared(enc, program_for("prueba", sources=Sources({"x.enc": text}), roots=[tmp_path])).run()
     assert not out.failed
     assert [ev[2] for ev in out.engine.events if ev[0] == "say"] == ["nada, true, none, 2"]
+    wrong = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE none\n'
+    enc, _diags = build_encounter(wrong, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", sources=Sources({"x.enc": wrong}), roots=[tmp_path]))
+    assert [d.message for d in exc.value.diagnostics] == ['"FUE" is a number, not none']
 
 
 def test_a_list_where_the_sheet_wants_a_number_and_the_reverse(tmp_path):
