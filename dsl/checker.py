@@ -183,7 +183,7 @@ def _shapes(rs) -> list[Diagnostic]:
         out += _no_lists(c.on_receive[0] if c.on_receive else ())
         if c.on_receive is not None and len(c.on_receive[0]) != 2:
             out.append(Diagnostic("E0206", f'"on receive" of "{c.name}" takes two parameters: who receives, and the '
-                                           "grade", c.span, "for example: on receive(pj, grado):"))
+                                           "grade", c.span, "for example: on receive(c, grado):"))
     for t in rs.all(n.Tactic):
         seen = set()
         for event, prefs in t.react:

@@ -18,8 +18,8 @@ class NotConstant(Exception):
 
 def kind_of(v) -> str:
     """A plain value's kind, in a designer's words (an option's, a combatant line's)."""
-    return {bool: "true or false", int: "a number", Fraction: "a number", str: "a text", list: "a list"}.get(
-        type(v), "a value")
+    return {bool: "true or false", int: "a number", Fraction: "a number", str: "a text", list: "a list",
+            type(None): "none"}.get(type(v), "a value")
 
 
 def plain(node):

@@ -13,6 +13,8 @@ KEYS = {
     "dice": ("count", "faces"), "percentile": ("faces",), "true": (), "false": (), "none": (), "empty": (),
     "separator": (), "factor": ("n",), "divisor": ("d",), "fraction": ("n", "d"),
     "highest": ("k",), "lowest": ("k",),
+    "roll": ("dice", "total"), "roll_faces": ("dice", "total", "faces"), "ratio": ("n", "d"),
+    "record": ("fields",), "field": ("name", "value"), "field_separator": (),
 }
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 

@@ -196,7 +196,7 @@ def bind_args(params, args, span, what) -> list:
 
 
 def given_roll(check, args) -> tuple[list, object]:
-    """A check's arguments, and the roll its caller gives by the roll's name (`tirada: valor`): the
+    """A check's arguments, and the roll its caller gives by the roll's name (`r: 7`): the
     table is then read for that roll and no die is rolled; None when the check rolls its own."""
     given = [a for a in args if a.name == check.roll_name]
     return [a for a in args if a.name != check.roll_name], (given[0].value if given else None)

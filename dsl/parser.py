@@ -500,7 +500,7 @@ MISTAKES: tuple[Mistake, ...] = (
             lambda s: 'to compare, write "==": a single "=" gives a value',
             lambda s: '"==" compares (if a == b); "=" belongs to let, set and options (let a = b)'),
     Mistake("a misspelled word at the start of a line",
-            (("rules_file", "action golpe(a, b):\n  requieres en_pie(a)\n  pass\n"),
+            (("rules_file", "action mover(a, b):\n  requieres listo(a)\n  pass\n"),
              ("rules_file", "rule f(c):\n  retrun c\n")),
             _misspelled_line_word,
             lambda s: f'"{_first_word(s)}" is not a word of the language',

@@ -127,8 +127,7 @@ def _diff_parser(sub):
 def _check_parser(sub):
     c = sub.add_parser("check", help="check rulesets, editions and encounters; print diagnostics")
     c.add_argument("paths", nargs="+", help="edition folders, .rules files and .enc files")
-    c.add_argument("--house", action="append", default=[], metavar="FILE",
-                   help="house-rule files layered on the encounters' editions, in order (repeatable)")
+    _layer_args(c)
 
 
 def _editions_parser(sub):
@@ -248,14 +247,15 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup,
                                budget=_budget(args, cl))
     except GrimorioError as exc:
-        # The transcript up to the error is printed, then the diagnostic (by main).
+        # The transcript up to the error is printed, the expectations that failed before it,
+        # then the diagnostic (by main).
         partial = getattr(exc, "outcome", None)
         if partial is not None:
             _write_transcript(partial, args)
+            _write_failed(partial, sources)
         raise
     _write_transcript(outcome, args)
-    for verdict, _left, _right in outcome.failed:
-        print(render(verdict.diagnostic(), sources), file=sys.stderr)
+    _write_failed(outcome, sources)
     if outcome.failed:
         return 1
     if args.save_state:
@@ -267,6 +267,12 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
 def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
     from .simulate_cli import simulate_command
     return simulate_command(args, sources, cl)
+
+
+def _write_failed(outcome, sources: Sources):
+    """Every expectation of the run that failed, in the order they were checked."""
+    for verdict, _left, _right in outcome.failed:
+        print(render(verdict.diagnostic(), sources), file=sys.stderr)
 
 
 def _write_transcript(outcome, args):
@@ -289,15 +295,28 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
     houses = house_files(args.house, cl)
     roots = roots_for(args.encounter, rules_roots(args.rules, cl))
     sides = [(editions[0], []), (editions[-1], houses)]
-    runs, names = [], []
+    runs, names, stopped = [], [], []
     for edition, hs in sides:
         at = cl.span(edition) if args.edition else enc.edition_span
         program = program_for(edition, at, sources, roots, hs)
         print_warnings(program, sources)
-        runs.append(Prepared(enc, program).run(seed=args.seed, record=True))
         names.append(" + ".join([edition] + [str(h) for h in hs]))
+        try:
+            runs.append(Prepared(enc, program).run(seed=args.seed, record=True))
+        except GrimorioError as exc:
+            # A run that stops on an error is compared up to the error, as `run` prints it.
+            if getattr(exc, "outcome", None) is None:
+                raise
+            runs.append(exc.outcome)
+            stopped.append((names[-1], exc))
     text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
-    sys.stdout.write(text)
+    sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
+    if stopped:                  # both sides may stop on the same error: it is told once
+        told = []
+        for d in (d for _name, exc in stopped for d in exc.diagnostics):
+            if d not in told:
+                told.append(d)
+        raise GrimorioError(told)
     return 0
 
 
@@ -343,9 +362,9 @@ def _budget(args, cl: CommandLine) -> int | None:
 def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
     from .checking import check_path
     diags, warnings = [], []
-    houses = house_files(args.house, cl)
+    houses, rules = house_files(args.house, cl), rules_roots(args.rules, cl)
     for path in args.paths:
-        found = check_path(Path(path), sources, cl.span(path), houses)
+        found = check_path(Path(path), sources, cl.span(path), houses, rules)
         for d in found:
             into = warnings if d.severity == "warning" else diags
             if d not in into:          # two paths of one edition report its errors once

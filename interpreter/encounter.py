@@ -119,6 +119,7 @@ class Prepared:
         for rnd, x in enc.round_expects:
             self.round_checks.setdefault(rnd, []).append((x, fns.get(id(x))))
         self.needs_lines = any(isinstance(x, n.Expect) and x.said is not None for x in _walk(enc))
+        self.expectation_spans = expectation_spans(enc)
 
     def _blueprints(self):
         """What each run needs to make the combatants, worked out once."""
@@ -262,6 +263,18 @@ class Prepared:
                 eng.expect_said(node)
             else:
                 eng.expected(node, *guarded(p, fn, eng))
+
+
+def expectation_spans(enc: n.Encounter) -> list[tuple[Span, str]]:
+    """Where each expectation of an encounter is written, in the order of its text, and the
+    words that lead it there ("expect ", or a refused choice's "WHO: "): those of do: blocks,
+    of rounds, the scripted choices the rules must refuse, and those of the end. A verdict
+    names its expectation by this span, however often (or late) it is checked."""
+    spans = [(x.span, "expect ") for x in _walk(enc.do) if isinstance(x, n.Expect)]
+    spans += [(x.span, "expect ") for _r, x in enc.round_expects] + [(x.span, "expect ") for x in enc.expects]
+    spans += [(span, f"{d.who}: ") for _r, decisions in enc.script for d in decisions
+              for _words, span, refused in d.choices if refused is not None]
+    return sorted(set(spans), key=lambda x: (x[0].line, x[0].col, x[0].end_line, x[0].end_col))
 
 
 def _walk(node):

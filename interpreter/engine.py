@@ -112,10 +112,11 @@ class Engine:
             faces = list(pin["faces"])
             want = dice.face_count()
             if len(faces) != want:
+                shown = self.p.format.dice(dice)         # the edition's way of writing dice
                 if len(faces) == 1 and want > 1 and dice.min <= faces[0] <= dice.max:
-                    raise H.RuleFailure(f"pinned roll {faces[0]} gives a total, but {dice} needs one face per die",
+                    raise H.RuleFailure(f"pinned roll {faces[0]} gives a total, but {shown} needs one face per die",
                                         f"pin {want} faces, such as " + " ".join("1" for _ in range(want)))
-                raise _PinError(pin["span"], f"{dice} needs {want} face{'s' if want > 1 else ''}; this pin gives {len(faces)}")
+                raise _PinError(pin["span"], f"{shown} needs {want} face{'s' if want > 1 else ''}; this pin gives {len(faces)}")
             i = 0
             for _s, count, sides in dice.terms:
                 for _ in range(count):
@@ -126,7 +127,8 @@ class Engine:
             return faces
         if self.strict:
             what = " ".join(w for w in (who, purpose) if w)
-            raise H.RuleFailure(f"the script has no pinned dice left for {what or 'this roll'} ({dice})",
+            shown = self.p.format.dice(dice)
+            raise H.RuleFailure(f"the script has no pinned dice left for {what or 'this roll'} ({shown})",
                                 f'add a line "{what + " " if what else ""}N" to the dice block')
         return None
 
@@ -423,7 +425,7 @@ class Engine:
 
     # ------------------------------------------------------------ expectations
     def expected(self, node, ok, left, right):
-        self.verdicts.append(X.Verdict(node.span, bool(ok), left, right))
+        self.verdicts.append(X.Verdict(node.span, bool(ok), left, right, show_value=self.p.format.show))
 
     def expect_said(self, node):
         self.verdicts.append(X.said(self, node))

@@ -17,11 +17,13 @@ class Verdict:
     left: object = None
     right: object = None
     help: str | None = None
+    show_value: object = show          # how the sides are shown: the edition's formats
 
     def diagnostic(self) -> Diagnostic:
         help = self.help
         if help is None and (self.left is not None or self.right is not None):
-            help = f"the left side is {show(self.left)}, the right side is {show(self.right)}"
+            shown = self.show_value
+            help = f"the left side is {shown(self.left)}, the right side is {shown(self.right)}"
         return Diagnostic("E0601", "this expectation failed", self.span, help)
 
 
@@ -57,7 +59,7 @@ def said(engine, node) -> Verdict:
 
 
 def clause_text(sources, kind: str, span: Span | None) -> str:
-    """A requirement's or cost's own text, as written in the rules ("requires en_pie(objetivo)")."""
+    """A requirement's or cost's own text, as written in the rules ("requires listo(x)")."""
     if span is None:
         return kind
     text = sources.texts.get(span.file, "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..dsl import nodes as n
-from ..dsl.format_kinds import PLACEHOLDER
+from ..dsl.format_kinds import KEYS, PLACEHOLDER
 from ..dsl.loader import prelude
 
 from .dice import Dice, Roll
@@ -18,8 +18,18 @@ def build_format(ruleset) -> "Format":
     return Format(templates)
 
 
-def _fill(template: str, **values) -> str:
-    return PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), template)
+def python_format(template: str, keys) -> str:
+    """A format's text as a Python format string: its placeholders of `keys` filled by
+    str.format, everything else (a brace around a placeholder included) kept as written."""
+    parts = PLACEHOLDER.split(template)        # literal, name, literal, name, ..., literal
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 and part in keys:
+            out.append("{" + part + "}")
+        else:
+            literal = part if i % 2 == 0 else "{" + part + "}"
+            out.append(literal.replace("{", "{{").replace("}", "}}"))
+    return "".join(out)
 
 
 class Format:
@@ -27,13 +37,17 @@ class Format:
 
     def __init__(self, templates: dict[str, str]):
         self.t = templates
+        self.f = {kind: python_format(text, KEYS.get(kind, ())) for kind, text in templates.items()}
         self.words = {None: templates["none"], True: templates["true"], False: templates["false"]}
         self.sep, self.empty = templates["separator"], templates["empty"]
+        self.field_sep = templates["field_separator"]
         self._dice: dict[Dice, str] = {}
 
     def show(self, v) -> str:
-        if type(v) is int or type(v) is str:          # the common case, before any slower isinstance
-            return str(v)
+        if type(v) is str:                            # the common cases, before any slower isinstance
+            return v
+        if type(v) is int:
+            return str(v) if -BIG < v < BIG else HUGE
         if v is None or v is True or v is False:
             return self.words[v]
         if isinstance(v, list):
@@ -45,12 +59,12 @@ class Format:
         if isinstance(v, Scale):
             return self.scale(v)
         if isinstance(v, Fraction):
-            return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+            return str(v.numerator) if v.denominator == 1 else self.f["ratio"].format(n=v.numerator, d=v.denominator)
         if isinstance(v, Struct):
             if v._key is not None:
                 return self.show(getattr(v, mangle(v._key)))
-            return _nested(lambda: "{" + ", ".join(f"{k}: {self.show(getattr(v, mangle(k)))}" for k in v._names)
-                           + "}", "...")
+            return _nested(lambda: self.f["record"].format(fields=self.field_sep.join(
+                self.f["field"].format(name=k, value=self.show(getattr(v, mangle(k)))) for k in v._names)), "...")
         return str(v)
 
     def json(self, v):
@@ -77,26 +91,25 @@ class Format:
             parts = []
             for sign, count, faces in d.terms:
                 key = "percentile" if (count == 1 and faces == 100) else "dice"
-                word = _fill(self.t[key], count=count, faces=faces)
+                word = self.f[key].format(count=count, faces=faces)
                 parts.append(("-" if sign < 0 else ("+" if parts else "")) + word)
             if d.keep is not None:
-                parts[0] += _fill(self.t[d.keep[1]], k=d.keep[0])
+                parts[0] += self.f[d.keep[1]].format(k=d.keep[0])
             if d.const:
                 parts.append(f"{d.const:+d}")
             text = self._dice[d] = "".join(parts) or "0"
         return text
 
     def roll(self, r: Roll) -> str:
-        text = f"{self.dice(r.dice)}={int(r)}"
-        if len(r.faces) > 1:
-            signs = [s for s, c, _f in r.dice.terms for _ in range(c)]
-            text += " (" + "".join(("-" if s < 0 else "+" if i else "") + str(f)
-                                   for i, (s, f) in enumerate(zip(signs, r.faces))) + ")"
-        return text
+        if len(r.faces) <= 1:
+            return self.f["roll"].format(dice=self.dice(r.dice), total=int(r))
+        signs = [s for s, c, _f in r.dice.terms for _ in range(c)]
+        faces = "".join(("-" if s < 0 else "+" if i else "") + str(f) for i, (s, f) in enumerate(zip(signs, r.faces)))
+        return self.f["roll_faces"].format(dice=self.dice(r.dice), total=int(r), faces=faces)
 
     def scale(self, s: Scale) -> str:
         if s.denominator == 1:
-            return _fill(self.t["factor"], n=s.numerator)
+            return self.f["factor"].format(n=s.numerator)
         if s.numerator == 1:
-            return _fill(self.t["divisor"], d=s.denominator)
-        return _fill(self.t["fraction"], n=s.numerator, d=s.denominator)
+            return self.f["divisor"].format(d=s.denominator)
+        return self.f["fraction"].format(n=s.numerator, d=s.denominator)

@@ -3,10 +3,11 @@
 A preference runs the first combination of its action's parameter values whose
 costs, `requires` and `when` all hold (docs/language.md, Tactics). Written
 naively, each condition is tested for every value of every parameter's list:
-`cargar when ...` with `requires montado(yo)` walks every rival only to find,
-for each, that the actor has no mount. Here each condition is split into the
-parts joined by `and`, and each part is tested as soon as the parameters it
-names are chosen: a part that names only the actor before any list is taken.
+`hacer(yo, x in otros(yo), y in lista)` with `requires listo(yo)` walks every
+x and y only to find, for each, that the actor is not ready. Here each
+condition is split into the parts joined by `and`, and each part is tested as
+soon as the parameters it names are chosen: a part that names only the actor
+before any list is taken.
 The answer is the same whenever every part and every list is pure (no roll,
 check, event, message, card, action, question or change outside its own
 locals, in it or in the rules it calls): a pure part gives the same value for

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from ..dsl.diagnostics import Diagnostic, GrimorioError
-from .summary import bins
+from .summary import bins, expectation_label
 
 BAR_W, ROW_H, LABEL_W = 320, 22, 170
 STYLE = """
@@ -55,7 +55,7 @@ def render_report(s: dict) -> str:
         parts.append("<h2>Each run</h2>")
         parts += [_measure(f"run-{name}", f"tallies.{name}", d, name) for name, d in s["tallies"].items()]
     if s["expectations"]:
-        rows = [(x["text"], f"expectations.{i}", x) for i, x in enumerate(s["expectations"])]
+        rows = [(expectation_label(x), f"expectations.{i}", x) for i, x in enumerate(s["expectations"])]
         parts += ["<h2>Expectations met</h2>", _rate_chart("expectations", rows), _rate_table(rows)]
     parts.append("</body></html>\n")
     return "\n".join(parts)

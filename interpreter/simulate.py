@@ -56,6 +56,7 @@ class Runner:
         per_run = [(d, fn, tally.histogram(None, d.name).counts, _KINDS) for d, fn in self.per_run]
         per_combatant = [(d, fn, [tally.histogram(who, d.name).counts for who in names], _KINDS)
                          for d, fn in self.per_combatant]
+        expectations = [span for span, _lead in prepared.expectation_spans]
         stands = None
         if self.stands is not None:
             d, fn = self.stands
@@ -81,7 +82,7 @@ class Runner:
                 raise RunError(i, seed, exc.diagnostics) from None
             except (Exception, RecursionError) as exc:  # noqa: BLE001 - a tally that fails is a diagnostic
                 raise RunError(i, seed, [locate(prepared.p, exc)]) from None
-            _count_the_end(tally, eng, outcome)
+            _count_the_end(tally, eng, outcome, expectations)
 
     @staticmethod
     def _standing(eng, d, fn, counts, kinds) -> tuple:
@@ -97,8 +98,10 @@ class Runner:
         return tuple(sorted(up))
 
 
-def _count_the_end(tally: Tally, eng, outcome):
-    """What every run tells without a tally: its rounds, the cards held, the expectations met."""
+def _count_the_end(tally: Tally, eng, outcome, expectations):
+    """What every run tells without a tally: its rounds, the cards held, the expectations met.
+    An expectation (by its index in `expectations`, where each is written) is met in a run
+    when none of its checks in that run failed."""
     tally.runs += 1
     tally.rounds.counts[eng.round] += 1
     held = tally.held
@@ -106,9 +109,11 @@ def _count_the_end(tally: Tally, eng, outcome):
         for cond, grades in c.cards.items():
             for g in set(grades):
                 held[(c.a_name, cond, g.name if g is not None else None)] += 1
-    for k, verdict in enumerate(outcome.expectations):
-        if verdict.ok:
-            tally.expected[k] += 1
+    if expectations:
+        failed = {verdict.span for verdict in outcome.expectations if not verdict.ok}
+        for k, span in enumerate(expectations):
+            if span not in failed:
+                tally.expected[k] += 1
 
 
 _KINDS = frozenset((int, Fraction, bool))

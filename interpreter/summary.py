@@ -33,8 +33,8 @@ def summarize(tally: Tally, runner, seed: int, sources) -> dict:
     tallies = [d for d, _fn in prepared.p.tallies]
     out["combatants"] = [_combatant(tally, name, side, tallies, n) for name, side in people]
     out["tallies"] = {d.name: _described(tally, None, d.name) for d in tallies if d.param is None}
-    out["expectations"] = [dict(text=_line(sources, node.span), **share(tally.expected.get(i, 0), n))
-                           for i, node in enumerate(enc.expects)]
+    out["expectations"] = [dict(text=lead + _text(sources, span), line=span.line, **share(tally.expected.get(i, 0), n))
+                           for i, (span, lead) in enumerate(prepared.expectation_spans)]
     return out
 
 
@@ -49,9 +49,19 @@ def _combatant(tally, name, side, tallies, n):
             "conditions": [dict(condition=cond, grade=grade, **share(k, n)) for (cond, grade), k in held]}
 
 
-def _line(sources, span) -> str:
+def expectation_label(x: dict) -> str:
+    """An expectation of the summary as its text and line: two may read the same."""
+    return f"{x['text']} (line {x['line']})"
+
+
+def _text(sources, span) -> str:
+    """What is written at a span (of one line), else its whole first line."""
     line = sources.line(span.file, span.line) if span is not None else None
-    return line.strip() if line else f"{span}"
+    if not line:
+        return f"{span}"
+    if span.end_line == span.line and span.end_col > span.col:
+        return line[span.col - 1:span.end_col - 1].strip()
+    return line.strip()
 
 
 # ---------------------------------------------------------------- text
@@ -126,7 +136,7 @@ def render_text(s: dict) -> str:
         lines += [f"  {k:<{width}}  {_measure(d)}" for k, d in s["tallies"].items()]
     if s["expectations"]:
         lines.append("expectations met:")
-        lines += [f"  {x['text']}: {_rate(x).strip()}" for x in s["expectations"]]
+        lines += [f"  {expectation_label(x)}: {_rate(x).strip()}" for x in s["expectations"]]
     return "\n".join(lines) + "\n"
 
 

@@ -203,3 +203,21 @@ def test_a_binary_file_nobody_named_is_located_at_its_first_nul(tmp_path):
     d = exc.value.diagnostics[0]
     assert (d.code, d.span.line, d.span.col) == ("E0001", 2, 5)
     assert "\u2400" in sources.texts[str(path)]
+
+
+def test_check_finds_an_encounters_edition_in_the_rules_folders(capsys, tmp_path):
+    """An edition reachable only through --rules is found by check as by run; its mistakes are reported."""
+    from tests.test_checker import write_edition
+    (tmp_path / "lib").mkdir()
+    write_edition(tmp_path / "lib", "sheet ficha:\n  FUE: int 1..20\n", name="lejana")
+    (tmp_path / "aqui" / "escenas").mkdir(parents=True)
+    good = tmp_path / "aqui" / "escenas" / "bien.enc"
+    good.write_text("edition lejana\ncombatant Ana:\n  FUE 3\n", encoding="utf-8")
+    wrong = tmp_path / "aqui" / "escenas" / "mal.enc"
+    wrong.write_text("edition lejana\ncombatant Ana:\n  FUE 3, AGI 2\n", encoding="utf-8")
+    assert 'no edition "lejana"' in bad(capsys, "check", str(good))
+    assert run(capsys, "check", str(good), "--rules", str(tmp_path / "lib"))[:2] == (0, "ok\n")
+    assert run(capsys, "run", str(good), "--rules", str(tmp_path / "lib"))[0] == 0
+    err = bad(capsys, "check", str(wrong), "--rules", str(tmp_path / "lib"))
+    assert 'the sheet has no field "AGI"' in err and "mal.enc:3:10" in err
+    assert "is not a folder" in bad(capsys, "check", str(good), "--rules", str(tmp_path / "nada"))

@@ -88,6 +88,23 @@ def test_list_values_in_an_encounter_script(tmp_path):
         assert not out.failed
 
 
+def test_none_in_an_encounter_list_is_the_none_value_as_true_is_a_boolean(tmp_path):
+    write_edition(tmp_path, SACO + 'format none "nada"\nmessage ver(x) "{x}"\n')
+    text = ('encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3, bolsa [none, true, "none", 2]\n'
+            'do:\n  say ver(Ana.bolsa)\n'
+            'expect Ana.bolsa[1] == none and Ana.bolsa[2] == true and Ana.bolsa[3] == "none"\n')
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for("prueba", sources=Sources({"x.enc": text}), roots=[tmp_path])).run()
+    assert not out.failed
+    assert [ev[2] for ev in out.engine.events if ev[0] == "say"] == ["nada, true, none, 2"]
+    wrong = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE none\n'
+    enc, _diags = build_encounter(wrong, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", sources=Sources({"x.enc": wrong}), roots=[tmp_path]))
+    assert [d.message for d in exc.value.diagnostics] == ['"FUE" is a number, not none']
+
+
 def test_a_list_where_the_sheet_wants_a_number_and_the_reverse(tmp_path):
     write_edition(tmp_path, SACO)
     for line, message in (('FUE [3], bolsa []', '"FUE" is a number, not a list'),

@@ -19,7 +19,15 @@ WORDS = re.compile(
     r"|facilidad|descanso|reposo|curaci[oó]n|escudo|espada|cabalgar|inmoviliz|\bweapons?\b|\barmou?rs?\b|\bparry"
     r"|\bdodge|\binitiative|\bwounds?\b|\bfatigue|\bmelee|\bshields?\b|\bswords?\b|\bhorses?\b|\bcritical\b"
     r"|\bfumble|\bdamage\b|hit.?location|\bincapacitad|\binconsciente|\bdesprevenido|\bderribado"
-    r"|ataque|atacante|defensor|\barmas?\b|\bpv\b|\battack|\bfight",
+    r"|ataque|atacante|defensor|\barmas?\b|\bpv\b|\battack|\bfight"
+    # The other combat words of the seeds (and the tutorial edition's), with their English twins. Not
+    # "enemies"/"allies" (the prelude's side rules, a name of the language), "kill" (a process is
+    # killed) nor "dead" (dead data): generic words the interpreter itself uses.
+    r"|\bdaño|\bgolpe|\bmuert[eo]|\bmuere|\bdeath|\benemig|\brival(es)?\b|\boponente|\badversari|contrincante"
+    r"|\btirada|\bmontad[oa]|\bmontura|\bmount(ed)?\b|\bcarga|\bcaballo|\bjinete|\bgalope|\bpelea\b"
+    r"|\bcombate\b|\bcombatir|\bcombatiente|impact[oa]|desmay|\bfaint|\bunconscious|proyectil|\blanzas?\b"
+    r"|secuela|\ben_pie\b|\bpj\b|veneno|\bpoison|enfermedad|\bdisease|infecci[oó]n|cirug[ií]a|\bmiedo\b"
+    r"|euforia|abatimiento",
     re.IGNORECASE)
 HOOK = Path("/work/shared/hooks/before-stop")     # the project's own check, where it exists
 
@@ -69,6 +77,13 @@ def test_the_word_list_catches_a_game_word():
     assert WORDS.search("such as {c.pv}")
     assert not WORDS.search("def apply_modifier(x):")
     assert not WORDS.search("a pinned roll was never made; spv = 1")
+    for word in ("golpe(a, b)", "daño 1D8", "tirada: valor", "requires montado(yo)", "a mount", "cargar when",
+                 "en_pie(objetivo)", "on receive(pj, grado)", "el enemigo", "muerte", "Combate a Caballo"):
+        assert WORDS.search(word), word
+    # The language's own generic words are no game words.
+    for text in ("enemies(c) and allies(c)", "combatant Ana:", "combatants()", "a run that is killed",
+                 "dead data", "amount", "rivalry", "the last one"):
+        assert not WORDS.search(text), text
 
 
 def test_the_literals_of_a_message_are_read():

@@ -363,3 +363,49 @@ def test_every_policy_option_of_the_prelude_has_its_contract():
     assert set(POLICY) == set(options)
     # and the prelude's own defaults keep it
     assert all(check_policy(name, d.default.value, d.default.span, []) == [] for name, d in options.items())
+
+
+SHAPES = """
+format roll "{dice}: {total}"
+format roll_faces "{total} ({dice}: {faces})"
+format ratio "{n} entre {d}"
+format record "[{fields}]"
+format field "{name} vale {value}"
+format field_separator "; "
+format percentile "1D{faces}"
+format none "nada"
+message ver(x) "{x}"
+rule una(c):
+  say ver(roll 1D6 by c as "una")
+rule cien(c):
+  return roll d100 by c as "cien"
+"""
+
+
+def test_rolls_fractions_records_and_diagnostics_print_by_the_editions_formats(tmp_path):
+    """The shape of a roll, a fraction, a record; the dice of a diagnostic and the sides of a failed
+    expectation: each as the edition's formats say (once fixed in Python: `=`, `(3+4)`, `7/2`, `{k: v}`,
+    `d100`, and `-` for none)."""
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, FORMATTED + SHAPES)
+    text = ("edition prueba\ncombatant Ana:\n  side a\ndice strict:\n  Ana prueba 3 4\n  Ana una 5\n"
+            "do:\n  muestra(Ana)\n  una(Ana)\n  expect none == 7 / 2\n  cien(Ana)\n")
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags, diags
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", None, Sources({"x.enc": text}), [tmp_path])).run()
+    assert render_text(exc.value.outcome.engine).splitlines() == [
+        "1D20 7 (2D6: 3+4) x2 3D6, /2 [dado vale 1D4; n vale 7 entre 2] alto Grave", "1D6: 5"]
+    [(verdict, _left, _right)] = exc.value.outcome.failed
+    assert verdict.diagnostic().help == "the left side is nada, the right side is 7 entre 2"
+    [d] = exc.value.diagnostics
+    assert (d.code, d.message) == ("E0503", "the script has no pinned dice left for Ana cien (1D100)")
+
+
+def test_the_new_format_kinds_have_their_own_placeholders(tmp_path):
+    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.loader import load_edition
+    roots = house(tmp_path, 'format roll "{faces}"\nformat record "{name}"\nformat field "{fields}"\n'
+                            'format ratio "{n}:{d}"\nformat roll_faces "{dice}{total}{faces}"\n')
+    diags = check_ruleset(load_edition("casa", roots=roots))
+    assert sorted((d.code, d.span.line) for d in diags) == [("E0232", 4), ("E0232", 5), ("E0232", 6)], diags

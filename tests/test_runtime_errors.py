@@ -127,11 +127,7 @@ round 1:
 
 
 def _cli(tmp_path, capsys, *extra):
-    from grimorio.interpreter.cli import main
-    path = tmp_path / "corto.enc"
-    path.write_text(STRICT_TOO_SHORT, encoding="utf-8")
-    code = main(["run", str(path), *extra])
-    return code, capsys.readouterr()
+    return _cli_with(tmp_path, capsys, STRICT_TOO_SHORT, "run", *extra)
 
 
 def test_a_run_stopped_by_an_error_prints_its_transcript_then_the_diagnostic(tmp_path, capsys):
@@ -151,6 +147,35 @@ def test_a_run_stopped_by_an_error_keeps_its_jsonl_events(tmp_path, capsys):
     assert [e["event"] for e in events][:2] == ["say", "roll"]
     assert [e["total"] for e in events if e["event"] == "roll"] == [9, 1]
     assert "error[E0503]" in out.err
+
+
+def test_expectations_failed_before_the_error_are_printed_with_it(tmp_path, capsys):
+    # Two expectations fail in do:, then the attack roll is not pinned: all three are told, in order.
+    code, out = _cli_with(tmp_path, capsys, STRICT_TOO_SHORT.replace(
+        "round 1:", 'do:\n  expect Rodrigo.FUE == 2\n  expect said "zzz"\n  expect Rodrigo.FUE == 14\nround 1:'))
+    assert code == 2
+    assert out.out.splitlines()[0] == "Asalto 1"
+    codes = re.findall(r"^error\[(E\d+)\]", out.err, re.M)
+    assert codes == ["E0601", "E0601", "E0503"]
+    assert "the left side is 14, the right side is 2" in out.err and 'no line so far contains "zzz"' in out.err
+
+
+def test_diff_compares_runs_up_to_the_error_then_tells_it(tmp_path, capsys):
+    code, out = _cli_with(tmp_path, capsys, STRICT_TOO_SHORT, "diff", "--edition", "aquelarre",
+                          "--edition", "aquelarre")
+    assert code == 2
+    assert out.out.splitlines() == ["same transcript under aquelarre and aquelarre (3 lines)",
+                                    "the run under aquelarre stopped on an error",
+                                    "the run under aquelarre stopped on an error"]
+    assert out.err.count("error[E0503]: the script has no pinned dice left for Rodrigo ataque") == 1
+
+
+def _cli_with(tmp_path, capsys, text, command="run", *extra):
+    from grimorio.interpreter.cli import main
+    path = tmp_path / "corto.enc"
+    path.write_text(text, encoding="utf-8")
+    code = main([command, str(path), *extra])
+    return code, capsys.readouterr()
 
 
 def test_the_error_carries_the_run_so_far(tmp_path):

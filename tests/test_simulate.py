@@ -13,10 +13,12 @@ import pytest
 
 from grimorio.interpreter.cli import main, prepare_from_argv
 from grimorio.interpreter.simulate import Runner, Spec, run_seed, runner_for, simulate
-from grimorio.interpreter.summary import bins, summarize
+from grimorio.interpreter.summary import bins, render_text, summarize
 from grimorio.interpreter.tally import Tally, wilson
 from grimorio.dsl.diagnostics import Sources
 
+from .aquelarre import duel
+from .test_expectations import TWO_ATTACKS
 from .test_docs import RULES, write_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,6 +146,47 @@ def test_expectations_are_counted(tmp_path, capsys):
     short = sum(c for v, c in s["rounds"]["histogram"] if v < 5)
     assert [x["runs"] for x in s["expectations"]] == [short, 100]
     assert s["expectations"][0]["text"] == "expect round_number() < 5"
+
+
+# Rodrigo attacks twice, Bandido parries the first one and then attacks.
+IN_RUN = duel(TWO_ATTACKS, """
+round 1:
+  Rodrigo: atacar Bandido, atacar Bandido
+  Bandido: parar, none, atacar Rodrigo refused "zzz"
+  expect said "zzz"
+  expect Rodrigo.acciones == 0
+""", extra="""
+do:
+  expect Rodrigo.acciones == 99
+  for x in [1, 2]:
+    expect x > 0
+  for x in [1, 2]:
+    expect x == 2
+  expect not said "Asalto"
+expect said "Rodrigo ataca a Bandido"
+""")
+
+
+def test_every_expectation_of_a_script_is_counted_as_itself(tmp_path, capsys):
+    """Expectations of do:, of rounds, refused choices and the end, each met or not by its own
+    checks (an expectation checked twice in a run is met when both hold), labelled by its text."""
+    enc = tmp_path / "e.enc"
+    enc.write_text(IN_RUN, encoding="utf-8")
+    s = simulate_json(capsys, str(enc), "-n", "7")
+    lines = IN_RUN.split("\n")
+    assert [(x["text"], x["runs"]) for x in s["expectations"]] == [
+        ('Bandido: atacar Rodrigo refused "zzz"', 0), ('expect said "zzz"', 0), ("expect Rodrigo.acciones == 0", 7),
+        ("expect Rodrigo.acciones == 99", 0), ("expect x > 0", 7), ("expect x == 2", 0),
+        ('expect not said "Asalto"', 7), ('expect said "Rodrigo ataca a Bandido"', 7)]
+    assert [x["text"].removeprefix("Bandido: ") in lines[x["line"] - 1] for x in s["expectations"]] == [True] * 8
+    out = render_text(s)
+    assert f'  expect Rodrigo.acciones == 99 (line {s["expectations"][3]["line"]}): 0 ' in out
+    assert f'  expect said "Rodrigo ataca a Bandido" (line {s["expectations"][7]["line"]}): 7 ' in out
+    from html import escape
+
+    from grimorio.interpreter.report import render_report
+    html = render_report(s)
+    assert all(escape(f'{x["text"]} (line {x["line"]})') in html for x in s["expectations"])
 
 
 @pytest.mark.slow
