@@ -92,7 +92,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.resolver = Resolver(ruleset)
         self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
                                          "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range}, "H": H, "S": S, "Fraction": Fraction,
-                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math,
+                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math, **S.IN_PLACE,
                          **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()}}
         self.lines: list[str] = []
         self.line_spans: list[Span | None] = []

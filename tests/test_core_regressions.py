@@ -216,13 +216,37 @@ rule r(x):
 
 
 def test_a_number_too_long_to_convert_is_shown_in_words(tmp_path, capsys):
+    # Python refuses to convert a whole number past sys.get_int_max_str_digits() to digits: 4300
+    # by default, but a process may set it as low as 640 (PYTHONINTMAXSTRDIGITS), below the
+    # language's 1000. A number of 904 digits (within the bound) is then shown in words,
+    # never as the internal-bug error. (It once grew past the bound instead: see the next test.)
+    import sys
     from grimorio.interpreter.cli import main
-    write_edition(tmp_path, BASE + "\nrule crece():\n  let x = 1\n  let i = 0\n  while i < 15000:\n"
-                                   "    set x = x + x\n    set i = i + 1\n  return x\n")
+    write_edition(tmp_path, BASE + f"\nrule crece():\n  return 1{'0' * 600} * 1{'0' * 303}\n")   # 10**903
     (tmp_path / "x.enc").write_text("edition prueba\ncombatant Ana:\n  FUE 3\nexpect crece() == 1\n", encoding="utf-8")
-    assert main(["run", "--rules", str(tmp_path), str(tmp_path / "x.enc")]) == 1
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        assert main(["run", "--rules", str(tmp_path), str(tmp_path / "x.enc")]) == 1
+    finally:
+        sys.set_int_max_str_digits(limit)
     err = capsys.readouterr().err
-    assert "E0003" not in err and "the left side is (a number of more than 1000 digits)" in err, err
+    assert "E0003" not in err and "the left side is (a number of 904 digits)" in err, err
+
+
+@pytest.mark.parametrize("grows", ["x + x", "x - (0 - x)", "0 - x - x", "x * 2", "sum([x, x])", "floor(x * 2)",
+                                   "abs(x) + abs(x)", "len([1]) * x + x", "max(x, 1) + x"])
+def test_a_whole_number_stops_at_the_bound_however_it_grows(tmp_path, grows):
+    # Regression: + and - in place on two whole numbers (and sum()) skipped the 1000-digit bound:
+    # a rule doubling x 4000 times passed (about 1200 digits), where x * 2 stopped (E0506).
+    big = "9" * 999                  # doubled twice, past 1000 digits
+    write_edition(tmp_path, BASE + f"\nrule crece():\n  let x = {big}\n  let i = 0\n  while i < 4:\n"
+                                   f"    set x = {grows}\n    set i = i + 1\n  return x\n")
+    enc, _ = build_encounter("edition prueba\ncombatant Ana:\n  FUE 3\nexpect crece() == 1\n", "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
+    [d] = exc.value.diagnostics
+    assert d.code == "E0506" and "1000 digits" in d.message and d.span.line == 23, (d.code, d.message, d.span)
 
 
 def test_a_compiled_program_does_not_change_and_encounters_compile_apart(tmp_path):
