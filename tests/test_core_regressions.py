@@ -375,3 +375,57 @@ def test_equality_asks_identity_first_only_between_names(tmp_path):
                "rule s(c):\n  let d = c\n  return d == c and not (c.FUE == c.name) and [] == none\n")
     program = program_for("prueba", roots=[tmp_path])
     assert " is (-1)" not in program.source and " is True" not in program.source
+
+
+def test_what_counts_as_false_and_how_texts_order_as_the_docs_say(tmp_path):
+    # docs/language.md §11: false, none, 0 (a fraction of 0 too), "" and [] count as false, every
+    # other value as true; texts are ordered as a dictionary orders words (once by code point:
+    # "á" < "b" was false), in comparisons, min and max, and `ordered by`.
+    rules = """
+rule nada(x):
+  if x:
+    return "algo"
+  return "nada"
+
+rule nombres():
+  let out = []
+  for n in ["Zoe", "bote", "Álvaro", "ana"] ordered by it:
+    append out, n
+  return out
+"""
+    passes(tmp_path, """
+expect [nada(""), nada(0), nada(0 / 3), nada([]), nada(none), nada(false)] == ["nada", "nada", "nada", "nada", "nada", "nada"]
+expect [nada("0"), nada(" "), nada(1D6), nada({k: 0}), nada(Ana), nada([0])] == ["algo", "algo", "algo", "algo", "algo", "algo"]
+expect ["" or "anónimo", "0" and 3, not ""] == ["anónimo", 3, true]
+expect "á" < "b"
+expect "Zoe" > "ana"
+expect min(["bote", "Álvaro"]) == "Álvaro"
+expect nombres() == ["Álvaro", "ana", "bote", "Zoe"]
+""", rules)
+
+
+def test_records_and_rows_compare_by_value(tmp_path):
+    # Regression (audit G3): records compared by identity, so {k: 1} == {k: 1} was false,
+    # {k: 1} in [{k: 1}] false and distinct kept both, though == compares anything by value.
+    rules = """
+table armas:
+  | nombre | daño |
+  |--------|------|
+  | Daga   | 3    |
+  | Maza   | 5    |
+
+rule fila(n):
+  return armas[n]
+"""
+    passes(tmp_path, """
+expect {k: 1} == {k: 1}
+expect {k: 1, j: [1]} == {j: [1], k: 1}
+expect {k: 1} != {k: 2}
+expect {k: [true]} != {k: [1]}
+expect {k: 1} in [{k: 2}, {k: 1}]
+expect len(distinct([{k: 1}, {k: 1}, {k: 2}])) == 2
+expect without([{k: 1}, {k: 2}], {k: 1}) == [{k: 2}]
+expect fila("Daga") == armas["Daga"]
+expect fila("Daga") != armas["Maza"]
+expect fila("Daga") == {nombre: "Daga", daño: 3}
+""", rules)
