@@ -16,6 +16,8 @@ from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
 
 
+_add, _mul = operator.add, operator.mul
+
 # What a local known to hold a whole number resolves to for K.kind.
 WHOLE_LOCAL = Resolved("number")
 
@@ -417,26 +419,31 @@ class ExpressionCompiler:
     def operator(self, x, a, b, resolve) -> str:
         """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
         numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
+        fits = x.op in self.GROWS and self.result_size(x, resolve) < S.BIG
         if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
+            if fits:                               # within the bound, as the text shows
+                return f"({a} {x.op} {b})"
             if self.unnamed:                       # no `:=` here: the value is bounded by a call
                 return f"S.bounded({a} {x.op} {b})"
             return self.within_bound(x.op, a, b, "", "S.bounded({p})")
-        return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})")
+        return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
 
-    def guarded(self, op, a, b, call) -> str:
+    def guarded(self, op, a, b, call, fits=False) -> str:
+        """`fits`: the text shows the result is within the bound (magnitude), so only the
+        types are asked."""
         if op not in self.GUARDED and op != "*":
             return call
-        if op in self.GROWS and self.unnamed:     # the result is named as it is bounded
+        if op in self.GROWS and self.unnamed and not fits:     # the result is named as it is bounded
             return call
         sides = self.whole_sides(a, b)
         if sides is None:
             return call
         a, b, guard = sides
         fn = f"S.{S.BINARY[op].__name__}({a}, {b})"
-        if op in self.GROWS:
+        if op in self.GROWS and not fits:
             # Past the bound, the semantics work it out again and refuse it (E0506).
             return self.within_bound(op, a, b, "" if guard == "True" else guard + " and ", fn)
-        return self.if_whole(f"{a} {self.GUARDED[op]} {b}", guard, fn)
+        return self.if_whole(f"{a} {op} {b}", guard, fn)
 
     def within_bound(self, op, a, b, guard: str, otherwise: str) -> str:
         """`a op b` on two whole numbers (once `guard` holds), named as it is tested to be within
@@ -456,6 +463,39 @@ class ExpressionCompiler:
         else:
             test = f"{value} * {p} < _BIG2"           # |p| < BIG: both ends in one comparison
         return f"({p} if {guard}{test} else {otherwise.format(p=p)})"
+
+    def magnitude(self, node, resolve) -> int:
+        """How large a number `node` gives can be, as the text shows (an upper bound of its
+        absolute value): S.BIG - 1 (any number within the bound) where the text shows nothing
+        smaller. Every number is within the bound, so a written one, a remainder (smaller than
+        what divides), a rounded quotient by a written number and len() are small, and a sum or
+        product of small ones stays within it: no need to test it in place."""
+        most = S.BIG - 1
+        if isinstance(node, n.Const):
+            return abs(node.value) if type(node.value) is int else most
+        if isinstance(node, n.Unary):
+            return self.magnitude(node.operand, resolve) if node.op == "-" else most
+        if isinstance(node, n.Binary) and node.op in self.SIZE:
+            return min(most, self.result_size(node, resolve))        # (past the bound, it is refused)
+        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.args:
+            r = resolve(node.func.id)
+            arg = node.args[0].value
+            if r is None or r.kind != "builtin":
+                return most
+            if r.target == "len":
+                return S.MAX_LENGTH
+            if r.target in ("floor", "ceil") and isinstance(arg, n.Binary) and arg.op == "/" \
+                    and isinstance(arg.right, n.Const) and type(arg.right.value) is int and arg.right.value:
+                return self.magnitude(arg.left, resolve) // abs(arg.right.value) + 1
+        return most
+
+    def result_size(self, node: n.Binary, resolve) -> int:
+        """The magnitude of an operator's result from its sides', before the bound is asked of it
+        (S.BIG or more where only the bound keeps it within)."""
+        return self.SIZE[node.op](self.magnitude(node.left, resolve), self.magnitude(node.right, resolve))
+
+    # The magnitude of a result, from its sides' (a remainder is smaller than what divides).
+    SIZE = {"+": _add, "-": _add, "*": _mul, "%": lambda _a, b: b}
 
     # Builtins that give a whole number from anything they take.
     WHOLE_BUILTINS = frozenset(("len", "floor", "ceil", "round_number"))

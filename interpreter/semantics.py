@@ -458,13 +458,15 @@ def groups(items, key, reverse):
 def _sorted_pairs(items, key, reverse) -> list:
     """(key, item) for each item, sorted by key (stable): whole numbers as Python orders them,
     anything else as the comparisons do (_order_keys)."""
-    if type(items) is not list:
-        raise OperatorError(f"only a list can be walked, not {kind(items)}",
-                            "for and comprehensions walk lists: [x for x in LIST]")
-    keys = list(map(key, items))
-    if keys and not _WHOLE.issuperset(map(type, keys)):
+    keys = list(map(key, items)) if items.__class__ is list else _not_walked(items)
+    if not _WHOLE.issuperset(map(type, keys)):          # (none at all: nothing to order)
         keys = _order_keys("ordered by", keys)
     return sorted(zip(keys, items), key=_first, reverse=reverse)
+
+
+def _not_walked(items):
+    raise OperatorError(f"only a list can be walked, not {kind(items)}",
+                        "for and comprehensions walk lists: [x for x in LIST]")
 
 
 _first, _second = itemgetter(0), itemgetter(1)

@@ -569,3 +569,64 @@ def test_min_and_max_in_place_equal_the_builtins(a, b, n):
             calls.clear()
             assert answer(eval, code, ns) == answer(S.BUILTIN_FUNCTIONS[name], *values), code  # noqa: S307
             assert len(calls) == 1
+
+
+# ------------------------------------------------------------ a result the text shows is small, unchecked
+
+def arithmetic():
+    """+ - * % trees, negations and floor/ceil of a quotient by a written number, over written
+    whole numbers and a name the text tells nothing of: what the compiler sizes (magnitude)."""
+    from grimorio.dsl import nodes as n
+
+    def quotient(name, left, by):
+        return n.Call(func=n.Name(id=name, span=None), span=None,
+                      args=(n.Arg(name=None, span=None, value=n.Binary(op="/", left=left, span=None,
+                                                                        right=n.Const(value=by, span=None))),))
+    leaf = st.one_of(st.builds(lambda v: n.Const(value=v, span=None), st.integers(-10**6, 10**6)),
+                     st.just(n.Name(id="x", span=None)))
+    return st.recursive(leaf, lambda inner: st.one_of(
+        st.builds(lambda op, a, b: n.Binary(op=op, left=a, right=b, span=None), st.sampled_from("+-*%"), inner, inner),
+        st.builds(lambda a: n.Unary(op="-", operand=a, span=None), inner),
+        st.builds(quotient, st.sampled_from(["floor", "ceil"]), inner, st.integers(-50, 50).filter(bool))),
+        max_leaves=6)
+
+
+def semantic_value(node, x):
+    """A tree worked out by the semantics alone (every result bounded)."""
+    from grimorio.dsl import nodes as n
+    if isinstance(node, n.Const):
+        return node.value
+    if isinstance(node, n.Name):
+        return x
+    if isinstance(node, n.Unary):
+        return S.neg(semantic_value(node.operand, x))
+    if isinstance(node, n.Binary):
+        return S.BINARY[node.op](semantic_value(node.left, x), semantic_value(node.right, x))
+    quotient = node.args[0].value
+    return S.BUILTIN_FUNCTIONS[node.func.id](S.div(semantic_value(quotient.left, x), quotient.right.value))
+
+
+@pytest.mark.slow
+@given(arithmetic(), wholes())
+def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
+    """Where the compiler finds a result's magnitude below the bound (and so leaves the bound's
+    test out of the code in place), Python's own operator on the sides' values is within it, and
+    every value is no larger than its magnitude."""
+    from grimorio.dsl import nodes as n
+    from grimorio.dsl.names import Resolved
+    made = compiler()
+
+    def resolve(name):
+        return Resolved("builtin", name) if name in ("floor", "ceil") else None
+    try:
+        value = semantic_value(node, x)
+    except (ValueBound, ZeroDivisionError):
+        value = None
+    if value is not None:
+        assert abs(value) <= made.magnitude(node, resolve)
+    if isinstance(node, n.Binary) and node.op in made.GROWS and made.result_size(node, resolve) < S.BIG:
+        try:
+            a, b = semantic_value(node.left, x), semantic_value(node.right, x)
+        except (ValueBound, ZeroDivisionError):
+            return
+        assert abs({"+": a + b, "-": a - b, "*": a * b}[node.op]) < S.BIG
