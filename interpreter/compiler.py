@@ -262,7 +262,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def _pay(self, d, scope, depth):
         actor = scope.ids[d.params[0].name]
         for f, amount in d.costs:
-            self.emit(depth, f"{actor}.{mangle(f)} -= ({self.expr(amount, scope)})", d.span)
+            code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
+            if S.WHOLE.match(code):     # a written cost, which the requirement field >= cost left affordable
+                self.emit(depth, f"{field} -= ({code})", d.span)
+            else:                       # a computed one (maybe negative): as "-" means it, bounded
+                self.emit(depth, f"{field} = S.sub({field}, {code})", d.span)
 
     def action(self, d: n.Action):
         self.owner = f"action {d.name}"

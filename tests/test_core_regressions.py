@@ -429,3 +429,22 @@ expect fila("Daga") == armas["Daga"]
 expect fila("Daga") != armas["Maza"]
 expect fila("Daga") == {nombre: "Daga", daño: 3}
 """, rules)
+
+
+def test_a_computed_cost_keeps_the_bound(tmp_path):
+    # A cost computed by the rules (maybe negative, so paying it grows the field) is paid as "-"
+    # means it, bounded (E0506 at the action), never Python's own -= past 1000 digits.
+    big = "5" + "0" * 999
+    rules = f"""
+rule coste():
+  return 0 - {big}
+
+action crecer(yo):
+  cost marca coste()
+  set yo.FUE = 1
+
+tactic simple:
+  act: crecer
+"""
+    got = refused(tmp_path, f"  marca {big}\ndo:\n  act Ana\n", "E0506", rules)
+    assert "grew past 1000 digits" in got
