@@ -314,7 +314,12 @@ _INSTEAD = {
 
 
 def _refuse_arg(name, takes, v, help):
-    raise OperatorError(f"{name}() takes {takes}, not {_what(v)}", _INSTEAD.get(type(v)) or help)
+    raise OperatorError(f"{_called(name)} takes {takes}, not {_what(v)}", _INSTEAD.get(type(v)) or help)
+
+
+def _called(name) -> str:
+    """A builtin by its call (`min()`), the keys of `ordered by` by their words."""
+    return name if " " in name else name + "()"
 
 
 def _number(name, v):
@@ -381,7 +386,7 @@ def _order_keys(name, values) -> list:
         if _unordered(v):
             _refuse_arg(name, "values that have an order", v, ORDER)
     other = next(v for v in values if _ordered_kind(v) != _ordered_kind(first))
-    raise OperatorError(f"{name}() cannot order {_named(first)} and {_named(other)} together", ORDER)
+    raise OperatorError(f"{_called(name)} cannot order {_named(first)} and {_named(other)} together", ORDER)
 
 
 def _unordered(v) -> bool:

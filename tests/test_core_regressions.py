@@ -448,3 +448,22 @@ tactic simple:
 """
     got = refused(tmp_path, f"  marca {big}\ndo:\n  act Ana\n", "E0506", rules)
     assert "grew past 1000 digits" in got
+
+
+@pytest.mark.parametrize("keys, message", [
+    ('[1, "a"]', "ordered by cannot order a number and a text together"),
+    ("[[1], [2]]", "ordered by takes values that have an order, not a list"),
+    ("[true, 1]", "ordered by takes values that have an order, not true"),
+])
+def test_keys_of_ordered_by_order_as_comparisons_do(tmp_path, keys, message):
+    # Regression: `ordered by` sorted with Python's own order (true beside 1, lists item by item,
+    # texts by code point) or failed with the catch-all "these values cannot be used together here".
+    rules = f"""
+rule orden():
+  let out = []
+  for x in {keys} ordered by it:
+    append out, x
+  return out
+"""
+    got = refused(tmp_path, "expect orden() == []\n", "E0204", rules)
+    assert message in got, got
