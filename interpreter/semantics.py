@@ -1,12 +1,15 @@
-"""What each operator means, for each kind of value. The one place that says it.
+"""What each operator and builtin means, for each kind of value (number, fraction, text,
+dice, outcome, grade, list, record, row, none). The one place that says it.
 
 The generated code calls these functions for every operator whose operands it
 cannot prove to be numbers; Python's own meanings (text formatting with %,
-texts multiplied, substrings found by `in`, a text read as a number) never
-show through. Every combination not listed here is an error that says what
-the language means instead. Values are bounded too: a number past
-MAX_DIGITS digits or a list or text past MAX_LENGTH items stops the run
-(E0506) instead of eating the machine.
+texts multiplied, substrings found by `in`, a text read as a number, true
+added as 1, lists ordered item by item, texts by code point) never show
+through. Every combination not listed here is an error that says what the
+language means instead. Values are bounded too: a number past MAX_DIGITS
+digits or a list or text past MAX_LENGTH items stops the run (E0506) instead
+of eating the machine; the code the compiler writes in place keeps the same
+bound (expressions.within_bound), as tests/test_semantics.py proves.
 """
 from __future__ import annotations
 
