@@ -306,18 +306,30 @@ def _what(v) -> str:
     return ("true" if v else "false") if type(v) is bool else kind(v)
 
 
-# What to write instead, by the kind of the value a builtin refused.
-_INSTEAD = {
+# What to write instead, by what the builtin takes and the kind of the value it refused.
+_NOT_NUMBER = {
     bool: "true and false are not numbers: write the number itself, or 1 if COND else 0",
-    type(None): "none is no value: test it first, x if x != none else 0",
+    type(None): "none is no number: test it first, x if x != none else 0",
     Dice: "dice are not a number until rolled: roll them first, (roll 1D6)",
-    str: 'a text is not a list: ["ab"] is a list of one text',
-    list: "lists are not ordered: min, max and clamp compare numbers, texts, or outcomes of one list",
+    str: 'a text is never read as a number: write the number itself, 12 and not "12"',
+    list: "a list is not a number: sum(LIST) adds its numbers, first(LIST) takes its first",
+}
+_INSTEAD = {
+    "a number": _NOT_NUMBER, "numbers": _NOT_NUMBER,
+    "a list": {str: 'a text is not a list: ["ab"] is a list of one text',
+               type(None): "none is no list: [] is the empty list"},
+    "values that have an order": {
+        list: "lists are not ordered: min, max and clamp compare numbers, texts, or outcomes of one list",
+        bool: "true and false have no order: compare numbers, texts, or outcomes of one list",
+        type(None): "none has no order: test it first, x if x != none else 0",
+        Dice: "dice have no order until rolled: roll them first, (roll 1D6)",
+    },
 }
 
 
 def _refuse_arg(name, takes, v, help):
-    raise OperatorError(f"{_called(name)} takes {takes}, not {_what(v)}", _INSTEAD.get(type(v)) or help)
+    instead = _INSTEAD.get(takes, {}).get(type(v))
+    raise OperatorError(f"{_called(name)} takes {takes}, not {_what(v)}", instead or help)
 
 
 def _called(name) -> str:
