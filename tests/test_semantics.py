@@ -46,16 +46,22 @@ def compiler() -> ExpressionCompiler:
     return made
 
 
+# Whole numbers past the bound, which no value holds: the test of two computed sides (both ends)
+# agrees with the semantics even on them, as the semantics bound results, not what they are given.
+beyond = st.builds(lambda k, s: s * (S.BIG + k), st.integers(0, 10**6), st.sampled_from((1, -1)))
+
+
 @pytest.mark.slow
-@given(st.one_of(wholes(), rolls), st.one_of(wholes(), rolls), st.integers(0, 10**6))
-def test_in_place_operators_equal_the_semantics_on_whole_numbers(a, b, n):
+@given(st.one_of(wholes(), rolls), st.one_of(wholes(), rolls), st.integers(0, 10**6), beyond, st.one_of(wholes(), beyond))
+def test_in_place_operators_equal_the_semantics_on_whole_numbers(a, b, n, c, d):
     """+ - * in place on two sides the text shows are whole numbers, bounded in place, give what
     the semantics give: the value, or E0506 past the bound; so beside a written number, where
-    one comparison is enough."""
+    one comparison is enough (the other side within the bound, as every value is)."""
     for op in ExpressionCompiler.PLAIN:
-        for left, right, want in (("a", "b", (a, b)), (str(n), "b", (n, b)), ("a", str(n), (a, n))):
+        for left, right, want in (("a", "b", (a, b)), (str(n), "b", (n, b)), ("a", str(n), (a, n)), ("c", "d", (c, d))):
             code = compiler().within_bound(op, left, right, "", "S.bounded({p})")
-            assert outcome(eval, code, namespace(a=a, b=b)) == outcome(S.BINARY[op], *want), code  # noqa: S307
+            got = outcome(eval, code, namespace(a=a, b=b, c=c, d=d))  # noqa: S307
+            assert got == outcome(S.BINARY[op], *want), code
 
 
 def test_a_sum_in_place_past_the_bound_is_refused():
@@ -118,7 +124,7 @@ def outcome(fn, *args):
 
 
 @pytest.mark.slow
-@given(values, values)
+@given(st.one_of(values, beyond), st.one_of(values, beyond))
 def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
     """The compiler's guarded form (Python's operator on two whole numbers, else the
     semantics) gives what the semantics give, for numbers and for everything else."""
@@ -210,7 +216,7 @@ def test_negation_in_place_equals_the_semantics(a):
 
 
 @pytest.mark.slow
-@given(values, values, written)
+@given(st.one_of(values, beyond), st.one_of(values, beyond), written)
 def test_products_in_place_equal_the_semantics(a, b, n):
     """a * b in place on whole numbers, bounded as S.mul bounds it (a product past the bound is
     refused the same), for two field reads and for computed code beside a written number."""
