@@ -117,7 +117,7 @@ def check_membership(node: n.Binary, resolve):
 # The kinds a builtin's arguments must have, in order, where the runtime refuses any other
 # (None: any kind). min and max take numbers or a list; has, cards and held a condition (below).
 ARGUMENT_KINDS = {
-    "len": ({LIST},), "sum": ({LIST},), "first": ({LIST, TEXT},), "distinct": ({LIST, TEXT},),
+    "len": ({LIST},), "sum": ({LIST},), "first": ({LIST},), "distinct": ({LIST},),
     "slice": ({LIST}, {NUMBER}, {NUMBER}), "without": ({LIST}, None), "choose": (None, {LIST}),
     "dice": ({NUMBER}, {NUMBER}), "range": ({NUMBER}, {NUMBER}),
     "keep_highest": ({DICE}, {NUMBER}), "keep_lowest": ({DICE}, {NUMBER}),

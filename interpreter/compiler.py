@@ -92,7 +92,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.resolver = Resolver(ruleset)
         self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
                                          "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range}, "H": H, "S": S, "Fraction": Fraction,
-                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math,
+                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math, **S.IN_PLACE,
                          **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()}}
         self.lines: list[str] = []
         self.line_spans: list[Span | None] = []
@@ -261,7 +261,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def _pay(self, d, scope, depth):
         actor = scope.ids[d.params[0].name]
         for f, amount in d.costs:
-            self.emit(depth, f"{actor}.{mangle(f)} -= ({self.expr(amount, scope)})", d.span)
+            code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
+            if S.WHOLE.match(code):     # a written cost, which the requirement field >= cost left affordable
+                self.emit(depth, f"{field} -= ({code})", d.span)
+            else:                       # a computed one (maybe negative): as "-" means it, bounded
+                self.emit(depth, f"{field} = S.sub({field}, {code})", d.span)
 
     def action(self, d: n.Action):
         self.owner = f"action {d.name}"

@@ -29,7 +29,9 @@ def stream(seed, who: str | None, purpose: str | None):
     return chain.from_iterable(map(partial(_block, str(seed).encode("ascii") + name), count())).__next__
 
 
-from ..dsl.bounds import MAX_DICE
+from ..dsl.bounds import MAX_DICE, MAX_DIGITS
+
+_BIG = 10 ** MAX_DIGITS
 
 
 class ValueBound(Exception):
@@ -63,6 +65,9 @@ class Dice:
             k, faces = keep[0], terms[0][2]
             self.single, self.signed = 0, True   # the general path, through total()
             self.max, self.min = k * faces + const, k + const
+        if not -_BIG < self.min <= self.max < _BIG:
+            # (every total it can roll within the bound, as every number a rule makes)
+            raise ValueBound(f"dice whose total can pass {MAX_DIGITS} digits", "MAX_DIGITS")
         self._text = None
 
     @staticmethod

@@ -16,6 +16,8 @@ from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
 
 
+_add, _mul = operator.add, operator.mul
+
 # What a local known to hold a whole number resolves to for K.kind.
 WHOLE_LOCAL = Resolved("number")
 
@@ -103,8 +105,9 @@ class ExpressionCompiler:
                 return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
-        # (A written value indexed in place would make Python warn "not subscriptable": H.index says it.)
-        if self.pure(obj) and self.pure(key) and not self.unnamed and not isinstance(x.obj, n.Const):
+        # (A written value, even one a rule compiled in place returns, indexed in place would make
+        # Python warn "not subscriptable": H.index says it.)
+        if self.pure(obj) and self.pure(key) and not self.unnamed and not self.LITERAL.match(obj):
             # A field named by a value (c[row.column]), read in place when the value names
             # a field of these rules and the object has fields; H.index does the same, slower.
             # So is a list's item by a whole position from 1 that it has (generic.item otherwise).
@@ -155,9 +158,10 @@ class ExpressionCompiler:
 
     def b_first(self, name, x, args, scope):
         read, first = self.reread(args[0])
-        if read is None or isinstance(x.args[0].value, n.Const):       # 3[0]: Python warns
+        if read is None or self.LITERAL.match(args[0]):       # (-3)[0]: Python warns, even where it never runs
             return self.b_function(name, x, args, scope)
-        return f"({read}[0] if {first} else None)"            # H.first, in place
+        # S.first, in place on a list; anything else, its refusal.
+        return f"(({read}[0] if {read} else None) if {S.type_of(first)} is list else b_first({read}))"
 
     def reread(self, code) -> tuple[str | None, str | None]:
         """Code to test, then use: how to read it again, and how to read it first (naming it
@@ -169,10 +173,16 @@ class ExpressionCompiler:
         return self.once(code)
 
     def b_extreme(self, name, x, args, scope):
-        if len(args) > 1:
-            # Two or more values: Python's own, unless a transcript could show a roll through it.
-            return f"({self.b_function(name, x, args, scope)} if _E.rec else {name}({', '.join(args)}))"
-        return self.b_function(name, x, args, scope)
+        """min and max of two or more values: Python's own on whole numbers (the semantics' answer,
+        tests/test_semantics.py), each computed value named once as the guard asks its type;
+        else the function (which also turns a roll into a plain number)."""
+        if len(args) < 2:
+            return self.b_function(name, x, args, scope)
+        sides = self.whole_sides_of(args)
+        if sides is None:
+            return self.b_function(name, x, args, scope)
+        reads, guard = sides
+        return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads, scope))
 
     def b_rounded(self, name, x, args, scope):
         """floor and ceil: of a quotient without building the fraction, of a product by a scale in
@@ -186,7 +196,7 @@ class ExpressionCompiler:
                 return self.if_whole(whole.format(a=left, b=right), self.whole_guard(left, right), call)
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
-            return f"H.mulfloor({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
+            return f"S.floor_mul({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
         return self.b_function(name, x, args, scope)
 
     def b_has(self, name, x, args, scope):
@@ -297,7 +307,10 @@ class ExpressionCompiler:
         if x.op in ("==", "!=") and "None" in (a, b):
             other = b if a == "None" else a
             read, first = self.reread(other)
-            test = f"({first} is None or {read} == [])" if read is not None else f"S.is_none({other})"
+            if read is None or self.LITERAL.match(other):       # `3 is None`: Python warns, even unrun
+                test = f"S.is_none({other})"
+            else:
+                test = f"({first} is None or {read} == [])"
             return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
             numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
@@ -333,7 +346,8 @@ class ExpressionCompiler:
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
 
-    LITERAL = re.compile(r"^\(*-?[\d.]|^(True|False|None)$|^['\"]")      # a written value, in generated code
+    # A written value in generated code, maybe in brackets (a rule compiled in place that returns one).
+    LITERAL = re.compile(r"^\(*(-?[\d.]|(True|False|None)\b|['\"])")
 
     def same_kind(self, op, a: str, b: str) -> str:
         """The guard under which Python's `op` means what the semantics mean (S.same_in_place), each
@@ -364,37 +378,115 @@ class ExpressionCompiler:
         t = self.tmp()
         return t, f"({t} := {code})"
 
-    # Operators whose meaning on two numbers is Python's own (tests/test_semantics.py proves it).
+    # Operators whose meaning on two whole numbers is Python's own, bounded (tests/test_semantics.py proves it).
     PLAIN = {"+": "+", "-": "-", "*": "*"}
-    # On two whole numbers, + - % in place (a loop adds at most a bit a turn, and the step budget
-    # bounds the turns; show() refuses what grew past MAX_DIGITS); * can square, so never.
+    # On two whole numbers, + - % in place under a guard of their types (and * : see guarded).
     GUARDED = {"+": "+", "-": "-", "%": "%"}
+    # Results that can grow: in place, each is bounded as the semantics bound it (MAX_DIGITS, E0506).
+    GROWS = frozenset(("+", "-", "*"))
 
     def operator(self, x, a, b, resolve) -> str:
-        """An arithmetic operator or `in`: in place when both sides are surely numbers, or
-        guarded for whole numbers when both sides can be read twice; else the semantics."""
-        call = f"S.{S.BINARY[x.op].__name__}({a}, {b})"
-        if x.op in self.PLAIN and K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER \
-                and not (x.op == "*" and self.ints):       # a product of known ints stays bounded (guarded)
-            return f"({a} {self.PLAIN[x.op]} {b})"
-        return self.guarded(x.op, a, b, call)
+        """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
+        numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
+        fits = x.op in self.GROWS and self.result_size(x, resolve) < S.BIG
+        if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
+            if fits:                               # within the bound, as the text shows
+                return f"({a} {x.op} {b})"
+            if self.unnamed:                       # no `:=` here: the value is bounded by a call
+                return f"S.bounded({a} {x.op} {b})"
+            return self.within_bound(x.op, a, b, "", "S.bounded({p})")
+        return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
 
-    def guarded(self, op, a, b, call) -> str:
+    def guarded(self, op, a, b, call, fits=False) -> str:
+        """`fits`: the text shows the result is within the bound (magnitude), so only the
+        types are asked."""
         if op not in self.GUARDED and op != "*":
             return call
-        if op == "*" and self.unnamed:            # the product is named as it is bounded
+        if op in self.GROWS and self.unnamed and not fits:     # the result is named as it is bounded
             return call
         sides = self.whole_sides(a, b)
         if sides is None:
             return call
         a, b, guard = sides
         fn = f"S.{S.BINARY[op].__name__}({a}, {b})"
-        if op == "*":
-            # Bounded as the semantics bound it: past the bound, S.mul works it out again and refuses it (E0506).
-            p = self.tmp()
-            guard = "" if guard == "True" else guard + " and "
-            return f"({p} if {guard}-S.BIG < ({p} := {a} * {b}) < S.BIG else {fn})"
-        return self.if_whole(f"{a} {self.GUARDED[op]} {b}", guard, fn)
+        if op in self.GROWS and not fits:
+            # Past the bound, the semantics work it out again and refuse it (E0506).
+            return self.within_bound(op, a, b, "" if guard == "True" else guard + " and ", fn)
+        return self.if_whole(f"{a} {op} {b}", guard, fn)
+
+    def within_bound(self, op, a, b, guard: str, otherwise: str) -> str:
+        """`a op b` on two whole numbers (once `guard` holds), named as it is tested to be within
+        the bound (strictly between -S.BIG and S.BIG: its square below _BIG2, as the generated
+        code holds them, S.IN_PLACE); `otherwise` (which may read the result as {p}) where either
+        test fails. A written
+        whole number (never negative) beside the other side, within the bound itself, leaves only
+        one way out: up for a sum and for a written number minus anything, down for anything
+        minus a written number; then one comparison is enough."""
+        p = self.tmp()
+        value = f"({p} := {a} {op} {b})"
+        written_a, written_b = S.WHOLE.match(a), S.WHOLE.match(b)
+        if op == "+" and (written_a or written_b) or op == "-" and written_a:
+            test = f"{value} < _BIG"
+        elif op == "-" and written_b:
+            test = f"_NBIG < {value}"
+        else:
+            test = f"{value} * {p} < _BIG2"           # |p| < BIG: both ends in one comparison
+        return f"({p} if {guard}{test} else {otherwise.format(p=p)})"
+
+    def magnitude(self, node, resolve) -> int:
+        """How large a number `node` gives can be, as the text shows (an upper bound of its
+        absolute value): S.BIG - 1 (any number within the bound) where the text shows nothing
+        smaller. Every number is within the bound, so a written one, a remainder (smaller than
+        what divides), a rounded quotient by a written number and len() are small, and a sum or
+        product of small ones stays within it: no need to test it in place."""
+        most = S.BIG - 1
+        if isinstance(node, n.Const):
+            return abs(node.value) if type(node.value) is int else most
+        if isinstance(node, n.Unary):
+            return self.magnitude(node.operand, resolve) if node.op == "-" else most
+        if isinstance(node, n.Binary) and node.op in self.SIZE:
+            return min(most, self.result_size(node, resolve))        # (past the bound, it is refused)
+        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.args:
+            r = resolve(node.func.id)
+            arg = node.args[0].value
+            if r is None or r.kind != "builtin":
+                return most
+            if r.target == "len":
+                return S.MAX_LENGTH
+            if r.target in ("floor", "ceil") and isinstance(arg, n.Binary) and arg.op == "/" \
+                    and isinstance(arg.right, n.Const) and type(arg.right.value) is int and arg.right.value:
+                return self.magnitude(arg.left, resolve) // abs(arg.right.value) + 1
+        return most
+
+    def result_size(self, node: n.Binary, resolve) -> int:
+        """The magnitude of an operator's result from its sides', before the bound is asked of it
+        (S.BIG or more where only the bound keeps it within)."""
+        return self.SIZE[node.op](self.magnitude(node.left, resolve), self.magnitude(node.right, resolve))
+
+    # The magnitude of a result, from its sides' (a remainder is smaller than what divides).
+    SIZE = {"+": _add, "-": _add, "*": _mul, "%": lambda _a, b: b}
+
+    # Builtins that give a whole number from anything they take.
+    WHOLE_BUILTINS = frozenset(("len", "floor", "ceil", "round_number"))
+
+    def surely_whole(self, node, resolve) -> bool:
+        """A node the text shows gives a whole number (a Python int): a written one, a roll, a
+        whole builtin, a local known to hold one, and + - * % of such (no fraction among them)."""
+        if isinstance(node, n.Const):
+            return type(node.value) is int
+        if isinstance(node, (n.Roll, n.Maximum)):
+            return True
+        if isinstance(node, n.Name):
+            return resolve(node.id) is WHOLE_LOCAL
+        if isinstance(node, n.Unary):
+            return node.op == "-" and self.surely_whole(node.operand, resolve)
+        if isinstance(node, n.Binary):
+            return node.op in ("+", "-", "*", "%") and self.surely_whole(node.left, resolve) \
+                and self.surely_whole(node.right, resolve)
+        if isinstance(node, n.Call) and isinstance(node.func, n.Name):
+            r = resolve(node.func.id)
+            return r is not None and r.kind == "builtin" and r.target in self.WHOLE_BUILTINS
+        return False
 
     @staticmethod
     def if_whole(fast: str, guard: str, slow: str) -> str:
@@ -402,30 +494,35 @@ class ExpressionCompiler:
         return f"({fast})" if guard == "True" else f"({fast} if {guard} else {slow})"
 
     def whole_sides(self, a: str, b: str):
-        """Both sides to read again, and the test that both are whole numbers: two pure sides as
+        """Both sides to read again, and the test that both are whole numbers (whole_sides_of)."""
+        sides = self.whole_sides_of((a, b))
+        return None if sides is None else (*sides[0], sides[1])
+
+    def whole_sides_of(self, sides):
+        """The sides (code) to read again, and the test that all are whole numbers: pure sides as
         they are; otherwise each side that is not a written whole number named once, in order,
         as the guard asks its type (a pure side too: a computed one after it could change it),
         where Python allows `:=`. None where it does not."""
-        if self.pure(a) and self.pure(b):
-            return a, b, self.whole_guard(a, b)
+        if all(self.pure(side) for side in sides):
+            return list(sides), self.whole_guard(*sides)
         if self.unnamed:
             return None
         reads, tests = [], []
-        for side in (a, b):
+        for side in sides:
             if S.WHOLE.match(side):
                 reads.append(side)
                 continue
             read, first = self.once(side)
             reads.append(read)
             tests.append(f"{S.type_of(first)} is int")
-        # `&`, not `and`: both sides are worked out whatever the first one is.
+        # `&`, not `and`: every side is worked out whatever the first one is.
         guard = tests[0] if len(tests) == 1 else " & ".join(f"({t})" for t in tests)
-        return reads[0], reads[1], guard
+        return reads, guard
 
-    def whole_guard(self, a: str, b: str) -> str:
-        """The test that both sides are whole numbers (Python ints); a written whole number is
-        one already, so only the other side is asked (no `type(1)` worked out at run time)."""
-        asked = [side for side in (a, b) if not S.WHOLE.match(side) and side not in self.ints]
+    def whole_guard(self, *sides: str) -> str:
+        """The test that the sides are whole numbers (Python ints); a written whole number is
+        one already, so only the others are asked (no `type(1)` worked out at run time)."""
+        asked = [side for side in sides if not S.WHOLE.match(side) and side not in self.ints]
         return " is int is ".join(S.type_of(side) for side in asked) + (" is int" if len(asked) == 1 else "") \
             if asked else "True"
 
@@ -559,4 +656,4 @@ class ExpressionCompiler:
         return f"{cls}._new({', '.join(values)})"
 
     def x_Maximum(self, x, scope):
-        return f"H.maximum({self.expr(x.dice, scope)})"
+        return f"S.maximum({self.expr(x.dice, scope)})"

@@ -9,7 +9,7 @@ from ..dsl.format_kinds import KEYS, PLACEHOLDER
 from ..dsl.loader import prelude
 
 from .dice import Dice, Roll
-from .values import _BIG as BIG, HUGE, Scale, Struct, _nested, _shown, mangle
+from .values import _BIG as BIG, HUGE, Scale, Struct, _nested, _shown, in_words, mangle
 
 
 def build_format(ruleset) -> "Format":
@@ -47,7 +47,7 @@ class Format:
         if type(v) is str:                            # the common cases, before any slower isinstance
             return v
         if type(v) is int:
-            return str(v) if -BIG < v < BIG else HUGE
+            return self.number(v) if -BIG < v < BIG else HUGE
         if v is None or v is True or v is False:
             return self.words[v]
         if isinstance(v, list):
@@ -59,13 +59,26 @@ class Format:
         if isinstance(v, Scale):
             return self.scale(v)
         if isinstance(v, Fraction):
-            return str(v.numerator) if v.denominator == 1 else self.f["ratio"].format(n=v.numerator, d=v.denominator)
+            if v.denominator == 1:
+                return self.number(v.numerator)
+            try:
+                return self.f["ratio"].format(n=v.numerator, d=v.denominator)
+            except ValueError:
+                return in_words(v)
         if isinstance(v, Struct):
             if v._key is not None:
                 return self.show(getattr(v, mangle(v._key)))
             return _nested(lambda: self.f["record"].format(fields=self.field_sep.join(
                 self.f["field"].format(name=k, value=self.show(getattr(v, mangle(k)))) for k in v._names)), "...")
         return str(v)
+
+    @staticmethod
+    def number(v: int) -> str:
+        """A whole number's digits, or in words past what Python converts (values.in_words)."""
+        try:
+            return str(v)
+        except ValueError:
+            return in_words(v)
 
     def json(self, v):
         """A value in the jsonl transcript: numbers, texts, true, false, none, lists and records

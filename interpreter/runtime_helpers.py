@@ -2,12 +2,6 @@
 has no access to anything else (rules are hermetic)."""
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-from itertools import groupby
-
-from ..dsl.builtin_values import EMPTY_EXTREME
-from .dice import Dice, Roll
 from .values import (Combatant, ConditionType, Ranked, Refusal, Struct, is_none, kind, mangle, member,  # noqa: F401
                      same, show)                                  # (used by generated code)
 
@@ -82,25 +76,6 @@ class StopRun(Exception):
     """The `stop` statement: ends the encounter."""
 
 
-def floor(x):
-    if isinstance(x, int):
-        return int(x)
-    return math.floor(x)
-
-
-def ceil(x):
-    if isinstance(x, int):
-        return int(x)
-    return math.ceil(x)
-
-
-def mulfloor(a, b):
-    """floor(a * b) without building a fraction when b is a table scale."""
-    if isinstance(b, Fraction) and type(a) is not Fraction:
-        return (a * b.numerator) // b.denominator
-    return math.floor(a * b)
-
-
 def eq(value, test):
     """A decision-table cell: membership when the input is a list; else the language's `==`."""
     if type(value) is list:
@@ -133,74 +108,6 @@ def index(obj, key):
         return item(obj, key)
     raise RuleFailure("{0} cannot be looked up by {1}", "a list is looked up by a position from 1, a table by a key, "
                       "a combatant or a record by the name of a field", "E0501", (obj, key))
-
-
-def groups(items, key, reverse):
-    """Items sorted by key, as lists of equal keys (ties act together)."""
-    return [list(g) for _k, g in groupby(sorted(items, key=key, reverse=reverse), key)]
-
-
-def maximum(dice):
-    if not isinstance(dice, Dice):
-        raise RuleFailure("maximum() takes dice, not {0} (" + kind(dice) + ")", "for example maximum(2D6)", "E0204",
-                          (dice,))
-    return dice.max
-
-
-def len_(x):
-    if not isinstance(x, list):
-        raise RuleFailure("len() takes a list, not {0} (" + kind(x) + ")", "len(LIST): how many items it has", "E0204",
-                          (x,))
-    return len(x)
-
-
-def abs_(x):
-    return abs(x)
-
-
-def sum_(x):
-    if not isinstance(x, list):
-        raise RuleFailure("sum() takes a list, not {0} (" + kind(x) + ")", "sum(LIST): its numbers added", "E0204",
-                          (x,))
-    return sum(x)
-
-
-def _extreme(fn, args):
-    if len(args) == 1 and isinstance(args[0], list):
-        args = args[0]
-    if not args:
-        raise RuleFailure(*EMPTY_EXTREME)
-    out = fn(args)
-    return int(out) if type(out) is Roll else out
-
-
-def min_(*args):
-    return _extreme(min, args)
-
-
-def max_(*args):
-    return _extreme(max, args)
-
-
-def clamp(x, lo, hi):
-    return lo if x < lo else hi if x > hi else x
-
-
-_KEYED = frozenset((str, int))       # texts and whole numbers: Python's equality and hash are the language's
-
-
-def distinct(xs):
-    if type(xs) is list and _KEYED.issuperset(map(type, xs)):
-        return list(dict.fromkeys(xs))  # the first of each, in order, without asking Python item by item
-    out = []
-    for x in xs:
-        if not member(x, out):
-            out.append(x)
-    return out
-
-
-def first(xs):
-    return xs[0] if xs else None
 
 
 def regrade(condition: ConditionType, grade):

@@ -84,8 +84,8 @@ class StatementCompiler:
             if s.key is not None:
                 keyed = self.fresh(scope, "it")
                 key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
-                fn = "H.groups" if s.group else "sorted"
-                items = f"{fn}({items}, key=lambda {keyed.ids['it']}: {key}, reverse={s.desc})"
+                fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
+                items = f"{fn}({items}, lambda {keyed.ids['it']}: {key}, {s.desc})"
             inner = self.bind(scope, s.var)
             var = inner.ids[s.var]
             if s.where is not None:

@@ -101,6 +101,20 @@ class Struct:
     def get(self, name):
         return getattr(self, mangle(name))
 
+    def __eq__(self, other):
+        """Records (a table's rows, events and check results among them) are equal by value: the
+        same field names, each field equal by the language's `==` (values.same), in any order."""
+        if self is other:
+            return True
+        if not isinstance(other, Struct):
+            return NotImplemented
+        names = self._names
+        if names != other._names and sorted(names) != sorted(other._names):
+            return False
+        return all(same(getattr(self, s, None), getattr(other, s, None)) for s in map(mangle, names))
+
+    __hash__ = object.__hash__      # (a record can change: never a key by its value)
+
 
 class ReadOnly(Exception):
     """A field of a table row set: the table is data every combatant shares (E0204)."""
@@ -235,11 +249,29 @@ def show(v) -> str:
         return "false"
     if isinstance(v, list):
         return _nested(lambda: ", ".join(show(x) for x in _shown(v)), "...") if v else "-"
+    if isinstance(v, (int, Fraction)):
+        try:
+            return _number(v)
+        except ValueError:                 # more digits than Python converts (see in_words)
+            return in_words(v)
+    return str(v)
+
+
+def _number(v) -> str:
     if isinstance(v, int) and not -_BIG < v < _BIG:
         return HUGE
     if isinstance(v, Fraction) and not isinstance(v, Scale):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     return str(v)
+
+
+def in_words(v) -> str:
+    """A number Python refuses to convert to digits (past sys.get_int_max_str_digits(), 4300 unless
+    the process sets it lower, down to 640): how many digits it has, in words."""
+    whole = abs(int(v.numerator if isinstance(v, Fraction) else v))
+    digits = max(1, int(whole.bit_length() * 0.30102999566398))    # log10(2): never one too many
+    digits += whole >= 10 ** digits                                  # exact, once the estimate is checked
+    return f"(a number of {digits} digits)" if isinstance(v, int) else f"(a fraction whose top has {digits} digits)"
 
 
 _depth = [0]

@@ -229,13 +229,37 @@ rule r(x):
 
 
 def test_a_number_too_long_to_convert_is_shown_in_words(tmp_path, capsys):
+    # Python refuses to convert a whole number past sys.get_int_max_str_digits() to digits: 4300
+    # by default, but a process may set it as low as 640 (PYTHONINTMAXSTRDIGITS), below the
+    # language's 1000. A number of 904 digits (within the bound) is then shown in words,
+    # never as the internal-bug error. (It once grew past the bound instead: see the next test.)
+    import sys
     from grimorio.interpreter.cli import main
-    write_edition(tmp_path, BASE + "\nrule crece():\n  let x = 1\n  let i = 0\n  while i < 15000:\n"
-                                   "    set x = x + x\n    set i = i + 1\n  return x\n")
+    write_edition(tmp_path, BASE + f"\nrule crece():\n  return 1{'0' * 600} * 1{'0' * 303}\n")   # 10**903
     (tmp_path / "x.enc").write_text("edition prueba\ncombatant Ana:\n  FUE 3\nexpect crece() == 1\n", encoding="utf-8")
-    assert main(["run", "--rules", str(tmp_path), str(tmp_path / "x.enc")]) == 1
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        assert main(["run", "--rules", str(tmp_path), str(tmp_path / "x.enc")]) == 1
+    finally:
+        sys.set_int_max_str_digits(limit)
     err = capsys.readouterr().err
-    assert "E0003" not in err and "the left side is (a number of more than 1000 digits)" in err, err
+    assert "E0003" not in err and "the left side is (a number of 904 digits)" in err, err
+
+
+@pytest.mark.parametrize("grows", ["x + x", "x - (0 - x)", "0 - x - x", "x * 2", "sum([x, x])", "floor(x * 2)",
+                                   "abs(x) + abs(x)", "len([1]) * x + x", "max(x, 1) + x"])
+def test_a_whole_number_stops_at_the_bound_however_it_grows(tmp_path, grows):
+    # Regression: + and - in place on two whole numbers (and sum()) skipped the 1000-digit bound:
+    # a rule doubling x 4000 times passed (about 1200 digits), where x * 2 stopped (E0506).
+    big = "9" * 999                  # doubled twice, past 1000 digits
+    write_edition(tmp_path, BASE + f"\nrule crece():\n  let x = {big}\n  let i = 0\n  while i < 4:\n"
+                                   f"    set x = {grows}\n    set i = i + 1\n  return x\n")
+    enc, _ = build_encounter("edition prueba\ncombatant Ana:\n  FUE 3\nexpect crece() == 1\n", "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
+    [d] = exc.value.diagnostics
+    assert d.code == "E0506" and "1000 digits" in d.message and d.span.line == 23, (d.code, d.message, d.span)
 
 
 def test_a_compiled_program_does_not_change_and_encounters_compile_apart(tmp_path):
@@ -381,3 +405,95 @@ def test_equality_asks_identity_first_only_between_names(tmp_path):
                "rule s(c):\n  let d = c\n  return d == c and not (c.FUE == c.name) and [] == none\n")
     program = program_for("prueba", roots=[tmp_path])
     assert " is (-1)" not in program.source and " is True" not in program.source
+
+
+def test_what_counts_as_false_and_how_texts_order_as_the_docs_say(tmp_path):
+    # docs/language.md §11: false, none, 0 (a fraction of 0 too), "" and [] count as false, every
+    # other value as true; texts are ordered as a dictionary orders words (once by code point:
+    # "á" < "b" was false), in comparisons, min and max, and `ordered by`.
+    rules = """
+rule nada(x):
+  if x:
+    return "algo"
+  return "nada"
+
+rule nombres():
+  let out = []
+  for n in ["Zoe", "bote", "Álvaro", "ana"] ordered by it:
+    append out, n
+  return out
+"""
+    passes(tmp_path, """
+expect [nada(""), nada(0), nada(0 / 3), nada([]), nada(none), nada(false)] == ["nada", "nada", "nada", "nada", "nada", "nada"]
+expect [nada("0"), nada(" "), nada(1D6), nada({k: 0}), nada(Ana), nada([0])] == ["algo", "algo", "algo", "algo", "algo", "algo"]
+expect ["" or "anónimo", "0" and 3, not ""] == ["anónimo", 3, true]
+expect "á" < "b"
+expect "Zoe" > "ana"
+expect min(["bote", "Álvaro"]) == "Álvaro"
+expect nombres() == ["Álvaro", "ana", "bote", "Zoe"]
+""", rules)
+
+
+def test_records_and_rows_compare_by_value(tmp_path):
+    # Regression (audit G3): records compared by identity, so {k: 1} == {k: 1} was false,
+    # {k: 1} in [{k: 1}] false and distinct kept both, though == compares anything by value.
+    rules = """
+table armas:
+  | nombre | daño |
+  |--------|------|
+  | Daga   | 3    |
+  | Maza   | 5    |
+
+rule fila(n):
+  return armas[n]
+"""
+    passes(tmp_path, """
+expect {k: 1} == {k: 1}
+expect {k: 1, j: [1]} == {j: [1], k: 1}
+expect {k: 1} != {k: 2}
+expect {k: [true]} != {k: [1]}
+expect {k: 1} in [{k: 2}, {k: 1}]
+expect len(distinct([{k: 1}, {k: 1}, {k: 2}])) == 2
+expect without([{k: 1}, {k: 2}], {k: 1}) == [{k: 2}]
+expect fila("Daga") == armas["Daga"]
+expect fila("Daga") != armas["Maza"]
+expect fila("Daga") == {nombre: "Daga", daño: 3}
+""", rules)
+
+
+def test_a_computed_cost_keeps_the_bound(tmp_path):
+    # A cost computed by the rules (maybe negative, so paying it grows the field) is paid as "-"
+    # means it, bounded (E0506 at the action), never Python's own -= past 1000 digits.
+    big = "5" + "0" * 999
+    rules = f"""
+rule coste():
+  return 0 - {big}
+
+action crecer(yo):
+  cost marca coste()
+  set yo.FUE = 1
+
+tactic simple:
+  act: crecer
+"""
+    got = refused(tmp_path, f"  marca {big}\ndo:\n  act Ana\n", "E0506", rules)
+    assert "grew past 1000 digits" in got
+
+
+@pytest.mark.parametrize("keys, message", [
+    ('[1, "a"]', "ordered by cannot order a number and a text together"),
+    ("[[1], [2]]", "ordered by takes values that have an order, not a list"),
+    ("[true, 1]", "ordered by takes values that have an order, not true"),
+])
+def test_keys_of_ordered_by_order_as_comparisons_do(tmp_path, keys, message):
+    # Regression: `ordered by` sorted with Python's own order (true beside 1, lists item by item,
+    # texts by code point) or failed with the catch-all "these values cannot be used together here".
+    rules = f"""
+rule orden():
+  let out = []
+  for x in {keys} ordered by it:
+    append out, x
+  return out
+"""
+    got = refused(tmp_path, "expect orden() == []\n", "E0204", rules)
+    assert message in got, got

@@ -153,10 +153,10 @@ def test_a_round_is_one_function_and_a_step_that_returns_ends_only_itself(tmp_pa
 
 
 def test_groups_are_runs_of_equal_keys_in_sorted_order():
-    # `for group` (ties act together, CMB-04): the groups of H.groups, made by itertools.groupby,
+    # `for group` (ties act together, CMB-04): the groups of S.groups, made by itertools.groupby,
     # are what walking the sorted items and starting a group at each new key makes.
     from hypothesis import given, strategies as st
-    from grimorio.interpreter.runtime_helpers import groups
+    from grimorio.interpreter.semantics import groups
 
     def walked(items, key, reverse):
         out = []

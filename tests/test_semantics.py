@@ -3,7 +3,6 @@ value, and the proof that the compiler's in-place shortcut (Python's own
 operator, used when both sides are surely numbers) gives the same answer."""
 from __future__ import annotations
 
-import operator
 from fractions import Fraction
 
 import pytest
@@ -12,20 +11,68 @@ from hypothesis import given, strategies as st
 from grimorio.interpreter import semantics as S
 from grimorio.interpreter.dice import Dice, ValueBound, make_roll
 from grimorio.interpreter.expressions import ExpressionCompiler
+from grimorio.interpreter.runtime_helpers import RuleFailure
+from grimorio.interpreter.values import Combatant, ConditionType, Grade, Ranked, Scale, make_struct, record
 
+
+def wholes():
+    """Whole numbers across the whole range a value holds: small ones, any size up to the bound,
+    and the ones next to it (whose sums, differences and products pass it)."""
+    sign = st.sampled_from((1, -1))
+    return st.one_of(
+        st.integers(-1000, 1000),
+        st.integers(-S.BIG + 1, S.BIG - 1),
+        st.builds(lambda k, s: s * (S.BIG - 1 - k), st.integers(0, 10**6), sign),       # next to the bound
+        st.builds(lambda d, k, s: s * (10 ** d + k), st.integers(0, 999), st.integers(-10, 10), sign),
+    )
+
+
+rolls = st.builds(lambda v: make_roll(v, Dice.of(1, 10), [v]), st.integers(1, 10))
 numbers = st.one_of(
-    st.integers(-10**30, 10**30),
+    wholes(),
     st.fractions(max_denominator=10**6),
-    st.builds(lambda v: make_roll(v, Dice.of(1, 10), [v]), st.integers(1, 10)),
+    rolls,
 )
 
 
+def namespace(**values) -> dict:
+    """What generated code reads, for code the compiler writes here."""
+    return {"S": S, "type": type, "int": int, **S.IN_PLACE, **values}
+
+
+def compiler() -> ExpressionCompiler:
+    made = ExpressionCompiler()
+    made._tmp = 0
+    return made
+
+
+# Whole numbers past the bound, which no value holds: the test of two computed sides (both ends)
+# agrees with the semantics even on them, as the semantics bound results, not what they are given.
+beyond = st.builds(lambda k, s: s * (S.BIG + k), st.integers(0, 10**6), st.sampled_from((1, -1)))
+
+
 @pytest.mark.slow
-@given(numbers, numbers)
-def test_in_place_operators_equal_the_semantics_on_numbers(a, b):
-    python = {"+": operator.add, "-": operator.sub, "*": operator.mul}
-    for op, symbol in ExpressionCompiler.PLAIN.items():
-        assert python[symbol](a, b) == S.BINARY[op](a, b)
+@given(st.one_of(wholes(), rolls), st.one_of(wholes(), rolls), st.integers(0, 10**6), beyond, st.one_of(wholes(), beyond))
+def test_in_place_operators_equal_the_semantics_on_whole_numbers(a, b, n, c, d):
+    """+ - * in place on two sides the text shows are whole numbers, bounded in place, give what
+    the semantics give: the value, or E0506 past the bound; so beside a written number, where
+    one comparison is enough (the other side within the bound, as every value is)."""
+    for op in ExpressionCompiler.PLAIN:
+        for left, right, want in (("a", "b", (a, b)), (str(n), "b", (n, b)), ("a", str(n), (a, n)), ("c", "d", (c, d))):
+            code = compiler().within_bound(op, left, right, "", "S.bounded({p})")
+            got = outcome(eval, code, namespace(a=a, b=b, c=c, d=d))  # noqa: S307
+            assert got == outcome(S.BINARY[op], *want), code
+
+
+def test_a_sum_in_place_past_the_bound_is_refused():
+    # Regression: `a + b` in place on two whole numbers never asked the bound (4000 doublings passed).
+    for op, a, b in (("+", S.BIG - 1, 1), ("-", 1 - S.BIG, 1), ("+", 1 - S.BIG, -1), ("-", 1, 1 - S.BIG),
+                     ("+", 1, S.BIG - 1)):
+        code = compiler().guarded(op, "a", "b", f"S.{S.BINARY[op].__name__}(a, b)")
+        assert outcome(eval, code, namespace(a=a, b=b)) == ("error", "ValueBound")  # noqa: S307
+        for left, right in [("a", str(b))] * (b >= 0) + [(str(a), "b")] * (a >= 0):     # beside a written number
+            code = compiler().guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
+            assert outcome(eval, code, namespace(a=a, b=b)) == ("error", "ValueBound")  # noqa: S307
 
 
 @pytest.mark.parametrize("op, a, b", [
@@ -65,6 +112,8 @@ def test_values_are_bounded():
 
 
 values = st.one_of(numbers, st.text(max_size=3), st.lists(st.integers(), max_size=2), st.none(), st.booleans())
+# (A whole number written in generated code, beside a computed side: up to the largest one the bound allows.)
+written = st.one_of(st.integers(0, 10**6), st.integers(0, S.BIG - 1))
 
 
 def outcome(fn, *args):
@@ -75,26 +124,25 @@ def outcome(fn, *args):
 
 
 @pytest.mark.slow
-@given(values, values)
+@given(st.one_of(values, beyond), st.one_of(values, beyond))
 def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
     """The compiler's guarded form (Python's operator on two whole numbers, else the
     semantics) gives what the semantics give, for numbers and for everything else."""
-    compiler = ExpressionCompiler()
-    ns = {"S": S, "type": type, "int": int, "a": a, "b": b}
-    for op in compiler.GUARDED:
-        code = compiler.guarded(op, "a", "b", f"S.{S.BINARY[op].__name__}(a, b)")
+    ns = namespace(a=a, b=b)
+    for op in (*ExpressionCompiler.GUARDED, "*"):
+        code = compiler().guarded(op, "a", "b", f"S.{S.BINARY[op].__name__}(a, b)")
         assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
 
 
 @pytest.mark.slow
-@given(values, st.integers(0, 10**6), st.booleans())
+@given(values, written, st.booleans())
 def test_guarded_operators_beside_a_written_number_equal_the_semantics(a, n, written_first):
     """Computed code beside a written whole number (x - 1, n % 10): named once in the guard,
     it gives what the semantics give, and is worked out exactly once, whichever branch runs."""
     compiler = ExpressionCompiler()
     compiler._tmp = 0
     calls = []
-    ns = {"S": S, "type": type, "int": int, "f": lambda: calls.append(1) or a}
+    ns = namespace(f=lambda: calls.append(1) or a)
     for op in compiler.GUARDED:
         left, right = (str(n), "f()") if written_first else ("f()", str(n))
         code = compiler.guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
@@ -121,7 +169,7 @@ def test_guarded_operators_on_two_computed_sides_equal_the_semantics(a, b, pure_
         calls.append(1)
         v.x = "changed"
         return b
-    ns = {"S": S, "type": type, "int": int, "f": lambda: calls.append(1) or a, "g": g, "v": v}
+    ns = namespace(f=lambda: calls.append(1) or a, g=g, v=v)
     for op in (*compiler.GUARDED, "*"):
         left, right = ("v.x", "g()") if pure_first else ("f()", "g()")
         code = compiler.guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
@@ -138,14 +186,13 @@ def test_first_and_len_in_place_equal_the_builtins(a):
     """first(x) and len(x), compiled in place for a field read or a computed value, give what
     the builtins give (a value or the same refusal), the computed value worked out once."""
     from types import SimpleNamespace
-    from grimorio.interpreter import runtime_helpers as H
     compiler = ExpressionCompiler()
     compiler._tmp = 0
     call = SimpleNamespace(args=[SimpleNamespace(value=None)])
     calls = []
-    ns = {"type": type, "list": list, "len": len, "b_len": H.len_, "b_first": H.first,
+    ns = {"type": type, "list": list, "len": len, "b_len": S.len_, "b_first": S.first,
           "f": lambda: calls.append(1) or a, "v": SimpleNamespace(x=a)}
-    for name, builtin in (("first", H.first), ("len", H.len_)):
+    for name, builtin in (("first", S.first), ("len", S.len_)):
         for arg in ("v.x", "f()"):
             code = getattr(compiler, f"b_{name}")(name, call, [arg], None)
             assert f"b_{name}(" not in code.split(" else ")[0]
@@ -169,15 +216,14 @@ def test_negation_in_place_equals_the_semantics(a):
 
 
 @pytest.mark.slow
-@given(st.one_of(values, st.integers(-S.BIG, S.BIG)), st.one_of(values, st.integers(-S.BIG, S.BIG)),
-       st.integers(0, 10**6))
+@given(st.one_of(values, beyond), st.one_of(values, beyond), written)
 def test_products_in_place_equal_the_semantics(a, b, n):
     """a * b in place on whole numbers, bounded as S.mul bounds it (a product past the bound is
     refused the same), for two field reads and for computed code beside a written number."""
     compiler = ExpressionCompiler()
     compiler._tmp = 0
     calls = []
-    ns = {"S": S, "type": type, "int": int, "a": a, "b": b, "f": lambda: calls.append(1) or a}
+    ns = namespace(a=a, b=b, f=lambda: calls.append(1) or a)
     assert outcome(eval, compiler.guarded("*", "a", "b", "S.mul(a, b)"), ns) == outcome(S.mul, a, b)  # noqa: S307
     for left, right in (("f()", str(n)), (str(n), "f()")):
         code = compiler.guarded("*", left, right, f"S.mul({left}, {right})")
@@ -206,7 +252,7 @@ def test_every_builtin_has_one_meaning():
 
 
 @pytest.mark.slow
-@given(st.integers(-10**30, 10**30), st.integers(-10**6, 10**6).filter(bool))
+@given(wholes(), st.one_of(st.integers(-10**6, 10**6), wholes()).filter(bool))
 def test_rounded_division_in_place_equals_the_semantics(a, b):
     """floor(a / b) and ceil(a / b) on two whole numbers, in place, give what the semantics give."""
     for name, (fn, whole) in S.ROUNDED_DIVISION.items():
@@ -297,8 +343,296 @@ def test_membership_is_the_languages_equality_item_by_item(a, items):
     want = any(S.equal(a, x) for x in items)
     assert S.contains(a, items) == want == H.eq(items, a)
     assert generic.without(items, a) == [x for x in items if not S.equal(x, a)]
-    kept = H.distinct(items)
+    kept = S.distinct(items)
     assert all(any(S.equal(x, k) for k in kept) for x in items)
     assert not any(S.equal(kept[i], kept[j]) for i in range(len(kept)) for j in range(i))
     first = [x for i, x in enumerate(items) if not any(S.equal(x, y) for y in items[:i])]
     assert len(kept) == len(first) and all(k is f for k, f in zip(kept, first))     # the first of each, in order
+
+
+# ------------------------------------------------------------ records compare by value
+
+def records(values=st.integers(-3, 3)):
+    """Records of the fields k and j (written in either order), and table rows of the same fields."""
+    forward, backward = make_struct("record", ("k", "j")), make_struct("record", ("j", "k"))
+    row = make_struct("armas", ("k", "j"), key="k", frozen=True)
+    return st.one_of(
+        st.builds(lambda k, j: record(forward, (k, j)), values, values),
+        st.builds(lambda k, j: record(backward, (j, k)), values, values),
+        st.builds(lambda k, j: row(k, j), values, values),
+    )
+
+
+def test_records_are_equal_by_value():
+    # Regression: {k: 1} == {k: 1} was false, {k: 1} in [{k: 1}] false, distinct kept both.
+    from grimorio.interpreter import generic
+    one, again, other = (record(make_struct("record", ("k",)), (v,)) for v in (1, 1, 2))
+    assert S.equal(one, again) and not S.not_equal(one, again) and not S.equal(one, other)
+    assert S.contains(again, [other, one]) and len(S.distinct([one, again, other])) == 2
+    assert generic.without([one, other, again], again) == [other]
+    nested = make_struct("record", ("l", "k"))
+    assert not S.equal(record(nested, ([True], 1)), record(nested, ([1], 1)))      # field by field, as ==
+    assert S.equal(record(nested, ([1], 1)), record(make_struct("record", ("k", "l")), (1, [1])))
+    assert not S.equal(one, record(nested, (1, 1))) and not S.equal(one, 1) and not S.equal(one, None)
+    row = make_struct("armas", ("k",), key="k", frozen=True)
+    assert S.equal(row(1), one) and S.equal(row(1), row(1)) and not S.equal(row(1), row(2))
+
+
+@pytest.mark.slow
+@given(records(), records())
+def test_records_in_place_compare_as_the_semantics(a, b):
+    """== and != in place (Python's own operator on two values of one type) give the semantics'
+    answer on records: field by field, whatever the order they were written in."""
+    want = all(S.equal(x.get(f), y.get(f)) for x, y in ((a, b),) for f in ("k", "j"))
+    for op, fn in (("==", S.equal), ("!=", S.not_equal)):
+        assert eval(compiler().compare(op, "a", "b"), namespace(a=a, b=b)) == fn(a, b) == (want if op == "==" else not want)  # noqa: S307
+
+
+# ------------------------------------------------------------ texts are ordered as a dictionary orders words
+
+def test_texts_are_ordered_as_a_dictionary_orders_words():
+    # Regression: texts were ordered by code point, so "á" > "b" and "Zoe" < "ana".
+    assert S.less("á", "b") and S.less("ana", "Zoe") and S.less("Álvaro", "Beatriz") and S.less("bote", "caña")
+    assert S.less("a", "á") and S.less("A", "a") and S.less("e", "é") and S.less("é", "f")   # then accents, case
+    assert not S.less("a", "a") and S.less_equal("a", "a") and S.greater("b", "Á")
+    assert S.min_(["bote", "álamo", "Beatriz"]) == "álamo" and S.max_("b", "á", "B") == "b"
+    names = ["Zoe", "ana", "Álvaro", "beatriz", "Ana"]
+    assert S.ordered(names, lambda x: x, False) == ["Álvaro", "Ana", "ana", "beatriz", "Zoe"]
+
+
+@pytest.mark.slow
+@given(st.lists(st.text(max_size=4), min_size=2, max_size=5))
+def test_the_order_of_texts_is_a_total_order_that_keeps_equality(texts):
+    """One key per text (S.text_key): two texts are in order both ways only when they are equal."""
+    for a in texts:
+        for b in texts:
+            assert (S.less_equal(a, b) and S.less_equal(b, a)) == (a == b)
+            assert S.less(a, b) != S.greater_equal(a, b)
+    assert S.ordered(texts, lambda x: x, False) == sorted(texts, key=S.text_key)
+
+
+# ------------------------------------------------------------ builtins, for every kind of value
+
+def kinds():
+    """A value of each kind the language has."""
+    fatiga = ConditionType("Fatiga", [])
+    fatiga.grades[:] = [Grade("Leve", 0, fatiga, {}), Grade("Grave", 1, fatiga, {})]
+    who = type("combatant", (Combatant,), {"__slots__": ()})()
+    who.a_name = "Ana"
+    return {
+        "number": numbers,
+        "scale": st.builds(Scale, st.integers(1, 4), st.integers(1, 3)),
+        "text": st.text(max_size=3),
+        "dice": st.builds(Dice.of, st.integers(1, 3), st.sampled_from((4, 6, 10))),
+        "outcome": ranked(),
+        "grade": st.sampled_from(fatiga.grades),
+        "list": st.lists(st.one_of(st.integers(-5, 5), st.text(max_size=2)), max_size=3),
+        "record": records(),
+        "none": st.none(),
+        "bool": st.booleans(),
+        "combatant": st.just(who),
+        "condition": st.just(fatiga),
+    }
+
+
+any_value = st.one_of(*kinds().values())
+
+
+def answer(fn, *args, helped=True):
+    """fn(*args) as ("value", v), or its refusal as ("refused", code): a refusal in words (a message,
+    and a help line where `helped`), never Python's own error showing through (which the engine
+    would turn into the catch-all "these values cannot be used together here")."""
+    try:
+        return "value", fn(*args)
+    except (S.OperatorError, RuleFailure) as exc:
+        assert exc.message and (exc.help or not helped), (fn.__name__, args, exc.message)
+        return "refused", exc.code
+    except ValueBound:
+        return "refused", "E0506"
+
+
+def _orderable(values) -> bool:
+    """Values of one order: numbers, texts, or outcomes (grades) of one list."""
+    groups = {"number" if S.is_number(v) else ("ranked", v.kind) if isinstance(v, Ranked) else type(v)
+              for v in values}
+    return len(groups) == 1 and (S.is_number(values[0]) or type(values[0]) is str or isinstance(values[0], Ranked))
+
+
+@pytest.mark.slow
+@given(any_value)
+def test_number_builtins_take_numbers_and_refuse_every_other_kind(x):
+    import math
+    for name, exact in (("abs", abs), ("floor", math.floor), ("ceil", math.ceil)):
+        got = answer(S.BUILTIN_FUNCTIONS[name], x)
+        if S.is_number(x):
+            assert got == ("value", exact(Fraction(x))) and type(got[1]) is not bool
+        else:                                            # true and false, none, dice, texts, lists...
+            assert got == ("refused", "E0204"), (name, x, got)
+
+
+@pytest.mark.slow
+@given(any_value)
+def test_list_builtins_take_lists_and_refuse_every_other_kind(x):
+    """len, first, distinct and sum take a list; a text is not one (nor is anything else)."""
+    for name in ("len", "first", "distinct", "sum"):
+        got = answer(S.BUILTIN_FUNCTIONS[name], x)
+        if type(x) is not list:
+            assert got == ("refused", "E0204"), (name, x, got)
+    if type(x) is list:
+        assert S.len_(x) == len(x) and (S.first(x) is (x[0] if x else None))
+
+
+@pytest.mark.slow
+@given(st.lists(st.one_of(any_value, wholes()), max_size=4))
+def test_sum_adds_numbers_within_the_bound_and_refuses_the_rest(items):
+    got = answer(S.sum_, items)
+    if all(S.is_number(x) for x in items):
+        total = sum(map(Fraction, items), Fraction(0))
+        fits = -S.BIG < total.numerator < S.BIG and total.denominator < S.BIG
+        assert got == (("value", total) if fits else ("refused", "E0506"))
+    elif any(not S.is_number(x) and not isinstance(x, Dice) for x in items):
+        assert got == ("refused", "E0204")
+    else:                        # numbers and dice: as + adds them (dice and a fraction do not add)
+        assert got[0] == "value" and isinstance(got[1], Dice) or got[0] == "refused"
+
+
+@pytest.mark.slow
+@given(st.lists(any_value, max_size=3), st.booleans())
+def test_min_and_max_order_as_the_comparisons_do(items, listed):
+    """min and max of values of one order (numbers, texts, outcomes of one list) give the least
+    (greatest) by the language's order; of anything else, a refusal; of nothing, E0501."""
+    for name, wins in (("min", S.less_equal), ("max", S.greater_equal)):
+        got = answer(S.BUILTIN_FUNCTIONS[name], *([items] if listed else items))
+        if not items:
+            assert got == ("refused", "E0501")
+        elif len(items) == 1 and type(items[0]) is list and not listed:
+            assert got[0] == "refused" or got[0] == "value"      # min(LIST): the list's own items
+        elif _orderable(items):
+            assert got[0] == "value" and any(S.equal(got[1], x) for x in items)
+            assert all(wins(got[1], x) for x in items)
+        else:
+            assert got == ("refused", "E0204"), (name, items, got)
+
+
+@pytest.mark.slow
+@given(any_value, any_value, any_value)
+def test_clamp_orders_as_the_comparisons_do(x, low, high):
+    got = answer(S.clamp, x, low, high)
+    if _orderable([x, low, high]):
+        assert got == ("value", low if S.less(x, low) else high if S.greater(x, high) else x)
+    else:
+        assert got == ("refused", "E0204"), (x, low, high, got)
+
+
+@pytest.mark.slow
+@given(any_value, any_value, any_value)
+def test_the_generic_builtins_give_a_value_or_a_refusal_in_words(a, b, c):
+    """dice, keep_highest, keep_lowest, range, slice and without, on values of every kind."""
+    for name in ("dice", "keep_highest", "keep_lowest", "range", "without"):
+        answer(S.BUILTIN_FUNCTIONS[name], a, b, helped=False)
+    answer(S.BUILTIN_FUNCTIONS["slice"], a, b, c, helped=False)
+    answer(S.maximum, a)
+
+
+@pytest.mark.parametrize("call, message", [
+    ("abs(true)", "abs() takes a number, not true"), ("floor(true)", "floor() takes a number, not true"),
+    ("sum([true, true])", "sum() takes numbers, not true"), ("max([true, 1])", "max() takes values that have an order, not true"),
+    ("min([[2], [1]])", "min() takes values that have an order, not a list"),
+    ("clamp([1], [0], [5])", "clamp() takes values that have an order, not a list"),
+    ("clamp(true, 0, 5)", "clamp() takes values that have an order, not true"),
+    ("abs(\"x\")", "abs() takes a number, not \"x\" (a text)"), ("sum([\"a\", \"b\"])", "sum() takes numbers, not \"a\" (a text)"),
+    ("clamp(3, none, 9)", "clamp() takes values that have an order, not none"),
+    ("max(1D6, 2D6)", "max() takes values that have an order, not 1D6 (dice)"),
+    ("first(x)", "first() takes a list, not 3 (a number)"), ("max(3, \"a\")", "max() cannot order a number and a text together"),
+    ("maximum(x)", "maximum() takes dice, not 3 (a number)"), ("ceil(1D6)", "ceil() takes a number, not 1D6 (dice)"),
+])
+def test_a_builtin_refuses_a_kind_it_does_not_take_in_words_where_it_runs(tmp_path, call, message):
+    # Regression: abs(true) gave 1, max([true, 1]) true, first("ab") "a", and abs("x") or max(1D6, 2D6)
+    # the engine's catch-all "these values cannot be used together here".
+    from grimorio.dsl.builder import build_encounter
+    from grimorio.dsl.diagnostics import GrimorioError
+    from grimorio.interpreter.encounter import Prepared, program_for
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, f"sheet s:\n  x: int = 3\n\nrule r(x):\n  let y = {call}\n  return y\n")
+    enc, _ = build_encounter("edition prueba\ncombatant Ana:\n  x 3\nexpect r(3) == 1\n", "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
+    [d] = exc.value.diagnostics
+    assert (d.code, d.message, d.span.line) == ("E0204", message, 5) and d.help, (d.code, d.message, d.help)
+
+
+@pytest.mark.slow
+@given(st.one_of(any_value, wholes()), st.one_of(any_value, wholes()), st.integers(0, 9))
+def test_min_and_max_in_place_equal_the_builtins(a, b, n):
+    """min(a, b) and max(a, b, 7), compiled in place (Python's own on whole numbers, named once
+    as the guard asks their types), give what the builtins give, each side worked out once."""
+    calls = []
+    ns = namespace(v=type("v", (), {"x": a})(), f=lambda: calls.append(1) or b, min=min, max=max,
+                   b_min=S.min_, b_max=S.max_)
+    for name in ("min", "max"):
+        for args, values in ((["v.x", "f()"], (a, b)), (["f()", str(n)], (b, n)), (["v.x", "f()", "7"], (a, b, 7))):
+            code = compiler().b_extreme(name, None, args, None)
+            calls.clear()
+            assert answer(eval, code, ns) == answer(S.BUILTIN_FUNCTIONS[name], *values), code  # noqa: S307
+            assert len(calls) == 1
+
+
+# ------------------------------------------------------------ a result the text shows is small, unchecked
+
+def arithmetic():
+    """+ - * % trees, negations and floor/ceil of a quotient by a written number, over written
+    whole numbers and a name the text tells nothing of: what the compiler sizes (magnitude)."""
+    from grimorio.dsl import nodes as n
+
+    def quotient(name, left, by):
+        return n.Call(func=n.Name(id=name, span=None), span=None,
+                      args=(n.Arg(name=None, span=None, value=n.Binary(op="/", left=left, span=None,
+                                                                        right=n.Const(value=by, span=None))),))
+    leaf = st.one_of(st.builds(lambda v: n.Const(value=v, span=None), st.integers(-10**6, 10**6)),
+                     st.just(n.Name(id="x", span=None)))
+    return st.recursive(leaf, lambda inner: st.one_of(
+        st.builds(lambda op, a, b: n.Binary(op=op, left=a, right=b, span=None), st.sampled_from("+-*%"), inner, inner),
+        st.builds(lambda a: n.Unary(op="-", operand=a, span=None), inner),
+        st.builds(quotient, st.sampled_from(["floor", "ceil"]), inner, st.integers(-50, 50).filter(bool))),
+        max_leaves=6)
+
+
+def semantic_value(node, x):
+    """A tree worked out by the semantics alone (every result bounded)."""
+    from grimorio.dsl import nodes as n
+    if isinstance(node, n.Const):
+        return node.value
+    if isinstance(node, n.Name):
+        return x
+    if isinstance(node, n.Unary):
+        return S.neg(semantic_value(node.operand, x))
+    if isinstance(node, n.Binary):
+        return S.BINARY[node.op](semantic_value(node.left, x), semantic_value(node.right, x))
+    quotient = node.args[0].value
+    return S.BUILTIN_FUNCTIONS[node.func.id](S.div(semantic_value(quotient.left, x), quotient.right.value))
+
+
+@pytest.mark.slow
+@given(arithmetic(), wholes())
+def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
+    """Where the compiler finds a result's magnitude below the bound (and so leaves the bound's
+    test out of the code in place), Python's own operator on the sides' values is within it, and
+    every value is no larger than its magnitude."""
+    from grimorio.dsl import nodes as n
+    from grimorio.dsl.names import Resolved
+    made = compiler()
+
+    def resolve(name):
+        return Resolved("builtin", name) if name in ("floor", "ceil") else None
+    try:
+        value = semantic_value(node, x)
+    except (ValueBound, ZeroDivisionError):
+        value = None
+    if value is not None:
+        assert abs(value) <= made.magnitude(node, resolve)
+    if isinstance(node, n.Binary) and node.op in made.GROWS and made.result_size(node, resolve) < S.BIG:
+        try:
+            a, b = semantic_value(node.left, x), semantic_value(node.right, x)
+        except (ValueBound, ZeroDivisionError):
+            return
+        assert abs({"+": a + b, "-": a - b, "*": a * b}[node.op]) < S.BIG

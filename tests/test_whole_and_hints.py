@@ -72,7 +72,7 @@ def test_too_many_faces_is_not_too_many_dice():
      "(roll keep_highest(4D6, 3)) + (roll 1D4)"),
     ("let n = 7|let x = 1D6 + n / 2", "dice add whole numbers, not 7/2", "floor()"),
     ("let x = roll first([3])", "only dice can be rolled, not 3 (a number)", "a number is already rolled"),
-    ("let x = len(first([3]))", "len() takes a list, not 3 (a number)", "len(LIST)"),
+    ("let x = len(first([3]))", "len() takes a list, not 3 (a number)", "len([1, 2])"),
     ("let x = 5 - keep_highest(4D6, 3)", "dice of which only some count (4D6kh3) cannot be subtracted from a number",
      "10 - (roll keep_highest(4D6, 3))"),
 ])
