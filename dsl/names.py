@@ -50,9 +50,25 @@ class Scope:
     # Local name -> the Python name of its binding, given by the compiler (a number, never the
     # spelling); the checker's scopes leave it empty.
     ids: dict = field(default_factory=dict)
+    # Local name -> the kind its value has where the text shows it (dsl/kinds.py); the checker's
+    # scopes only. A name bound anew forgets it.
+    kinds: dict = field(default_factory=dict)
 
     def child(self, *names) -> "Scope":
-        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it, self.ids)
+        kinds = {k: v for k, v in self.kinds.items() if k not in names} if self.kinds else self.kinds
+        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it, self.ids, kinds)
+
+    def typed(self, name: str, kind) -> "Scope":
+        """`name` bound (or set) to a value of this kind (None: a kind the text does not show)."""
+        kinds = {k: v for k, v in self.kinds.items() if k != name}
+        if kind is not None:
+            kinds[name] = kind
+        return Scope(self.locals | {name}, self.condition, self.combatants, self.allow_it, self.ids, kinds)
+
+    def forget(self, names) -> "Scope":
+        """The same names, the kinds of these forgotten (a loop may change them before it reads them)."""
+        kinds = {k: v for k, v in self.kinds.items() if k not in names}
+        return Scope(self.locals, self.condition, self.combatants, self.allow_it, self.ids, kinds)
 
     def bound(self, ids: dict) -> "Scope":
         """These locals visible too, each named by its binding."""

@@ -16,7 +16,8 @@ from . import kinds as K
 from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
-from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known
+from .names import (BUILTINS, Resolved, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args,
+                    given_roll, known, walk)
 
 
 def resolve_ruleset(rs) -> list[Diagnostic]:
@@ -44,6 +45,7 @@ class _Walker:
         self.conditions = {c.name: c for c in rs.all(n.Condition)}
         self.options = {o.name: o for o in rs.all(n.Option)}
         self.script = script
+        self.loops = 0                  # loops around the statement walked, in its compiled function
 
     def fail(self, code, message, span, help=None):
         self.out.append(Diagnostic(code, message, span, help))
@@ -69,8 +71,10 @@ class _Walker:
         for d in rs.all(n.Tactic):
             self.tactic(d)
         for d in rs.all(n.Round):
-            for s in d.steps:
+            for s in d.steps:               # inside the round's loop, unless a step that returns (a function)
+                self.loops = 0 if any(isinstance(x, n.Return) for x in walk(s.body)) else 1
                 self.block(s.body, Scope())
+                self.loops = 0
             if d.until is not None:
                 self.expr(d.until, Scope())
             self.block(d.final or (), Scope())
@@ -133,7 +137,7 @@ class _Walker:
 
     def s_Let(self, s: n.Let, scope):
         self.expr(s.value, scope)
-        return scope.child(s.name)
+        return scope.typed(s.name, K.kind(s.value, self.resolving(scope)))
 
     def s_Set(self, s: n.Set, scope):
         t = s.target
@@ -142,6 +146,9 @@ class _Walker:
             if r is None or r.kind not in ("var", "local"):
                 self.fail("E0204", f'"{t.id}" cannot be set', t.span,
                           'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
+            elif r.kind == "local":                 # from here on, it holds the kind of its new value
+                self.expr(s.value, scope)
+                return scope.typed(t.id, K.kind(s.value, self.resolving(scope)))
         elif isinstance(t, n.Attr):
             self.expr(t, scope)
             self.settable(t.obj, scope)
@@ -151,12 +158,10 @@ class _Walker:
         return scope
 
     def settable(self, obj, scope):
-        """A field set on a table's row (tabla["clave"].columna, c.fila.columna) would change the table for everyone."""
-        table = None
-        if isinstance(obj, n.Index) and isinstance(obj.obj, n.Name):
-            r = self.names.resolve(obj.obj.id, scope)
-            table = obj.obj.id if r is not None and r.kind == "table" else None
-        elif isinstance(obj, n.Attr):
+        """A field set on a table's row (tabla["clave"].columna, c.fila.columna, a local or an item
+        that holds a row) would change the table for everyone."""
+        table = K.row_table(obj, self.resolving(scope))
+        if table is None and isinstance(obj, n.Attr):
             fields = self.rs.all(n.Sheet)[0].fields if self.rs.all(n.Sheet) else ()
             table = next((f.table for f in fields if f.name == obj.name and f.type == "row"), None)
         if table is not None:
@@ -208,30 +213,52 @@ class _Walker:
         return self.block(s.body, scope)          # a label only: its names stay known after it
 
     def s_If(self, s: n.If, scope):
-        bound = []
+        ends = []
         for cond, body in s.branches:
             self.expr(cond, scope)
-            bound.append(self.block(body, scope).locals)
-        if s.orelse is None:
-            return scope
-        bound.append(self.block(s.orelse, scope).locals)
-        return scope.child(*set.intersection(*bound))
+            ends.append(self.block(body, scope))
+        ends.append(self.block(s.orelse, scope) if s.orelse is not None else scope)
+        # After it, a name is known if every way through binds it, of a kind if every way gives it that kind.
+        after = scope
+        for name in set.intersection(*(e.locals for e in ends)):
+            after = after.typed(name, _joined([e.kinds.get(name) for e in ends]))
+        return after
 
     def s_For(self, s: n.For, scope):
         self.collect(K.expect_list, s.iter, self.resolving(scope))
         self.expr(s.iter, scope)
+        item = K.item_kind(s.iter, self.resolving(scope))
+        loop = self.looping(scope, s.body)
         if s.key is not None:
-            self.expr(s.key, scope.child("it"))
-        inner = scope.child(s.var)
+            self.expr(s.key, loop.typed("it", item))
+        inner = loop.typed(s.var, item)
         if s.where is not None:
             self.expr(s.where, inner)
-        self.block(s.body, inner)
-        return scope
+        self.nested(s, lambda: self.block(s.body, inner))
+        return loop
 
     def s_While(self, s: n.While, scope):
-        self.expr(s.cond, scope)
-        self.block(s.body, scope)
-        return scope
+        loop = self.looping(scope, s.body)
+        self.expr(s.cond, loop)
+        self.nested(s, lambda: self.block(s.body, loop))
+        return loop
+
+    def looping(self, scope, body):
+        """The scope a loop's body starts each turn in: the kinds of the names it binds or sets forgotten."""
+        return scope.forget(_assigned(body)) if scope.kinds else scope
+
+    def nested(self, s, walk):
+        """A loop inside loops: no deeper than Python compiles (COMPILED_LOOPS, counted as the compiler
+        emits them: one for each for and while, one more for a round's step)."""
+        self.loops += 1
+        try:
+            if self.loops == COMPILED_LOOPS + 1:
+                self.fail("E0106", f"this loop is nested too deeply (more than {COMPILED_LOOPS} loops, "
+                                   "counting a round's own loop)", s.span,
+                          "give the inner loops a rule of their own and call it")
+            walk()
+        finally:
+            self.loops -= 1
 
     def s_Decide(self, s: n.Decide, scope):
         return self.decide(s, scope)
@@ -248,10 +275,12 @@ class _Walker:
                         if value is not None:
                             self.expr(value, scope)
             if isinstance(row.output, tuple):
-                self.block(row.output, scope)
+                self.block(row.output, scope.forget(_assigned(row.output)))
             else:
                 self.expr(row.output, scope)
-        return scope.child(d.output) if d.output != "then" else scope
+        if d.output == "then":
+            return scope.forget({x for row in d.rows if isinstance(row.output, tuple) for x in _assigned(row.output)})
+        return scope.child(d.output)
 
     # ------------------------------------------------------------ expressions
     def expr(self, x, scope: Scope):
@@ -286,6 +315,10 @@ class _Walker:
         self.expr(x.left, scope)
         self.expr(x.right, scope)
 
+    def x_Unary(self, x: n.Unary, scope):
+        self.collect(K.check_negation, x, self.resolving(scope))
+        self.expr(x.operand, scope)
+
     def x_Roll(self, x: n.Roll, scope):
         self.collect(K.expect_dice, x.dice, self.resolving(scope), "roll")
         self.x_other(x, scope)
@@ -295,7 +328,14 @@ class _Walker:
         self.x_other(x, scope)
 
     def resolving(self, scope):
-        return lambda name: self.names.resolve(name, scope)
+        """How dsl/kinds.py resolves a name here: a local whose kind the text shows, as that kind."""
+        kinds = scope.kinds
+
+        def resolve(name):
+            if name in kinds and name in scope.locals:
+                return Resolved("known", kinds[name])
+            return self.names.resolve(name, scope)
+        return resolve
 
     def x_CheckCall(self, x: n.CheckCall, scope):
         d = self.rs.space("check").get(x.name)
@@ -321,7 +361,10 @@ class _Walker:
         self.x_other(x, scope)
 
     def x_Attr(self, x: n.Attr, scope):
+        before = len(self.out)
         self.collect(check_attr, self.names, x, scope)
+        if len(self.out) == before:
+            self.collect(K.check_field, x, self.resolving(scope))
         self.expr(x.obj, scope)
 
     def x_Name(self, x: n.Name, scope):
@@ -366,7 +409,7 @@ class _Walker:
     def x_Comprehension(self, x: n.Comprehension, scope):
         self.collect(K.expect_list, x.iter, self.resolving(scope))
         self.expr(x.iter, scope)
-        inner = scope.child(x.var)
+        inner = scope.typed(x.var, K.item_kind(x.iter, self.resolving(scope)))
         if x.cond is not None:
             self.expr(x.cond, inner)
         self.expr(x.elt, inner)
@@ -388,3 +431,29 @@ class _Walker:
 
 def _params(params) -> Scope:
     return Scope({p.name for p in params})
+
+
+def _joined(kinds):
+    out = kinds[0]
+    for k in kinds[1:]:
+        out = K.join(out, k)
+    return out
+
+
+def _assigned(body) -> set:
+    """The names a block binds or sets anywhere in it (its loops and branches too)."""
+    out = set()
+    for x in walk(body):
+        if isinstance(x, n.Let):
+            out.add(x.name)
+        elif isinstance(x, n.Set) and isinstance(x.target, n.Name):
+            out.add(x.target.id)
+        elif isinstance(x, n.For):
+            out.add(x.var)
+        elif isinstance(x, n.Decide):
+            out.add(x.output)
+    return out
+
+
+# Loops Python compiles one inside another in one function (CPython's CO_MAXBLOCKS).
+COMPILED_LOOPS = 20

@@ -80,6 +80,34 @@ WRITTEN = {
     "no-such-row": ('rule r():\n  return armaduras["Escamas"]\n', "E0209"),
     "no-such-item": ("rule r():\n  return [1, 2][3]\n", "E0209"),
     "least-of-nothing": ("rule r():\n  return min([])\n", "E0209"),
+    # The kinds the text shows (issue 5, audit G4): fractions, grades, records, rows, table cells, and
+    # what a let, a for or an item holds.
+    "fraction-plus-text": ('rule r():\n  return (7 / 2) + "ab"\n', "E0204"),
+    "fraction-ordered-with-an-outcome": ("rule r():\n  return (7 / 2) > alto\n", "E0204"),
+    "dice-plus-a-fraction": ("rule r():\n  return 1D6 + (7 / 2)\n", "E0204"),
+    "number-plus-a-grade": ("rule r():\n  return 3 + Fatiga.Leve\n", "E0204"),
+    "grade-ordered-with-a-number": ("rule r():\n  return Fatiga.Leve > 3\n", "E0204"),
+    "in-a-record": ("rule r():\n  return 3 in {k: 1}\n", "E0204"),
+    "row-times-a-number": ('rule r():\n  return armaduras["Cota"] * 3\n', "E0204"),
+    "cell-plus-a-text": ('rule r():\n  return colores["rojo"].valor + "a"\n', "E0204"),
+    "lists-ordered": ("rule r():\n  return [1] < [2]\n", "E0204"),
+    "negated-text": ('rule r():\n  return -"ab"\n', "E0204"),
+    "let-text-times": ('rule r():\n  let a = "ab"\n  return a * 3\n', "E0204"),
+    "let-number-len": ("rule r():\n  let a = 1\n  return len(a)\n", "E0204"),
+    "let-number-field": ("rule r():\n  let a = 3\n  return a.FUE\n", "E0203"),
+    "record-field-it-lacks": ("rule r():\n  let a = {k: 1}\n  return a.FUE\n", "E0203"),
+    "kind-after-both-branches": ('rule r():\n  if true:\n    let a = "x"\n  else:\n    let a = "y"\n'
+                                 "  return a * 2\n", "E0204"),
+    "kind-after-set": ('rule r():\n  let a = 1\n  set a = "x"\n  return a * 2\n', "E0204"),
+    "walked-item": ('rule r():\n  for a in ["x"]:\n    return a * 2\n', "E0204"),
+    "comprehension-item": ('rule r():\n  return [a * 2 for a in ["x"]]\n', "E0204"),
+    # A row held by a local, walked, taken from a list or a record: its fields cannot be set (wrong result 7).
+    "set-a-row-held-by-a-local": ('rule r():\n  let a = armaduras["Cota"]\n  set a.protección = 5\n', "E0204"),
+    "set-a-row-walked": ('rule r():\n  for a in [armaduras["Cota"]]:\n    set a.protección = 5\n', "E0204"),
+    "set-a-row-item": ('rule r():\n  let a = [armaduras["Cota"]][1]\n  set a.protección = 5\n', "E0204"),
+    "set-a-row-first": ('rule r():\n  let a = first([armaduras["Cota"]])\n  set a.protección = 5\n', "E0204"),
+    "set-a-row-in-a-record": ('rule r():\n  let a = {x: armaduras["Cota"]}\n  set a.x.protección = 5\n',
+                              "E0204"),
 }
 STATIC.update(WRITTEN)
 
@@ -98,7 +126,7 @@ def test_what_check_sees_a_run_would_have_refused(tmp_path, name):
     assert not diags
     with pytest.raises(GrimorioError) as exc:
         Prepared(enc, program).run()
-    assert {d.code for d in exc.value.diagnostics} <= {"E0204", "E0501"}, exc.value.diagnostics
+    assert {d.code for d in exc.value.diagnostics} <= {"E0203", "E0204", "E0501"}, exc.value.diagnostics
 
 
 @pytest.mark.parametrize("name", STATIC)
