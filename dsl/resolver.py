@@ -228,7 +228,7 @@ class _Walker:
         self.collect(K.expect_list, s.iter, self.resolving(scope))
         self.expr(s.iter, scope)
         item = K.item_kind(s.iter, self.resolving(scope))
-        loop = self.looping(scope, s.body)
+        loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
         if s.key is not None:
             self.expr(s.key, loop.typed("it", item))
         inner = loop.typed(s.var, item)
@@ -243,9 +243,10 @@ class _Walker:
         self.nested(s, lambda: self.block(s.body, loop))
         return loop
 
-    def looping(self, scope, body):
-        """The scope a loop's body starts each turn in: the kinds of the names it binds or sets forgotten."""
-        return scope.forget(_assigned(body)) if scope.kinds else scope
+    def looping(self, scope, body, *walking):
+        """The scope a loop's body starts each turn in (and the loop ends in): the kinds of the names
+        it binds or sets forgotten."""
+        return scope.forget(_assigned(body) | set(walking)) if scope.kinds else scope
 
     def nested(self, s, walk):
         """A loop inside loops: no deeper than Python compiles (COMPILED_LOOPS, counted as the compiler

@@ -129,6 +129,35 @@ def test_what_check_sees_a_run_would_have_refused(tmp_path, name):
     assert {d.code for d in exc.value.diagnostics} <= {"E0203", "E0204", "E0501"}, exc.value.diagnostics
 
 
+# Rules whose kinds the checker follows and must not refuse: each checks clean and runs.
+CLEAN = {
+    "a-loop-changes-a-kind": ('rule r():\n  let a = "t"\n  let n = 0\n  while n < 2:\n    set n = n + 1\n'
+                              "    if n == 2:\n      return a * 2\n    set a = 1\n  return 0\n", 2),
+    "a-walk-replaces-a-local": ('rule r():\n  let a = "t"\n  for a in [3]:\n    pass\n  return a * 2\n', 6),
+    "a-set-changes-a-kind": ('rule r():\n  let a = "t"\n  set a = 1\n  return a * 2\n', 2),
+    "branches-disagree": ('rule r():\n  if len([1]) == 1:\n    let a = 1\n  else:\n    let a = "t"\n'
+                          "  return a * 2\n", 2),
+    "a-comprehension-shadows": ('rule r():\n  let a = "t"\n  return sum([a * 2 for a in [1, 2]])\n', 6),
+    "fractions-with-numbers": ("rule r():\n  return (7 / 2) * 2 < 8 and floor(7 / 2) + 1D6 - 1 != 0\n", True),
+    "grades-ordered": ("rule r():\n  return Fatiga.Leve < Fatiga.Grave\n", True),
+    "a-cell-in-arithmetic": ('rule r():\n  return armaduras["Cota"].protección + colores["rojo"].valor\n', 4),
+    "a-record-field": ("rule r():\n  let a = {k: 1}\n  set a.k = a.k + 1\n  return a.k\n", 2),
+    "a-row-read": ('rule r():\n  for a in [armaduras["Cota"]]:\n    return a.protección * 2\n  return 0\n', 6),
+}
+
+
+@pytest.mark.parametrize("name", CLEAN)
+def test_kinds_the_checker_follows_refuse_nothing_that_runs(tmp_path, name):
+    from grimorio.dsl.builder import build_encounter
+    from grimorio.interpreter.encounter import Prepared, program_for
+    rules, value = CLEAN[name]
+    write_edition(tmp_path, BASE + rules)
+    assert check_ruleset(load_edition("prueba", roots=[tmp_path])) == []
+    enc, diags = build_encounter("edition prueba\ncombatant Ana:\n  FUE 3\nexpect r() == 1\n", "x.enc")
+    left = Prepared(enc, program_for("prueba", roots=[tmp_path])).run().expectations[0].left
+    assert value is None or left == value
+
+
 @pytest.mark.parametrize("name", STATIC)
 def test_the_checker_reports_it_before_compiling(tmp_path, name):
     rules, code = STATIC[name]
