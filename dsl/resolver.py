@@ -254,9 +254,10 @@ class _Walker:
         self.loops += 1
         try:
             if self.loops == COMPILED_LOOPS + 1:
-                self.fail("E0106", f"this loop is nested too deeply (more than {COMPILED_LOOPS} loops, "
-                                   "counting a round's own loop)", s.span,
-                          "give the inner loops a rule of their own and call it")
+                self.fail("E0106", f"this loop is nested too deeply: more than {COMPILED_LOOPS} loops one "
+                                   "inside another", s.span,
+                          "give the inner loops a rule of their own and call it (a round's steps run inside "
+                          "the round's own loop, which counts as one)")
             walk()
         finally:
             self.loops -= 1

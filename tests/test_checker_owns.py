@@ -190,3 +190,46 @@ def test_the_compiler_has_no_static_error_of_its_own(module):
     assert not [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "fail"]
     handlers = [node for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler)]
     assert all(h.type is not None and "Exception" != getattr(h.type, "id", None) for h in handlers)
+
+
+def _loops(depth: int, indent: int) -> str:
+    """`depth` loops one inside another (for and while in turn), the innermost doing nothing."""
+    out = ""
+    for i in range(depth):
+        pad = "  " * (indent + i)
+        out += f"{pad}for x{i} in [1]:\n" if i % 2 == 0 else f"{pad}while false:\n"
+    return out + "  " * (indent + depth) + "pass\n"
+
+
+# Where the loops stand -> (the rules text for `depth` loops, the deepest that compiles): a rule is a
+# Python function of its own; a round's step runs inside the round's own loop, unless it returns.
+NESTING = {
+    "rule": (lambda depth: "rule r():\n" + _loops(depth, 1), 20),
+    "round-step": (lambda depth: "round vuelta:\n  step uno:\n" + _loops(depth, 2), 19),
+    "round-step-that-returns": (lambda depth: "round vuelta:\n  step uno:\n" + _loops(depth, 2) + "    return\n", 20),
+}
+
+
+@pytest.mark.parametrize("where", NESTING)
+def test_loops_nested_deeper_than_python_compiles_are_found_by_check(tmp_path, where):
+    """Audit G7: 22 nested loops passed check and stopped the compiler (E0106). The checker counts
+    loops as the compiler emits them: the deepest that compiles checks clean, one more is located."""
+    from grimorio.interpreter.compiler import Program
+    text, deepest = NESTING[where]
+    for depth, fits in ((deepest, True), (deepest + 1, False)):
+        folder = tmp_path / str(depth)
+        folder.mkdir()
+        write_edition(folder, BASE + text(depth))
+        diags = check_ruleset(load_edition("prueba", roots=[folder]))
+        if fits:
+            assert diags == []
+            Program(load_edition("prueba", roots=[folder]))         # compiles
+            continue
+        assert [d.code for d in diags] == ["E0106"], diags
+        lines = (folder / "prueba" / "reglas.rules").read_text(encoding="utf-8").splitlines()
+        headers = [i + 1 for i, line in enumerate(lines) if line.lstrip().startswith(("for x", "while false"))]
+        assert diags[0].span.line == headers[deepest]                 # the loop one too deep
+        assert "more than 20 loops" in diags[0].message and "rule of their own" in diags[0].help
+        with pytest.raises(GrimorioError) as exc:                   # what the compiler would have said
+            Program(load_edition("prueba", roots=[folder]))
+        assert [d.code for d in exc.value.diagnostics] == ["E0106"]
