@@ -2,7 +2,8 @@
 
 A bare name is looked up, in order: a local; a grade of the condition whose
 block we are in; a combatant of the encounter; a declaration in the value
-namespace (rule, table, condition, var); an outcome; a builtin.
+namespace (table, condition, var, outcome list); an outcome; a rule (to say it
+must be called); a builtin. A called name is a rule, else a builtin (`callee`).
 """
 from __future__ import annotations
 
@@ -143,6 +144,7 @@ class Resolver:
         self.rs = ruleset
         self.fields = field_names(ruleset)
         self.values = ruleset.space("value")
+        self.rules = ruleset.space("rule")
         self.outcomes: dict[str, tuple[n.Outcomes, int]] = {}
         for d in self.values.values():
             if isinstance(d, n.Outcomes):
@@ -158,17 +160,24 @@ class Resolver:
             return Resolved("combatant", scope.combatants.index(name))
         d = self.values.get(name)
         if d is not None:
-            kind = {n.Rule: "rule", n.Table: "table", n.Condition: "condition", n.Var: "var",
-                    n.Outcomes: "outcomes"}[type(d)]
+            kind = {n.Table: "table", n.Condition: "condition", n.Var: "var", n.Outcomes: "outcomes"}[type(d)]
             return Resolved(kind, d)
         if name in self.outcomes:
             return Resolved("outcome", self.outcomes[name])
+        return self.callee(name)
+
+    def callee(self, name: str) -> Resolved | None:
+        """What `name(...)` calls: a rule, else a builtin (no local or value can be called)."""
+        rule = self.rules.get(name)
+        if rule is not None:
+            return Resolved("rule", rule)
         if name in BUILTINS:
             return Resolved("builtin", name)
         return None
 
     def candidates(self, scope: Scope):
-        out = set(scope.locals) | set(self.values) | set(self.outcomes) | set(BUILTINS) | set(scope.combatants)
+        out = set(scope.locals) | set(self.values) | set(self.rules) | set(self.outcomes) | set(BUILTINS)
+        out |= set(scope.combatants)
         if scope.condition is not None:
             out |= set(scope.condition.grades)
         return out

@@ -41,7 +41,7 @@ class _Walker:
         self.rs = rs
         self.names = names if names is not None and names.rs is rs else Resolver(rs)
         self.out: list[Diagnostic] = []
-        self.rules = [k for k, v in rs.space("value").items() if isinstance(v, n.Rule)]
+        self.rules = list(rs.space("rule"))
         self.conditions = {c.name: c for c in rs.all(n.Condition)}
         self.options = {o.name: o for o in rs.all(n.Option)}
         self.script = script
@@ -388,13 +388,13 @@ class _Walker:
             self.expr(x.func, scope)
             self.args(x.args, scope)
             return
-        r = self.names.resolve(x.func.id, scope)
-        if r is None:
+        r = self.names.callee(x.func.id)
+        if r is None and self.names.resolve(x.func.id, scope) is not None:
+            self.fail("E0204", f'"{x.func.id}" is not a rule and cannot be called', x.func.span)
+        elif r is None:
             self.fail("E0201", f'unknown rule "{x.func.id}"', x.func.span,
                       did_you_mean(x.func.id, self.rules + list(BUILTINS)))
-        elif r.kind not in ("rule", "builtin"):
-            self.fail("E0204", f'"{x.func.id}" is not a rule and cannot be called', x.func.span)
-        elif r is not None and r.kind == "rule":
+        elif r.kind == "rule":
             self.collect(bind_args, r.target.params, x.args, x.span, f'rule "{x.func.id}"')
         elif r is not None and r.kind == "builtin":
             before = len(self.out)

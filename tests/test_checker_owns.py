@@ -233,3 +233,41 @@ def test_loops_nested_deeper_than_python_compiles_are_found_by_check(tmp_path, w
         with pytest.raises(GrimorioError) as exc:                   # what the compiler would have said
             Program(load_edition("prueba", roots=[folder]))
         assert [d.code for d in exc.value.diagnostics] == ["E0106"]
+
+
+# Audit G15: a rule is only ever called, so it may share its name with a value (docs/language.md §21).
+SHARED = """
+var extra = 2
+
+rule extra(x):
+  return x + extra
+
+rule colores(k):
+  return colores[k].valor * 10
+
+rule Fatiga(c):
+  return has(c, Fatiga)
+
+rule llama(c):
+  let extra = 100
+  return [extra(1), extra, colores("rojo"), Fatiga(c)]
+"""
+
+
+def test_a_rule_may_share_its_name_with_a_var_a_table_or_a_condition(tmp_path):
+    from tests.test_core_regressions import passes
+    write_edition(tmp_path, CORE + SHARED)
+    assert check_ruleset(load_edition("prueba", roots=[tmp_path])) == []
+    # The bare name is the value (a local first), the called name the rule, even under a local of its name.
+    passes(tmp_path, "do:\n  receive Ana Fatiga Leve\nexpect llama(Ana) == [3, 100, 10, true]\n", SHARED)
+
+
+@pytest.mark.parametrize("second", ["var colores = 1\n", "condition colores\n", "outcomes colores: a < b\n"])
+def test_values_read_by_a_bare_name_still_need_names_of_their_own(tmp_path, second):
+    """A table and a var (condition, outcome list) of one name would make `colores` mean two things."""
+    write_edition(tmp_path, CORE + second)
+    with pytest.raises(GrimorioError) as exc:
+        check_ruleset(load_edition("prueba", roots=[tmp_path]))
+    [d] = exc.value.diagnostics
+    assert d.code == "E0202" and d.message == '"colores" is already the name of a table'
+    assert "read by their bare name" in d.help and "a rule, only ever called, may share one" in d.help

@@ -270,12 +270,12 @@ def test_labeled_blocks_are_replaced_removed_and_extended_by_name(tmp_path):
         insert at end of block final in rule golpe:
           say puntos(d, 3)
     """)
-    body = rs.space("value")["golpe"].body
+    body = rs.space("rule")["golpe"].body
     said = [(s.message, [a.value.value for a in s.args[1:]]) for b in body for s in b.body]
     assert said == [("muerte", []), ("puntos", [2]), ("desmayo", []), ("puntos", [3])]
     compile_checked(rs)
     rs = ruleset(tmp_path, BLOCKS, "remove block base from rule golpe\n")
-    assert [b.name for b in rs.space("value")["golpe"].body] == ["final"]
+    assert [b.name for b in rs.space("rule")["golpe"].body] == ["final"]
 
 
 def test_a_block_that_is_not_there(tmp_path):
