@@ -321,6 +321,20 @@ def expect_list(node, resolve):
         _fail(node, f"only a list can be walked, not {k}", "for and comprehensions walk lists: [x for x in LIST]")
 
 
+def held(k):
+    """The kind a local keeps of a value: what cannot change while it holds it. A list's items and the
+    values of a record's fields can (append, set, a rule given the list or record, another local
+    holding the same one), so a local keeps only that it holds a list, or a record and its fields'
+    names; a table's row never changes."""
+    if not isinstance(k, Kind):
+        return k
+    if k == LIST:
+        return LIST
+    if k == RECORD and k.fields is not None:
+        return Kind(RECORD, fields=dict.fromkeys(k.fields))
+    return k
+
+
 def item_kind(node, resolve):
     """The kind of the items of the list `node` gives, where the text shows it."""
     return _item(kind(node, resolve))

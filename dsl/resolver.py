@@ -137,7 +137,7 @@ class _Walker:
 
     def s_Let(self, s: n.Let, scope):
         self.expr(s.value, scope)
-        return scope.typed(s.name, K.kind(s.value, self.resolving(scope)))
+        return scope.typed(s.name, K.held(K.kind(s.value, self.resolving(scope))))
 
     def s_Set(self, s: n.Set, scope):
         t = s.target
@@ -148,7 +148,7 @@ class _Walker:
                           'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
             elif r.kind == "local":                 # from here on, it holds the kind of its new value
                 self.expr(s.value, scope)
-                return scope.typed(t.id, K.kind(s.value, self.resolving(scope)))
+                return scope.typed(t.id, K.held(K.kind(s.value, self.resolving(scope))))
         elif isinstance(t, n.Attr):
             self.expr(t, scope)
             self.settable(t.obj, scope)
@@ -227,7 +227,7 @@ class _Walker:
     def s_For(self, s: n.For, scope):
         self.collect(K.expect_list, s.iter, self.resolving(scope))
         self.expr(s.iter, scope)
-        item = K.item_kind(s.iter, self.resolving(scope))
+        item = K.held(K.item_kind(s.iter, self.resolving(scope)))
         loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
         if s.key is not None:
             self.expr(s.key, loop.typed("it", item))
@@ -411,7 +411,7 @@ class _Walker:
     def x_Comprehension(self, x: n.Comprehension, scope):
         self.collect(K.expect_list, x.iter, self.resolving(scope))
         self.expr(x.iter, scope)
-        inner = scope.typed(x.var, K.item_kind(x.iter, self.resolving(scope)))
+        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
         if x.cond is not None:
             self.expr(x.cond, inner)
         self.expr(x.elt, inner)

@@ -59,6 +59,7 @@ STATIC = {
     "tactic-reaction-other-event": ("event empujón(quien)\nreaction r(yo, e) to empujón:\n  by e.quien\n  pass\n"
                                     "tactic t:\n  react toque: r\n", "E0204"),
     "tally-of-a-text": ('tally nombre: "x"\n', "E0030"),
+    "set-a-row-chosen": ('rule r(c):\n  let a = choose(c, [armaduras["Cota"]])\n  set a.protección = 5\n', "E0204"),
     "table-cell-not-plain": ("table t:\n  | k | v |\n  |---|---|\n  | a | doble(2) |\n", "E0204"),
 }
 
@@ -106,8 +107,7 @@ WRITTEN = {
     "set-a-row-walked": ('rule r():\n  for a in [armaduras["Cota"]]:\n    set a.protección = 5\n', "E0204"),
     "set-a-row-item": ('rule r():\n  let a = [armaduras["Cota"]][1]\n  set a.protección = 5\n', "E0204"),
     "set-a-row-first": ('rule r():\n  let a = first([armaduras["Cota"]])\n  set a.protección = 5\n', "E0204"),
-    "set-a-row-in-a-record": ('rule r():\n  let a = {x: armaduras["Cota"]}\n  set a.x.protección = 5\n',
-                              "E0204"),
+    "set-a-row-in-a-record": ('rule r():\n  set {x: armaduras["Cota"]}.x.protección = 5\n', "E0204"),
 }
 STATIC.update(WRITTEN)
 
@@ -142,6 +142,13 @@ CLEAN = {
     "grades-ordered": ("rule r():\n  return Fatiga.Leve < Fatiga.Grave\n", True),
     "a-cell-in-arithmetic": ('rule r():\n  return armaduras["Cota"].protección + colores["rojo"].valor\n', 4),
     "a-record-field": ("rule r():\n  let a = {k: 1}\n  set a.k = a.k + 1\n  return a.k\n", 2),
+    # A local keeps only what cannot change of a list or a record it holds (append, set, another name for it).
+    "an-item-appended": ('rule r():\n  let a = [1]\n  append a, "x"\n  return a[2] + "y"\n', "xy"),
+    "a-field-set": ('rule r():\n  let a = {k: 1}\n  set a.k = "x"\n  return a.k + "y"\n', "xy"),
+    "a-field-set-through-another-name": ('rule r():\n  let a = {k: 1}\n  let b = a\n  set b.k = "x"\n'
+                                         '  return a.k + "y"\n', "xy"),
+    "an-item-changed-by-a-rule": ('rule pon(l):\n  append l, "x"\nrule r():\n  let a = [1]\n  pon(a)\n'
+                                  '  return a[2] + "y"\n', "xy"),
     "a-row-read": ('rule r():\n  for a in [armaduras["Cota"]]:\n    return a.protección * 2\n  return 0\n', 6),
 }
 
