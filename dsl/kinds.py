@@ -11,6 +11,7 @@ from .names import Resolved
 
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
 FRACTION, RECORD = "a fraction", "a record"
+COMBATANT = "the combatant"           # and its name: its fields are the sheet's, whatever it holds
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
 LIST_BUILTINS = {"combatants", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
@@ -92,7 +93,7 @@ def _name(node, resolve):
     if r.kind in ("condition", "table"):
         return f"the {r.kind} {node.id}"
     if r.kind == "combatant":
-        return f"the combatant {node.id}"
+        return f"{COMBATANT} {node.id}"
     if r.kind == "number":          # a local the compiler knows holds a whole number here
         return NUMBER
     return None
@@ -264,7 +265,7 @@ def check_field(node: n.Attr, resolve):
             return                          # Condition.Grade (names.check_attr); a combatant's sheet
     k = kind(node.obj, resolve)
     fields = getattr(k, "fields", None)
-    if k is None or fields is not None and node.name in fields:
+    if k is None or k.startswith(COMBATANT) or fields is not None and node.name in fields:
         return
     if fields is None:
         _fail_field(node, f'{k} has no fields: it has no "{node.name}"',

@@ -278,3 +278,9 @@ def test_values_read_by_a_bare_name_still_need_names_of_their_own(tmp_path, seco
     [d] = exc.value.diagnostics
     assert d.code == "E0202" and d.message == '"colores" is already the name of a table'
     assert "read by their bare name" in d.help and "a rule, only ever called, may share one" in d.help
+
+
+def test_a_combatant_held_by_a_name_or_an_item_keeps_its_sheet(tmp_path):
+    """A combatant's fields are its sheet's, however the script holds it (a false positive of the kinds)."""
+    from tests.test_core_regressions import passes
+    passes(tmp_path, "do:\n  for c in [Ana]:\n    set c.FUE = c.FUE + 1\nexpect first([Ana]).FUE == 4\n", "")
