@@ -1,6 +1,12 @@
 """What kind of value an expression gives, where the text alone tells: enough
-to refuse, before anything runs, rolling a number or adding a name to a
-number. Unknown stays unknown (None); only sure mismatches are errors."""
+to refuse, before anything runs, rolling a number, adding a text to a
+fraction, ordering a grade against a number or setting a field of a table's
+row, as the run would (interpreter/semantics.py says what each operator
+takes; tests/test_kinds_agree.py holds the two to each other). Written values,
+what operators and builtins make of them, table cells (by their column) and
+locals bound to them (the resolver's scopes) have a kind; parameters, rule
+results, vars and whatever mixes kinds stay unknown (None), and unknown is
+never an error: only sure mismatches are."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -42,20 +48,21 @@ def join(a, b):
     return Kind(a, join(a.item, b.item), a.filled and b.filled, fields, a.table if a.table == b.table else None)
 
 
-def list_of(kinds, filled) -> Kind:
-    item = None
-    for i, k in enumerate(kinds):
-        item = k if i == 0 else join(item, k)
-    return Kind(LIST, item, filled)
-
-
-def _column(cells):
-    """The kind every cell of a column shows (a name or "-" in a cell leaves it unknown)."""
+def join_all(kinds):
+    """What all these kinds have in common (None for none given)."""
     out = None
-    for i, c in enumerate(cells):
-        k = None if c is None else kind(c, lambda name: None)
+    for i, k in enumerate(kinds):
         out = k if i == 0 else join(out, k)
     return out
+
+
+def list_of(kinds, filled) -> Kind:
+    return Kind(LIST, join_all(kinds), filled)
+
+
+def _column(rows, i):
+    """The kind every cell of column i shows (a name, "-" or a missing cell leaves it unknown)."""
+    return join_all([kind(r[i], lambda name: None) if i < len(r) and r[i] is not None else None for r in rows])
 
 
 _ROWS: dict[int, tuple] = {}        # a table or condition's id -> (it, the kind of its rows)
@@ -66,11 +73,10 @@ def row_kind(d) -> Kind:
     held = _ROWS.get(id(d))
     if held is None or held[0] is not d:
         if isinstance(d, n.Condition):
-            fields = {col: _column([r[1][i] for r in d.rows]) for i, col in enumerate(d.columns)}
+            fields = {col: _column([r[1] for r in d.rows], i) for i, col in enumerate(d.columns)}
             k = Kind(f'a grade of "{d.name}"', fields=fields)
         else:
-            cols = d.columns[1:] if d.dice is not None else d.columns
-            fields = {col: _column([r[i + (d.dice is not None)] for r in d.rows]) for i, col in enumerate(cols)}
+            fields = {col: _column(d.rows, i) for i, col in enumerate(d.columns)}
             if d.dice is not None:
                 fields[d.columns[0]] = None         # a roll, or a range as a text
             k = Kind(f'a row of "{d.name}"', fields=fields, table=d.name)

@@ -221,7 +221,7 @@ class _Walker:
         # After it, a name is known if every way through binds it, of a kind if every way gives it that kind.
         after = scope
         for name in set.intersection(*(e.locals for e in ends)):
-            after = after.typed(name, _joined([e.kinds.get(name) for e in ends]))
+            after = after.typed(name, K.join_all([e.kinds.get(name) for e in ends]))
         return after
 
     def s_For(self, s: n.For, scope):
@@ -433,13 +433,6 @@ class _Walker:
 
 def _params(params) -> Scope:
     return Scope({p.name for p in params})
-
-
-def _joined(kinds):
-    out = kinds[0]
-    for k in kinds[1:]:
-        out = K.join(out, k)
-    return out
 
 
 def _assigned(body) -> set:
