@@ -61,8 +61,10 @@ def list_of(kinds, filled) -> Kind:
 
 
 def _column(rows, i):
-    """The kind every cell of column i shows (a name, "-" or a missing cell leaves it unknown)."""
-    return join_all([kind(r[i], lambda name: None) if i < len(r) and r[i] is not None else None for r in rows])
+    """The kind every cell of column i shows (a name, "-" or a missing cell leaves it unknown); of a
+    list, only that it is one (`append` may change the list a cell holds)."""
+    return held(join_all([kind(r[i], lambda name: None) if i < len(r) and r[i] is not None else None
+                          for r in rows]))
 
 
 _ROWS: dict[int, tuple] = {}        # a table or condition's id -> (it, the kind of its rows)

@@ -157,6 +157,12 @@ class _Walker:
         self.expr(s.value, scope)
         return scope
 
+    def s_Append(self, s: n.Append, scope):
+        """A list a table's row holds is the table's too: appending to it would change the table for everyone."""
+        if isinstance(s.target, n.Attr):
+            self.settable(s.target.obj, scope)
+        return self.s_other(s, scope)
+
     def settable(self, obj, scope):
         """A field set on a table's row (tabla["clave"].columna, c.fila.columna, a local or an item
         that holds a row) would change the table for everyone."""

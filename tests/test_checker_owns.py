@@ -59,6 +59,8 @@ STATIC = {
     "tactic-reaction-other-event": ("event empujón(quien)\nreaction r(yo, e) to empujón:\n  by e.quien\n  pass\n"
                                     "tactic t:\n  react toque: r\n", "E0204"),
     "tally-of-a-text": ('tally nombre: "x"\n', "E0030"),
+    "append-to-a-row": ('table bolsas:\n  | n | cosas |\n  |---|-------|\n  | a | [1]   |\n'
+                        'rule r():\n  append bolsas["a"].cosas, 2\n', "E0204"),
     "set-a-row-chosen": ('rule r(c):\n  let a = choose(c, [armaduras["Cota"]])\n  set a.protección = 5\n', "E0204"),
     "table-cell-not-plain": ("table t:\n  | k | v |\n  |---|---|\n  | a | doble(2) |\n", "E0204"),
 }
