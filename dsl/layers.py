@@ -83,6 +83,14 @@ def _declare(rs, layer, d: n.Decl, space_name: str, diags, explicit: bool = Fals
             space[d.name] = d
             _record(rs, layer, d.span, f'replaces {kind} "{d.name}" of module {module}', kind, d.name, old.span)
             return
+        if type(old) is not type(d) and space_name == "value":
+            # Read by a bare name, these must differ: `x` in an expression is one of them.
+            what = "a list of outcomes" if isinstance(old, n.Outcomes) else f"a {KIND_OF[type(old)]}"
+            diags.append(Diagnostic("E0202", f'"{d.name}" is already the name of {what}', d.span,
+                                    f"that one is at {old.span}; tables, conditions, vars and "
+                                    "outcome lists are all read by their bare name, so each needs its own "
+                                    "(a rule, only ever called, may share one)"))
+            return
         diags.append(Diagnostic("E0202", f'"{d.name}" is declared twice', d.span,
                                 f"the first is at {old.span}; rename one of them"))
         return

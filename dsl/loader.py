@@ -18,9 +18,11 @@ from .diagnostics import Diagnostic, GrimorioError, Sources, Span, did_you_mean
 from .records import dataclass, field, replace
 from .source import read_text
 
-# Which kinds share a namespace (a name must be unique within one).
+# Which kinds share a namespace (a name must be unique within one). Tables, conditions, vars and
+# outcome lists are all read by a bare name: one name, one of them. A rule is only ever called (a
+# bare name never means it), so it has a namespace of its own (docs/language.md, "Names").
 NAMESPACE = {
-    n.Rule: "value", n.Table: "value", n.Condition: "value", n.Var: "value", n.Outcomes: "value",
+    n.Rule: "rule", n.Table: "value", n.Condition: "value", n.Var: "value", n.Outcomes: "value",
     n.Option: "option", n.Sheet: "sheet", n.Check: "check", n.Message: "message", n.Event: "event",
     n.Action: "action", n.Reaction: "reaction", n.Tactic: "tactic", n.Round: "round", n.Edition: "edition",
     n.Tally: "tally", n.Stands: "tally", n.Format: "format",

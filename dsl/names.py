@@ -2,7 +2,8 @@
 
 A bare name is looked up, in order: a local; a grade of the condition whose
 block we are in; a combatant of the encounter; a declaration in the value
-namespace (rule, table, condition, var); an outcome; a builtin.
+namespace (table, condition, var, outcome list); an outcome; a rule (to say it
+must be called); a builtin. A called name is a rule, else a builtin (`callee`).
 """
 from __future__ import annotations
 
@@ -51,9 +52,25 @@ class Scope:
     # Local name -> the Python name of its binding, given by the compiler (a number, never the
     # spelling); the checker's scopes leave it empty.
     ids: dict = field(default_factory=dict)
+    # Local name -> the kind its value has where the text shows it (dsl/kinds.py); the checker's
+    # scopes only. A name bound anew forgets it.
+    kinds: dict = field(default_factory=dict)
 
     def child(self, *names) -> "Scope":
-        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it, self.ids)
+        kinds = {k: v for k, v in self.kinds.items() if k not in names} if self.kinds else self.kinds
+        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it, self.ids, kinds)
+
+    def typed(self, name: str, kind) -> "Scope":
+        """`name` bound (or set) to a value of this kind (None: a kind the text does not show)."""
+        kinds = {k: v for k, v in self.kinds.items() if k != name}
+        if kind is not None:
+            kinds[name] = kind
+        return Scope(self.locals | {name}, self.condition, self.combatants, self.allow_it, self.ids, kinds)
+
+    def forget(self, names) -> "Scope":
+        """The same names, the kinds of these forgotten (a loop may change them before it reads them)."""
+        kinds = {k: v for k, v in self.kinds.items() if k not in names}
+        return Scope(self.locals, self.condition, self.combatants, self.allow_it, self.ids, kinds)
 
     def bound(self, ids: dict) -> "Scope":
         """These locals visible too, each named by its binding."""
@@ -128,6 +145,7 @@ class Resolver:
         self.rs = ruleset
         self.fields = field_names(ruleset)
         self.values = ruleset.space("value")
+        self.rules = ruleset.space("rule")
         self.outcomes: dict[str, tuple[n.Outcomes, int]] = {}
         for d in self.values.values():
             if isinstance(d, n.Outcomes):
@@ -153,17 +171,24 @@ class Resolver:
             return Resolved("combatant", scope.combatants.index(name))
         d = self.values.get(name)
         if d is not None:
-            kind = {n.Rule: "rule", n.Table: "table", n.Condition: "condition", n.Var: "var",
-                    n.Outcomes: "outcomes"}[type(d)]
+            kind = {n.Table: "table", n.Condition: "condition", n.Var: "var", n.Outcomes: "outcomes"}[type(d)]
             return Resolved(kind, d)
         if name in self.outcomes:
             return Resolved("outcome", self.outcomes[name])
+        return self.callee(name)
+
+    def callee(self, name: str) -> Resolved | None:
+        """What `name(...)` calls: a rule, else a builtin (no local or value can be called)."""
+        rule = self.rules.get(name)
+        if rule is not None:
+            return Resolved("rule", rule)
         if name in BUILTINS:
             return Resolved("builtin", name)
         return None
 
     def candidates(self, scope: Scope):
-        out = set(scope.locals) | set(self.values) | set(self.outcomes) | set(BUILTINS) | set(scope.combatants)
+        out = set(scope.locals) | set(self.values) | set(self.rules) | set(self.outcomes) | set(BUILTINS)
+        out |= set(scope.combatants)
         if scope.condition is not None:
             out |= set(scope.condition.grades)
         return out

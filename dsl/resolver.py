@@ -16,7 +16,8 @@ from . import kinds as K
 from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from . import nodes as n
 from .diagnostics import Diagnostic, GrimorioError, did_you_mean
-from .names import BUILTINS, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known
+from .names import (BUILTINS, Resolved, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args,
+                    given_roll, known, walk)
 
 
 def resolve_ruleset(rs) -> list[Diagnostic]:
@@ -41,10 +42,11 @@ class _Walker:
         self.rs = rs
         self.names = names if names is not None and names.rs is rs else Resolver(rs)
         self.out: list[Diagnostic] = []
-        self.rules = [k for k, v in rs.space("value").items() if isinstance(v, n.Rule)]
+        self.rules = list(rs.space("rule"))
         self.conditions = {c.name: c for c in rs.all(n.Condition)}
         self.options = {o.name: o for o in rs.all(n.Option)}
         self.script = script
+        self.loops = 0                  # loops around the statement walked, in its compiled function
 
     def fail(self, code, message, span, help=None):
         self.out.append(Diagnostic(code, message, span, help))
@@ -70,8 +72,10 @@ class _Walker:
         for d in rs.all(n.Tactic):
             self.tactic(d)
         for d in rs.all(n.Round):
-            for s in d.steps:
+            for s in d.steps:               # inside the round's loop, unless a step that returns (a function)
+                self.loops = 0 if any(isinstance(x, n.Return) for x in walk(s.body)) else 1
                 self.block(s.body, Scope())
+                self.loops = 0
             if d.until is not None:
                 self.expr(d.until, Scope())
             self.block(d.final or (), Scope())
@@ -147,7 +151,7 @@ class _Walker:
 
     def s_Let(self, s: n.Let, scope):
         self.expr(s.value, scope)
-        return scope.child(s.name)
+        return scope.typed(s.name, K.held(K.kind(s.value, self.resolving(scope))))
 
     def s_Set(self, s: n.Set, scope):
         t = s.target
@@ -156,6 +160,9 @@ class _Walker:
             if r is None or r.kind not in ("var", "local"):
                 self.fail("E0204", f'"{t.id}" cannot be set', t.span,
                           'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
+            elif r.kind == "local":                 # from here on, it holds the kind of its new value
+                self.expr(s.value, scope)
+                return scope.typed(t.id, K.held(K.kind(s.value, self.resolving(scope))))
         elif isinstance(t, n.Attr):
             self.expr(t, scope)
             self.settable(t.obj, scope)
@@ -164,13 +171,17 @@ class _Walker:
         self.expr(s.value, scope)
         return scope
 
+    def s_Append(self, s: n.Append, scope):
+        """A list a table's row holds is the table's too: appending to it would change the table for everyone."""
+        if isinstance(s.target, n.Attr):
+            self.settable(s.target.obj, scope)
+        return self.s_other(s, scope)
+
     def settable(self, obj, scope):
-        """A field set on a table's row (tabla["clave"].columna, c.fila.columna) would change the table for everyone."""
-        table = None
-        if isinstance(obj, n.Index) and isinstance(obj.obj, n.Name):
-            r = self.names.resolve(obj.obj.id, scope)
-            table = obj.obj.id if r is not None and r.kind == "table" else None
-        elif isinstance(obj, n.Attr):
+        """A field set on a table's row (tabla["clave"].columna, c.fila.columna, a local or an item
+        that holds a row) would change the table for everyone."""
+        table = K.row_table(obj, self.resolving(scope))
+        if table is None and isinstance(obj, n.Attr):
             fields = self.rs.all(n.Sheet)[0].fields if self.rs.all(n.Sheet) else ()
             table = next((f.table for f in fields if f.name == obj.name and f.type == "row"), None)
         if table is not None:
@@ -222,30 +233,54 @@ class _Walker:
         return self.block(s.body, scope)          # a label only: its names stay known after it
 
     def s_If(self, s: n.If, scope):
-        bound = []
+        ends = []
         for cond, body in s.branches:
             self.expr(cond, scope)
-            bound.append(self.block(body, scope).locals)
-        if s.orelse is None:
-            return scope
-        bound.append(self.block(s.orelse, scope).locals)
-        return scope.child(*set.intersection(*bound))
+            ends.append(self.block(body, scope))
+        ends.append(self.block(s.orelse, scope) if s.orelse is not None else scope)
+        # After it, a name is known if every way through binds it, of a kind if every way gives it that kind.
+        after = scope
+        for name in set.intersection(*(e.locals for e in ends)):
+            after = after.typed(name, K.join_all([e.kinds.get(name) for e in ends]))
+        return after
 
     def s_For(self, s: n.For, scope):
         self.collect(K.expect_list, s.iter, self.resolving(scope))
         self.expr(s.iter, scope)
+        item = K.held(K.item_kind(s.iter, self.resolving(scope)))
+        loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
         if s.key is not None:
-            self.expr(s.key, scope.child("it"))
-        inner = scope.child(s.var)
+            self.expr(s.key, loop.typed("it", item))
+        inner = loop.typed(s.var, item)
         if s.where is not None:
             self.expr(s.where, inner)
-        self.block(s.body, inner)
-        return scope
+        self.nested(s, lambda: self.block(s.body, inner))
+        return loop
 
     def s_While(self, s: n.While, scope):
-        self.expr(s.cond, scope)
-        self.block(s.body, scope)
-        return scope
+        loop = self.looping(scope, s.body)
+        self.expr(s.cond, loop)
+        self.nested(s, lambda: self.block(s.body, loop))
+        return loop
+
+    def looping(self, scope, body, *walking):
+        """The scope a loop's body starts each turn in (and the loop ends in): the kinds of the names
+        it binds or sets forgotten."""
+        return scope.forget(_assigned(body) | set(walking)) if scope.kinds else scope
+
+    def nested(self, s, walk):
+        """A loop inside loops: no deeper than Python compiles (COMPILED_LOOPS, counted as the compiler
+        emits them: one for each for and while, one more for a round's step)."""
+        self.loops += 1
+        try:
+            if self.loops == COMPILED_LOOPS + 1:
+                self.fail("E0106", f"this loop is nested too deeply: more than {COMPILED_LOOPS} loops one "
+                                   "inside another", s.span,
+                          "give the inner loops a rule of their own and call it (a round's steps run inside "
+                          "the round's own loop, which counts as one)")
+            walk()
+        finally:
+            self.loops -= 1
 
     def s_Decide(self, s: n.Decide, scope):
         return self.decide(s, scope)
@@ -262,10 +297,12 @@ class _Walker:
                         if value is not None:
                             self.expr(value, scope)
             if isinstance(row.output, tuple):
-                self.block(row.output, scope)
+                self.block(row.output, scope.forget(_assigned(row.output)))
             else:
                 self.expr(row.output, scope)
-        return scope.child(d.output) if d.output != "then" else scope
+        if d.output == "then":
+            return scope.forget({x for row in d.rows if isinstance(row.output, tuple) for x in _assigned(row.output)})
+        return scope.child(d.output)
 
     # ------------------------------------------------------------ expressions
     def expr(self, x, scope: Scope):
@@ -300,6 +337,10 @@ class _Walker:
         self.expr(x.left, scope)
         self.expr(x.right, scope)
 
+    def x_Unary(self, x: n.Unary, scope):
+        self.collect(K.check_negation, x, self.resolving(scope))
+        self.expr(x.operand, scope)
+
     def x_Roll(self, x: n.Roll, scope):
         self.collect(K.expect_dice, x.dice, self.resolving(scope), "roll")
         self.x_other(x, scope)
@@ -309,7 +350,14 @@ class _Walker:
         self.x_other(x, scope)
 
     def resolving(self, scope):
-        return lambda name: self.names.resolve(name, scope)
+        """How dsl/kinds.py resolves a name here: a local whose kind the text shows, as that kind."""
+        kinds = scope.kinds
+
+        def resolve(name):
+            if name in kinds and name in scope.locals:
+                return Resolved("known", kinds[name])
+            return self.names.resolve(name, scope)
+        return resolve
 
     def x_CheckCall(self, x: n.CheckCall, scope):
         d = self.rs.space("check").get(x.name)
@@ -335,7 +383,10 @@ class _Walker:
         self.x_other(x, scope)
 
     def x_Attr(self, x: n.Attr, scope):
+        before = len(self.out)
         self.collect(check_attr, self.names, x, scope)
+        if len(self.out) == before:
+            self.collect(K.check_field, x, self.resolving(scope))
         self.expr(x.obj, scope)
 
     def x_Name(self, x: n.Name, scope):
@@ -357,13 +408,13 @@ class _Walker:
             self.expr(x.func, scope)
             self.args(x.args, scope)
             return
-        r = self.names.resolve(x.func.id, scope)
-        if r is None:
+        r = self.names.callee(x.func.id)
+        if r is None and self.names.resolve(x.func.id, scope) is not None:
+            self.fail("E0204", f'"{x.func.id}" is not a rule and cannot be called', x.func.span)
+        elif r is None:
             self.fail("E0201", f'unknown rule "{x.func.id}"', x.func.span,
                       did_you_mean(x.func.id, self.rules + list(BUILTINS)))
-        elif r.kind not in ("rule", "builtin"):
-            self.fail("E0204", f'"{x.func.id}" is not a rule and cannot be called', x.func.span)
-        elif r is not None and r.kind == "rule":
+        elif r.kind == "rule":
             self.collect(bind_args, r.target.params, x.args, x.span, f'rule "{x.func.id}"')
         elif r is not None and r.kind == "builtin":
             before = len(self.out)
@@ -380,7 +431,7 @@ class _Walker:
     def x_Comprehension(self, x: n.Comprehension, scope):
         self.collect(K.expect_list, x.iter, self.resolving(scope))
         self.expr(x.iter, scope)
-        inner = scope.child(x.var)
+        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
         if x.cond is not None:
             self.expr(x.cond, inner)
         self.expr(x.elt, inner)
@@ -402,3 +453,22 @@ class _Walker:
 
 def _params(params) -> Scope:
     return Scope({p.name for p in params})
+
+
+def _assigned(body) -> set:
+    """The names a block binds or sets anywhere in it (its loops and branches too)."""
+    out = set()
+    for x in walk(body):
+        if isinstance(x, n.Let):
+            out.add(x.name)
+        elif isinstance(x, n.Set) and isinstance(x.target, n.Name):
+            out.add(x.target.id)
+        elif isinstance(x, n.For):
+            out.add(x.var)
+        elif isinstance(x, n.Decide):
+            out.add(x.output)
+    return out
+
+
+# Loops Python compiles one inside another in one function (CPython's CO_MAXBLOCKS).
+COMPILED_LOOPS = 20

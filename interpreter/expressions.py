@@ -119,7 +119,7 @@ class ExpressionCompiler:
 
     def x_Call(self, x, scope):
         name = x.func.id                    # the checker refused calls of anything but rules and builtins
-        r = self.resolver.resolve(name, scope)
+        r = self.resolver.callee(name)
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
             kinds = memo_kinds(r.target, self.resolver.resolve)
@@ -232,7 +232,7 @@ class ExpressionCompiler:
 
     def called(self, rule: n.Rule) -> list[n.Rule]:
         """The rules `rule` calls, as written in its body."""
-        rules = self.ruleset.space("value")
+        rules = self.ruleset.space("rule")
         return [rules[node.func.id] for node in walk(rule.body) if isinstance(node, n.Call)
                 and isinstance(node.func, n.Name) and isinstance(rules.get(node.func.id), n.Rule)]
 

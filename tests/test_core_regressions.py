@@ -222,7 +222,7 @@ rule r(x):
     let a = 1
   else:
     let a = 2
-  return a + y + b
+  return [a] + y + b
 """)
     diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
     assert [(d.code, d.message) for d in diags] == [("E0201", 'unknown name "w"'), ("E0201", 'unknown name "b"')]

@@ -44,15 +44,16 @@ def test_kept_dice_roll_within_their_bounds_without_a_transcript():
     ("keep_highest(1D6 + 1D4, 1)", "takes one kind of dice"),
     ("keep_lowest(3, 1)", "keep_lowest() takes dice, not a number"),
     ("dice(0, 6)", "rolls no dice"),
-    ("dice(2, true)", "dice() takes a number, not true or false"),
+    ("dice(2, true)", "dice() takes a whole number, not true or false"),
     ("[1, 2][3]", "the list has 2 items; there is no item 3"),
     ("[1, 2][0]", "there is no item 0"),
     ("slice(3, 1, 2)", "slice() takes a list, not a number"),
-    # The same, computed: the runtime refuses what check could not see.
-    ("keep_lowest(first([3]), 1)", "takes dice, not 3"),
-    ("dice(2, first([true]))", "must be a whole number"),
+    # The same, computed: the runtime refuses what check could not see (the first item of a list
+    # of mixed kinds: check sees the kind of a list's items only when they agree).
+    ("keep_lowest(first([3, 1D6]), 1)", "takes dice, not 3"),
+    ("dice(2, first([true, 1]))", "must be a whole number"),
     ("keep_highest(4D6, first([5]))", "keeps 5 of 4 dice"),
-    ("slice(first([3]), 1, 2)", "slice() takes a list, not 3"),
+    ("slice(first([3, [1]]), 1, 2)", "slice() takes a list, not 3"),
 ])
 def test_generic_builtins_refuse_what_they_cannot_do_with_a_located_error(expr, message):
     out = diagnostics_of(AKIRA + f"do:\n  let x = {expr}\n")

@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from grimorio.dsl import nodes as n
+from grimorio.dsl.checker import check_ruleset
 from grimorio.dsl.constants import plain as plain_value
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.loader import load_edition
@@ -270,12 +271,12 @@ def test_labeled_blocks_are_replaced_removed_and_extended_by_name(tmp_path):
         insert at end of block final in rule golpe:
           say puntos(d, 3)
     """)
-    body = rs.space("value")["golpe"].body
+    body = rs.space("rule")["golpe"].body
     said = [(s.message, [a.value.value for a in s.args[1:]]) for b in body for s in b.body]
     assert said == [("muerte", []), ("puntos", [2]), ("desmayo", []), ("puntos", [3])]
     compile_checked(rs)
     rs = ruleset(tmp_path, BLOCKS, "remove block base from rule golpe\n")
-    assert [b.name for b in rs.space("value")["golpe"].body] == ["final"]
+    assert [b.name for b in rs.space("rule")["golpe"].body] == ["final"]
 
 
 def test_a_block_that_is_not_there(tmp_path):
@@ -384,12 +385,22 @@ def test_condition_grades_cells_and_on_receive(tmp_path):
 
 @pytest.mark.slow
 def test_a_clash_with_a_declaration_of_another_kind_is_one_error_at_the_layer(tmp_path):
-    d = errors(tmp_path, "rule localización(t):\n  return t\n") if False else load_errors(
-        tmp_path, "rule localización(t):\n  return t\n")
+    d = load_errors(tmp_path, "var localización = 3\n")
     assert len(d) == 1
     d = d[0]
     assert d.code == "E0306" and d.span.file.endswith("casa1.rules") and d.span.line == 1
-    assert 'would replace table "localización" of edition aquelarre' in d.message
+    assert d.message == 'this var would replace table "localización" of edition aquelarre'
+
+
+@pytest.mark.slow
+def test_a_rule_of_a_layer_may_share_its_name_with_a_table_below(tmp_path):
+    """A rule is only ever called, so it does not replace the table: both stay, each where it is read."""
+    rs = ruleset(tmp_path, "rule localización(t):\n  return localización[t].factor\n")
+    assert check_ruleset(rs) == []
+    assert rs.space("rule")["localización"].span.file.endswith("casa1.rules")
+    assert rs.space("value")["localización"].span.file.endswith(".rules") and "casa" not in \
+        rs.space("value")["localización"].span.file
+    compile_checked(rs)
 
 
 @pytest.mark.slow

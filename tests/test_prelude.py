@@ -47,7 +47,7 @@ def run(text, roots=None, edition=None):
 def test_the_bundled_editions_hold_the_prelude():
     for edition in ("aquelarre", "yokai"):
         p = program_for(edition)
-        assert p.ruleset.origin[("value", "enemies")] == "(prelude)"
+        assert p.ruleset.origin[("rule", "enemies")] == "(prelude)"
         assert p.format.t["dice"] == "{count}D{faces}"
 
 

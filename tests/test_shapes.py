@@ -75,7 +75,7 @@ def test_ordering_a_value_against_an_outcome_needs_an_outcome_of_that_list():
     out = diagnostics_of(YOKAI + "expect 5 < éxito\n")
     assert 'error[E0204]: a number and an outcome of "resultado" cannot be compared by order' in out
     out = diagnostics_of(YOKAI + "expect Heridas.Leve < éxito\n")
-    assert "error[E0204]: Leve and éxito cannot be compared by order" in out
+    assert 'error[E0204]: a grade of "Heridas" and an outcome of "resultado" cannot be compared by order' in out
 
 
 def test_stop_ends_an_encounter_script():

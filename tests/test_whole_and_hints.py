@@ -62,21 +62,23 @@ def test_too_many_faces_is_not_too_many_dice():
 
 @pytest.mark.parametrize("do, message, hint", [
     ('let l = [1]|let k = "a"|let x = l[k]', 'a list\'s position must be a whole number, not "a" (a text)', "6/2"),
-    ("let x = [1]|let y = range(x, 2)", "range()'s start must be a whole number, not 1 (a list)", "such as 3"),
-    ("let x = none|let y = range(x, 2)", "range()'s start must be a whole number, not - (none)", "such as 3"),
-    ("let x = held(Akira, Fatiga.Leve)", "Leve is a grade of Fatiga, and a condition is asked here",
+    ("let x = first([[1], 1])|let y = range(x, 2)", "range()'s start must be a whole number, not 1 (a list)", "such as 3"),
+    ("let x = first([none, 1])|let y = range(x, 2)", "range()'s start must be a whole number, not - (none)", "such as 3"),
+    ("let g = first([Fatiga.Leve, 1])|let x = held(Akira, g)", "Leve is a grade of Fatiga, and a condition is asked here",
      "give the condition itself: Fatiga (not Fatiga.Leve)"),
     ("let x = first([3])|let y = choose(x, [1])",
      "choose()'s first argument must be a combatant, not 3 (a number)", "choose(COMBATANT, LIST)"),
     ("let x = keep_highest(4D6, 3) + 1D4", "dice of which only some count (4D6kh3) cannot be added to other dice",
      "(roll keep_highest(4D6, 3)) + (roll 1D4)"),
     ("let n = 7|let x = 1D6 + n / 2", "dice add whole numbers, not 7/2", "floor()"),
-    ("let x = roll first([3])", "only dice can be rolled, not 3 (a number)", "a number is already rolled"),
-    ("let x = len(first([3]))", "len() takes a list, not 3 (a number)", "len([1, 2])"),
+    ("let x = roll first([3, \"a\"])", "only dice can be rolled, not 3 (a number)", "a number is already rolled"),
+    ("let x = len(first([3, \"a\"]))", "len() takes a list, not 3 (a number)", "len([1, 2])"),
     ("let x = 5 - keep_highest(4D6, 3)", "dice of which only some count (4D6kh3) cannot be subtracted from a number",
      "10 - (roll keep_highest(4D6, 3))"),
 ])
 def test_runtime_diagnostics_say_what_was_wrong_and_how_to_mend_it(do, message, hint):
+    # Each value comes from a list of mixed kinds where the checker would see it (first([3, "a"])),
+    # so the run meets it: what the checker refuses first is tested in tests/test_checker_owns.py.
     d = _diagnostic(do)
     assert d.code == "E0204" and d.message == message and hint in d.help
 
@@ -91,7 +93,7 @@ format highest "mejores{k}"
 
 
 @pytest.mark.parametrize("do, message", [
-    ("let x = none|let y = range(x, 2)", "range()'s start must be a whole number, not nada (none)"),
+    ("let x = first([none, 1])|let y = range(x, 2)", "range()'s start must be a whole number, not nada (none)"),
     ("let x = keep_highest(4D6, 3) + 1D4", "dice of which only some count (4d6mejores3) cannot be added to other dice"),
 ])
 def test_runtime_diagnostics_show_values_in_the_edition_s_formats(tmp_path, do, message):
