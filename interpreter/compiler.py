@@ -18,7 +18,7 @@ from ..dsl.resolver import resolve_script
 from ..dsl.cache import python_code
 from . import runtime_helpers as H
 from . import semantics as S
-from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef  # noqa: F401 - Table is part of the API
+from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
 from .formats import build_format
 from .hoisting import Purity, emit_preference
@@ -91,7 +91,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.ruleset = ruleset
         self.resolver = Resolver(ruleset)
         self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
-                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range}, "H": H, "S": S, "Fraction": Fraction,
+                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range, "id": id}, "H": H, "S": S, "Fraction": Fraction,
                          "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math, **S.IN_PLACE,
                          **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()}}
         self.lines: list[str] = []
@@ -111,6 +111,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
         self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
         self._build_data()
+        self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
         self.format = build_format(ruleset)            # how messages print values
         self.ns["_show"] = self.format.show
         self._build_code()

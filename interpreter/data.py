@@ -92,6 +92,21 @@ class Table:
         return self.name
 
 
+def kept_lists(tables: dict, conditions: dict) -> frozenset:
+    """The identities of the lists the tables and conditions hold (and lists within them): the
+    rules' data, which `append` must not change (a run holds them for every combatant, every
+    run). Identities, so the in-place append asks one set: worked out again when a kept
+    program is read back (stored.loads), as its lists are new objects."""
+    out, todo = set(), [getattr(row, mangle(a)) for t in tables.values() for row in t.rows for a in row._names]
+    todo += [v for ct in conditions.values() for g in ct.grades for v in g.data.values()]
+    while todo:
+        v = todo.pop()
+        if type(v) is list and id(v) not in out:
+            out.add(id(v))
+            todo.extend(v)
+    return frozenset(out)
+
+
 class DataBuilder:
     """Mixin of Program: the ruleset's data as runtime values."""
 

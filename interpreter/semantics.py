@@ -295,9 +295,13 @@ def same_in_place(op: str, a: str, b: str) -> str:
 
 
 
-def append(target, value):
+def append(target, value, kept=frozenset()):
+    """`append LIST, VALUE`; `kept`: the identities of the lists the rules' tables hold, never changed."""
     if type(target) is not list:
         raise OperatorError(f"append needs a list, not {kind(target)}", "append LIST, VALUE adds at the end of a list")
+    if id(target) in kept:
+        raise OperatorError("this list is held by a table, and tables cannot be changed",
+                            "append to a copy: let copia = LIST + [], then append copia, VALUE")
     if len(target) >= MAX_LENGTH:
         raise ValueBound(f"a list grew past {MAX_LENGTH} items", "MAX_LENGTH")
     target.append(value)

@@ -51,8 +51,9 @@ class StatementCompiler:
             t, v = self.tmp(), self.tmp()
             e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
             e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
-            e(depth, f"if {S.type_of(t)} is list and len({t}) < S.MAX_LENGTH: {t}.append({v})", s.span)
-            e(depth, f"else: S.append({t}, {v})", s.span)
+            e(depth, f"if {S.type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
+                     f"{t}.append({v})", s.span)
+            e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
             return scope
         if isinstance(s, n.Act):
             e(depth, f"_E.act({self.expr(s.who, scope)})", s.span)

@@ -39,6 +39,7 @@ from ..dsl.cache import python_code
 from ..dsl.diagnostics import Sources
 from . import values
 from .compiler import FILENAME, Program, compile_checked
+from .data import kept_lists
 from .values import Combatant, Struct, make_struct
 
 FORMAT = 2      # bump when the layout below changes
@@ -151,6 +152,7 @@ def loads(data: bytes) -> Program:
     state["consts"] = {id(ns[name]): name for name in state["consts"]}
     program = Program.__new__(Program)
     object.__setattr__(program, "__dict__", state)
+    ns["_KEPT"] = kept_lists(program.tables, program.conditions)          # identities of this process's objects, not the writer's
     return program
 
 

@@ -160,6 +160,36 @@ def test_a_table_row_cannot_be_changed_through_a_combatant(tmp_path):
     assert "table" in out
 
 
+BOLSAS = """
+table bolsas:
+  | nombre | cosas  |
+  |--------|--------|
+  | a      | [1, 2] |
+
+rule mete(t, k):
+  append t[k].cosas, 9
+  return len(t[k].cosas)
+"""
+
+
+# The same through a list a row holds: `append` changed the table for everyone (the checker cannot
+# see the row through a parameter), in a compiled program and in one read back from the cache.
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_list_a_table_holds_cannot_be_appended_to(tmp_path, kept):
+    from grimorio.interpreter import stored
+    write_edition(tmp_path, BASE + BOLSAS)
+    program = program_for("prueba", roots=[tmp_path])
+    if kept:
+        program = stored.loads(stored.dumps(program))
+    text = 'edition prueba\ncombatant Ana:\n  FUE 3\nexpect mete(bolsas, "a") == 3\n'
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as err:
+        Prepared(enc, program).run()
+    assert [d.code for d in err.value.diagnostics] == ["E0204"]
+    assert "held by a table" in err.value.diagnostics[0].message
+    assert program.tables["bolsas"].rows[0].a_cosas == [1, 2]
+
+
 def test_setting_a_table_row_directly_is_refused_by_check(tmp_path):
     write_edition(tmp_path, BASE + '\nrule cambia():\n  set armaduras["Cota"].protección = 5\n')
     diags = check_path(tmp_path / "prueba", Sources())
