@@ -251,6 +251,8 @@ class Prepared:
                 guarded(p, eng.run_rounds)
         except H.StopRun:
             pass                                  # "stop" in the do: block ends the encounter
+        if eng.script:
+            guarded(p, eng.script_left_over)
         eng.rounds_never_run()
         if enc.strict_dice:
             left = [pin for pin in pins if not pin["used"]]

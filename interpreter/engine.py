@@ -419,9 +419,13 @@ class Engine:
             final(self)
         except H.StopRun:
             pass
-        for (rnd, _who) in sorted(self.script, key=lambda k: k[0]):
-            if rnd > self.round:
-                self.script_left(rnd, ended=True)
+
+    def script_left_over(self):
+        """Scripted decisions never asked for, once the encounter is over: round 0's (the do:
+        block's questions) and those of rounds it never reached (or of any round, when none ran)."""
+        for rnd in sorted({r for r, _who in self.script}):
+            if rnd == 0 or rnd > self.round:
+                self.script_left(rnd, ended=rnd > 0)
 
     # ------------------------------------------------------------ expectations
     def expected(self, node, ok, left, right):

@@ -144,3 +144,16 @@ def test_equal_values_offered_twice_are_one_answer(tmp_path):
     out = _run(tmp_path, "round 0:\n  Ana: choose 2, choose Beto\n"
                          "do:\n  expect pregunta(Ana, [4 / 2, 2, 1]) == 2\n  expect pregunta(Ana, [Beto, Ana, Beto]) == Beto\n")
     assert [v.ok for v in out.expectations] == [True, True]
+
+
+# A decision the script gives for the do: block (round 0) or for a round the encounter never
+# plays was passed over in silence, so an answer expected refused there held without a test.
+@pytest.mark.parametrize("tail, message", [
+    ('round 0:\n  Ana: choose Beto refused "no"\ndo:\n  say ver(1)\n', 'Ana never got to "choose Beto" in round 0'),
+    ("round 0:\n  Ana: choose Beto, choose Ana\ndo:\n  let x = pregunta(Ana, [Ana, Beto])\n",
+     'Ana never got to "choose Ana" in round 0'),
+    ("round 1:\n  Ana: elegir sí\ndo:\n  say ver(1)\n", "the encounter ended before round 1"),
+])
+def test_a_decision_never_asked_for_is_an_error_in_round_0_and_in_rounds_not_played(tmp_path, tail, message):
+    [(code, got, _help)] = _error(tmp_path, tail)
+    assert (code, got) == ("E0504", message)
