@@ -22,6 +22,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
+from .bounds import MAX_DIGITS as HELD_DIGITS
 from .cache import place
 from .trees import FastLark, tree_depth
 from .diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
@@ -93,8 +94,9 @@ class _Indenter(Indenter):
 _SPECIAL = {"INT": "number", "NEGATIVE": "number", "PERCENT": "number", "DICE": "number", _Indenter.NL_type: "newline",
             **dict.fromkeys(_Indenter.OPEN_PAREN_types, "open"), **dict.fromkeys(_Indenter.CLOSE_PAREN_types, "close")}
 
-# Numbers are refused where they are written beyond this many digits: Python cannot show an integer of more
-# than 4300 digits, and reading one is slow; a rules language has no use for them.
+# Numbers are refused where they are written beyond this many digits, before they are read (Python cannot show
+# an integer of more than 4300 digits, and reading one is slow); one of 1001 to 4000 digits is read, and refused
+# by the value bound (bounds.MAX_DIGITS, E0506). Both say the bound: that is what a number may hold.
 MAX_DIGITS = 4000
 
 
@@ -104,7 +106,7 @@ class _TooLong(Exception):
 
 
 def too_long(file: str, line: int, col: int, digits: int, width: int = 1) -> Diagnostic:
-    return Diagnostic("E0109", f"this number has {digits} digits; at most {MAX_DIGITS} are allowed",
+    return Diagnostic("E0109", f"this number has {digits} digits; numbers hold at most {HELD_DIGITS}",
                       Span(file, line, col, line, col + width), "numbers this long cannot be computed with or shown")
 
 
