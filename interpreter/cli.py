@@ -223,10 +223,17 @@ def _prepare(args, sources: Sources, cl: CommandLine):
     for item in args.set:
         if "=" not in item:
             raise GrimorioError(Diagnostic("E0002", f'"--set {item}" needs a name, "=" and a value', cl.span(item),
-                                           f"for example: --set {item or 'name'}=true"))
+                                           f"for example: --set {item or 'name'}={_example(program, item)}"))
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
     return Prepared(enc, program, overrides)
+
+
+def _example(program, name: str) -> str:
+    """A value of the option's own kind, as --set takes it: its default, else true."""
+    default = program.options.get(name, True)
+    return ("true" if default else "false") if type(default) is bool else f'"{default}"' if type(default) is str \
+        else str(default)
 
 
 def prepare_from_argv(argv):

@@ -97,3 +97,9 @@ def test_an_encounter_asking_for_the_second_edition_of_a_file_is_refused(capsys,
     code, out, err = _run(capsys, "run", "--rules", rules, enc)
     assert code == 2 and out == ""
     assert 'error[E0108]: this file declares a second edition, "dos"' in err and 'the first, "uno"' in err
+
+
+def test_a_set_without_a_value_suggests_one_of_the_options_kind(capsys):
+    # The help said "--set reactions_per_event=true" for every option, which the option then refused.
+    code, _, err = _run(capsys, "run", DUEL, "--set", "reactions_per_event")
+    assert code == 2 and "error[E0002]" in err and "for example: --set reactions_per_event=1" in err
