@@ -144,7 +144,7 @@ def _pin(pin: n.Pin, names: list, facts: Facts) -> list[Diagnostic]:
                                   f"the purposes are: {', '.join(sorted(facts.purposes))}"))
     if words:
         out.append(Diagnostic("E0201", f'"{words[0]}" is not a combatant of this encounter', pin.span,
-                              did_you_mean(words[0], names)))
+                              did_you_mean(words[0], names) or f"its combatants: {', '.join(names) or 'none'}"))
     return out
 
 
@@ -201,7 +201,7 @@ def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
         for d in decisions:
             if d.who not in names:
                 out.append(Diagnostic("E0201", f'"{d.who}" is not a combatant of this encounter', d.span,
-                                      did_you_mean(d.who, names)))
+                                      did_you_mean(d.who, names) or f"its combatants: {', '.join(names) or 'none'}"))
                 continue
             for words, span, refused in d.choices:
                 out += _choice_shape(words, span, refused)

@@ -229,13 +229,14 @@ def given_roll(check, args) -> tuple[list, object]:
 
 def check_builtin_args(name: str, args, span) -> None:
     """A builtin takes its arguments in order, as many as it says (E0206)."""
-    lo, hi, _ = BUILTINS[name]
+    lo, hi, does = BUILTINS[name]
     if any(a.name for a in args):
-        raise GrimorioError(Diagnostic("E0206", f'builtin "{name}" takes its arguments in order, without names', span))
+        raise GrimorioError(Diagnostic("E0206", f'builtin "{name}" takes its arguments in order, without names', span,
+                                       f"{name}: {does}"))
     if not lo <= len(args) <= hi:
         want = str(lo) if lo == hi else f"{lo} to {hi}"
         raise GrimorioError(Diagnostic("E0206", f'"{name}" takes {want} argument{"s" if hi != 1 else ""}, '
-                                                f"not {len(args)}", span))
+                                                f"not {len(args)}", span, f"{name}: {does}"))
 
 
 def check_attr(resolver: "Resolver", x: n.Attr, scope: Scope) -> None:

@@ -392,7 +392,9 @@ class _Walker:
     def x_Name(self, x: n.Name, scope):
         r = self.names.resolve(x.id, scope)
         if r is None:
-            self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.names.candidates(scope)))
+            self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.names.candidates(scope)) or
+                      "a name is a local (let, a parameter, a loop's variable), a combatant, or a table, condition, "
+                      "var or list of outcomes the rules declare")
         elif r.kind == "rule":
             self.fail("E0204", f'"{x.id}" is a rule: call it with its arguments', x.span,
                       f"{x.id}({', '.join(p.name for p in r.target.params)})")

@@ -513,7 +513,8 @@ def locate(program, exc) -> Diagnostic:
                           f"round, event and die counts one) and {EMIT_DEPTH} nested events; if the rules are "
                           "right, raise it with grimorio run --budget N")
     if isinstance(exc, RecursionError):
-        return Diagnostic("E0502", "the rules call themselves without end", span)
+        return Diagnostic("E0502", "the rules call themselves without end", span,
+                          "a rule that calls itself needs a case that returns without the call")
     if isinstance(exc, ReadOnly):
         return Diagnostic("E0204", str(exc), span, "keep what changes on the combatant: set a field of its sheet")
     if isinstance(exc, ValueBound):

@@ -409,3 +409,14 @@ def test_the_new_format_kinds_have_their_own_placeholders(tmp_path):
                             'format ratio "{n}:{d}"\nformat roll_faces "{dice}{total}{faces}"\n')
     diags = check_ruleset(load_edition("casa", roots=roots))
     assert sorted((d.code, d.span.line) for d in diags) == [("E0232", 4), ("E0232", 5), ("E0232", 6)], diags
+
+
+def test_a_policy_option_set_by_an_extending_edition_is_checked_by_its_contract(tmp_path):
+    # The layer's own kind test said E0309 "takes true or false, not a number" for what an encounter's
+    # set or --set calls E0204, with a help line: one contract, one code, wherever the value is given.
+    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.loader import load_edition
+    roots = house(tmp_path, "set first_reaction = 5\n")
+    diags = check_ruleset(load_edition("casa", roots=roots))
+    assert [(d.code, d.message) for d in diags] == [("E0204", 'option "first_reaction" takes true or false, not 5')]
+    assert diags[0].help and diags[0].span.file.endswith("edicion.rules")
