@@ -174,19 +174,19 @@ class Shortcuts:
         if x.op in ("<", "<=", ">", ">="):
             known = self._const_ranked(x.right, scope)
             if known is not None:
-                # Against a named outcome: compare ranks, after making sure the
-                # other side is an outcome of the same list.
+                # Against a named outcome: compare ranks when the other side is an outcome of the
+                # same list; anything else, as the semantics compare it (or refuse it).
+                call = f"S.{S.COMPARISON[x.op].__name__}"
                 if not self.unnamed:
-                    # Each outcome of the list is answered by a dict made here; anything else, by rank_of.
+                    # Each outcome of the list is answered by a dict made here.
                     v, other = self.tmp(), self.tmp()
                     answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
                                       if o.kind == known.kind}, "ranks")
-                    return (f"({v} if ({v} := {answers}.get({other} := {a})) is not None "
-                            f"else H.rank_of({other}, {known.kind!r}, {b}) {x.op} {known.rank})")
+                    return f"({v} if ({v} := {answers}.get({other} := {a})) is not None else {call}({other}, {b}))"
                 if self.pure(a):
                     return (f"({a}.rank {x.op} {known.rank} if {S.type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
-                            f"else H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})")
-                return f"(H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})"
+                            f"else {call}({a}, {b}))")
+                return f"{call}({a}, {b})"
         if x.op in ("==", "!=") and "None" in (a, b):
             other = b if a == "None" else a
             read, first = self.reread(other)
