@@ -6,25 +6,15 @@ take a faster way. The shortcuts that do live in shortcuts.py, one step apart.
 """
 from __future__ import annotations
 
-import operator
 import re
-from contextlib import contextmanager
 from fractions import Fraction
 
 from ..dsl import nodes as n
-from ..dsl.names import Resolved, Scope, bind_args, emit_args, given_roll, walk
+from ..dsl.names import Scope, bind_args, emit_args, given_roll, walk
 
-from ..dsl import kinds as K
 from . import semantics as S
 from .dice import Dice
-from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
-
-
-_add, _mul = operator.add, operator.mul
-
-# What a local known to hold a whole number resolves to for K.kind.
-WHOLE_LOCAL = Resolved("number")
 
 
 class ExpressionCompiler:
@@ -97,9 +87,6 @@ class ExpressionCompiler:
                 return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
 
-
-
-
     def x_Index(self, x, scope):
         return f"H.index({self.expr(x.obj, scope)}, {self.expr(x.key, scope)})"
 
@@ -126,17 +113,6 @@ class ExpressionCompiler:
 
     # The builtins that ask the running encounter; every other is a function of its values.
     BUILTIN_CODE = dict.fromkeys(S.ENGINE_BUILTINS, b_engine)
-
-
-
-
-
-
-
-
-
-
-
 
     def is_leaf(self, rule: n.Rule) -> bool:
         """A rule that calls no rule: compiling it in place costs its own size, never more."""
@@ -182,7 +158,6 @@ class ExpressionCompiler:
         self.weights[rule.name] = total
         return total
 
-
     def x_Unary(self, x, scope):
         operand = self.expr(x.operand, scope)
         return f"(not {operand})" if x.op == "not" else f"S.neg({operand})"
@@ -208,10 +183,6 @@ class ExpressionCompiler:
         (shortcuts.py walks a list the run holds without a copy)."""
         return compile()
 
-
-
-
-
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
 
@@ -228,30 +199,11 @@ class ExpressionCompiler:
         self._tmp += 1
         return f"_t{self._tmp}"
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     def x_IfExp(self, x, scope):
         return f"({self.expr(x.then, scope)} if {self.expr(x.cond, scope)} else {self.expr(x.other, scope)})"
 
     def x_ListExp(self, x, scope):
         return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
-
-
 
     def x_Comprehension(self, x, scope):
         items = f"H.counted(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
@@ -269,11 +221,7 @@ class ExpressionCompiler:
             cls = self.structs[names] = make_struct("record", names)
         return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
 
-
-
-
     IDENTIFIER = re.compile(r"^\w+$")
-
 
     def x_Roll(self, x, scope):
         if x.purpose:
@@ -285,7 +233,6 @@ class ExpressionCompiler:
 
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
         return f"_E.roll({dice}, {by}, {purpose})"
-
 
     def x_CheckCall(self, x, scope):
         d = self.ruleset.space("check")[x.name]

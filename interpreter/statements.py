@@ -4,7 +4,6 @@ from __future__ import annotations
 from ..dsl import nodes as n
 from ..dsl.names import Scope
 
-from ..dsl import kinds as K
 from . import semantics as S
 from .values import mangle
 
