@@ -22,22 +22,24 @@ from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_li
 from .expressions import ExpressionCompiler
 from .formats import build_format
 from .hoisting import Purity, emit_preference
+from .shortcuts import Shortcuts
 from .statements import StatementCompiler
 from .values import Combatant, mangle
 
 FILENAME = "<grimorio>"
 
 
-def compile_checked(ruleset) -> "Program":
+def compile_checked(ruleset, optimize: bool = True) -> "Program":
     """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
-    it finds, and the compiler never sees a ruleset the checker refused."""
+    it finds, and the compiler never sees a ruleset the checker refused. `optimize`: with
+    the shortcuts of shortcuts.py (the default), or plain (docs/performance.md)."""
     from ..dsl.checker import check_ruleset
     from ..dsl.deadcode import dead_data
     from ..dsl.layers import blame
     diags = check_ruleset(ruleset)
     if diags:
         raise GrimorioError(blame(ruleset, diags))
-    return Program(ruleset, list(ruleset.warnings) + dead_data(ruleset))
+    return Program(ruleset, list(ruleset.warnings) + dead_data(ruleset), optimize)
 
 
 class Program:
@@ -49,10 +51,11 @@ class Program:
     _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict,
                     "weights": dict}
 
-    def __init__(self, ruleset, warnings=()):
-        compiler = Compiler(ruleset)
+    def __init__(self, ruleset, warnings=(), optimize: bool = True):
+        kind = Compiler if optimize else PlainCompiler
+        compiler = kind(ruleset)
         state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
-        state.update(warnings=list(warnings), _requirements={})
+        state.update(warnings=list(warnings), _requirements={}, optimized=optimize)
         object.__setattr__(self, "__dict__", state)
 
     def __setattr__(self, name, value):
@@ -60,7 +63,8 @@ class Program:
 
     def _compiler(self) -> "Compiler":
         """A fresh compiler over this program, for code of its own (an encounter's, a requirement's)."""
-        compiler = Compiler.__new__(Compiler)
+        kind = Compiler if self.optimized else PlainCompiler
+        compiler = kind.__new__(kind)
         vars(compiler).update(vars(self))
         for attr, copy in self._PER_COMPILE.items():
             setattr(compiler, attr, copy(getattr(self, attr)))
@@ -84,8 +88,9 @@ class Program:
 _TRANSIENT = ("alias", "owner", "_tmp", "frame", "_lazy")
 
 
-class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
-    """Compiles a checked ruleset; `Program` keeps what it made."""
+class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
+    """Compiles a checked ruleset on the plain path: every operator and builtin a call of
+    semantics.py; `Program` keeps what it made."""
 
     def __init__(self, ruleset):
         self.ruleset = ruleset
@@ -342,20 +347,14 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self._first_allowed(event, reactions)
 
     def lazy_choice(self, event: str, single: bool = False) -> bool:
-        """Whether an unscripted reactor may choose its reaction to an event testing only what its
-        choice needs, in its order: the event has one reactor (`single`, as its emitter found, which
-        asks first) and every reaction's `by`, costs and requirements, and every tactic's `when`
-        for it, are pure. Testing a pure condition fewer times changes no answer (hoisting.py);
-        otherwise every reaction is tested first, as written."""
-        known = self._lazy.get(event)
-        if known is None:
-            rs = self.ruleset
-            reactions = [r for r in rs.all(n.Reaction) if r.event == event]
-            parts = [x for r in reactions for x in (r.by, *r.requires, *(a for _f, a in r.costs))]
-            parts += [p.when for t in rs.all(n.Tactic) for ev, prefs in t.react if ev == event
-                      for p in prefs if p.when is not None]
-            known = self._lazy[event] = single and all(self.purity.expr(x) for x in parts)
-        return known
+        """Whether an unscripted reactor may test only what its choice needs (shortcuts.py): never,
+        on the plain path, where every reaction is tested first, as written."""
+        return False
+
+    def hoisted(self, parts) -> bool:
+        """Whether a tactic's conditions may be tested once each, as soon as they can (shortcuts.py):
+        never, on the plain path, where every condition is tested for every combination."""
+        return False
 
     def _first_allowed(self, event: str, reactions: list):
         """The choice of a reactor whose tactic prefers nothing for the event: as the prelude's
@@ -419,7 +418,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
         for i, p in enumerate(d.act):
-            emit_preference(self, self.purity, base, i, p, actions[p.name])
+            emit_preference(self, base, i, p, actions[p.name])
         self.emit(1, "return False")
 
     def _tactic_choose(self, d: n.Tactic):
@@ -604,3 +603,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         ns["__spans__"] = self.line_spans
         exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} requires {d.name}"), ns)  # noqa: S102
         return [(kind, span, ns[f"rq_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
+
+
+class Compiler(Shortcuts, PlainCompiler):
+    """The plain compiler with the optimizing step of shortcuts.py: the default."""

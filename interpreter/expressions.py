@@ -1,25 +1,20 @@
-"""Expressions to Python source text (a mixin of Program)."""
+"""Expressions to Python source text (a mixin of the compiler): the plain path.
+
+Every operator and builtin compiles to a call of semantics.py (or of the running
+encounter, for the builtins that ask it); nothing here tests a value's type to
+take a faster way. The shortcuts that do live in shortcuts.py, one step apart.
+"""
 from __future__ import annotations
 
-import operator
 import re
-from contextlib import contextmanager
 from fractions import Fraction
 
 from ..dsl import nodes as n
-from ..dsl.names import Resolved, Scope, bind_args, emit_args, given_roll, walk
+from ..dsl.names import Scope, bind_args, emit_args, given_roll, walk
 
-from ..dsl import kinds as K
 from . import semantics as S
 from .dice import Dice
-from .invariant import memo_kinds
 from .values import Scale, make_struct, mangle
-
-
-_add, _mul = operator.add, operator.mul
-
-# What a local known to hold a whole number resolves to for K.kind.
-WHOLE_LOCAL = Resolved("number")
 
 
 class ExpressionCompiler:
@@ -93,45 +88,19 @@ class ExpressionCompiler:
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
 
     def x_Index(self, x, scope):
-        if isinstance(x.obj, n.Name):
-            r = self.resolver.resolve(x.obj.id, scope)
-            if r is not None and r.kind == "table":
-                table, key = self.tables[x.obj.id], self.expr(x.key, scope)
-                ref = self.k(table, "table")
-                if table.dice is None and not self.unnamed:
-                    # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
-                    row, k = self.tmp(), self.tmp()
-                    return f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None else {ref}.lookup({k}))"
-                return f"{ref}.lookup({key})"
-        obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
-        # (Both pure: read after the key, the object is the one H.index would be given first.)
-        # (A written value, even one a rule compiled in place returns, indexed in place would make
-        # Python warn "not subscriptable": H.index says it.)
-        if self.pure(obj) and self.pure(key) and not self.unnamed and not self.LITERAL.match(obj):
-            # A field named by a value (c[row.column]), read in place when the value names
-            # a field of these rules and the object has fields; H.index does the same, slower.
-            # So is a list's item by a whole position from 1 that it has (generic.item otherwise).
-            k, f = self.tmp(), self.tmp()
-            return (f"(getattr({obj}, {f}) if {S.type_of(f'{k} := {key}')} is str and ({f} := _F.get({k})) is not None"
-                    f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {S.type_of(k)} is int and {S.type_of(obj)} is list"
-                    f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
-        return f"H.index({obj}, {key})"
+        return f"H.index({self.expr(x.obj, scope)}, {self.expr(x.key, scope)})"
 
     def x_Call(self, x, scope):
         name = x.func.id                    # the checker refused calls of anything but rules and builtins
         r = self.resolver.callee(name)
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
-            kinds = memo_kinds(r.target, self.resolver.resolve)
-            walked = x is self.walking              # only walked: the kept list itself, not a copy
-            if kinds == "s":                        # the same list all run, by a side: see invariant.py
-                return f"_E.{'side_walked' if walked else 'memo_side'}({self.gid('rule', name)}, {args[0]})"
-            if kinds is not None:                   # the same list all run: see invariant.py
-                return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
-                        f"{''.join(', ' + a for a in args)})")
-            return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
+            return self.rule_call(x, name, r.target, args)
         args = [self.expr(a.value, scope) for a in x.args]
         return self.BUILTIN_CODE.get(name, ExpressionCompiler.b_function)(self, name, x, args, scope)
+
+    def rule_call(self, x, name, rule, args) -> str:
+        return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
 
     # ------------------------------------------------------------ builtins, by name
     def b_function(self, name, x, args, scope):
@@ -142,86 +111,8 @@ class ExpressionCompiler:
         """A builtin that asks the running encounter (semantics.ENGINE_BUILTINS)."""
         return f"_E.{name}({', '.join(args)})"
 
-    @staticmethod
-    def _listed(x) -> bool:
-        """The first argument is a list by its very syntax."""
-        return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
-
-    def b_len(self, name, x, args, scope):
-        if self._listed(x):
-            return f"len({args[0]})"
-        read, first = self.reread(args[0])
-        if read is None:
-            return self.b_function(name, x, args, scope)
-        # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
-        return f"(len({read}) if {S.type_of(first)} is list else b_len({read}))"
-
-    def b_first(self, name, x, args, scope):
-        read, first = self.reread(args[0])
-        if read is None or self.LITERAL.match(args[0]):       # (-3)[0]: Python warns, even where it never runs
-            return self.b_function(name, x, args, scope)
-        # S.first, in place on a list; anything else, its refusal.
-        return f"(({read}[0] if {read} else None) if {S.type_of(first)} is list else b_first({read}))"
-
-    def reread(self, code) -> tuple[str | None, str | None]:
-        """Code to test, then use: how to read it again, and how to read it first (naming it
-        then, where Python allows `:=`); (None, None) where it cannot be read twice."""
-        if self.pure(code):
-            return code, code
-        if self.unnamed:
-            return None, None
-        return self.once(code)
-
-    def b_extreme(self, name, x, args, scope):
-        """min and max of two or more values: Python's own on whole numbers (the semantics' answer,
-        tests/test_semantics.py), each computed value named once as the guard asks its type;
-        else the function (which also turns a roll into a plain number)."""
-        if len(args) < 2:
-            return self.b_function(name, x, args, scope)
-        sides = self.whole_sides_of(args)
-        if sides is None:
-            return self.b_function(name, x, args, scope)
-        reads, guard = sides
-        return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads, scope))
-
-    def b_rounded(self, name, x, args, scope):
-        """floor and ceil: of a quotient without building the fraction, of a product by a scale in
-        whole numbers, else the function."""
-        a = x.args[0].value
-        if isinstance(a, n.Binary) and a.op == "/":
-            fn, whole = S.ROUNDED_DIVISION[name]
-            left, right = self.expr(a.left, scope), self.expr(a.right, scope)
-            call = f"S.{fn.__name__}({left}, {right})"
-            if self.pure(left) and self.pure(right):
-                return self.if_whole(whole.format(a=left, b=right), self.whole_guard(left, right), call)
-            return call
-        if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
-            return f"S.floor_mul({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
-        return self.b_function(name, x, args, scope)
-
-    def b_has(self, name, x, args, scope):
-        cond = x.args[1].value
-        if len(args) == 2 and isinstance(cond, n.Name):
-            r = self.resolver.resolve(cond.id, scope)
-            if r is not None and r.kind == "condition":
-                # The condition is known here: test the combatant's cards directly.
-                return f"({cond.id!r} in {args[0]}.cards)"
-        return self.b_engine(name, x, args, scope)
-
-    def b_act(self, name, x, args, scope):
-        if self.SIMPLE.match(args[0]):
-            # Unscripted, a combatant's tactic chooses directly.
-            return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
-        return self.b_engine(name, x, args, scope)
-
-    def b_combatants(self, name, x, args, scope):
-        return "_E.cb" if x is self.walking else "list(_E.cb)"
-
-    BUILTIN_CODE = {**dict.fromkeys(S.ENGINE_BUILTINS, b_engine),
-                    "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
-                    "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
-
-    SIMPLE = re.compile(r"^[\w.\[\]]+$")
+    # The builtins that ask the running encounter; every other is a function of its values.
+    BUILTIN_CODE = dict.fromkeys(S.ENGINE_BUILTINS, b_engine)
 
     def is_leaf(self, rule: n.Rule) -> bool:
         """A rule that calls no rule: compiling it in place costs its own size, never more."""
@@ -268,94 +159,29 @@ class ExpressionCompiler:
         return total
 
     def x_Unary(self, x, scope):
-        if x.op == "not":
-            return f"(not {self.expr(x.operand, scope)})"
         operand = self.expr(x.operand, scope)
-        if K.kind(x.operand, self.resolving(scope)) == K.NUMBER:
-            return f"(-{operand})"
-        read, first = self.reread(operand)
-        if read is None:
-            return f"S.neg({operand})"
-        return f"(-{read} if {S.type_of(first)} is int else S.neg({read}))"      # S.neg of a whole number
+        return f"(not {operand})" if x.op == "not" else f"S.neg({operand})"
 
     OPS = {"and": "and", "or": "or"}
-    RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
     def x_Binary(self, x, scope):
-        resolve = self.resolving(scope)
         a, b = self.expr(x.left, scope), self.expr(x.right, scope)
         if x.op in S.BINARY:
-            return self.operator(x, a, b, resolve)
+            return f"S.{S.BINARY[x.op].__name__}({a}, {b})"
         if x.op == "notin":
             return f"(not S.contains({a}, {b}))"
-        if x.op in ("<", "<=", ">", ">="):
-            known = self._const_ranked(x.right, scope)
-            if known is not None:
-                # Against a named outcome: compare ranks, after making sure the
-                # other side is an outcome of the same list.
-                if not self.unnamed:
-                    # Each outcome of the list is answered by a dict made here; anything else, by rank_of.
-                    v, other = self.tmp(), self.tmp()
-                    answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
-                                      if o.kind == known.kind}, "ranks")
-                    return (f"({v} if ({v} := {answers}.get({other} := {a})) is not None "
-                            f"else H.rank_of({other}, {known.kind!r}, {b}) {x.op} {known.rank})")
-                if self.pure(a):
-                    return (f"({a}.rank {x.op} {known.rank} if {S.type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
-                            f"else H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})")
-                return f"(H.rank_of({a}, {known.kind!r}, {b}) {x.op} {known.rank})"
-        if x.op in ("==", "!=") and "None" in (a, b):
-            other = b if a == "None" else a
-            read, first = self.reread(other)
-            if read is None or self.LITERAL.match(other):       # `3 is None`: Python warns, even unrun
-                test = f"S.is_none({other})"
-            else:
-                test = f"({first} is None or {read} == [])"
-            return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
-            numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
-            # A written text or a named outcome equals only itself, as the semantics say too.
-            text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
-                                                or self._const_ranked(v, scope) is not None for v in (x.left, x.right))
-            return self.compare(x.op, a, b, plain=numbers or text, named=not self.unnamed)
+            return self.compare(x.op, a, b)
         return f"({a} {self.OPS[x.op]} {b})"
 
     def compare(self, op, a, b, plain=False, named=False) -> str:
-        """A comparison as the semantics mean it: Python's own operator when both sides are surely
-        numbers or one is a written text (`plain`), or under the guard that makes them agree
-        (semantics.same_in_place) when both sides can be read twice; else the function. `named`:
-        the code stands where Python allows `:=` (not in a comprehension's iterable), so one
-        computed side can be named once in the guard and read again after it."""
-        if plain:
-            return f"({a} {op} {b})"
-        call = f"S.{S.COMPARISON[op].__name__}"
-        if named and not (self.pure(a) and self.pure(b)):
-            # A computed side: each side but a written whole number named once, in order, as the
-            # guard asks its type (a field read first keeps the value the call would have read,
-            # though the computed side after it changes it).
-            sides = [(side, side) if S.WHOLE.match(side) else self.once(side) for side in (a, b)]
-            (a, first_a), (b, first_b) = sides
-            guard = self.same_kind(op, first_a, first_b)
-            return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
-        if self.pure(a) and self.pure(b):
-            guard = S.same_in_place(op, a, b)        # against a written whole number: the other side only
-            if op == "==" and not any(self.LITERAL.match(side) for side in (a, b)):
-                # The same value is equal to itself, whatever it is (`is` only between names: Python
-                # refuses it against a written value).
-                return f"({a} is {b} or ({a} == {b} if {guard} else {call}({a}, {b})))"
-            return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
-        return f"{call}({a}, {b})"
+        """A comparison, as the semantics mean it (`plain`, `named`: what shortcuts.py may use)."""
+        return f"S.{S.COMPARISON[op].__name__}({a}, {b})"
 
-    # A written value in generated code, maybe in brackets (a rule compiled in place that returns one).
-    LITERAL = re.compile(r"^\(*(-?[\d.]|(True|False|None)\b|['\"])")
-
-    def same_kind(self, op, a: str, b: str) -> str:
-        """The guard under which Python's `op` means what the semantics mean (S.same_in_place), each
-        side worked out once and both always (`&` where the `is` chain could stop early)."""
-        if op in ("==", "!="):
-            return S.same_in_place(op, a, b)
-        asked = [side for side in (a, b) if not S.WHOLE.match(side)]
-        return " & ".join(f"({S.type_of(side)} is int)" for side in asked)
+    def walked(self, node, compile):
+        """`compile()`, the code of `node`, for a list that is only walked, then dropped
+        (shortcuts.py walks a list the run holds without a copy)."""
+        return compile()
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
@@ -373,193 +199,11 @@ class ExpressionCompiler:
         self._tmp += 1
         return f"_t{self._tmp}"
 
-    def once(self, code) -> tuple[str, str]:
-        """Computed code to read twice: how to read it, and how to read it first (naming it then)."""
-        t = self.tmp()
-        return t, f"({t} := {code})"
-
-    # Operators whose meaning on two whole numbers is Python's own, bounded (tests/test_semantics.py proves it).
-    PLAIN = {"+": "+", "-": "-", "*": "*"}
-    # On two whole numbers, + - % in place under a guard of their types (and * : see guarded).
-    GUARDED = {"+": "+", "-": "-", "%": "%"}
-    # Results that can grow: in place, each is bounded as the semantics bound it (MAX_DIGITS, E0506).
-    GROWS = frozenset(("+", "-", "*"))
-
-    def operator(self, x, a, b, resolve) -> str:
-        """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
-        numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
-        fits = x.op in self.GROWS and self.result_size(x, resolve) < S.BIG
-        if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
-            if fits:                               # within the bound, as the text shows
-                return f"({a} {x.op} {b})"
-            if self.unnamed:                       # no `:=` here: the value is bounded by a call
-                return f"S.bounded({a} {x.op} {b})"
-            return self.within_bound(x.op, a, b, "", "S.bounded({p})")
-        return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
-
-    def guarded(self, op, a, b, call, fits=False) -> str:
-        """`fits`: the text shows the result is within the bound (magnitude), so only the
-        types are asked."""
-        if op not in self.GUARDED and op != "*":
-            return call
-        if op in self.GROWS and self.unnamed and not fits:     # the result is named as it is bounded
-            return call
-        sides = self.whole_sides(a, b)
-        if sides is None:
-            return call
-        a, b, guard = sides
-        fn = f"S.{S.BINARY[op].__name__}({a}, {b})"
-        if op in self.GROWS and not fits:
-            # Past the bound, the semantics work it out again and refuse it (E0506).
-            return self.within_bound(op, a, b, "" if guard == "True" else guard + " and ", fn)
-        return self.if_whole(f"{a} {op} {b}", guard, fn)
-
-    def within_bound(self, op, a, b, guard: str, otherwise: str) -> str:
-        """`a op b` on two whole numbers (once `guard` holds), named as it is tested to be within
-        the bound (strictly between -S.BIG and S.BIG: its square below _BIG2, as the generated
-        code holds them, S.IN_PLACE); `otherwise` (which may read the result as {p}) where either
-        test fails. A written
-        whole number (never negative) beside the other side, within the bound itself, leaves only
-        one way out: up for a sum and for a written number minus anything, down for anything
-        minus a written number; then one comparison is enough."""
-        p = self.tmp()
-        value = f"({p} := {a} {op} {b})"
-        written_a, written_b = S.WHOLE.match(a), S.WHOLE.match(b)
-        if op == "+" and (written_a or written_b) or op == "-" and written_a:
-            test = f"{value} < _BIG"
-        elif op == "-" and written_b:
-            test = f"_NBIG < {value}"
-        else:
-            test = f"{value} * {p} < _BIG2"           # |p| < BIG: both ends in one comparison
-        return f"({p} if {guard}{test} else {otherwise.format(p=p)})"
-
-    def magnitude(self, node, resolve) -> int:
-        """How large a number `node` gives can be, as the text shows (an upper bound of its
-        absolute value): S.BIG - 1 (any number within the bound) where the text shows nothing
-        smaller. Every number is within the bound, so a written one, a remainder (smaller than
-        what divides), a rounded quotient by a written number and len() are small, and a sum or
-        product of small ones stays within it: no need to test it in place."""
-        most = S.BIG - 1
-        if isinstance(node, n.Const):
-            return abs(node.value) if type(node.value) is int else most
-        if isinstance(node, n.Unary):
-            return self.magnitude(node.operand, resolve) if node.op == "-" else most
-        if isinstance(node, n.Binary) and node.op in self.SIZE:
-            return min(most, self.result_size(node, resolve))        # (past the bound, it is refused)
-        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.args:
-            r = resolve(node.func.id)
-            arg = node.args[0].value
-            if r is None or r.kind != "builtin":
-                return most
-            if r.target == "len":
-                return S.MAX_LENGTH
-            if r.target in ("floor", "ceil") and isinstance(arg, n.Binary) and arg.op == "/" \
-                    and isinstance(arg.right, n.Const) and type(arg.right.value) is int and arg.right.value:
-                return self.magnitude(arg.left, resolve) // abs(arg.right.value) + 1
-        return most
-
-    def result_size(self, node: n.Binary, resolve) -> int:
-        """The magnitude of an operator's result from its sides', before the bound is asked of it
-        (S.BIG or more where only the bound keeps it within)."""
-        return self.SIZE[node.op](self.magnitude(node.left, resolve), self.magnitude(node.right, resolve))
-
-    # The magnitude of a result, from its sides' (a remainder is smaller than what divides).
-    SIZE = {"+": _add, "-": _add, "*": _mul, "%": lambda _a, b: b}
-
-    # Builtins that give a whole number from anything they take.
-    WHOLE_BUILTINS = frozenset(("len", "floor", "ceil", "round_number"))
-
-    def surely_whole(self, node, resolve) -> bool:
-        """A node the text shows gives a whole number (a Python int): a written one, a roll, a
-        whole builtin, a local known to hold one, and + - * % of such (no fraction among them)."""
-        if isinstance(node, n.Const):
-            return type(node.value) is int
-        if isinstance(node, (n.Roll, n.Maximum)):
-            return True
-        if isinstance(node, n.Name):
-            return resolve(node.id) is WHOLE_LOCAL
-        if isinstance(node, n.Unary):
-            return node.op == "-" and self.surely_whole(node.operand, resolve)
-        if isinstance(node, n.Binary):
-            return node.op in ("+", "-", "*", "%") and self.surely_whole(node.left, resolve) \
-                and self.surely_whole(node.right, resolve)
-        if isinstance(node, n.Call) and isinstance(node.func, n.Name):
-            r = resolve(node.func.id)
-            return r is not None and r.kind == "builtin" and r.target in self.WHOLE_BUILTINS
-        return False
-
-    @staticmethod
-    def if_whole(fast: str, guard: str, slow: str) -> str:
-        """`fast` where `guard` holds, else `slow`; `fast` alone where the guard is known true."""
-        return f"({fast})" if guard == "True" else f"({fast} if {guard} else {slow})"
-
-    def whole_sides(self, a: str, b: str):
-        """Both sides to read again, and the test that both are whole numbers (whole_sides_of)."""
-        sides = self.whole_sides_of((a, b))
-        return None if sides is None else (*sides[0], sides[1])
-
-    def whole_sides_of(self, sides):
-        """The sides (code) to read again, and the test that all are whole numbers: pure sides as
-        they are; otherwise each side that is not a written whole number named once, in order,
-        as the guard asks its type (a pure side too: a computed one after it could change it),
-        where Python allows `:=`. None where it does not."""
-        if all(self.pure(side) for side in sides):
-            return list(sides), self.whole_guard(*sides)
-        if self.unnamed:
-            return None
-        reads, tests = [], []
-        for side in sides:
-            if S.WHOLE.match(side):
-                reads.append(side)
-                continue
-            read, first = self.once(side)
-            reads.append(read)
-            tests.append(f"{S.type_of(first)} is int")
-        # `&`, not `and`: every side is worked out whatever the first one is.
-        guard = tests[0] if len(tests) == 1 else " & ".join(f"({t})" for t in tests)
-        return reads, guard
-
-    def whole_guard(self, *sides: str) -> str:
-        """The test that the sides are whole numbers (Python ints); a written whole number is
-        one already, so only the others are asked (no `type(1)` worked out at run time)."""
-        asked = [side for side in sides if not S.WHOLE.match(side) and side not in self.ints]
-        return " is int is ".join(S.type_of(side) for side in asked) + (" is int" if len(asked) == 1 else "") \
-            if asked else "True"
-
-    OPERAND = re.compile(r"^[\w.()]+$")
-    CALL = re.compile(r"\w\(")
-
-    def pure(self, code: str) -> bool:
-        """Generated code that reads names and fields only: evaluating it twice is harmless."""
-        return bool(self.OPERAND.match(code)) and not self.CALL.search(code)
-
-    def _const_ranked(self, node, scope):
-        """The outcome named here, if the node names one."""
-        if isinstance(node, n.Name):
-            r = self.resolver.resolve(node.id, scope)
-            if r is not None and r.kind == "outcome":
-                return self.outcome_values[node.id]
-        return None
-
     def x_IfExp(self, x, scope):
         return f"({self.expr(x.then, scope)} if {self.expr(x.cond, scope)} else {self.expr(x.other, scope)})"
 
     def x_ListExp(self, x, scope):
         return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
-
-    # The node whose list is only walked, then dropped (see walked).
-    walking = None
-
-    def walked(self, node, compile):
-        """`compile()`, the code of `node`, for a list that is only walked, then dropped: nobody
-        can keep it or change it while it is walked, so a list the run already holds (the
-        combatants, a run-invariant rule's list) is walked as it is instead of a copy. Only
-        `node` itself is compiled so (x_Call, b_combatants), never a call inside it."""
-        saved, self.walking = self.walking, node
-        try:
-            return compile()
-        finally:
-            self.walking = saved
 
     def x_Comprehension(self, x, scope):
         items = f"H.counted(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
@@ -577,46 +221,7 @@ class ExpressionCompiler:
             cls = self.structs[names] = make_struct("record", names)
         return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
 
-    def resolving(self, scope):
-        """How K.kind resolves a name here: as the resolver does, and a local this code is known
-        to hold a whole number in (see whole_numbers) as a number."""
-        ints = self.ints
-        if not ints:
-            return lambda name: self.resolver.resolve(name, scope)
-
-        def resolve(name):
-            r = self.resolver.resolve(name, scope)
-            if r is not None and r.kind == "local" and self.alias.get(r.target, r.target) in ints:
-                return WHOLE_LOCAL
-            return r
-        return resolve
-
-    # Python names known to hold whole numbers (Python ints) in the code being compiled: the code
-    # stands under a test of their types (a decision table's rows, compiled twice).
-    ints: frozenset = frozenset()
-
-    @contextmanager
-    def whole_numbers(self, names):
-        saved, self.ints = self.ints, self.ints | frozenset(names)
-        try:
-            yield
-        finally:
-            self.ints = saved
-
     IDENTIFIER = re.compile(r"^\w+$")
-
-    def local_names(self, nodes, scope) -> list[str]:
-        """The Python names of the locals read in `nodes` (a parameter compiled in place is one
-        only while its argument is a plain name)."""
-        names = []
-        for node in walk(nodes):
-            if isinstance(node, n.Name):
-                r = self.resolver.resolve(node.id, scope)
-                if r is not None and r.kind == "local":
-                    code = self.alias.get(r.target, r.target)
-                    if self.IDENTIFIER.match(code) and not S.WHOLE.match(code):
-                        names.append(code)
-        return names
 
     def x_Roll(self, x, scope):
         if x.purpose:
@@ -627,10 +232,6 @@ class ExpressionCompiler:
         return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose), plain_by)
 
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
-        if isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
-            # A lone literal die: roll it in place when nothing is pinned or shown.
-            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
-                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
         return f"_E.roll({dice}, {by}, {purpose})"
 
     def x_CheckCall(self, x, scope):

@@ -96,7 +96,7 @@ def level(x, later: list[str]) -> int:
     return max((j + 1 for j, name in enumerate(later) if name in named), default=0)
 
 
-def emit_preference(c, purity: Purity, base: str, i: int, p: n.Pref, a: n.Action):
+def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action):
     """One `act:` preference of a tactic, compiled into the tactic's function by compiler `c`:
     each parameter's list walked in order, each condition tested as soon as it can be."""
     later = [param.name for param in a.params[1:]]
@@ -105,8 +105,7 @@ def emit_preference(c, purity: Purity, base: str, i: int, p: n.Pref, a: n.Action
     parts += [("test", x, None) for r in a.requires for x in conjuncts(r)]
     parts += [("test", x, None) for x in (conjuncts(p.when) if p.when is not None else ())]
     sources = [given.get(param.name, param.domain) for param in a.params[1:]]
-    hoist = all(purity.expr(x if kind == "test" else amount) for kind, x, amount in parts) and \
-        all(purity.expr(s) for s in sources)
+    hoist = c.hoisted([x if kind == "test" else amount for kind, x, amount in parts] + sources)
     by_level: list[list] = [[] for _ in range(len(later) + 1)]
     for kind, x, amount in parts:
         by_level[level(amount if kind == "cost" else x, later) if hoist else len(later)].append((kind, x, amount))

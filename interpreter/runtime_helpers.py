@@ -29,10 +29,6 @@ def counted(engine, items):
                       "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
-def cannot_order(value, named):
-    raise RuleFailure("{0} and {1} cannot be compared by order", ORDER_HELP, "E0204", (value, named))
-
-
 ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
 
 
@@ -81,13 +77,6 @@ def eq(value, test):
     if type(value) is list:
         return member(test, value)
     return same(value, test)
-
-
-def rank_of(value, kind, named):
-    """The rank of an outcome of the list `kind`; anything else cannot be ordered against `named`."""
-    if type(value) is Ranked and value.kind == kind:
-        return value.rank
-    return cannot_order(value, named)
 
 
 FIELDED = (Combatant, Struct)

@@ -160,22 +160,23 @@ def mod(a, b):
     return _refuse("%", a, b, "% is the remainder of two numbers; messages put values in texts with {placeholders}")
 
 
+# What may be divided in place: whole numbers (a roll is one), whose quotient div holds within the bound.
+_WHOLE_SIDES = frozenset((int, Roll))
+
+
 def floor_div(a, b):
-    """floor(a / b) without building the fraction."""
-    if type(a) in _NUMBERS and type(b) in _NUMBERS or is_number(a) and is_number(b):
-        if b == 0:
-            raise ZeroDivisionError
-        return a // b if type(b) is int else bounded(a // b)      # by a whole number it never grows
-    return _refuse("/", a, b, "only numbers divide; a text is not a number (write the number itself)")
+    """floor(a / b): of two whole numbers without building the fraction; of anything else, as
+    floor(div(a, b)) has it (div bounds the fraction, or refuses what does not divide)."""
+    if type(b) is int and b and type(a) in _WHOLE_SIDES:
+        return a // b
+    return floor(div(a, b))
 
 
 def ceil_div(a, b):
-    """ceil(a / b) without building the fraction."""
-    if type(a) in _NUMBERS and type(b) in _NUMBERS or is_number(a) and is_number(b):
-        if b == 0:
-            raise ZeroDivisionError
-        return -(-a // b) if type(b) is int else bounded(-(-a // b))
-    return _refuse("/", a, b, "only numbers divide; a text is not a number (write the number itself)")
+    """ceil(a / b), as floor_div has floor(a / b)."""
+    if type(b) is int and b and type(a) in _WHOLE_SIDES:
+        return -(-a // b)
+    return ceil(div(a, b))
 
 
 def floor_mul(a, b):

@@ -1,10 +1,9 @@
-"""Statements to Python lines (a mixin of Program)."""
+"""Statements to Python lines (a mixin of the compiler): the plain path (shortcuts.py holds the fast one)."""
 from __future__ import annotations
 
 from ..dsl import nodes as n
 from ..dsl.names import Scope
 
-from ..dsl import kinds as K
 from . import semantics as S
 from .values import mangle
 
@@ -47,13 +46,7 @@ class StatementCompiler:
             self.card_op(s, depth, scope)
             return scope
         if isinstance(s, n.Append):
-            # S.append in place: the list, then the value, as the call reads them; else the call refuses.
-            t, v = self.tmp(), self.tmp()
-            e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
-            e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
-            e(depth, f"if {S.type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
-                     f"{t}.append({v})", s.span)
-            e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
+            self.append(s, depth, scope)
             return scope
         if isinstance(s, n.Act):
             e(depth, f"_E.act({self.expr(s.who, scope)})", s.span)
@@ -91,15 +84,7 @@ class StatementCompiler:
             var = inner.ids[s.var]
             if s.where is not None:
                 items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
-            # H.counted, in place: the loop's length is paid from the step budget before it starts.
-            t = self.tmp()
-            e(depth, f"{t} = {items}", s.span)
-            if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
-                e(depth, f"if {S.type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
-                if isinstance(s.iter, (n.Name, n.Attr, n.Index)) and not self.purity.block(s.body, scope.locals):
-                    e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
-            e(depth, f"_E.steps += len({t})", s.span)
-            e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
+            t = self.walk_list(s, items, depth, scope)
             e(depth, f"for {var} in {t}:", s.span)
             self.block(s.body, depth + 1, inner)
             return scope
@@ -163,21 +148,12 @@ class StatementCompiler:
                 self.emit(depth, f"{t} = {code}", node.span)
                 code = t
             ins.append((code, node))
-        whole = self.ordered_names(d, ins, out, scope)
-        if whole:
-            # What a decision table orders is almost always whole numbers: its rows are
-            # compiled once for them, without a guard per cell, and once for any value.
-            self.emit(depth, "if " + " and ".join(f"{S.type_of(w)} is int" for w in whole) + ":", d.span)
-            with self.whole_numbers(whole):
-                self.rows(d, ins, out, depth + 1, scope)
-            self.emit(depth, "else:", d.span)
-            depth += 1
+        depth = self.whole_rows(d, ins, out, depth, scope)
         self.rows(d, ins, out, depth, scope)
         return bound
 
     def rows(self, d: n.Decide, ins, out, depth, scope):
-        resolve = self.resolving(scope)
-        ins = [(t, t in self.ints or K.kind(node, resolve) == K.NUMBER) for t, node in ins]
+        ins = self.numbers(ins, scope)
         first = True
         for row in d.rows:
             conds = []
@@ -199,27 +175,6 @@ class StatementCompiler:
             self.emit(depth + 1, "raise H.RuleFailure('no row of this decision table matches', "
                                  "'add a last row of \"any\" cells')", d.span)
 
-    ORDERING = frozenset(("<", "<=", ">", ">="))
-
-    def ordered_names(self, d: n.Decide, ins, out, scope) -> list[str]:
-        """The Python names whose being whole numbers takes the guards off a decision table's
-        ordering cells: the inputs they test and the locals they read, not yet known to be numbers.
-        Only a table whose rows give a value (no statements, which could rebind a local), and never
-        the name it binds (a later row of an "all" table would read it changed)."""
-        if out is None:
-            return []
-        resolve = self.resolving(scope)
-        names = []
-        for row in d.rows:
-            for (var, node), alts in zip(ins, row.tests):
-                for t in alts:
-                    # (an ordering against a named outcome compares ranks: no number there)
-                    if t.kind == "range" or (t.kind == "cmp" and t.op in self.ORDERING
-                                             and self._const_ranked(t.value, scope) is None):
-                        if K.kind(node, resolve) != K.NUMBER:
-                            names.append(var)
-                        names.extend(self.local_names((t.value, t.high), scope))
-        return [w for w in dict.fromkeys(names) if w != out]
     def test(self, var, number: bool, t: n.Test, scope) -> str:
         """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""
         if t.kind == "any":
@@ -235,5 +190,26 @@ class StatementCompiler:
         return f"_eq({var}, {self.expr(t.value, scope)})"
 
     def cell(self, node, number: bool, scope) -> tuple[str, bool]:
-        """A cell's value, and whether its comparison with a numeric input may be Python's own."""
-        return self.expr(node, scope), number and K.kind(node, self.resolving(scope)) == K.NUMBER
+        """A cell's value, and whether its comparison with a numeric input may be Python's own
+        (never, on the plain path)."""
+        return self.expr(node, scope), False
+
+    def numbers(self, ins, scope) -> list:
+        """A decision table's inputs, each with whether it is surely a number (never, on the plain path)."""
+        return [(t, False) for t, _node in ins]
+
+    def whole_rows(self, d: n.Decide, ins, out, depth, scope) -> int:
+        """Rows compiled for whole numbers first, where shortcuts.py does so: the depth of the rows for any value."""
+        return depth
+
+    def append(self, s: n.Append, depth, scope):
+        self.emit(depth, f"S.append({self.expr(s.target, scope)}, {self.expr(s.value, scope)}, _KEPT)", s.span)
+
+    def walk_list(self, s: n.For, items: str, depth, scope) -> str:
+        """The name of the list a for walks: its length paid from the step budget before it starts,
+        and a stored list copied (the body may change it while we walk it)."""
+        t = self.tmp()
+        self.emit(depth, f"{t} = H.counted(_E, {items})", s.span)
+        if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
+            self.emit(depth, f"{t} = {t}[:]", s.span)
+        return t

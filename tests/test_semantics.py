@@ -1,6 +1,6 @@
 """The operator semantics module: what each operator does for each kind of
-value, and the proof that the compiler's in-place shortcut (Python's own
-operator, used when both sides are surely numbers) gives the same answer."""
+value, and the proof that the optimizing step's in-place shortcuts (interpreter/shortcuts.py:
+Python's own operator, used when both sides are surely numbers) give the same answer."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -12,7 +12,12 @@ from grimorio.interpreter import semantics as S
 from grimorio.interpreter.dice import Dice, ValueBound, make_roll
 from grimorio.interpreter.expressions import ExpressionCompiler
 from grimorio.interpreter.runtime_helpers import RuleFailure
+from grimorio.interpreter.shortcuts import Shortcuts
 from grimorio.interpreter.values import Combatant, ConditionType, Grade, Ranked, Scale, make_struct, record
+
+
+class Optimizing(Shortcuts, ExpressionCompiler):
+    """The expression compiler with its optimizing step (shortcuts.py), whose code is tested here."""
 
 
 def wholes():
@@ -40,8 +45,8 @@ def namespace(**values) -> dict:
     return {"S": S, "type": type, "int": int, **S.IN_PLACE, **values}
 
 
-def compiler() -> ExpressionCompiler:
-    made = ExpressionCompiler()
+def compiler() -> Optimizing:
+    made = Optimizing()
     made._tmp = 0
     return made
 
@@ -57,7 +62,7 @@ def test_in_place_operators_equal_the_semantics_on_whole_numbers(a, b, n, c, d):
     """+ - * in place on two sides the text shows are whole numbers, bounded in place, give what
     the semantics give: the value, or E0506 past the bound; so beside a written number, where
     one comparison is enough (the other side within the bound, as every value is)."""
-    for op in ExpressionCompiler.PLAIN:
+    for op in Optimizing.PLAIN:
         for left, right, want in (("a", "b", (a, b)), (str(n), "b", (n, b)), ("a", str(n), (a, n)), ("c", "d", (c, d))):
             code = compiler().within_bound(op, left, right, "", "S.bounded({p})")
             got = outcome(eval, code, namespace(a=a, b=b, c=c, d=d))  # noqa: S307
@@ -129,7 +134,7 @@ def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
     """The compiler's guarded form (Python's operator on two whole numbers, else the
     semantics) gives what the semantics give, for numbers and for everything else."""
     ns = namespace(a=a, b=b)
-    for op in (*ExpressionCompiler.GUARDED, "*"):
+    for op in (*Optimizing.GUARDED, "*"):
         code = compiler().guarded(op, "a", "b", f"S.{S.BINARY[op].__name__}(a, b)")
         assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
 
@@ -139,7 +144,7 @@ def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
 def test_guarded_operators_beside_a_written_number_equal_the_semantics(a, n, written_first):
     """Computed code beside a written whole number (x - 1, n % 10): named once in the guard,
     it gives what the semantics give, and is worked out exactly once, whichever branch runs."""
-    compiler = ExpressionCompiler()
+    compiler = Optimizing()
     compiler._tmp = 0
     calls = []
     ns = namespace(f=lambda: calls.append(1) or a)
@@ -160,7 +165,7 @@ def test_guarded_operators_on_two_computed_sides_equal_the_semantics(a, b, pure_
     computed side out exactly once, and reads a field before the computed side after it runs
     (which could change it), as the semantics' call does."""
     from types import SimpleNamespace
-    compiler = ExpressionCompiler()
+    compiler = Optimizing()
     compiler._tmp = 0
     calls = []
     v = SimpleNamespace(x=a)
@@ -186,7 +191,7 @@ def test_first_and_len_in_place_equal_the_builtins(a):
     """first(x) and len(x), compiled in place for a field read or a computed value, give what
     the builtins give (a value or the same refusal), the computed value worked out once."""
     from types import SimpleNamespace
-    compiler = ExpressionCompiler()
+    compiler = Optimizing()
     compiler._tmp = 0
     call = SimpleNamespace(args=[SimpleNamespace(value=None)])
     calls = []
@@ -206,7 +211,7 @@ def test_first_and_len_in_place_equal_the_builtins(a):
 def test_negation_in_place_equals_the_semantics(a):
     """-x compiled in place for a value of unknown kind gives what S.neg gives."""
     from types import SimpleNamespace
-    compiler = ExpressionCompiler()
+    compiler = Optimizing()
     compiler._tmp = 0
     compiler.expr = lambda node, scope: "v.x"
     compiler.resolving = lambda scope: lambda name: None
@@ -220,7 +225,7 @@ def test_negation_in_place_equals_the_semantics(a):
 def test_products_in_place_equal_the_semantics(a, b, n):
     """a * b in place on whole numbers, bounded as S.mul bounds it (a product past the bound is
     refused the same), for two field reads and for computed code beside a written number."""
-    compiler = ExpressionCompiler()
+    compiler = Optimizing()
     compiler._tmp = 0
     calls = []
     ns = namespace(a=a, b=b, f=lambda: calls.append(1) or a)
@@ -272,7 +277,7 @@ comparable = st.one_of(values, ranked())
 def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
     """== != < <= > >= as the compiler writes them for two plain operands (Python's own operator
     under semantics.same_in_place, else the function) give what the semantics give."""
-    compiler = ExpressionCompiler()
+    compiler = Optimizing()
     compiler._tmp = 0
     ns = {"S": S, "type": type, "int": int, "a": a, "b": b}
     for op, fn in S.COMPARISON.items():
@@ -295,7 +300,7 @@ def test_a_comparison_reads_its_left_side_before_the_right_side_runs(a, b):
     """`v.x < g()` where g changes v.x: as the semantics' call, the left side is the value read
     before the right side ran, each worked out once."""
     from types import SimpleNamespace
-    compiler = ExpressionCompiler()
+    compiler = Optimizing()
     compiler._tmp = 0
     calls = []
     v = SimpleNamespace(x=a)
@@ -319,7 +324,7 @@ def test_comparisons_with_a_written_text_or_a_named_outcome_in_place_equal_the_s
     named = Ranked("éxito", 1, "nivel")
     for op in ("==", "!="):
         for other in ("FUE", named):
-            code = ExpressionCompiler().compare(op, "a", "b", plain=True)
+            code = Optimizing().compare(op, "a", "b", plain=True)
             assert eval(code, {"a": a, "b": other}) == S.COMPARISON[op](a, other)  # noqa: S307
 
 

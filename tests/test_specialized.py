@@ -115,7 +115,7 @@ def test_values_that_are_not_numbers_take_the_general_copy(program, a, b):
 
 
 def test_an_ordering_against_a_named_outcome_answers_as_the_ranks_do(program):
-    # `x >= bueno` asks a dict of the list's outcomes; anything else goes to rank_of, which refuses it.
+    # `x >= bueno` asks a dict of the list's outcomes; anything else goes to the semantics, which refuse it.
     rule = function_named(program, "al_menos_bueno")
     res = {o.name: o for o in program.outcome_values.values() if o.kind == "res"}
     assert {name: answer(rule, o) for name, o in res.items()} == {
@@ -126,13 +126,13 @@ def test_an_ordering_against_a_named_outcome_answers_as_the_ranks_do(program):
 
 def test_a_stored_program_keeps_its_outcomes_one_with_its_answers(program):
     # The dict of answers and the outcomes the rules make come back from the program cache as
-    # the same objects: the look-up answers, rank_of is not asked.
+    # the same objects: the look-up answers, the semantics are not asked.
     from unittest import mock
-    from grimorio.interpreter import runtime_helpers as H, stored
+    from grimorio.interpreter import semantics as S, stored
     again = stored.loads(stored.dumps(program))
     rule = function_named(again, "al_menos_bueno")
     res = {o.name: o for o in again.outcome_values.values() if o.kind == "res"}
-    with mock.patch.object(H, "rank_of", side_effect=AssertionError("asked rank_of")):
+    with mock.patch.object(S, "greater_equal", side_effect=AssertionError("asked the semantics")):
         assert [answer(rule, res[x]) for x in ("malo", "genial")] == [("value", False), ("value", True)]
 
 
