@@ -166,14 +166,25 @@ def keep(name: str, data: bytes) -> None:
         tmp.write_bytes(data)
         os.replace(tmp, where)
         kind, _, rest = where.name.partition("-")
-        entries = sorted(where.parent.glob(f"{kind}-*{Path(rest).suffix}"), key=lambda p: p.stat().st_mtime)
-        for old in entries[:-KEEP_BY_KIND.get(kind, KEEP)]:
-            old.unlink()
+        _trim(where.parent, kind, Path(rest).suffix, KEEP_BY_KIND.get(kind, KEEP))
     except OSError:
         try:
             tmp.unlink()
         except OSError:
             pass
+
+
+def _trim(folder: Path, kind: str, suffix: str, limit: int) -> None:
+    """Drop the oldest entries of a kind down to `limit`, once they are a quarter over it: a write
+    only lists the folder, and the entries' times are read once per limit // 4 writes (reading
+    them on every write cost a test suite that builds many small editions a tenth of its time)."""
+    with os.scandir(folder) as listing:
+        entries = [e for e in listing if e.name.startswith(kind + "-") and e.name.endswith(suffix)]
+    if len(entries) <= limit + limit // 4:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime)
+    for old in entries[:-limit]:
+        os.unlink(old.path)
 
 
 # ------------------------------------------------------------------ what a load read
