@@ -174,10 +174,18 @@ def keep(name: str, data: bytes) -> None:
             pass
 
 
+_writes: dict = {}       # this process's writes by kind, since the start
+
+
 def _trim(folder: Path, kind: str, suffix: str, limit: int) -> None:
-    """Drop the oldest entries of a kind down to `limit`, once they are a quarter over it: a write
-    only lists the folder, and the entries' times are read once per limit // 4 writes (reading
-    them on every write cost a test suite that builds many small editions a tenth of its time)."""
+    """Drop the oldest entries of a kind down to `limit`, once they are a quarter over it. A process
+    looks at the folder on its first write of a kind and then once every quarter of the limit's
+    writes, so the folder holds at most about a quarter over the limit for each process writing it
+    (listing it and reading the entries' times on every write cost a test suite that builds many
+    small editions a tenth of its time)."""
+    count = _writes[kind] = _writes.get(kind, 0) + 1
+    if (count - 1) % max(1, limit // 4):
+        return
     with os.scandir(folder) as listing:
         entries = [e for e in listing if e.name.startswith(kind + "-") and e.name.endswith(suffix)]
     if len(entries) <= limit + limit // 4:
