@@ -25,8 +25,10 @@ CASES = [pytest.param(p, id=str(p.relative_to(ROOT)),
 
 @functools.lru_cache(maxsize=None)
 def lark_own() -> Lark:
+    # cache=True: Lark keeps its own grammar analysis in the temporary folder, keyed by the grammar and
+    # these options (1.6 s to build, 0.1 s to read back); the parser is Lark's all the same.
     return Lark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(), start=START,
-                propagate_positions=True, maybe_placeholders=True)
+                propagate_positions=True, maybe_placeholders=True, cache=True)
 
 
 def shape(node):
