@@ -95,27 +95,6 @@ def pytest_configure(config):
         config.option.markexpr = ""
 
 
-# The bundled editions nearly every area reads.
-WARMED = ("aquelarre", "yokai", "aquelarre_estados")
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_sessionstart(session):
-    """With workers (xdist), the controller fills the caches every worker reads (the parser, the
-    bundled editions' programs) while the workers start and collect: on a fresh checkout each worker
-    built them again, about 7 s of a 30 s profile. A warm-up only: a worker misses nothing it would
-    not build itself, and anything wrong here is what the tests themselves will report."""
-    if getattr(session.config.option, "dist", "no") == "no" or hasattr(session.config, "workerinput"):
-        return
-    try:
-        from grimorio.dsl.parser import lark_parser
-        lark_parser()
-        for edition in WARMED:
-            program_for(edition)
-    except Exception:  # noqa: BLE001 - the tests report it, each where it belongs
-        pass
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """The default profile stays fast: a test not marked slow (its fixtures included) fails as
