@@ -43,6 +43,9 @@ from .data import kept_lists
 from .values import Combatant, Struct, make_struct
 
 FORMAT = 2      # bump when the layout below changes
+# A program of fewer generated lines is not kept: compiling it again costs about what writing it
+# costs (10 ms each for a 20-line program), and a test suite makes hundreds that are never read.
+KEEP_FROM_LINES = 100
 
 
 def program(edition: str, span, own: Sources, roots, houses=()) -> Program:
@@ -70,7 +73,7 @@ def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:
     with cache.recording() as notes:
         rs = load_edition(edition, roots, span, own, houses)
         built = compile_checked(rs)
-    data = dumps(built) if key and cache.place(name) else None
+    data = dumps(built) if key and len(built.lines) >= KEEP_FROM_LINES and cache.place(name) else None
     if data is not None:
         data = pickle.dumps((key, notes, data), protocol=pickle.HIGHEST_PROTOCOL)
         cache.keep(name, hashlib.sha256(data).digest() + data)    # a damaged file is told by its digest

@@ -47,6 +47,7 @@ def rules(tmp_path, monkeypatch):
     monkeypatch.chdir(folder)
     monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(encounter, "_programs", {})
+    monkeypatch.setattr(stored, "KEEP_FROM_LINES", 0)      # small as it is, its program is kept
     return folder
 
 
@@ -250,3 +251,9 @@ def test_the_cache_keeps_the_newest_entries_of_a_kind_and_trims_a_quarter_over(t
     cache.keep("built-10.pickle", b"x")        # 11 > 8 + 2: the oldest go, down to 8
     assert sorted(p.name for p in tmp_path.glob("built-*.pickle")) == [f"built-{i:02}.pickle" for i in range(3, 11)]
     assert (tmp_path / "code-00.marshal").exists()
+
+
+def test_a_program_of_a_few_lines_is_not_kept(rules, capsys, monkeypatch):
+    monkeypatch.setattr(stored, "KEEP_FROM_LINES", 10_000)
+    code, _out, _err = run(capsys, "uno/prueba.enc")
+    assert code == 0 and kept_programs(rules) == []
