@@ -127,13 +127,16 @@ def run_compiled(made, values, record=False):
     return canonical(result)
 
 
-def canonical(value):
+def canonical(value, within=()):
     """A value as plainly comparable data: a record by its fields (each compiler makes its own
-    record classes), a list item by item, anything else by its type and repr."""
+    record classes), a list item by item (a list inside itself, `append a, a`, by how far up it
+    is), anything else by its type and repr."""
+    if isinstance(value, (list, Struct)) and any(v is value for v in within):
+        return "itself", next(i for i, v in enumerate(reversed(within)) if v is value)
     if isinstance(value, list):
-        return [canonical(v) for v in value]
+        return [canonical(v, within + (value,)) for v in value]
     if isinstance(value, Struct):
-        return "record", [(name, canonical(getattr(value, mangle(name)))) for name in value._names]
+        return "record", [(name, canonical(getattr(value, mangle(name)), within + (value,))) for name in value._names]
     return type(value).__name__, repr(value)
 
 
