@@ -99,7 +99,7 @@ def cold_start(repeats):
     """A run of the demo as an installed grimorio starts: its .pyc files written (as pip writes them, even
     where PYTHONDONTWRITEBYTECODE is set) and its cache warm, from one untimed run of each side."""
     lark = [sys.executable, "-c", "import lark"]
-    run = [sys.executable, "-m", "grimorio.interpreter.cli", "run", str(DUELO)]
+    run = [sys.executable, "-m", "grimorio.interpreter.tools.cli", "run", str(DUELO)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     child_cpu(run, env=env), child_cpu(lark, env=env)
     ours, base = interleaved(lambda: child_cpu(run, env=env), lambda: child_cpu(lark, env=env), repeats)
@@ -109,9 +109,9 @@ def cold_start(repeats):
 
 
 def simulate_throughput(repeats, n):
-    from grimorio.interpreter.cli import prepare_from_argv
-    from grimorio.interpreter.simulate import Runner, run_seed
-    from grimorio.interpreter.tally import Tally
+    from grimorio.interpreter.tools.cli import prepare_from_argv
+    from grimorio.interpreter.tools.simulate import Runner, run_seed
+    from grimorio.interpreter.tools.tally import Tally
     runner = Runner(prepare_from_argv(["simulate", str(DUELO)]))
 
     def share():
@@ -120,7 +120,7 @@ def simulate_throughput(repeats, n):
     line(f"simulate, one core ({n} runs)", f"{spread(times, ' s')}; {n / min(times):,.0f} runs/s "
                                            f"(target: 10,000 in < 2 s)")
     for w in (1, 2):
-        argv = [sys.executable, "-m", "grimorio.interpreter.cli", "simulate", str(DUELO), "-n", str(n),
+        argv = [sys.executable, "-m", "grimorio.interpreter.tools.cli", "simulate", str(DUELO), "-n", str(n),
                 "--workers", str(w)]
         walls, cpus = [], []
         for _ in range(max(1, repeats // 2)):
@@ -166,11 +166,11 @@ def parse_large(repeats):
         rules, _ = write(Path(tmp))
         small = Path(tmp) / "una.rules"
         small.write_text("rule r(x):\n  return x\n", encoding="utf-8")
-        child_cpu([sys.executable, "-m", "grimorio.interpreter.cli", "check", str(small)], env=env)
+        child_cpu([sys.executable, "-m", "grimorio.interpreter.tools.cli", "check", str(small)], env=env)
         command = []
         for i in range(repeats):             # a new text each time: the built-file cache never answers
             rules.write_text(rules_text() + f"# {i}\n", encoding="utf-8")
-            command.append(child_cpu([sys.executable, "-m", "grimorio.interpreter.cli", "check", str(rules)], env=env))
+            command.append(child_cpu([sys.executable, "-m", "grimorio.interpreter.tools.cli", "check", str(rules)], env=env))
     line(f"check, {RULES:,} rules (command)", f"CPU {spread(command, ' s')} (target < 5 s)")
     text = rules_text()
     built = [build_cpu("rules", text) for _ in range(repeats)]
@@ -184,7 +184,7 @@ def parse_large(repeats):
 def prepared_duel():
     """The duel under the frozen rules the twin implements (benchmarks/duelo_referencia)."""
     from grimorio.dsl.diagnostics import Sources
-    from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
+    from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
     bench = ROOT / "benchmarks"
     return Prepared(load_encounter(bench / "duelo_referencia" / "duelo.enc", Sources()),
                     program_for("duelo_referencia", roots=[bench]))

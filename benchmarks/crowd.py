@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared, program_for
 
 ROUNDS = 3
 REFERENCE = "duelo_referencia"

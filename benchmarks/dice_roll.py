@@ -11,7 +11,7 @@ ROLLS, REPEATS = 20_000, 3
 
 
 def grimorio_roller(expr: str):
-    from grimorio.interpreter.dice import Dice, stream
+    from grimorio.interpreter.run.dice import Dice, stream
     dice = 0
     for term in expr.lower().split("+"):
         count, _, sides = term.partition("d")

@@ -37,9 +37,9 @@ def runs(side: str, n: int):
         for s in [12345, *range(n)]:
             prepared.run(seed=s, record=False)
     else:
-        from grimorio.interpreter.cli import prepare_from_argv
-        from grimorio.interpreter.simulate import Runner, run_seed
-        from grimorio.interpreter.tally import Tally
+        from grimorio.interpreter.tools.cli import prepare_from_argv
+        from grimorio.interpreter.tools.simulate import Runner, run_seed
+        from grimorio.interpreter.tools.tally import Tally
         runner = Runner(prepare_from_argv(["simulate", str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")]))
         runner.run_all(Tally(), ((i, run_seed(7, i)) for i in range(1)))
         runner.run_all(Tally(), ((i, run_seed(7, i)) for i in range(n)))

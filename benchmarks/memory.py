@@ -6,7 +6,7 @@ from __future__ import annotations
 import resource
 import sys
 
-from grimorio.interpreter.simulate import Spec, runner_for, simulate
+from grimorio.interpreter.tools.simulate import Spec, runner_for, simulate
 
 
 def current_rss() -> int:

@@ -25,7 +25,7 @@ def encounter_text(count: int = COMBATANTS) -> str:
 
 def build_cpu(kind: str, text: str) -> float:
     """CPU seconds to build (parse and turn into the AST) a text, without the cache."""
-    from grimorio.dsl import builder, parser
+    from grimorio.dsl.syntax import builder, parser
     build = builder.build_rules if kind == "rules" else builder.build_encounter
     parser.lark_parser()                    # built or loaded once per process: not part of the figure
     start = time.process_time()

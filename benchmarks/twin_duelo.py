@@ -7,7 +7,7 @@ the same fight for a seed: tests hold the interpreter to this twin's results
 and to 1.5x its time."""
 from __future__ import annotations
 
-from grimorio.interpreter.dice import stream
+from grimorio.interpreter.run.dice import stream
 
 ARMAS = {  # competencia, dados [(n, caras)], constante, para
     "Espada corta": ("Espadas", [(1, 6)], 1, True),

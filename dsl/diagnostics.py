@@ -20,7 +20,7 @@ class Span:
         return f"{self.file}:{self.line}:{self.col}"
 
     def __reduce__(self):
-        # Pickled as a call of _span: a kept ruleset holds thousands of spans (dsl/cache.py).
+        # Pickled as a call of _span: a kept ruleset holds thousands of spans (dsl/editions/cache.py).
         return _span, (self.file, self.line, self.col, self.end_line, self.end_col)
 
 

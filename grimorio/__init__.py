@@ -37,15 +37,15 @@ def load_edition(name: str, rules=()):
     """The compiled program of an edition, looked for in the folders `rules`, then among the bundled ones."""
     from pathlib import Path
 
-    from .dsl.loader import bundled_root
-    from .interpreter.encounter import program_for
+    from .dsl.editions.loader import bundled_root
+    from .interpreter.run.encounter import program_for
     return program_for(name, roots=[Path(r) for r in rules] + [bundled_root()])
 
 
 def prepare(encounter, edition: str | None = None, rules=()):
     """An encounter (a path to a .enc file) checked and compiled, ready to run many times."""
     from .dsl.diagnostics import Sources
-    from .interpreter.encounter import Prepared, load_encounter, program_for, roots_for
+    from .interpreter.run.encounter import Prepared, load_encounter, program_for, roots_for
     sources = Sources()
     enc = load_encounter(encounter, sources)
     program = program_for(edition or enc.edition, enc.edition_span, sources, roots_for(encounter, rules))
@@ -59,7 +59,7 @@ def run(prepared, seed: int | None = None, record: bool = True):
 
 def transcript(outcome) -> list[str]:
     """The transcript lines of a run, in the ruleset's words."""
-    from .interpreter.transcript import render_text
+    from .interpreter.run.transcript import render_text
     return render_text(outcome.engine).splitlines()
 
 
@@ -67,5 +67,5 @@ def events(outcome) -> list[dict]:
     """The structured events of a run (rolls, checks, lines said, conditions), as dicts."""
     import json
 
-    from .interpreter.transcript import render_jsonl
+    from .interpreter.run.transcript import render_jsonl
     return [json.loads(line) for line in render_jsonl(outcome.engine).splitlines()]

@@ -16,5 +16,5 @@ signal.signal(signal.SIGINT, _interrupted)
 
 
 def main() -> int:
-    from .interpreter.cli import main as command_line
+    from .interpreter.tools.cli import main as command_line
     return command_line()

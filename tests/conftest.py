@@ -24,10 +24,10 @@ from unittest import mock
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.interpreter.encounter import Prepared, program_for
-from grimorio.interpreter.transcript import render_jsonl, render_text
+from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.transcript import render_jsonl, render_text
 
 
 class Run:

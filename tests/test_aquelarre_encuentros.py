@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from grimorio.dsl.diagnostics import Sources
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
 
 FOLDER = Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre"
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl import nodes as n
+from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.loader import bundled_root, load_edition
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
+from grimorio.dsl.editions.loader import bundled_root, load_edition
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
 from tests.aquelarre import one_action
 from tests.conftest import run_text
 

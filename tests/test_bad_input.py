@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl.parser import lark_parser
-from grimorio.interpreter.cli import main
+from grimorio.dsl.syntax.parser import lark_parser
+from grimorio.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DUELO = ROOT / "rulesets" / "aquelarre" / "duelo.enc"

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.compiler import compile_checked
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.compile.compiler import compile_checked
 from tests.test_checker import write_edition
 from tests.test_core_regressions import BASE, outcome, passes
 
@@ -62,7 +62,7 @@ def test_a_comprehension_leaves_the_let_of_its_name_alone(tmp_path):
 
 def test_a_let_in_a_loop_is_unknown_after_it_by_its_own_name(tmp_path):
     write_edition(tmp_path, BASE + "rule r():\n  for i in [1]:\n    let dentro = i\n  return dentro\n")
-    from grimorio.dsl.checker import check_ruleset
+    from grimorio.dsl.check.checker import check_ruleset
     diags = check_ruleset(load_edition("prueba", roots=[tmp_path]))
     assert [(d.code, d.message) for d in diags] == [("E0201", 'unknown name "dentro"')]
 
@@ -84,7 +84,7 @@ def test_field_names_mangle_one_to_one():
     one-to-one and read back, or two fields would share a slot."""
     from hypothesis import given, settings, strategies as st
 
-    from grimorio.interpreter.values import mangle, unmangle
+    from grimorio.interpreter.run.values import mangle, unmangle
     names = st.text(alphabet=st.sampled_from("aé_x9Z_ñ-·e"), min_size=1, max_size=8)
 
     @settings(max_examples=100, deadline=None)

@@ -5,11 +5,11 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.checker import check_ruleset
+from grimorio.dsl.check.checker import check_ruleset
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.encounter import program_for
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.run.encounter import program_for
 
 
 def write_edition(tmp_path, rules: str, name: str = "prueba"):

@@ -1,7 +1,7 @@
 """The checker in dsl/ owns every static diagnostic (issue 5, Build 2): each error the
 compiler once raised while compiling is reported by `check_ruleset` alone, before
 anything is compiled, and by `grimorio check`; the compiler takes a checked ruleset
-and has no error path of its own (interpreter/compiler.py, expressions.py,
+and has no error path of its own (interpreter/compile/compiler.py, expressions.py,
 statements.py and data.py raise no Diagnostic)."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pathlib
 
 import pytest
 
-from grimorio.dsl.checker import check_ruleset
+from grimorio.dsl.check.checker import check_ruleset
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.cli import main
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.tools.cli import main
 from tests.test_checker import write_edition
 from tests.test_core_regressions import BASE as CORE
 
@@ -117,9 +117,9 @@ STATIC.update(WRITTEN)
 @pytest.mark.parametrize("name", WRITTEN)
 def test_what_check_sees_a_run_would_have_refused(tmp_path, name):
     """Each of WRITTEN, compiled without the checker, stops the run that reaches it."""
-    from grimorio.interpreter.compiler import Program
-    from grimorio.interpreter.encounter import Prepared
-    from grimorio.dsl.builder import build_encounter
+    from grimorio.interpreter.compile.compiler import Program
+    from grimorio.interpreter.run.encounter import Prepared
+    from grimorio.dsl.syntax.builder import build_encounter
     rules, _code = WRITTEN[name]
     write_edition(tmp_path, BASE + rules)
     program = Program(load_edition("prueba", roots=[tmp_path]))
@@ -157,8 +157,8 @@ CLEAN = {
 
 @pytest.mark.parametrize("name", CLEAN)
 def test_kinds_the_checker_follows_refuse_nothing_that_runs(tmp_path, name):
-    from grimorio.dsl.builder import build_encounter
-    from grimorio.interpreter.encounter import Prepared, program_for
+    from grimorio.dsl.syntax.builder import build_encounter
+    from grimorio.interpreter.run.encounter import Prepared, program_for
     rules, value = CLEAN[name]
     write_edition(tmp_path, BASE + rules)
     assert check_ruleset(load_edition("prueba", roots=[tmp_path])) == []
@@ -191,7 +191,7 @@ COMPILER = ("compiler.py", "expressions.py", "statements.py", "data.py")
 def test_the_compiler_has_no_static_error_of_its_own(module):
     """No Diagnostic built, no self.fail, no `except` that gathers errors: a checked ruleset compiles.
     (compiler.py keeps one: Python's own limits on generated code, E0106, which no static pass can know.)"""
-    path = pathlib.Path(__file__).parent.parent / "interpreter" / module
+    path = pathlib.Path(__file__).parent.parent / "interpreter" / "compile" / module
     tree = ast.parse(path.read_text(encoding="utf-8"))
     built = [node.args[0].value for node in ast.walk(tree)
              if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Diagnostic"]
@@ -223,7 +223,7 @@ NESTING = {
 def test_loops_nested_deeper_than_python_compiles_are_found_by_check(tmp_path, where):
     """Audit G7: 22 nested loops passed check and stopped the compiler (E0106). The checker counts
     loops as the compiler emits them: the deepest that compiles checks clean, one more is located."""
-    from grimorio.interpreter.compiler import Program
+    from grimorio.interpreter.compile.compiler import Program
     text, deepest = NESTING[where]
     for depth, fits in ((deepest, True), (deepest + 1, False)):
         folder = tmp_path / str(depth)

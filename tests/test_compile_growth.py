@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.compiler import compile_checked
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.compile.compiler import compile_checked
 from tests.test_checker import write_edition
 
 pytestmark = pytest.mark.slow      # it measures growth over editions compiled at several sizes

@@ -8,12 +8,12 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
-from grimorio.dsl.checker import check_ruleset
+from grimorio.dsl.syntax.builder import build_encounter
+from grimorio.dsl.check.checker import check_ruleset
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.checking import check_path
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.tools.checking import check_path
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.test_checker import write_edition
 
 BASE = """
@@ -176,7 +176,7 @@ rule mete(t, k):
 # see the row through a parameter), in a compiled program and in one read back from the cache.
 @pytest.mark.parametrize("kept", [False, True])
 def test_a_list_a_table_holds_cannot_be_appended_to(tmp_path, kept):
-    from grimorio.interpreter import stored
+    from grimorio.interpreter.compile import stored
     write_edition(tmp_path, BASE + BOLSAS)
     program = program_for("prueba", roots=[tmp_path])
     if kept:
@@ -233,7 +233,7 @@ def test_no_cards_equals_none_as_in_a_decision_table(tmp_path):
 def test_preparing_encounters_leaves_the_program_as_it_was():
     from pathlib import Path
 
-    from grimorio.interpreter.encounter import load_encounter
+    from grimorio.interpreter.run.encounter import load_encounter
     program = program_for("aquelarre")
     enc = load_encounter(Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre" / "duelo.enc", Sources())
     Prepared(enc, program)
@@ -264,7 +264,7 @@ def test_a_number_too_long_to_convert_is_shown_in_words(tmp_path, capsys):
     # language's 1000. A number of 904 digits (within the bound) is then shown in words,
     # never as the internal-bug error. (It once grew past the bound instead: see the next test.)
     import sys
-    from grimorio.interpreter.cli import main
+    from grimorio.interpreter.tools.cli import main
     write_edition(tmp_path, BASE + f"\nrule crece():\n  return 1{'0' * 600} * 1{'0' * 303}\n")   # 10**903
     (tmp_path / "x.enc").write_text("edition prueba\ncombatant Ana:\n  FUE 3\nexpect crece() == 1\n", encoding="utf-8")
     limit = sys.get_int_max_str_digits()

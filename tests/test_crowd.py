@@ -10,13 +10,13 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl import nodes as n
-from grimorio.dsl.builder import build_encounter
-from grimorio.dsl.loader import load_edition
-from grimorio.dsl.names import Resolver
-from grimorio.interpreter.encounter import Prepared, program_for
-from grimorio.interpreter.hoisting import Purity
-from grimorio.interpreter.transcript import render_text
+from grimorio.dsl.syntax import nodes as n
+from grimorio.dsl.syntax.builder import build_encounter
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.check.names import Resolver
+from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.compile.hoisting import Purity
+from grimorio.interpreter.run.transcript import render_text
 
 
 def aquelarre_bytecodes(k: int) -> float:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from grimorio.dsl import nodes as n
-from grimorio.dsl.builder import build_rules
-from grimorio.dsl.deadcode import key_range
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.compiler import compile_checked
+from grimorio.dsl.syntax import nodes as n
+from grimorio.dsl.syntax.builder import build_rules
+from grimorio.dsl.check.deadcode import key_range
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.compile.compiler import compile_checked
 
 from .test_layers import ATTACK, write
 

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.builder import build_rules
+from grimorio.dsl.syntax.builder import build_rules
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.compiler import compile_checked
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.compile.compiler import compile_checked
 from tests.conftest import diagnostics_of
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from grimorio.dsl.diagnostics import Sources
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.dice import stream
-from grimorio.interpreter.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.run.dice import stream
+from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "rulesets" / "aquelarre" / "duelo.enc"

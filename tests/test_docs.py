@@ -29,11 +29,11 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter, build_rules
+from grimorio.dsl.syntax.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.dsl.names import BUILTINS
-from grimorio.interpreter.encounter import Prepared, program_for
-from grimorio.interpreter.transcript import render_text
+from grimorio.dsl.check.names import BUILTINS
+from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.transcript import render_text
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = ROOT / "docs" / "language.md"
@@ -234,7 +234,7 @@ def test_every_builtin_is_documented():
 
 
 def test_every_keyword_of_the_grammar_appears_in_an_example():
-    grammar = (ROOT / "dsl" / "grammar.lark").read_text(encoding="utf-8")
+    grammar = (ROOT / "dsl" / "syntax" / "grammar.lark").read_text(encoding="utf-8")
     grammar = "\n".join(ln.split("//")[0] for ln in grammar.splitlines())
     keywords = set(re.findall(r'"([a-z]+)"', grammar))
     code = "\n".join(b.text for b in ALL if b.lang.startswith("grimorio"))

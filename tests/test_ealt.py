@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.cli import main
-from grimorio.dsl.builder import build_encounter
+from grimorio.interpreter.tools.cli import main
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.loader import bundled_root
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.dsl.editions.loader import bundled_root
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.conftest import run_text
 
 PJ = """\

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DUELO = (ROOT / "rulesets" / "aquelarre" / "duelo.enc").read_text(encoding="utf-8")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import textwrap
 
-from grimorio.dsl import nodes as n
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax import nodes as n
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.encounter_check import Facts, check_encounter, check_names, check_script, check_settings
-from grimorio.interpreter.checking import check_path
+from grimorio.dsl.check.encounter_check import Facts, check_encounter, check_names, check_script, check_settings
+from grimorio.interpreter.tools.checking import check_path
 
 FACTS = Facts(
     fields={"FUE": n.Field(None, "FUE", "int", 1, 20), "arma": n.Field(None, "arma", "row", table="armas"),

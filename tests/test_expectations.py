@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.aquelarre import duel
 from tests.conftest import diagnostics_of, run_text
 
@@ -194,7 +194,7 @@ def test_a_scripted_decision_the_rules_refuse_names_the_clause():
 @pytest.mark.slow
 def test_expect_is_no_statement_of_rules(tmp_path):
     from grimorio.dsl.diagnostics import GrimorioError
-    from grimorio.dsl.loader import bundled_root
+    from grimorio.dsl.editions.loader import bundled_root
     folder = tmp_path / "casa"
     folder.mkdir()
     (folder / "casa.rules").write_text("edition casa:\n  extends yokai\n\nrule prueba(c):\n  expect c.FUE > 0\n"
@@ -206,7 +206,7 @@ def test_expect_is_no_statement_of_rules(tmp_path):
 
 
 def test_every_scenario_is_one_encounter_that_exits_0(tmp_path, capsys):
-    from grimorio.interpreter.cli import main
+    from grimorio.interpreter.tools.cli import main
     text = duel(TWO_ATTACKS, ANSWERED + '  expect said "Bandido para"\n')
     path = tmp_path / "escena.enc"
     path.write_text(text, encoding="utf-8")

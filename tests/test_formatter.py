@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grimorio.dsl.builder import build_rules
-from grimorio.dsl.formatter import display_width, format_source, format_text, shape
-from grimorio.interpreter.cli import main
+from grimorio.dsl.syntax.builder import build_rules
+from grimorio.interpreter.tools.formatter import display_width, format_source, format_text, shape
+from grimorio.interpreter.tools.cli import main
 
 from .test_docs import LANGUAGE, blocks
 from .test_fuzz import TOKEN, fuzz_settings, mutated
@@ -146,7 +146,7 @@ def test_a_file_with_errors_is_not_formatted():
 
 
 def test_a_change_of_meaning_is_refused(monkeypatch):
-    from grimorio.dsl import formatter
+    from grimorio.interpreter.tools import formatter
     monkeypatch.setattr(formatter, "format_text", lambda text: text.replace("1", "2"))
     assert format_source("rule r(x):\n  return x + 1\n", "x.rules")[1][0].code == "E0020"
     monkeypatch.setattr(formatter, "format_text", lambda text: text.replace("(x)", "(x"))
@@ -248,7 +248,7 @@ def test_fmt_writes_through_a_link_and_refuses_other_files(tmp_path, capsys):
 
 
 def test_fmt_leaves_a_file_that_changed_meanwhile(tmp_path, monkeypatch, capsys):
-    from grimorio.interpreter import formatting
+    from grimorio.interpreter.tools import formatting
     path = tmp_path / "casa.rules"
     path.write_text(TABLE, encoding="utf-8")
     real = formatting.format_source

@@ -23,12 +23,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grimorio.dsl import loader
-from grimorio.dsl.builder import build_encounter, build_rules
+from grimorio.dsl.editions import loader
+from grimorio.dsl.syntax.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import Span, GrimorioError, Sources, render
-from grimorio.dsl.loader import load_entry, load_house
-from grimorio.interpreter.compiler import compile_checked
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.dsl.editions.loader import load_entry, load_house
+from grimorio.interpreter.compile.compiler import compile_checked
+from grimorio.interpreter.run.encounter import Prepared, program_for
 
 pytestmark = pytest.mark.slow      # each example loads, checks and compiles an edition (tests/conftest.py)
 

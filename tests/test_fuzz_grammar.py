@@ -27,7 +27,7 @@ from lark import Lark
 from lark.grammar import Terminal
 from lark.lexer import PatternStr
 
-from grimorio.dsl.parser import START, grammar_text
+from grimorio.dsl.syntax.parser import START, grammar_text
 from tests.test_fuzz import RULESETS, check_edition, fuzz_settings, run_encounter
 
 SOLO = Path(tempfile.mkdtemp(prefix="grimorio-solo-")) / "solo"      # copied into WORK by check_edition
@@ -180,7 +180,7 @@ def test_a_draw_nested_deeper_than_its_cap_is_given_up(text):
 
 
 def test_the_layout_pass_makes_blocks_the_parser_reads():
-    from grimorio.dsl.builder import build_rules
+    from grimorio.dsl.syntax.builder import build_rules
     text = laid_out(f"rule f (x ) :{NL}{INDENT}return x {NL}{DEDENT}")
     assert text == "rule f (x ) :\n  return x\n"
     decls, diags = build_rules(text, "t.rules")

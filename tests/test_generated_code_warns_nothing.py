@@ -8,11 +8,11 @@ import warnings
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter import compiler
-from grimorio.interpreter.compiler import compile_checked
-from grimorio.interpreter.encounter import Prepared
+from grimorio.dsl.syntax.builder import build_encounter
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.compile import compiler
+from grimorio.interpreter.compile.compiler import compile_checked
+from grimorio.interpreter.run.encounter import Prepared
 from tests.test_checker import write_edition
 
 BASE = """

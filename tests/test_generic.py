@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.conftest import diagnostics_of, run_text
 from tests.test_checker import write_edition
 
@@ -31,7 +31,7 @@ def test_the_lowest_die_and_a_bonus_after_keeping():
 
 
 def test_kept_dice_roll_within_their_bounds_without_a_transcript():
-    from grimorio.interpreter.dice import Dice, roll_faces, stream, total
+    from grimorio.interpreter.run.dice import Dice, roll_faces, stream, total
     kept = Dice(((1, 4, 6),), 0, (3, "highest"))
     draw = stream(5, None, None)
     totals = {total(kept, roll_faces(kept, draw)) for _ in range(2000)}

@@ -1,7 +1,7 @@
 """The grammar itself: conflict-free, and every terminal has designer words."""
 from __future__ import annotations
 
-from grimorio.dsl.parser import START, TOKEN_WORDS, _words, lark_parser
+from grimorio.dsl.syntax.parser import START, TOKEN_WORDS, _words, lark_parser
 
 
 def test_grammar_builds_in_strict_mode():

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pygments.token import Comment, Keyword, Name, Number, Operator, String
 
-from grimorio.dsl.highlight import GrimorioLexer
-from grimorio.dsl.keywords import KEYWORDS, grammar_keywords, textmate_grammar
+from grimorio.interpreter.tools.highlight import GrimorioLexer
+from grimorio.dsl.syntax.keywords import KEYWORDS, grammar_keywords, textmate_grammar
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTMATE = ROOT / "editors" / "grimorio.tmLanguage.json"
@@ -19,7 +19,7 @@ GRAMMAR_WORDS = sorted(grammar_keywords())
 def test_the_keyword_groups_are_the_grammars_words():
     words = [w for group in KEYWORDS.values() for w in group]
     assert len(words) == len(set(words)), "a word is in two groups"
-    assert set(words) == set(GRAMMAR_WORDS), "update KEYWORDS in dsl/keywords.py to match dsl/grammar.lark"
+    assert set(words) == set(GRAMMAR_WORDS), "update KEYWORDS in dsl/syntax/keywords.py to match dsl/syntax/grammar.lark"
     assert {"rule", "decide", "first", "all", "strict", "desc", "where", "choose", "highest", "lowest"} <= \
         set(GRAMMAR_WORDS)
 
@@ -35,7 +35,7 @@ def test_pygments_highlights_every_keyword(word):
 
 def test_the_committed_textmate_grammar_is_generated_from_the_keywords():
     assert json.loads(TEXTMATE.read_text(encoding="utf-8")) == textmate_grammar(), \
-        "run: python -m grimorio.dsl.keywords > editors/grimorio.tmLanguage.json"
+        "run: python -m grimorio.dsl.syntax.keywords > editors/grimorio.tmLanguage.json"
 
 
 def _keyword_regexes():

@@ -1,14 +1,14 @@
 """The hot path keeps what a run does not change: lists of combatants filtered by
-side are worked out once per run and side (interpreter/invariant.py), and a rule
+side are worked out once per run and side (interpreter/compile/invariant.py), and a rule
 setting a side makes them be worked out again. Timings stay out of the suite:
 the work a run does is measured in steps, which do not depend on the machine."""
 from __future__ import annotations
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.test_prelude import arena  # noqa: F401 - the tutorial edition, as a fixture
 
 TRIO = ('encounter "x"\nedition arena\ncombatant Ana:\n  side rojos\n  FUE 8, AGI 12\n'
@@ -84,8 +84,8 @@ def test_a_dice_table_finds_the_same_row_by_its_dict_of_rolls_as_by_its_ranges()
     # key is what the walk of its ranges finds, overlapping rows and rolls it does not cover included.
     from fractions import Fraction
     from hypothesis import given, strategies as st
-    from grimorio.interpreter.data import Table
-    from grimorio.interpreter.runtime_helpers import RuleFailure
+    from grimorio.interpreter.compile.data import Table
+    from grimorio.interpreter.run.runtime_helpers import RuleFailure
 
     def found(table, key):
         try:
@@ -113,7 +113,7 @@ def test_a_dice_table_finds_the_same_row_by_its_dict_of_rolls_as_by_its_ranges()
 def test_a_record_is_made_without_a_python_init():
     # Records are made on every check and event: their class takes no values (no __init__
     # called from C); `_new` fills the fields, and `record` makes either kind from its values.
-    from grimorio.interpreter.values import make_struct, record
+    from grimorio.interpreter.run.values import make_struct, record
     cls = make_struct("r", ["a", "b c"])
     assert "__init__" not in vars(cls)
     made = cls._new(1, [2])
@@ -137,7 +137,7 @@ def test_a_computed_sort_key_of_a_filtered_for_compiles(arena):  # noqa: F811 - 
 def test_a_round_is_one_function_and_a_step_that_returns_ends_only_itself(tmp_path):
     # The round's loop is compiled with its steps' statements in place; a step that returns is a
     # function of its own, so its return ends that step and the next steps still run.
-    from grimorio.dsl.builder import build_encounter
+    from grimorio.dsl.syntax.builder import build_encounter
     from tests.test_checker import write_edition
     write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\nvar antes = 0\nvar después = 0\nvar otra = 0\n"
                             "round asalto:\n  step corta:\n    set antes = antes + 1\n    if antes > 0:\n"
@@ -156,7 +156,7 @@ def test_groups_are_runs_of_equal_keys_in_sorted_order():
     # `for group` (ties act together, CMB-04): the groups of S.groups, made by itertools.groupby,
     # are what walking the sorted items and starting a group at each new key makes.
     from hypothesis import given, strategies as st
-    from grimorio.interpreter.semantics import groups
+    from grimorio.interpreter.run.semantics import groups
 
     def walked(items, key, reverse):
         out = []
@@ -190,8 +190,8 @@ def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allow
     # (rt_ functions, and RF_ without a preference) instead of listing every reaction allowed
     # first. Every bundled encounter, on several seeds, says and rolls the same with and without.
     from pathlib import Path
-    from grimorio.dsl.loader import load_edition
-    from grimorio.interpreter.compiler import Compiler, compile_checked
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import Compiler, compile_checked
     root = Path(__file__).resolve().parent.parent / "rulesets"
     editions = {p.parent.name for p in root.glob("*/*.enc")}
     lazy = {ed: compile_checked(load_edition(ed)) for ed in editions}
@@ -232,8 +232,8 @@ def test_a_reaction_whose_requirement_changes_the_run_is_tested_as_written(tmp_p
     # A requirement that changes something (here a var) is tested for every reaction, before the
     # tactic chooses, even where the tactic prefers another reaction: lazy_choice refuses the event.
     from tests.test_checker import write_edition
-    from grimorio.dsl.loader import load_edition
-    from grimorio.interpreter.compiler import compile_checked
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
     rules = LAZY.format(tactic="t:\n  act: golpear\n  react golpe: agacharse, cubrirse").replace("tira(yo)", requirement)
     write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + rules)
     program = compile_checked(load_edition("prueba", roots=[tmp_path]))
@@ -298,8 +298,8 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
     # Drawn preferences (a reaction may come again, each with or without a `when`) over reactions
     # with costs and requirements: the lazy choice (rt_) and the listed one say and roll the same.
     from hypothesis import given, settings, strategies as st
-    from grimorio.dsl.loader import load_edition
-    from grimorio.interpreter import compiler as C
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile import compiler as C
     from tests.test_checker import write_edition
 
     prefs = st.lists(st.tuples(st.sampled_from(["cubrirse", "agacharse", "replicar"]), st.sampled_from(WHENS)),
@@ -330,8 +330,8 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
 def test_a_for_copies_a_stored_list_only_when_its_body_could_change_a_list(tmp_path):
     # A `for` walks the list as it was when the loop began: a body that appends to it (or calls
     # what could) walks a copy; a body that changes nothing walks the list itself (no copy made).
-    from grimorio.dsl.loader import load_edition
-    from grimorio.interpreter.compiler import compile_checked
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
     from tests.test_checker import write_edition
     write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n  l: list = []\n"
                             "rule busca(c, x):\n  for v in c.l:\n    if v == x:\n      return true\n  return false\n"
@@ -354,8 +354,8 @@ def test_an_event_with_two_reactors_lists_the_reactions_allowed(tmp_path):
     # lazy_choice needs one reactor: with reactions by two different people, each reactor is offered
     # only its own reactions from the list (rt_ code tests no "by"), so no rt_ is compiled, and
     # the defender covers itself while the attacker ducks, each only with its own reaction.
-    from grimorio.dsl.loader import load_edition
-    from grimorio.interpreter.compiler import compile_checked
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
     from tests.test_checker import write_edition
     rules = DRAWN.replace("{prefs}", "cubrirse, agacharse").replace(
         "reaction agacharse(yo, e) to golpe:\n  by e.defensor", "reaction agacharse(yo, e) to golpe:\n  by e.atacante")

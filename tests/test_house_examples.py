@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CASA = ROOT / "rulesets" / "casa"

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from grimorio.dsl.diagnostics import GrimorioError, render_all
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.compiler import compile_checked
-from grimorio.dsl.loader import load_edition
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.compile.compiler import compile_checked
+from grimorio.dsl.editions.loader import load_edition
 
 from .test_docs import blocks
 

@@ -1,5 +1,5 @@
-"""The kinds `grimorio check` follows (dsl/kinds.py) agree with what the operators mean at run time
-(interpreter/semantics.py). Hypothesis draws expressions over literals of every kind (numbers,
+"""The kinds `grimorio check` follows (dsl/check/kinds.py) agree with what the operators mean at run time
+(interpreter/run/semantics.py). Hypothesis draws expressions over literals of every kind (numbers,
 fractions, texts, dice, outcomes, grades, lists, records, table rows and cells, none, true) and
 the operators between them, each the body of a rule; the rules are checked, then compiled
 without the checker and run one by one:
@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grimorio.dsl import kinds as K
-from grimorio.dsl.builder import build_encounter
-from grimorio.dsl.checker import check_ruleset
+from grimorio.dsl.check import kinds as K
+from grimorio.dsl.syntax.builder import build_encounter
+from grimorio.dsl.check.checker import check_ruleset
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.loader import load_edition
-from grimorio.dsl.names import Resolver, Scope, walk
-from grimorio.dsl import nodes as n
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.check.names import Resolver, Scope, walk
+from grimorio.dsl.syntax import nodes as n
 from tests.test_checker import write_edition
 from tests.test_checker_owns import BASE
 from tests.test_fuzz import fuzz_settings
@@ -48,7 +48,7 @@ def expressions():
 
 def _run(program, i) -> set[str]:
     """The codes a run of rule r{i} stops with (none when it ends)."""
-    from grimorio.interpreter.encounter import Prepared
+    from grimorio.interpreter.run.encounter import Prepared
     enc, diags = build_encounter(f"edition prueba\ncombatant Ana:\n  FUE 3\ndo:\n  let y = r{i}()\n", "x.enc")
     assert not diags
     try:
@@ -84,7 +84,7 @@ def _may_skip(rule) -> bool:
 
 def agree(tmp_path, exprs) -> list[bool]:
     """Whether check refuses each expression it compiles (kind errors only), once run and compared."""
-    from grimorio.interpreter.compiler import Program
+    from grimorio.interpreter.compile.compiler import Program
     _rs, codes = _checked(tmp_path / "all", exprs)
     exprs = [e for e, c in zip(exprs, codes) if c <= set(KINDED)]   # compiled unchecked: kind errors only
     rs, codes = _checked(tmp_path / "kinds", exprs)

@@ -6,13 +6,13 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl import nodes as n
-from grimorio.dsl.checker import check_ruleset
-from grimorio.dsl.constants import plain as plain_value
+from grimorio.dsl.syntax import nodes as n
+from grimorio.dsl.check.checker import check_ruleset
+from grimorio.dsl.check.constants import plain as plain_value
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.compiler import compile_checked
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.compile.compiler import compile_checked
 
 from .aquelarre import duel
 

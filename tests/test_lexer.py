@@ -1,5 +1,5 @@
 """grimorio lexes with a loop of its own over Lark's prepared patterns
-(dsl/lexer.py): every token the parser receives must be the token Lark's own
+(dsl/syntax/lexer.py): every token the parser receives must be the token Lark's own
 contextual lexer gives, with the same type, text and place, on every file of
 the repository, on table cells, and on text that does not lex or parse,
 where the error must be Lark's, at the same place."""
@@ -10,8 +10,8 @@ from unittest import mock
 import pytest
 from lark.lexer import ContextualLexer
 
-from grimorio.dsl.lexer import FastContextualLexer
-from grimorio.dsl.parser import lark_parser
+from grimorio.dsl.syntax.lexer import FastContextualLexer
+from grimorio.dsl.syntax.parser import lark_parser
 from tests.test_parse_trees import CASES
 
 SHAPE = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
@@ -94,7 +94,8 @@ def test_a_text_that_stops_lexing_ends_in_lark_s_own_error():
 def test_building_pauses_the_cycle_collector_and_gives_it_back():
     import gc
 
-    from grimorio.dsl import builder, cache
+    from grimorio.dsl.syntax import builder
+    from grimorio.dsl.editions import cache
     seen = []
     real_parse, real_dumps = builder.parse_text, cache.pickle.dumps
 

@@ -12,7 +12,7 @@ from queue import Empty, Queue
 
 import pytest
 
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30
@@ -23,7 +23,7 @@ class Client:
 
     def __init__(self, cwd: Path):
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        self.proc = subprocess.Popen([sys.executable, "-m", "grimorio.interpreter.cli", "lsp"], cwd=cwd, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "grimorio.interpreter.tools.cli", "lsp"], cwd=cwd, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.inbox: Queue = Queue()
         self.next_id = 0
@@ -239,7 +239,7 @@ def test_a_wide_character_before_the_error_counts_in_utf16(client, workspace):
 def test_without_the_extra_the_command_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pygls", None)        # import pygls now fails
     monkeypatch.setitem(sys.modules, "lsprotocol", None)   # and pygls's own dependency (a second to import)
-    monkeypatch.delitem(sys.modules, "grimorio.interpreter.lsp", raising=False)
+    monkeypatch.delitem(sys.modules, "grimorio.interpreter.tools.lsp", raising=False)
     assert main(["lsp"]) == 2
     err = capsys.readouterr().err
     assert "error[E0022]" in err and 'pip install "grimorio[lsp]"' in err

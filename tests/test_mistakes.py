@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter, build_rules
-from grimorio.dsl.parser import MISTAKES
+from grimorio.dsl.syntax.builder import build_encounter, build_rules
+from grimorio.dsl.syntax.parser import MISTAKES
 
 BUILD = {"rules_file": build_rules, "encounter_file": build_encounter}
 CASES = [(m, start, text) for m in MISTAKES for start, text in m.examples]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl import nodes as n
+from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.loader import bundled_root, load_edition
-from grimorio.interpreter.cli import main
+from grimorio.dsl.editions.loader import bundled_root, load_edition
+from grimorio.interpreter.tools.cli import main
 
 MODULE = """\
 # Un módulo pequeño: lo que cualquier edición con FUE y una tirada puede usar.
@@ -309,7 +309,7 @@ def test_the_bundled_estados_module_is_found_by_name():
 # ---------------------------------------------------------------- the editor
 
 def test_the_editor_checks_a_module_file_with_an_edition_that_includes_it(root):
-    from grimorio.interpreter.analysis import analyse, lookup, symbols
+    from grimorio.interpreter.tools.analysis import analyse, lookup, symbols
     reglas = root / "comun" / "reglas.rules"
     a = analyse(reglas, REGLAS.replace("pj.FUE", "pj.FEU"))
     found = [d for ds in a.diagnostics.values() for d in ds]
@@ -324,7 +324,7 @@ def test_the_editor_checks_a_module_file_with_an_edition_that_includes_it(root):
 
 @pytest.mark.slow
 def test_the_editor_checks_the_bundled_module_with_an_edition_that_includes_it():
-    from grimorio.interpreter.analysis import analyse
+    from grimorio.interpreter.tools.analysis import analyse
     path = bundled_root() / "estados" / "tiempo.rules"
     a = analyse(path, path.read_text(encoding="utf-8"))
     # yokai and aquelarre_estados both include it; the editor takes one of them.
@@ -335,20 +335,30 @@ def test_the_editor_checks_the_bundled_module_with_an_edition_that_includes_it()
 
 def test_every_file_the_builder_runs_is_in_the_build_cache_key():
     """A change to any of them must not reuse files built by the old code (patches.py once was missing)."""
-    import re
-    from grimorio.dsl import cache
-    here = Path(cache.__file__).resolve().parent
-    seen, todo = set(), ["builder.py"]
+    import ast
+    from grimorio.dsl.editions import cache
+    dsl_root = Path(cache.__file__).resolve().parent.parent
+    seen, todo = set(), ["syntax/builder.py"]
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
-        text = (here / name).read_text(encoding="utf-8")
-        todo += [m + ".py" for m in re.findall(r"^from \.(\w+) import", text, re.M)]
-        todo += [m + ".py" for m in re.findall(r"^from \. import (\w+)", text, re.M)]
+        folder = (dsl_root / name).parent
+        for node in ast.parse((dsl_root / name).read_text(encoding="utf-8")).body:   # module level: what runs
+            if not isinstance(node, ast.ImportFrom) or not node.level:
+                continue
+            base = folder
+            for _ in range(node.level - 1):
+                base = base.parent
+            base = base.joinpath(*(node.module or "").split(".")) if node.module else base
+            for alias in node.names:
+                for candidate in (base / (alias.name + ".py"), base.with_suffix(".py")):
+                    if candidate.is_file() and dsl_root in candidate.parents:
+                        todo.append(candidate.relative_to(dsl_root).as_posix())
+                        break
     missing = sorted(seen - set(cache.LANGUAGE_FILES))
-    assert not missing, f"add {missing} to LANGUAGE_FILES in dsl/cache.py: the builder runs them"
+    assert not missing, f"add {missing} to LANGUAGE_FILES in dsl/editions/cache.py: the builder runs them"
 
 
 # ---------------------------------------------------------------- names that clash with a module's

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl.builder import build_rules
+from grimorio.dsl.syntax.builder import build_rules
 from grimorio.dsl.diagnostics import Diagnostic, Sources, Span, escape, render
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DUEL = ROOT / "rulesets" / "aquelarre" / "duelo.enc"

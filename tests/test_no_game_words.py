@@ -64,7 +64,7 @@ def test_messages_and_help_texts_have_no_game_words():
 
 
 def test_the_grammar_has_no_game_words():
-    grammar = ROOT / "dsl" / "grammar.lark"
+    grammar = ROOT / "dsl" / "syntax" / "grammar.lark"
     hits = [f"{number}: {line.strip()}" for number, line in enumerate(grammar.read_text(encoding="utf-8").split("\n"), 1)
             if WORDS.search(line)]
     assert not hits, hits

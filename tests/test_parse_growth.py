@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter, build_rules
+from grimorio.dsl.syntax.builder import build_encounter, build_rules
 
 pytestmark = pytest.mark.slow      # it parses files of up to 16,000 declarations
 

@@ -1,4 +1,4 @@
-"""grimorio builds Lark's trees with its own small functions (dsl/trees.py):
+"""grimorio builds Lark's trees with its own small functions (dsl/syntax/trees.py):
 they must give exactly the trees Lark itself gives, positions included, on
 every rules file and encounter of the repository, on table cells, and on
 text that does not parse."""
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from lark import Lark, Token, Tree
 
-from grimorio.dsl.parser import START, _Indenter, chunk_by_chunk, chunks, grammar_text, lark_parser, whole_file
-from grimorio.dsl.trees import tree_depth
+from grimorio.dsl.syntax.parser import START, _Indenter, chunk_by_chunk, chunks, grammar_text, lark_parser, whole_file
+from grimorio.dsl.syntax.trees import tree_depth
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for p in ROOT.glob("**/*") if p.suffix in (".rules", ".enc")

@@ -1,4 +1,4 @@
-"""The optimizing step (interpreter/shortcuts.py) gives what the plain path gives.
+"""The optimizing step (interpreter/compile/shortcuts.py) gives what the plain path gives.
 
 The plain compiler calls semantics.py for every operator and builtin; the default
 one takes the shortcuts of shortcuts.py. Compiled both ways, every bundled
@@ -18,16 +18,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grimorio.dsl.builder import build_rules
+from grimorio.dsl.syntax.builder import build_rules
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter import semantics as S
-from grimorio.interpreter.compiler import FILENAME, compile_checked
-from grimorio.interpreter.dice import Dice, make_roll
-from grimorio.interpreter.encounter import Prepared, load_encounter, program_for, roots_for
-from grimorio.interpreter.engine import Engine, guarded
-from grimorio.interpreter.transcript import render_jsonl, render_text
-from grimorio.interpreter.values import Scale, Struct, make_struct, mangle, record
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.run import semantics as S
+from grimorio.interpreter.compile.compiler import FILENAME, compile_checked
+from grimorio.interpreter.run.dice import Dice, make_roll
+from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for, roots_for
+from grimorio.interpreter.run.engine import Engine, guarded
+from grimorio.interpreter.run.transcript import render_jsonl, render_text
+from grimorio.interpreter.run.values import Scale, Struct, make_struct, mangle, record
 from tests.test_semantics import ranked, values, wholes
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,11 +7,11 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.dsl.loader import bundled_root
-from grimorio.interpreter.encounter import Prepared, program_for
-from grimorio.interpreter.transcript import render_text
+from grimorio.dsl.editions.loader import bundled_root
+from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.transcript import render_text
 from tests.aquelarre import duel
 
 DICE = """
@@ -65,7 +65,7 @@ def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
 @pytest.mark.slow
 def test_the_jsonl_of_a_roll_writes_its_dice_by_the_editions_format(tmp_path):
     """How dice print is the edition's in the jsonl too (once Python's own "1D6" and "d100")."""
-    from grimorio.interpreter.transcript import render_jsonl
+    from grimorio.interpreter.run.transcript import render_jsonl
     roots = house(tmp_path, 'format dice "{count}d{faces}"\nformat percentile "1d{faces}"\n')
     text = duel(DICE, SCRIPT, strict=False)
     enc, diags = build_encounter(text, "x.enc")
@@ -84,8 +84,8 @@ def test_the_jsonl_of_a_roll_writes_its_dice_by_the_editions_format(tmp_path):
 def test_formats_of_none_lists_and_factors(tmp_path, arena):
     roots = house(tmp_path, 'format none "nada"\nformat empty "ninguno"\nformat separator " y "\n'
                             'format factor "por {n}"\nformat divisor "entre {d}"\nformat true "sí"\n', base="arena")
-    from grimorio.interpreter.formats import build_format
-    from grimorio.interpreter.values import Scale
+    from grimorio.interpreter.compile.formats import build_format
+    from grimorio.interpreter.run.values import Scale
     fmt = build_format(program_for("casa", roots=[arena] + roots).ruleset)
     assert [fmt.show(v) for v in (None, [], [1, 2, 3], Scale(2), Scale(1, 2), True, False)] == \
         ["nada", "ninguno", "1 y 2 y 3", "por 2", "entre 2", "sí", "false"]
@@ -124,8 +124,8 @@ def test_a_format_of_no_kind_or_a_wrong_placeholder_is_an_error(tmp_path):
     got = sorted((d.code, d.span.line, d.span.col) for d in exc.value.diagnostics)
     assert got == [("E0231", 4, 8), ("E0232", 5, 13)]
     # The checker in dsl/ reports them, before anything is compiled.
-    from grimorio.dsl.checker import check_ruleset
-    from grimorio.dsl.loader import load_edition
+    from grimorio.dsl.check.checker import check_ruleset
+    from grimorio.dsl.editions.loader import load_edition
     assert sorted(d.code for d in check_ruleset(load_edition("casa", roots=roots))) == ["E0231", "E0232"]
 
 
@@ -251,8 +251,8 @@ def test_an_edition_or_an_encounter_may_name_the_default_side_after_the_combatan
 
 
 def test_a_default_side_with_another_placeholder_is_an_error_before_running(tmp_path, arena):
-    from grimorio.dsl.checker import check_ruleset
-    from grimorio.dsl.loader import load_edition
+    from grimorio.dsl.check.checker import check_ruleset
+    from grimorio.dsl.editions.loader import load_edition
     roots = house(tmp_path, 'set default_side = "{nombre}"\n', base="arena")
     diags = check_ruleset(load_edition("casa", roots=[arena] + roots))
     assert [(d.code, d.span.line) for d in diags] == [("E0208", 4)], diags
@@ -284,7 +284,7 @@ rule muestra(c):
                                             ["1d20", "2d6", "por 2", "3d6", "entre 2", "1d4"])])
 def test_message_arguments_in_the_jsonl_print_as_the_text_does(tmp_path, formats, dice):
     """Dice and factors in a message's arguments once printed by Python in the jsonl (always 1D20, x2)."""
-    from grimorio.interpreter.transcript import render_jsonl
+    from grimorio.interpreter.run.transcript import render_jsonl
     from tests.test_checker import write_edition
     write_edition(tmp_path, FORMATTED + formats)
     text = "edition prueba\ncombatant Ana:\n  side a\ndice:\n  Ana prueba 3 4\ndo:\n  muestra(Ana)\n"
@@ -318,8 +318,8 @@ POLICY_ERRORS = [
 @pytest.mark.parametrize("line, code, message", POLICY_ERRORS)
 def test_a_policy_option_declared_again_or_set_by_an_edition_is_checked_where_it_is(tmp_path, arena, line, code,
                                                                                       message):
-    from grimorio.dsl.checker import check_ruleset
-    from grimorio.dsl.loader import load_edition
+    from grimorio.dsl.check.checker import check_ruleset
+    from grimorio.dsl.editions.loader import load_edition
     roots = house(tmp_path, line + "\n", base="arena")
     diags = check_ruleset(load_edition("casa", roots=[arena] + roots))
     assert [(d.code, d.message, d.span.file.endswith("edicion.rules"), d.span.line) for d in diags] == \
@@ -329,7 +329,7 @@ def test_a_policy_option_declared_again_or_set_by_an_edition_is_checked_where_it
 
 @pytest.mark.parametrize("line, code, message", [x for x in POLICY_ERRORS if x[0].startswith("set")])
 def test_a_policy_option_set_by_an_encounter_or_the_command_line_is_checked_where_it_is(arena, line, code, message):
-    from grimorio.dsl import nodes as n
+    from grimorio.dsl.syntax import nodes as n
     from grimorio.dsl.diagnostics import Span
     text = SIDELESS.replace("EDITION", "arena") + line + "\n"
     enc, _ = build_encounter(text, "x.enc")
@@ -346,8 +346,8 @@ def test_a_policy_option_set_by_an_encounter_or_the_command_line_is_checked_wher
 
 
 def test_a_policy_option_an_edition_declares_again_is_read_by_the_runtime_and_not_unread(tmp_path, arena):
-    from grimorio.dsl.deadcode import dead_data
-    from grimorio.dsl.loader import load_edition
+    from grimorio.dsl.check.deadcode import dead_data
+    from grimorio.dsl.editions.loader import load_edition
     roots = house(tmp_path, 'option reactions_per_event = 2 "dos reacciones"\noption nadie = 1 "x"\n', base="arena")
     warned = [d.message for d in dead_data(load_edition("casa", roots=[arena] + roots)) if d.code == "W0705"]
     assert warned == ['no rule reads option "nadie"']
@@ -356,9 +356,9 @@ def test_a_policy_option_an_edition_declares_again_is_read_by_the_runtime_and_no
 
 
 def test_every_policy_option_of_the_prelude_has_its_contract():
-    from grimorio.dsl import nodes as n
-    from grimorio.dsl.loader import prelude
-    from grimorio.dsl.policy import POLICY, check_policy
+    from grimorio.dsl.syntax import nodes as n
+    from grimorio.dsl.editions.loader import prelude
+    from grimorio.dsl.check.policy import POLICY, check_policy
     options = {d.name: d for d in prelude()[1] if isinstance(d, n.Option)}
     assert set(POLICY) == set(options)
     # and the prelude's own defaults keep it
@@ -403,8 +403,8 @@ def test_rolls_fractions_records_and_diagnostics_print_by_the_editions_formats(t
 
 
 def test_the_new_format_kinds_have_their_own_placeholders(tmp_path):
-    from grimorio.dsl.checker import check_ruleset
-    from grimorio.dsl.loader import load_edition
+    from grimorio.dsl.check.checker import check_ruleset
+    from grimorio.dsl.editions.loader import load_edition
     roots = house(tmp_path, 'format roll "{faces}"\nformat record "{name}"\nformat field "{fields}"\n'
                             'format ratio "{n}:{d}"\nformat roll_faces "{dice}{total}{faces}"\n')
     diags = check_ruleset(load_edition("casa", roots=roots))
@@ -414,8 +414,8 @@ def test_the_new_format_kinds_have_their_own_placeholders(tmp_path):
 def test_a_policy_option_set_by_an_extending_edition_is_checked_by_its_contract(tmp_path):
     # The layer's own kind test said E0309 "takes true or false, not a number" for what an encounter's
     # set or --set calls E0204, with a help line: one contract, one code, wherever the value is given.
-    from grimorio.dsl.checker import check_ruleset
-    from grimorio.dsl.loader import load_edition
+    from grimorio.dsl.check.checker import check_ruleset
+    from grimorio.dsl.editions.loader import load_edition
     roots = house(tmp_path, "set first_reaction = 5\n")
     diags = check_ruleset(load_edition("casa", roots=roots))
     assert [(d.code, d.message) for d in diags] == [("E0204", 'option "first_reaction" takes true or false, not 5')]

@@ -1,4 +1,4 @@
-"""Compiled programs kept between runs (interpreter/stored.py): a warm run loads the checked and
+"""Compiled programs kept between runs (interpreter/compile/stored.py): a warm run loads the checked and
 compiled program instead of making it, and reads exactly like a run without any cache, whatever
 happens to the files it was made from or to the cache folder."""
 from __future__ import annotations
@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl import cache
-from grimorio.interpreter import encounter, stored
-from grimorio.interpreter.cli import main
+from grimorio.dsl.editions import cache
+from grimorio.interpreter.run import encounter
+from grimorio.interpreter.compile import stored
+from grimorio.interpreter.tools.cli import main
 from tests.test_modules import HOJA_UNO, MODULE, REGLAS, UNO
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,7 +217,7 @@ def test_records_keep_their_methods_compiled_and_need_no_dataclasses(tmp_path):
     import sys
 
     probe = ("import sys\n"
-             "import grimorio.dsl.nodes as n, grimorio.dsl.records as r\n"
+             "import grimorio.dsl.syntax.nodes as n, grimorio.dsl.records as r\n"
              "same = all(c == compile(t, '<record>', 'exec', dont_inherit=True)\n"
              "           for t, c in r._used.items())\n"
              "a, b = n.Attr(None, n.Name(None, 'x'), 'y'), n.Attr(n.Span('f', 1, 1), n.Name(None, 'x'), 'y')\n"
@@ -230,7 +231,7 @@ def test_records_keep_their_methods_compiled_and_need_no_dataclasses(tmp_path):
     assert int(used) > 50 and compiled == "True" and same == "True" and imported == "False"
     assert rest == "True True Attr(obj=Name(id='x'), name='y')\n"
     assert second.stdout == first.stdout.replace(" True ", " False ", 1)     # nothing compiled the second time
-    run_probe = ("import sys, io, contextlib\nfrom grimorio.interpreter.cli import main\n"
+    run_probe = ("import sys, io, contextlib\nfrom grimorio.interpreter.tools.cli import main\n"
                  "with contextlib.redirect_stdout(io.StringIO()):\n"
                  "    main(['run', 'rulesets/aquelarre/duelo.enc'])\n"
                  "print('dataclasses' in sys.modules, 'inspect' in sys.modules, 'lark' in sys.modules)\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 SCENARIO = Path(__file__).resolve().parent / "scenarios" / "duelo_guionizado.enc"
 

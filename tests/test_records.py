@@ -14,10 +14,10 @@ import pytest
 
 from grimorio.dsl import records
 
-MODULES = ["grimorio.dsl.nodes", "grimorio.dsl.diagnostics", "grimorio.dsl.loader", "grimorio.dsl.names",
-           "grimorio.dsl.layers", "grimorio.dsl.modules", "grimorio.dsl.formatter",
-           "grimorio.interpreter.encounter", "grimorio.interpreter.expectations", "grimorio.interpreter.paired",
-           "grimorio.interpreter.simulate", "grimorio.interpreter.analysis"]
+MODULES = ["grimorio.dsl.syntax.nodes", "grimorio.dsl.diagnostics", "grimorio.dsl.editions.loader", "grimorio.dsl.check.names",
+           "grimorio.dsl.editions.layers", "grimorio.dsl.editions.modules", "grimorio.interpreter.tools.formatter",
+           "grimorio.interpreter.run.encounter", "grimorio.interpreter.run.expectations", "grimorio.interpreter.tools.paired",
+           "grimorio.interpreter.tools.simulate", "grimorio.interpreter.tools.analysis"]
 
 
 def record_classes():
@@ -112,9 +112,9 @@ def test_a_record_class_behaves_as_the_standard_dataclass(name):
 
 
 def test_records_pickle_as_they_are():
-    from grimorio.dsl import nodes as n
+    from grimorio.dsl.syntax import nodes as n
     from grimorio.dsl.diagnostics import Diagnostic, Span
-    from grimorio.dsl.loader import Ruleset
+    from grimorio.dsl.editions.loader import Ruleset
     made = [n.Attr(Span("f", 1, 2, 1, 5), n.Name(Span("f", 1, 2), "x"), "y", name_span=Span("f", 1, 4)),
             Diagnostic("E0001", "m", Span("f", 3, 1), "h"), Ruleset(n.Edition(Span("f", 1, 1), "e", None, None, None, (), ()), "raíz")]
     for x in made:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 FOLDER = Path(__file__).resolve().parent / "regressions"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.cli import main
-from grimorio.interpreter.summary import bins
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.tools.summary import bins
 
 from .test_simulate import DUELO, needed
 

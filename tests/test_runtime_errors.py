@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.test_checker import write_edition
 
 RULES = """
@@ -171,7 +171,7 @@ def test_diff_compares_runs_up_to_the_error_then_tells_it(tmp_path, capsys):
 
 
 def _cli_with(tmp_path, capsys, text, command="run", *extra):
-    from grimorio.interpreter.cli import main
+    from grimorio.interpreter.tools.cli import main
     path = tmp_path / "corto.enc"
     path.write_text(text, encoding="utf-8")
     code = main([command, str(path), *extra])

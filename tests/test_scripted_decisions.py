@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
+from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.interpreter.checking import check_path
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.tools.checking import check_path
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.test_checker import write_edition
 
 EDITION = """

@@ -1,5 +1,5 @@
 """The operator semantics module: what each operator does for each kind of
-value, and the proof that the optimizing step's in-place shortcuts (interpreter/shortcuts.py:
+value, and the proof that the optimizing step's in-place shortcuts (interpreter/compile/shortcuts.py:
 Python's own operator, used when both sides are surely numbers) give the same answer."""
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given, strategies as st
 
-from grimorio.interpreter import semantics as S
-from grimorio.interpreter.dice import Dice, ValueBound, make_roll
-from grimorio.interpreter.expressions import ExpressionCompiler
-from grimorio.interpreter.runtime_helpers import RuleFailure
-from grimorio.interpreter.shortcuts import Shortcuts
-from grimorio.interpreter.values import Combatant, ConditionType, Grade, Ranked, Scale, make_struct, record
+from grimorio.interpreter.run import semantics as S
+from grimorio.interpreter.run.dice import Dice, ValueBound, make_roll
+from grimorio.interpreter.compile.expressions import ExpressionCompiler
+from grimorio.interpreter.run.runtime_helpers import RuleFailure
+from grimorio.interpreter.compile.shortcuts import Shortcuts
+from grimorio.interpreter.run.values import Combatant, ConditionType, Grade, Ranked, Scale, make_struct, record
 
 
 class Optimizing(Shortcuts, ExpressionCompiler):
@@ -254,7 +254,7 @@ def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
 def test_every_builtin_has_one_meaning():
     """Each builtin of the language is a function of the semantics table or a question to the
     running encounter: exactly one of the two, and nothing the language does not name."""
-    from grimorio.dsl.names import BUILTINS
+    from grimorio.dsl.check.names import BUILTINS
     functions, engine = set(S.BUILTIN_FUNCTIONS), set(S.ENGINE_BUILTINS)
     assert functions | engine == set(BUILTINS)
     assert not functions & engine
@@ -269,7 +269,7 @@ def test_rounded_division_in_place_equals_the_semantics(a, b):
 
 
 def ranked():
-    from grimorio.interpreter.values import Ranked
+    from grimorio.interpreter.run.values import Ranked
     return st.builds(Ranked, st.sampled_from(["a", "b"]), st.integers(0, 2), st.sampled_from(["uno", "otro"]))
 
 
@@ -324,7 +324,7 @@ def test_a_comparison_reads_its_left_side_before_the_right_side_runs(a, b):
 @pytest.mark.slow
 @given(st.one_of(values, ranked()))
 def test_comparisons_with_a_written_text_or_a_named_outcome_in_place_equal_the_semantics(a):
-    from grimorio.interpreter.values import Ranked
+    from grimorio.interpreter.run.values import Ranked
     named = Ranked("éxito", 1, "nivel")
     for op in ("==", "!="):
         for other in ("FUE", named):
@@ -333,7 +333,7 @@ def test_comparisons_with_a_written_text_or_a_named_outcome_in_place_equal_the_s
 
 
 def test_what_orders_and_equals():
-    from grimorio.interpreter.values import Ranked
+    from grimorio.interpreter.run.values import Ranked
     assert S.less(1, Fraction(3, 2)) and S.greater_equal("b", "a")
     assert S.less(Ranked("x", 0, "nivel"), Ranked("y", 1, "nivel"))
     assert not S.equal(True, 1) and S.equal(1, Fraction(2, 2)) and S.not_equal(False, 0)
@@ -348,7 +348,7 @@ def test_what_orders_and_equals():
 def test_membership_is_the_languages_equality_item_by_item(a, items):
     """`in`, a decision table's cell on a list, distinct() and without() all ask S.equal: Python's
     own `in` (true == 1, none != []) is used only where it agrees."""
-    from grimorio.interpreter import generic, runtime_helpers as H
+    from grimorio.interpreter.run import generic, runtime_helpers as H
     want = any(S.equal(a, x) for x in items)
     assert S.contains(a, items) == want == H.eq(items, a)
     assert generic.without(items, a) == [x for x in items if not S.equal(x, a)]
@@ -374,7 +374,7 @@ def records(values=st.integers(-3, 3)):
 
 def test_records_are_equal_by_value():
     # Regression: {k: 1} == {k: 1} was false, {k: 1} in [{k: 1}] false, distinct kept both.
-    from grimorio.interpreter import generic
+    from grimorio.interpreter.run import generic
     one, again, other = (record(make_struct("record", ("k",)), (v,)) for v in (1, 1, 2))
     assert S.equal(one, again) and not S.not_equal(one, again) and not S.equal(one, other)
     assert S.contains(again, [other, one]) and len(S.distinct([one, again, other])) == 2
@@ -558,9 +558,9 @@ def test_the_generic_builtins_give_a_value_or_a_refusal_in_words(a, b, c):
 def test_a_builtin_refuses_a_kind_it_does_not_take_in_words_where_it_runs(tmp_path, call, message):
     # Regression: abs(true) gave 1, max([true, 1]) true, first("ab") "a", and abs("x") or max(1D6, 2D6)
     # the engine's catch-all "these values cannot be used together here".
-    from grimorio.dsl.builder import build_encounter
+    from grimorio.dsl.syntax.builder import build_encounter
     from grimorio.dsl.diagnostics import GrimorioError
-    from grimorio.interpreter.encounter import Prepared, program_for
+    from grimorio.interpreter.run.encounter import Prepared, program_for
     from tests.test_checker import write_edition
     write_edition(tmp_path, f"sheet s:\n  x: int = 3\n\nrule r(x):\n  let y = {call}\n  return y\n")
     enc, _ = build_encounter("edition prueba\ncombatant Ana:\n  x 3\nexpect r(3) == 1\n", "x.enc")
@@ -591,7 +591,7 @@ def test_min_and_max_in_place_equal_the_builtins(a, b, n):
 def arithmetic():
     """+ - * % trees, negations and floor/ceil of a quotient by a written number, over written
     whole numbers and a name the text tells nothing of: what the compiler sizes (magnitude)."""
-    from grimorio.dsl import nodes as n
+    from grimorio.dsl.syntax import nodes as n
 
     def quotient(name, left, by):
         return n.Call(func=n.Name(id=name, span=None), span=None,
@@ -608,7 +608,7 @@ def arithmetic():
 
 def semantic_value(node, x):
     """A tree worked out by the semantics alone (every result bounded)."""
-    from grimorio.dsl import nodes as n
+    from grimorio.dsl.syntax import nodes as n
     if isinstance(node, n.Const):
         return node.value
     if isinstance(node, n.Name):
@@ -627,8 +627,8 @@ def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
     """Where the compiler finds a result's magnitude below the bound (and so leaves the bound's
     test out of the code in place), Python's own operator on the sides' values is within it, and
     every value is no larger than its magnitude."""
-    from grimorio.dsl import nodes as n
-    from grimorio.dsl.names import Resolved
+    from grimorio.dsl.syntax import nodes as n
+    from grimorio.dsl.check.names import Resolved
     made = compiler()
 
     def resolve(name):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.loader import load_edition
-from grimorio.dsl.builder import build_encounter
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.syntax.builder import build_encounter
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.test_checker import check, only, write_edition
 from tests.conftest import diagnostics_of, run_text
 
@@ -121,7 +121,7 @@ var v = parar()
 rule parar():
   stop
 """)
-    from grimorio.dsl.builder import build_encounter
+    from grimorio.dsl.syntax.builder import build_encounter
     from tests.conftest import Prepared
     program = program_for("prueba", roots=[tmp_path])
     enc, diags = build_encounter('encounter "x"\nedition prueba\ncombatant A:\n  FUE 1\n', "x.enc")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.cli import main, prepare_from_argv
-from grimorio.interpreter.simulate import Runner, Spec, run_seed, runner_for, simulate
-from grimorio.interpreter.summary import bins, render_text, summarize
-from grimorio.interpreter.tally import Tally, wilson
+from grimorio.interpreter.tools.cli import main, prepare_from_argv
+from grimorio.interpreter.tools.simulate import Runner, Spec, run_seed, runner_for, simulate
+from grimorio.interpreter.tools.summary import bins, render_text, summarize
+from grimorio.interpreter.tools.tally import Tally, wilson
 from grimorio.dsl.diagnostics import Sources
 
 from .aquelarre import duel
@@ -184,7 +184,7 @@ def test_every_expectation_of_a_script_is_counted_as_itself(tmp_path, capsys):
     assert f'  expect said "Rodrigo ataca a Bandido" (line {s["expectations"][7]["line"]}): 7 ' in out
     from html import escape
 
-    from grimorio.interpreter.report import render_report
+    from grimorio.interpreter.tools.report import render_report
     html = render_report(s)
     assert all(escape(f'{x["text"]} (line {x["line"]})') in html for x in s["expectations"])
 
@@ -212,7 +212,7 @@ def test_the_same_seed_gives_the_same_summary_on_any_number_of_workers(duelo):
 @pytest.mark.slow
 def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch):
     """What a spawned worker (or a Dask worker on another machine) does: nothing prepared yet."""
-    from grimorio.interpreter import simulate as module
+    from grimorio.interpreter.tools import simulate as module
     spec = Spec(("simulate", DUELO), 5)
     here = module.run_share(spec, 0, 400)[0]
     monkeypatch.setattr(module, "_runners", {})
@@ -290,7 +290,7 @@ def test_the_dask_backend_without_dask(monkeypatch, capsys):
 @pytest.mark.slow
 def test_a_dask_scheduler_that_does_not_answer(monkeypatch, capsys):
     needed("distributed")
-    from grimorio.interpreter import simulate as module
+    from grimorio.interpreter.tools import simulate as module
     monkeypatch.setattr(module, "CONNECT_TIMEOUT", "1s")
     assert main(["simulate", DUELO, "-n", "5", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"]) == 2
     err = capsys.readouterr().err
@@ -360,7 +360,7 @@ def test_a_worker_that_cannot_prepare_the_encounter_reports_why(tmp_path, monkey
     """A worker process (or a Dask worker elsewhere) that does not find the files says so, located."""
     import pickle
     from grimorio.dsl.diagnostics import GrimorioError
-    from grimorio.interpreter import simulate as module
+    from grimorio.interpreter.tools import simulate as module
     monkeypatch.setattr(module, "_runners", {})
     with pytest.raises(GrimorioError) as caught:
         module.run_share(Spec(("simulate", str(tmp_path / "gone.enc")), 1), 0, 10)

@@ -1,4 +1,4 @@
-"""Code compiled for whole numbers beside the general code (interpreter/statements.py,
+"""Code compiled for whole numbers beside the general code (interpreter/compile/statements.py,
 `decide`): a decision table that orders values is compiled once for whole numbers, without a
 guard per cell, and once for any value. Both must give the same answer, or the same refusal,
 for the same values: the whole-number copy runs on Python ints, the general one on the same
@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.compiler import compile_checked
-from grimorio.interpreter.dice import Dice, make_roll
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.compile.compiler import compile_checked
+from grimorio.interpreter.run.dice import Dice, make_roll
 from tests.test_checker import write_edition
 
 RULES = """
@@ -128,7 +128,8 @@ def test_a_stored_program_keeps_its_outcomes_one_with_its_answers(program):
     # The dict of answers and the outcomes the rules make come back from the program cache as
     # the same objects: the look-up answers, the semantics are not asked.
     from unittest import mock
-    from grimorio.interpreter import semantics as S, stored
+    from grimorio.interpreter.run import semantics as S
+    from grimorio.interpreter.compile import stored
     again = stored.loads(stored.dumps(program))
     rule = function_named(again, "al_menos_bueno")
     res = {o.name: o for o in again.outcome_values.values() if o.kind == "res"}
@@ -185,5 +186,5 @@ def test_drawn_tables_answer_alike_on_ints_and_on_the_same_numbers_otherwise(tmp
 def test_a_list_item_read_in_place_is_what_the_builtin_reads(program, items, k):
     # l[k] reads a list's item in place for a whole position from 1 that the list has; any other
     # position (0, negative, past the end, not a whole number) goes to H.index, which says why.
-    from grimorio.interpreter import runtime_helpers as H
+    from grimorio.interpreter.run import runtime_helpers as H
     assert answer(function_named(program, "en"), items, k) == answer(lambda _e, a, b: H.index(a, b), items, k)

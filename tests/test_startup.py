@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from lark import Lark
 
-from grimorio.dsl import cache, parser
-from grimorio.dsl.builder import build_rules as build_rules_uncached
+from grimorio.dsl.editions import cache
+from grimorio.dsl.syntax import parser
+from grimorio.dsl.syntax.builder import build_rules as build_rules_uncached
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (ROOT / "rulesets" / "aquelarre" / "tablas.rules").read_text(encoding="utf-8")
@@ -118,7 +119,7 @@ def _python(code: str, cache_folder: Path) -> str:
 @pytest.mark.slow
 def test_editions_and_help_import_neither_lark_nor_the_runtime(tmp_path):
     probe = ("import sys, io, contextlib\n"
-             "from grimorio.interpreter.cli import main\n"
+             "from grimorio.interpreter.tools.cli import main\n"
              "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
              "    main(['editions'])\n"
              "heavy = [m for m in sys.modules if m == 'lark' or m.endswith(('.compiler', '.builder', '.engine'))]\n"
@@ -133,7 +134,7 @@ def test_editions_and_help_import_neither_lark_nor_the_runtime(tmp_path):
 @pytest.mark.slow
 def test_a_second_run_builds_nothing(tmp_path):
     probe = ("import sys, io, contextlib\n"
-             "from grimorio.interpreter.cli import main\n"
+             "from grimorio.interpreter.tools.cli import main\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              "    code = main(['run', 'rulesets/aquelarre/duelo.enc'])\n"
              "print(code, 'lark' in sys.modules)\n")
@@ -142,7 +143,7 @@ def test_a_second_run_builds_nothing(tmp_path):
 
 
 def test_generated_python_is_compiled_once_and_kept(cache_dir):
-    from grimorio.dsl import cache
+    from grimorio.dsl.editions import cache
     source = "def f():\n    return 41 + 1\n"
     first = cache.python_code(source, "<grimorio test>")
     kept = list(cache_dir.glob("code-*.marshal"))

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,13 +163,13 @@ def test_an_unwritable_state_path(tmp_path, capsys):
 
 KILL_MID_SAVE = """
 import os, signal, sys
-from grimorio.interpreter import state
+from grimorio.interpreter.run import state
 real = os.fsync
 def die(fd):
     # The temporary file is written and flushed; die before it replaces the state.
     os.kill(os.getpid(), signal.SIGKILL)
 state.os.fsync = die
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 sys.exit(main(["run", sys.argv[1], "--load-state", sys.argv[2], "--save-state", sys.argv[2]]))
 """
 

@@ -8,12 +8,12 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter, build_rules
+from grimorio.dsl.syntax.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.dsl.loader import load_edition
-from grimorio.interpreter.compiler import compile_checked
-from grimorio.interpreter.encounter import Prepared, program_for
-from grimorio.interpreter.values import mangle
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.compile.compiler import compile_checked
+from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.values import mangle
 from tests.test_checker import check, write_edition
 
 # Up to four combatants, each on its own side; `tirar` rolls each one's luck (pinned below),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grimorio.interpreter.cli import main
+from grimorio.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")

@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from grimorio.dsl.builder import build_encounter
-from grimorio.dsl.builtin_values import dice_problem
+from grimorio.dsl.syntax.builder import build_encounter
+from grimorio.dsl.check.builtin_values import dice_problem
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.interpreter.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared, program_for
 from tests.conftest import diagnostics_of, run_text
 from tests.test_checker import write_edition
 
@@ -18,7 +18,7 @@ AKIRA = 'encounter "g"\nedition yokai\ncombatant Akira:\n  FUE 3, AGI 2, DES 2, 
 
 
 def test_one_definition_of_a_whole_number():
-    from grimorio.dsl.builtin_values import whole
+    from grimorio.dsl.check.builtin_values import whole
     assert [whole(v) for v in (3, -2, Fraction(4, 2), Fraction(7, 2), True, "2", None, [2])] == \
         [3, -2, 2, None, None, None, None, None]
 

@@ -1,0 +1,1 @@
+"""The check stage: names resolved, kinds followed, every static diagnostic of a ruleset and an encounter."""

@@ -1,0 +1,229 @@
+"""The check of an encounter against the rules it names: its combatants (names, the
+values their lines give, what they hold), the rolls it pins and its script's decisions.
+Each function returns every diagnostic it finds and raises nothing; the interpreter
+prepares only what passed.
+
+What it needs of the rules comes as `Facts`, plain names and declarations, so the
+same check serves a compiled program and anything else that knows them."""
+from __future__ import annotations
+
+from ..syntax import nodes as n
+from .constants import NotConstant, kind_of, plain
+from ..diagnostics import Diagnostic, Span, did_you_mean
+from .policy import check_policy
+from ..records import dataclass
+
+# Lines a combatant may give besides its sheet's fields.
+BUILTIN_FIELDS = ("side", "tactic")
+
+
+@dataclass(frozen=True)
+class Facts:
+    fields: dict            # name -> n.Field of the sheet
+    tactics: tuple          # tactic names
+    conditions: dict        # name -> tuple of its grade names, in order (empty: no grades)
+    table_keys: dict        # table name -> the keys its rows are found by
+    purposes: frozenset     # what rolls are made for
+    actions: tuple = ()     # action names
+    reactions: tuple = ()   # reaction names
+    options: dict = None    # option name -> its value before the encounter sets it
+
+
+def check_names(enc: n.Encounter) -> list[Diagnostic]:
+    """Two combatants of one name."""
+    names = [c.name for c in enc.combatants]
+    return [Diagnostic("E0202", f'two combatants are named "{c.name}"', c.span)
+            for c in enc.combatants if names.count(c.name) > 1]
+
+
+def setting_value(value):
+    """An option's value as an encounter (or the command line) gives it: a plain constant, else
+    what it holds (refused by kind)."""
+    try:
+        return plain(value)
+    except NotConstant:
+        return value.value if isinstance(value, n.Const) else value
+
+
+def setting_span(value) -> Span:
+    return value.span if isinstance(value, n.Node) else Span("<command line>", 0, 0)
+
+
+def check_settings(settings, facts: Facts) -> list[Diagnostic]:
+    """The options an encounter's `set` lines and the command line's `--set` give: options of these
+    rules, each of its kind (the prelude's policy options by their contract, dsl/check/policy.py)."""
+    out = []
+    for name, value in settings:
+        span = setting_span(value)
+        if name not in facts.options:
+            out.append(Diagnostic("E0201", f'there is no option "{name}"', span,
+                                  did_you_mean(name, facts.options) or
+                                  f"the options are: {', '.join(facts.options) or 'none'}"))
+            continue
+        v, default = setting_value(value), facts.options[name]
+        policy = check_policy(name, v, span, facts.tactics)
+        if policy is not None:
+            out += policy
+        elif type(v) is not type(default):
+            out.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(default)}, not {kind_of(v)}', span))
+    return out
+
+
+def check_encounter(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
+    """Every diagnostic of the encounter's combatants and pins, in the order of the text."""
+    names = [c.name for c in enc.combatants]
+    out = []
+    for c in enc.combatants:
+        out += _combatant(c, facts)
+    for pin in enc.pins:
+        out += _pin(pin, names, facts)
+    return out
+
+
+def _combatant(c: n.Combatant, facts: Facts) -> list[Diagnostic]:
+    out = []
+    given = set()
+    for name, value, span in c.fields:
+        if name in given:
+            out.append(Diagnostic("E0202", f'"{name}" is given twice for {c.name}', span))
+            continue
+        given.add(name)
+        out += _line(name, value, span, facts)
+    missing = [f.name for f in facts.fields.values() if f.default is None and f.name not in given]
+    if missing:
+        listed = ", ".join(f'"{m}"' for m in missing)
+        out.append(Diagnostic("E0206", f"{c.name} needs a value for {listed}", c.span,
+                              f"add {', '.join(f'{m} N' for m in missing)} to the combatant's lines"))
+    for cond, grade, span in c.holds:
+        out += _holds(cond, grade, span, facts)
+    return out
+
+
+def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
+    """One line of a combatant: its tactic, its side, or a field of the sheet."""
+    if name == "tactic":
+        if value in facts.tactics:
+            return []
+        return [Diagnostic("E0201", f'there is no tactic "{value}"', span, did_you_mean(str(value), facts.tactics))]
+    if name == "side":
+        return []
+    f = facts.fields.get(name)
+    if f is None:
+        at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
+        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at,
+                           did_you_mean(name, list(facts.fields) + list(BUILTIN_FIELDS)))]
+    return check_value(f, value, span, facts)
+
+
+def _holds(cond: str, grade, span: Span, facts: Facts) -> list[Diagnostic]:
+    grades = facts.conditions.get(cond)
+    if grades is None:
+        return [Diagnostic("E0201", f'there is no condition "{cond}"', span, did_you_mean(cond, facts.conditions))]
+    if grades and grade is None:
+        return [Diagnostic("E0204", f'condition "{cond}" has grades: say which', span,
+                           f"for example: holds {cond} {grades[0]}")]
+    if grades and grade not in grades:
+        return [Diagnostic("E0201", f'condition "{cond}" has no grade "{grade}"', span,
+                           did_you_mean(str(grade), grades) or f"its grades: {', '.join(grades)}")]
+    if not grades and grade is not None:
+        return [Diagnostic("E0204", f'"{cond}" has no grades', span)]
+    return []
+
+
+def _pin(pin: n.Pin, names: list, facts: Facts) -> list[Diagnostic]:
+    """A pinned roll: [who] [purpose], each known."""
+    out = []
+    words = list(pin.words)
+    if words and words[0] in names:
+        words.pop(0)
+    if words:
+        purpose = words.pop(0)
+        if purpose not in facts.purposes:
+            out.append(Diagnostic("E0201", f'no roll of these rules is made for "{purpose}"', pin.span,
+                                  did_you_mean(purpose, facts.purposes) or
+                                  f"the purposes are: {', '.join(sorted(facts.purposes))}"))
+    if words:
+        out.append(Diagnostic("E0201", f'"{words[0]}" is not a combatant of this encounter', pin.span,
+                              did_you_mean(words[0], names) or f"its combatants: {', '.join(names) or 'none'}"))
+    return out
+
+
+def check_value(f: n.Field, value, span: Span, facts: Facts) -> list[Diagnostic]:
+    """A value given for a field of the sheet, against the field's kind."""
+    kind = f.type
+    if kind in ("int", "percent"):
+        if type(value) is not int:
+            return [Diagnostic("E0204", f'"{f.name}" is a number, not {kind_of(value)}', span)]
+        lo, hi = (f.low, f.high) if kind == "int" else (0, 100)
+        if lo is not None and not lo <= value <= hi:
+            return [Diagnostic("E0204", f'{f.name} {value} is out of range', span,
+                               f"{f.name} goes from {lo} to {hi}{'%' if kind == 'percent' else ''}")]
+    elif kind == "bool" and type(value) is not bool:
+        return [Diagnostic("E0204", f'"{f.name}" is true or false, not {kind_of(value)}', span)]
+    elif kind == "text" and type(value) is not str:
+        return [Diagnostic("E0204", f'"{f.name}" is a text', span)]
+    elif kind == "list" and type(value) is not list:
+        return [Diagnostic("E0204", f'"{f.name}" is a list, not {kind_of(value)}', span,
+                           f"write it between brackets: {f.name} [{value}]")]
+    elif kind != "list" and type(value) is list:
+        return [Diagnostic("E0204", f'"{f.name}" is not a list', span)]
+    elif kind == "row":
+        keys = facts.table_keys.get(f.table)
+        if keys is not None and value not in keys:
+            return [Diagnostic("E0201", f'there is no "{value}" in table "{f.table}"', span,
+                               did_you_mean(str(value), [str(k) for k in keys]))]
+    return []
+
+
+# ------------------------------------------------------------------ the script's decisions
+
+# Scripted choices of a fixed number of values, and why the rules never refuse some of them.
+VALUES = {"pass": 0, "none": 0, "choose": 1}
+NEVER_REFUSED = {"pass": "doing nothing when asked to act", "none": "not reacting to an event"}
+
+
+def decision_kind(word: str, facts: Facts) -> str | None:
+    """What a scripted choice answers: an action (or pass), a reaction (or none), a choose question."""
+    if word == "pass" or word in facts.actions:
+        return "action"
+    if word == "choose":
+        return "choose"
+    if word == "none" or word in facts.reactions:
+        return "reaction"
+    return None
+
+
+def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
+    """Every scripted decision: a combatant of the encounter, choices the rules know, of the right shape."""
+    names = [c.name for c in enc.combatants]
+    out = []
+    for _rnd, decisions in enc.script:
+        for d in decisions:
+            if d.who not in names:
+                out.append(Diagnostic("E0201", f'"{d.who}" is not a combatant of this encounter', d.span,
+                                      did_you_mean(d.who, names) or f"its combatants: {', '.join(names) or 'none'}"))
+                continue
+            for words, span, refused in d.choices:
+                out += _choice_shape(words, span, refused)
+                if decision_kind(words[0], facts) is None:
+                    out.append(Diagnostic("E0201", f'there is no action or reaction "{words[0]}"', span,
+                                          did_you_mean(words[0], facts.actions + facts.reactions) or
+                                          "a choice is an action, a reaction, pass, none, or choose and a value"))
+    return out
+
+
+def _choice_shape(words, span, refused) -> list[Diagnostic]:
+    """What a scripted choice gets wrong before any rule runs: values where none go, or a
+    refusal expected of a decision the rules always allow."""
+    out = []
+    want = VALUES.get(words[0])
+    if want is not None and len(words) - 1 != want:
+        out.append(Diagnostic("E0504", f'"{words[0]}" takes {want or "no"} value{"s" if want != 1 else ""} '
+                                       f'after it, not {len(words) - 1}', span,
+                              'write one value as the rules show it: choose Beto, choose "Cota de malla", choose 2'
+                              if want else f'"{words[0]}" alone is the whole choice'))
+    if refused is not None and words[0] in NEVER_REFUSED:
+        out.append(Diagnostic("E0602", f'the rules never refuse "{words[0]}", so this expectation cannot hold',
+                              span, f"{NEVER_REFUSED[words[0]]} is always allowed: remove "
+                                    f'"refused", or expect the refusal of the choice the rules may refuse'))
+    return out

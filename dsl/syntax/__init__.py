@@ -1,0 +1,1 @@
+"""The syntax stage: text to AST (grammar, lexer, parser, trees, builder, nodes, patches)."""

@@ -1,0 +1,609 @@
+"""A checked Ruleset to plain Python callables.
+
+Every rule, action, reaction, check, message and step becomes one Python
+function in one generated module, compiled once and reused by every run.
+Generated lines remember the span they came from, so an error raised while
+running is reported at the rule text, never as a Python traceback.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ...dsl.syntax import nodes as n
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
+from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
+from ...dsl.check.resolver import resolve_script
+
+from ...dsl.editions.cache import python_code
+from ..run import runtime_helpers as H
+from ..run import semantics as S
+from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API
+from .expressions import ExpressionCompiler
+from .formats import build_format
+from .hoisting import Purity, emit_preference
+from .shortcuts import Shortcuts
+from .statements import StatementCompiler
+from ..run.values import Combatant, mangle
+
+FILENAME = "<grimorio>"
+
+
+def compile_checked(ruleset, optimize: bool = True) -> "Program":
+    """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
+    it finds, and the compiler never sees a ruleset the checker refused. `optimize`: with
+    the shortcuts of shortcuts.py (the default), or plain (docs/performance.md)."""
+    from ...dsl.check.checker import check_ruleset
+    from ...dsl.check.deadcode import dead_data
+    from ...dsl.editions.layers import blame
+    diags = check_ruleset(ruleset)
+    if diags:
+        raise GrimorioError(blame(ruleset, diags))
+    return Program(ruleset, list(ruleset.warnings) + dead_data(ruleset), optimize)
+
+
+class Program:
+    """A compiled ruleset, immutable: what the compiler made, without the compiler.
+    Build once; every encounter runs on it, and an encounter's own code is compiled
+    by a fresh compiler into a namespace of its own, leaving the program as it was."""
+
+    # What a compiler changes while it compiles an encounter's code: each gets its own copy.
+    _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict,
+                    "weights": dict}
+
+    def __init__(self, ruleset, warnings=(), optimize: bool = True):
+        kind = Compiler if optimize else PlainCompiler
+        compiler = kind(ruleset)
+        state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
+        state.update(warnings=list(warnings), _requirements={}, optimized=optimize)
+        object.__setattr__(self, "__dict__", state)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a compiled program does not change ({name})")
+
+    def _compiler(self) -> "Compiler":
+        """A fresh compiler over this program, for code of its own (an encounter's, a requirement's)."""
+        kind = Compiler if self.optimized else PlainCompiler
+        compiler = kind.__new__(kind)
+        vars(compiler).update(vars(self))
+        for attr, copy in self._PER_COMPILE.items():
+            setattr(compiler, attr, copy(getattr(self, attr)))
+        compiler.lines, compiler.line_spans, compiler.line_owner = [], [], []
+        compiler.alias, compiler.owner, compiler._tmp, compiler.frame = {}, "encounter", 0, {}
+        return compiler
+
+    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
+        return self._compiler().compile_snippet(name, stmts, exprs, combatants)
+
+    def requirement_checks(self, d) -> list:
+        """Which cost or requirement refuses a scripted decision: each as its own function, compiled
+        once per declaration when a refusal first needs it."""
+        found = self._requirements.get(id(d))
+        if found is None:
+            found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
+        return found
+
+
+# The compiler's working state, thrown away with it.
+_TRANSIENT = ("alias", "owner", "_tmp", "frame", "_lazy")
+
+
+class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
+    """Compiles a checked ruleset on the plain path: every operator and builtin a call of
+    semantics.py; `Program` keeps what it made."""
+
+    def __init__(self, ruleset):
+        self.ruleset = ruleset
+        self.resolver = Resolver(ruleset)
+        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
+                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range, "id": id}, "H": H, "S": S, "Fraction": Fraction,
+                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math, **S.IN_PLACE,
+                         **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()}}
+        self.lines: list[str] = []
+        self.line_spans: list[Span | None] = []
+        self.line_owner: list[str] = []
+        self.owner = ""
+        self.consts: dict[int, str] = {}
+        self.purposes: set[str] = set()
+        self.structs: dict[tuple, type] = {}
+        self._tmp = 0
+        self.gids: dict[tuple, str] = {}
+        self.alias: dict[str, str] = {}       # a parameter's binding -> its argument, in a requirement tested in place
+        self.frame: dict[str, str] = {}       # a name -> the binding a statement gives it where it is new
+        self.leaves: dict[str, bool] = {}
+        self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
+        self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
+        self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
+        self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
+        self._build_data()
+        self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
+        self.format = build_format(ruleset)            # how messages print values
+        self.ns["_show"] = self.format.show
+        self._build_code()
+        source = "\n".join(self.lines) + "\n"
+        self.source = source
+        self.ns["__spans__"] = self.line_spans
+        exec(self._compile(source), self.ns)  # noqa: S102 - generated from a checked ruleset
+        self._link()
+
+    def _compile(self, source: str, filename: str = FILENAME):
+        """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
+        try:
+            return python_code(source, filename)
+        except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+            line = (getattr(exc, "lineno", None) or 0) - 1
+            span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None
+            raise GrimorioError(Diagnostic("E0106", "this is too complex to run", span or self.ruleset.edition.span,
+                                           "split it: give a part its own rule, or a name with let")) from None
+
+    # ------------------------------------------------------------ code
+    def emit(self, depth: int, text: str, span: Span | None = None):
+        self.lines.append("    " * depth + text)
+        self.line_spans.append(span)
+        self.line_owner.append(self.owner)
+
+    def gid(self, kind: str, name) -> str:
+        """The Python name of a declaration: its kind and a number, never its spelling
+        (an action and a reaction may share a name; two spellings never meet)."""
+        out = self.gids.get((kind, name))
+        if out is None:
+            out = self.gids[(kind, name)] = f"{kind}{len(self.gids)}"
+        return out
+
+    def _build_code(self):
+        rs = self.ruleset
+        self.emit(0, "# generated by grimorio from edition " + rs.edition.name)
+        self.reacted = list(dict.fromkeys(d.event for d in rs.all(n.Reaction) if d.event in self.event_types))
+        for kind, compile_one in ((n.Rule, self.rule), (n.Check, self.check), (n.Message, self.message),
+                                  (n.Condition, self.on_receive), (n.Action, self.action), (n.Reaction, self.reaction)):
+            for d in rs.all(kind):
+                compile_one(d)
+        for event in self.reacted:
+            self.emitter(event, [r for r in rs.all(n.Reaction) if r.event == event])
+        for kind, compile_one in ((n.Tactic, self.tactic), (n.Round, self.round), (n.Tally, self.tally)):
+            for d in rs.all(kind):
+                compile_one(d)
+        sheets = rs.all(n.Sheet)
+        self.sheet = sheets[0] if sheets else n.Sheet(Span("<none>", 0, 0), "sheet", ())
+        # Defaults that roll nothing and call no rule can be worked out once per encounter.
+        impure = (n.Roll, n.CheckCall, n.Emit)
+        self.pure_defaults = not any(
+            isinstance(node, impure) or (isinstance(node, n.Call) and not (
+                isinstance(node.func, n.Name) and node.func.id in BUILTINS and node.func.id != "act"))
+            for f in self.sheet.fields if f.default is not None for node in walk(f.default))
+        self.sheet_init(self.sheet)
+        self.vars = rs.all(n.Var)
+        slots = [f"c.{mangle(f.name)}" for f in self.sheet.fields]
+        self.emit(0, "def fill_sheet(c, values):")
+        self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
+        self.emit(0, "def init_vars(_E):")
+        self.owner = "var"
+        self.emit(1, "pass")
+        for v in self.vars:
+            self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value, Scope())}", v.span)
+
+    def param_scope(self, params, **given) -> Scope:
+        """A function's scope: each parameter a binding of its own."""
+        return self.fresh(Scope(**given), *(p.name for p in params))
+
+    def rule(self, d: n.Rule):
+        self.owner = f"rule {d.name}"
+        scope = self.param_scope(d.params)
+        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(scope, d.params)}):", d.span)
+        if not self.counted_by_caller(d):
+            # A call of a rule that makes many calls, or calls back, is a step (calls can multiply:
+            # f calls f twice); a leaf rule's cost is its caller's call and its own loops, counted
+            # where they run, and a rule that makes few calls costs a bounded multiple of that.
+            self.emit(1, "_E.steps += 1", d.span)
+            self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
+        self.block(d.body, 1, scope)
+
+    def check(self, d: n.Check):
+        self.owner = f"check {d.name}"
+        self.purposes.add(d.name)
+        # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
+        scope = self.param_scope(d.params)
+        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(scope, d.params)}, _given=None):",
+                  d.span)
+        rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
+        scope = self.bind(scope, d.roll_name)
+        self.emit(1, f"{scope.ids[d.roll_name]} = {rolled} if _given is None else _given", d.dice.span)
+        scope = self.decide(d.decide, 1, scope)
+        names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
+        cls = self.k(self.check_types[d.name], "check")
+        self.emit(1, f"_r = {cls}._new({', '.join(scope.ids[x] for x in names)})")
+        self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
+        self.emit(1, "return _r")
+
+    def message(self, d: n.Message):
+        self.owner = f"message {d.name}"
+        scope = self.param_scope(d.params)
+        parts = [repr(p) if isinstance(p, str) else f"_show({self.expr(p, scope)})" for p in d.parts]
+        self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(scope, d.params)}):", d.span)
+        self.emit(1, f"return ''.join(({', '.join(parts)},))" if parts else "return ''", d.span)
+
+    def on_receive(self, d: n.Condition):
+        if d.on_receive is None:
+            return
+        self.owner = f"condition {d.name}"
+        params, body = d.on_receive
+        scope = self.param_scope(params, condition=d)
+        self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(scope, params)}):", d.span)
+        self.block(body, 1, scope)
+
+    def _cost_and_req(self, d, scope, depth):
+        self.emit(depth, f"return {self.req_expr(d, [scope.ids[p.name] for p in d.params])}")
+
+    def req_expr(self, d, args: list[str]) -> str:
+        """Whether an action or reaction is allowed: its costs are affordable and its
+        requirements hold, compiled in place for the arguments (code) given."""
+        saved = self.alias
+        scope = self.param_scope(d.params)
+        self.alias = {scope.ids[p.name]: a for p, a in zip(d.params, args)}
+        try:
+            actor = args[0]
+            conds = []
+            for f, amount in d.costs:
+                conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount, scope)})")
+            conds += [f"({self.expr(r, scope)})" for r in d.requires]
+            return " and ".join(conds) if conds else "True"
+        finally:
+            self.alias = saved
+
+    def in_place(self, node, params, args) -> str:
+        """An expression over some parameters, compiled for the given arguments."""
+        saved = self.alias
+        scope = self.param_scope(params)
+        self.alias = {scope.ids[p.name]: a for p, a in zip(params, args)}
+        try:
+            return self.expr(node, scope)
+        finally:
+            self.alias = saved
+
+    def sheet_fields(self):
+        sheets = self.ruleset.all(n.Sheet)
+        return sheets[0].fields if sheets else ()
+
+    def _pay(self, d, scope, depth):
+        actor = scope.ids[d.params[0].name]
+        for f, amount in d.costs:
+            code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
+            if S.WHOLE.match(code):     # a written cost, which the requirement field >= cost left affordable
+                self.emit(depth, f"{field} -= ({code})", d.span)
+            else:                       # a computed one (maybe negative): as "-" means it, bounded
+                self.emit(depth, f"{field} = S.sub({field}, {code})", d.span)
+
+    def action(self, d: n.Action):
+        self.owner = f"action {d.name}"
+        m = self.gid("action", d.name)
+        for i, p in enumerate(d.params[1:], 1):
+            before = self.param_scope(d.params[:i])
+            self.emit(0, f"def d_{m}_{i}(_E{self.params(before, d.params[:i])}):", p.span)
+            self.emit(1, f"return {self.expr(p.domain, before)}", p.domain.span)
+        self.doing(d, m)
+
+    def doing(self, d, m):
+        """An action's or a reaction's test (costs and requirements) and its body, which pays first."""
+        scope = self.param_scope(d.params)
+        self.emit(0, f"def q_{m}(_E{self.params(scope, d.params)}):", d.span)
+        self._cost_and_req(d, scope, 1)
+        self.emit(0, f"def x_{m}(_E{self.params(scope, d.params)}):", d.span)
+        self._pay(d, scope, 1)
+        self.block(d.body, 1, scope)
+
+    def reaction(self, d: n.Reaction):
+        self.owner = f"reaction {d.name}"
+        m = self.gid("reaction", d.name)
+        event = self.param_scope(d.params[1:2])
+        self.emit(0, f"def w_{m}(_E{self.params(event, d.params[1:2])}):", d.by.span)
+        self.emit(1, f"return {self.expr(d.by, event)}", d.by.span)
+        self.doing(d, m)
+
+    def emitter(self, event: str, reactions: list):
+        """Emitting an event as one function: each reactor, in the order its first
+        reaction is declared, is offered the reactions it may take, once."""
+        self.owner = f"event {event}"
+        self.emit(0, f"def {self.gid('event', event)}(_E, _ev):")
+        self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
+        self.emit(2, "raise H.Budget(_E.budget)")
+        self.emit(1, "_E.depth += 1")
+        self.emit(1, "_E.steps += 1")
+        whos, seen = [], {}
+        # Once per reaction: compiling an expression twice can name its constants twice.
+        bys = [self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions]
+        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
+        for r, by in zip(reactions, bys):
+            if by not in seen:                      # reactions by the same expression share it
+                seen[by] = "_who" if single else f"_w{len(seen)}"
+                self.emit(1, f"{seen[by]} = {by}", r.by.span)
+                whos.append(seen[by])
+        if single:
+            self.emit(1, "if _who is not None:")
+        else:
+            self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
+        # How many reactions a reactor may take to one event: the prelude's option (1).
+        self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
+        lazy = self.lazy_choice(event, single)
+        depth = 3
+        if lazy:
+            # Unscripted, the reactor's tactic asks only what its choice needs (_tactic_react).
+            self.emit(3, f"if not _E.script: _ch = (_who.reacts.get({event!r}) or RF_{self.gid('event', event)})"
+                         "(_E, _who, _ev)")
+            self.emit(3, "else:")
+            depth = 4
+        self.emit(depth, "_opts = []")
+        for r, by in zip(reactions, bys):
+            mine = "" if single else f"{seen[by]} is _who and "
+            self.emit(depth, f"if {mine}{self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(depth + 1, f"_opts.append(R_{self.gid('reaction', r.name)})")
+        self.emit(depth, f"_ch = _E.choose_reaction(_who, {event!r}, _opts, _ev)")
+        self.emit(3, "if _ch is None:")
+        self.emit(4, "break")
+        self.emit(3, "_E.steps += 1")
+        self.emit(3, "_ch.run(_E, _who, _ev)")
+        self.emit(1, "_E.depth -= 1")
+        self.emit(1, "return _ev")
+        if lazy:
+            self._first_allowed(event, reactions)
+
+    def lazy_choice(self, event: str, single: bool = False) -> bool:
+        """Whether an unscripted reactor may test only what its choice needs (shortcuts.py): never,
+        on the plain path, where every reaction is tested first, as written."""
+        return False
+
+    def hoisted(self, parts) -> bool:
+        """Whether a tactic's conditions may be tested once each, as soon as they can (shortcuts.py):
+        never, on the plain path, where every condition is tested for every combination."""
+        return False
+
+    def _first_allowed(self, event: str, reactions: list):
+        """The choice of a reactor whose tactic prefers nothing for the event: as the prelude's
+        option says, the first reaction allowed (H.first_reaction), or none."""
+        self.emit(0, f"def RF_{self.gid('event', event)}(_E, _who, _ev):")
+        self.emit(1, "if not _E.opt['first_reaction']:")
+        self.emit(2, "return None")
+        for r in reactions:
+            self.emit(1, f"if {self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(2, f"return R_{self.gid('reaction', r.name)}")
+        self.emit(1, "return None")
+
+    def tactic(self, d: n.Tactic):
+        self.owner = f"tactic {d.name}"
+        actions = self.ruleset.space("action")
+        reactions = self.ruleset.space("reaction")
+        for i, p in enumerate(d.act):
+            self._pref(d, "a", i, p, actions[p.name])
+        self._tactic_act(d, actions)
+        for ev, prefs in d.react:
+            for i, p in enumerate(prefs):
+                self._pref(d, f"r_{self.gid('event', ev)}_", i, p, reactions[p.name])
+            self._tactic_react(d, ev, prefs, reactions)
+        if d.choose:
+            self._tactic_choose(d)
+
+    def _tactic_react(self, d: n.Tactic, ev: str, prefs, reactions):
+        """The tactic's choice among the reactions allowed to an event as one function: its
+        preferences in order, each `when` tested in place; none preferred and allowed, none.
+        A second function (rt_) makes the same choice testing each reaction as it comes to it,
+        for the unscripted reactor where lazy_choice allows it."""
+        name = f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}"
+        self.emit(0, f"def rc_{name}(_E, _who, _opts, _ev):", d.span)
+        for p in prefs:
+            chosen = f"R_{self.gid('reaction', p.name)}"
+            self.emit(1, f"if {chosen} in _opts{self._when(p, reactions)}:", p.span)
+            self.emit(2, f"return {chosen}", p.span)
+        self.emit(1, "return None")
+        if self.lazy_choice(ev):
+            self.emit(0, f"def rt_{name}(_E, _who, _ev):", d.span)
+            tested = {}                     # a reaction named again reuses whether it was allowed
+            again = {p.name for i, p in enumerate(prefs) if any(q.name == p.name for q in prefs[:i])}
+            for p in prefs:
+                allowed = tested.get(p.name)
+                if allowed is None:
+                    allowed = f"({self.req_expr(reactions[p.name], ['_who', '_ev'])})"
+                    if p.name in again:
+                        tested[p.name] = f"_k{len(tested)}"
+                        allowed = f"({tested[p.name]} := {allowed})"
+                self.emit(1, f"if {allowed}{self._when(p, reactions)}:", p.span)
+                self.emit(2, f"return R_{self.gid('reaction', p.name)}", p.span)
+            self.emit(1, "return None")
+
+    def _when(self, p, reactions) -> str:
+        """A reaction preference's `when`, as a further test (or nothing)."""
+        return f" and {self.in_place(p.when, reactions[p.name].params, ['_who', '_ev'])}" if p.when is not None else ""
+
+    def _tactic_act(self, d: n.Tactic, actions):
+        """The tactic's choice of action as one function: preferences in order,
+        each parameter from its list, the first option allowed runs (see hoisting.py)."""
+        base = f"p_{self.gid('tactic', d.name)}_a"
+        self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
+        for i, p in enumerate(d.act):
+            emit_preference(self, base, i, p, actions[p.name])
+        self.emit(1, "return False")
+
+    def _tactic_choose(self, d: n.Tactic):
+        """The tactic's answer to choose(c, list) as one function, called with a list that is not
+        empty: each pick in order walks the list (paid from the step budget) and gives the first
+        item of the highest (lowest) key among those whose `when` holds; none holds, the first item."""
+        asked = self.binding()
+        self.emit(0, f"def tc_{self.gid('tactic', d.name)}(_E, {asked}, _items):", d.span)
+        for p in d.choose:
+            scope = self.fresh(Scope().bound({p.who: asked} if p.who else {}), "it")
+            item, found, best, key = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+            better = ">" if p.order == "highest" else "<"
+            self.emit(1, "_E.steps += len(_items)", p.span)
+            self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", p.span)
+            self.emit(1, f"{found} = False", p.span)
+            self.emit(1, f"for {scope.ids['it']} in _items:", p.span)
+            depth = 2
+            if p.when is not None:
+                self.emit(2, f"if {self.expr(p.when, scope)}:", p.when.span)
+                depth = 3
+            self.emit(depth, f"{key} = S.choice_key({self.expr(p.key, scope)})", p.key.span)
+            self.emit(depth, f"if not {found} or {key} {better} {best}:", p.key.span)
+            self.emit(depth + 1, f"{found}, {item}, {best} = True, {scope.ids['it']}, {key}", p.key.span)
+            self.emit(1, f"if {found}:", p.span)
+            self.emit(2, f"return {item}", p.span)
+        self.emit(1, "return _items[0]", d.span)
+
+    def _pref(self, d, kind, i, p, target):
+        names = [x.name for x in target.params]
+        base = f"p_{self.gid('tactic', d.name)}_{kind}{i}"
+        given = {a.name: a.value for a in p.args}
+        for j, name in enumerate(names[1:], 1):
+            if name in given:
+                before = self.param_scope(target.params[:j])
+                self.emit(0, f"def {base}_arg{j}(_E{self.params(before, target.params[:j])}):", given[name].span)
+                self.emit(1, f"return [{self.expr(given[name], before)}]", given[name].span)
+
+    def round(self, d: n.Round):
+        """The round as one function: its loop, each step's statements in place (a step that
+        returns is a function of its own, called), the check of `until` after them."""
+        m = self.gid("round", d.name)
+        called = {s.name for s in d.steps if any(isinstance(x, n.Return) for x in walk(s.body))}
+        for s in d.steps:
+            if s.name in called:
+                self.owner = f"round {d.name}, step {s.name}"
+                self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
+                self.block(s.body, 1, Scope())
+        self.owner = f"round {d.name}"
+        self.emit(0, f"def r_{m}(_E):", d.span)
+        self.emit(1, "while _E.round < _E.max_rounds:", d.span)
+        self.emit(2, "_E.round += 1", d.span)
+        self.emit(2, "_E.steps += 1", d.span)             # each round is a step
+        self.emit(2, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
+        for s in d.steps:
+            self.owner = f"round {d.name}, step {s.name}"
+            if s.name in called:
+                self.emit(2, f"{self.gid('step', (d.name, s.name))}(_E)", s.span)
+            else:
+                self.block(s.body, 2, Scope())
+        self.owner = f"round {d.name}"
+        self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
+        self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
+        if d.until is not None:
+            self.emit(2, f"if {self.expr(d.until, Scope())}:", d.until.span)
+            self.emit(3, "break", d.until.span)
+        self.emit(0, f"def f_{m}(_E):", d.span)
+        if d.final:
+            self.block(d.final, 1, Scope())
+        else:
+            self.emit(1, "pass")
+
+    def tally(self, d: n.Tally):
+        """A measure taken at the end of a run: a number, or true or false."""
+        self.owner = f"tally {d.name}"
+        scope = self.fresh(Scope(), *([d.param] if d.param else []))
+        param = f", {scope.ids[d.param]}" if d.param else ""
+        self.emit(0, f"def {self.gid('tally', d.name)}(_E{param}):", d.span)
+        self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
+
+    def sheet_init(self, d: n.Sheet):
+        self.owner = f"sheet {d.name}"
+        self.emit(0, "def sheet_defaults(_E, c, given):", d.span)
+        self.emit(1, "pass")
+        scope = Scope()
+        for f in d.fields:
+            attr = mangle(f.name)
+            if f.default is not None:
+                self.emit(1, f"if {f.name!r} not in given:", f.span)
+                value = self.expr(f.default, scope)
+                if f.type == "row":
+                    self.emit(2, f"c.{attr} = {self.table_ref(f.table, f.span)}.lookup({value})", f.default.span)
+                else:
+                    self.emit(2, f"c.{attr} = {value}", f.default.span)
+            scope = self.bind(scope, f.name)
+            self.emit(1, f"{scope.ids[f.name]} = c.{attr}")
+
+    def table_ref(self, name, span):
+        return self.k(self.tables[name], "table")
+
+    # ------------------------------------------------------------ linking
+    def _link(self):
+        g = self.ns
+        rs = self.ruleset
+        self.actions = {}
+        for d in rs.all(n.Action):
+            m = self.gid("action", d.name)
+            if f"x_{m}" not in g:
+                continue
+            domains = [g[f"d_{m}_{i}"] for i in range(1, len(d.params))]
+            self.actions[d.name] = ActionDef(d.name, [p.name for p in d.params], domains, g[f"q_{m}"], g[f"x_{m}"], d)
+        self.reactions: dict[str, list[ReactionDef]] = {}
+        self.reaction_by_name = {}
+        for d in rs.all(n.Reaction):
+            m = self.gid("reaction", d.name)
+            r = ReactionDef(d.name, d.event, g[f"w_{m}"], g[f"q_{m}"], g[f"x_{m}"], d)
+            self.reactions.setdefault(d.event, []).append(r)
+            self.reaction_by_name[d.name] = r
+            g[f"R_{m}"] = r
+        self.tactics = {}
+        for d in rs.all(n.Tactic):
+            names = {ev: f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}" for ev, _prefs in d.react}
+            choose = {ev: g[f"rc_{m}"] for ev, m in names.items()}
+            react = {ev: g[f"rt_{m}"] for ev, m in names.items() if f"rt_{m}" in g}
+            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose, react,
+                                             g.get(f"tc_{self.gid('tactic', d.name)}"))
+        self.rounds = []
+        for d in rs.all(n.Round):
+            m = self.gid("round", d.name)
+            self.rounds.append((d.name, g[f"r_{m}"], g[f"f_{m}"]))
+        self.tallies = [(d, g[self.gid("tally", d.name)]) for d in rs.all(n.Tally)]
+        for name, ct in self.conditions.items():
+            ct.on_receive = g.get(self.gids.get(("receive", name)))
+        self.sheet_defaults = g["sheet_defaults"]
+        self.fill_sheet = g["fill_sheet"]
+        self.init_vars = g["init_vars"]
+        fields = [mangle(f.name) for f in self.sheet.fields]
+        self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
+
+    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
+        """Compile an encounter's own statements and expectations against this program, into
+        a namespace of their own: the program reads the same after a thousand encounters."""
+        diags = resolve_script(self.ruleset, stmts, exprs, combatants, self.resolver)
+        if diags:
+            raise GrimorioError(diags)
+        saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts
+        self.lines, self.line_spans, self.line_owner = [], [], []
+        self.ns, self.consts = dict(self.ns), dict(self.consts)
+        try:
+            self._snippet(name, stmts, exprs, combatants)
+            ns = self.ns
+            ns["__spans__"] = self.line_spans
+            exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} {name}"), ns)  # noqa: S102 - checked
+            return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
+        finally:
+            self.lines, self.line_spans, self.line_owner, self.ns, self.consts = saved
+
+    def _snippet(self, name, stmts, exprs, combatants):
+        scope = Scope(combatants=tuple(combatants))
+        self.owner = "encounter"
+        self.emit(0, f"def {name}_do(_E):")
+        self.block(tuple(stmts), 1, scope)
+        for i, e in enumerate(exprs):
+            # An expectation returns its verdict and, for a comparison, both sides.
+            self.emit(0, f"def {name}_x{i}(_E):", e.span)
+            self.emit(1, f"return {self.verdict(e, scope)}", e.span)
+
+    def requirement_functions(self, d) -> list:
+        """Each cost and requirement of an action or reaction as its own function of the
+        declaration's parameters, in the order they are tested: (clause, span, function),
+        compiled into a namespace of their own (see Program.requirement_checks)."""
+        from ...dsl.records import replace
+        parts = [(replace(d, costs=(c,), requires=()), sp, "cost") for c, sp in zip(d.costs, d.cost_spans or [d.span] * len(d.costs))]
+        parts += [(replace(d, costs=(), requires=(r,)), r.span, "requires") for r in d.requires]
+        self.lines, self.line_spans, self.line_owner = [], [], []
+        self.ns, self.consts = dict(self.ns), dict(self.consts)
+        self.owner = f"{type(d).__name__.lower()} {d.name}"
+        for i, (part, span, _kind) in enumerate(parts):
+            scope = self.param_scope(d.params)
+            self.emit(0, f"def rq_{i}(_E{self.params(scope, d.params)}):", span)
+            self.emit(1, f"return {self.req_expr(part, [scope.ids[p.name] for p in d.params])}", span)
+        ns = self.ns
+        ns["__spans__"] = self.line_spans
+        exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} requires {d.name}"), ns)  # noqa: S102
+        return [(kind, span, ns[f"rq_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
+
+
+class Compiler(Shortcuts, PlainCompiler):
+    """The plain compiler with the optimizing step of shortcuts.py: the default."""

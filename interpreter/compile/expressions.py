@@ -1,0 +1,260 @@
+"""Expressions to Python source text (a mixin of the compiler): the plain path.
+
+Every operator and builtin compiles to a call of semantics.py (or of the running
+encounter, for the builtins that ask it); nothing here tests a value's type to
+take a faster way. The shortcuts that do live in shortcuts.py, one step apart.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from ...dsl.syntax import nodes as n
+from ...dsl.check.names import Scope, bind_args, emit_args, given_roll, walk
+
+from ..run import semantics as S
+from ..run.dice import Dice
+from ..run.values import Scale, make_struct, mangle
+
+
+class ExpressionCompiler:
+    # ------------------------------------------------------------ locals, named by their bindings
+    def binding(self) -> str:
+        """The Python name of a new binding: a number, never the DSL spelling (no keyword, builtin
+        or name of the generated code can meet it, and two spellings never share one)."""
+        self._tmp += 1
+        return f"_l{self._tmp}"
+
+    def fresh(self, scope: Scope, *names) -> Scope:
+        """Names bound anew, shadowing any local of the same name: parameters, a comprehension's
+        variable, `it` in an ordering key."""
+        return scope.bound({name: self.binding() for name in names})
+
+    def bind(self, scope: Scope, *names) -> Scope:
+        """Names a statement binds (let, a loop's variable, a decision table's output): a local
+        keeps its binding (a second let replaces the value, as the language says); a new name
+        takes the one binding this compiler gives that name in a body, so every branch of an
+        `if` binds it alike and the name is known after it."""
+        ids = {}
+        for name in names:
+            ids[name] = scope.ids.get(name) or self.frame.get(name) or self.frame.setdefault(name, self.binding())
+        return scope.bound(ids)
+
+    def params(self, scope: Scope, params) -> str:
+        """A function's parameters after _E, as the scope binds them."""
+        return "".join(", " + scope.ids[p.name] for p in params)
+
+    def call_args(self, params, args, span, what, scope) -> list[str]:
+        return [self.expr(node, scope) for node in bind_args(params, args, span, what)]
+
+    def expr(self, x, scope: Scope) -> str:
+        m = getattr(self, "x_" + type(x).__name__)
+        return m(x, scope)
+
+    def x_Const(self, x, scope):
+        v = x.value
+        if isinstance(v, Fraction):
+            return self.k(Scale(v), "scale")
+        return repr(v)
+
+    def x_DiceLit(self, x, scope):
+        return self.k(Dice.of(x.count, x.sides), "dice")      # the builder refused more than a few dice
+
+    def x_Name(self, x, scope):
+        r = self.resolver.resolve(x.id, scope)          # the checker reported every name it could not bind
+        return self.NAME_CODE[r.kind](self, x, r)      # rules and builtins as values: the checker's E0204
+
+    # What a bare name compiles to, by what it names.
+    NAME_CODE = {
+        # A local: its binding, or the argument compiled in place for a parameter (a requirement
+        # tested for given arguments: compiler.req_expr).
+        "local": lambda self, x, r: self.alias.get(r.target, r.target),
+        "grade": lambda self, x, r: self.k(self.conditions[r.target[0].name].by_name[r.target[1]], "grade"),
+        "combatant": lambda self, x, r: f"_E.cb[{r.target}]",
+        "table": lambda self, x, r: self.k(self.tables[x.id], "table"),
+        "condition": lambda self, x, r: self.k(self.conditions[x.id], "cond"),
+        "var": lambda self, x, r: f"_E.v.{mangle(x.id)}",
+        "outcome": lambda self, x, r: self.k(self.outcome_values[x.id], "out"),
+    }
+
+    def x_OptionRef(self, x, scope):
+        return f"_E.opt[{x.name!r}]"
+
+    def x_Attr(self, x, scope):
+        if isinstance(x.obj, n.Name):
+            r = self.resolver.resolve(x.obj.id, scope)
+            if r is not None and r.kind == "condition":
+                return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
+        return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
+
+    def x_Index(self, x, scope):
+        return f"H.index({self.expr(x.obj, scope)}, {self.expr(x.key, scope)})"
+
+    def x_Call(self, x, scope):
+        name = x.func.id                    # the checker refused calls of anything but rules and builtins
+        r = self.resolver.callee(name)
+        if r.kind == "rule":
+            args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
+            return self.rule_call(x, name, r.target, args)
+        args = [self.expr(a.value, scope) for a in x.args]
+        return self.BUILTIN_CODE.get(name, ExpressionCompiler.b_function)(self, name, x, args, scope)
+
+    def rule_call(self, x, name, rule, args) -> str:
+        return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
+
+    # ------------------------------------------------------------ builtins, by name
+    def b_function(self, name, x, args, scope):
+        """A builtin whose meaning is a function of its values (semantics.BUILTIN_FUNCTIONS)."""
+        return f"b_{name}({', '.join(args)})"
+
+    def b_engine(self, name, x, args, scope):
+        """A builtin that asks the running encounter (semantics.ENGINE_BUILTINS)."""
+        return f"_E.{name}({', '.join(args)})"
+
+    # The builtins that ask the running encounter; every other is a function of its values.
+    BUILTIN_CODE = dict.fromkeys(S.ENGINE_BUILTINS, b_engine)
+
+    def is_leaf(self, rule: n.Rule) -> bool:
+        """A rule that calls no rule: compiling it in place costs its own size, never more."""
+        leaf = self.leaves.get(rule.name)
+        if leaf is None:
+            leaf = self.leaves[rule.name] = not self.called(rule)
+        return leaf
+
+    def called(self, rule: n.Rule) -> list[n.Rule]:
+        """The rules `rule` calls, as written in its body."""
+        rules = self.ruleset.space("rule")
+        return [rules[node.func.id] for node in walk(rule.body) if isinstance(node, n.Call)
+                and isinstance(node.func, n.Name) and isinstance(rules.get(node.func.id), n.Rule)]
+
+    def calls_only_leaves(self, rule: n.Rule) -> bool:
+        """A rule whose calls all go to leaf rules: a call of it costs at most its size times the
+        largest leaf's (their loops and walks count where they run), so it is no step of its own."""
+        return all(self.is_leaf(r) for r in self.called(rule))
+
+    # Calls a rule may make, all the way down, and still be counted by its caller (docs/errors.md, E0502).
+    FEW_CALLS = 16
+
+    def counted_by_caller(self, rule: n.Rule) -> bool:
+        """A rule that is no step of its own: it calls only leaf rules, or its calls, all the way
+        down, are at most FEW_CALLS and never come back to it. Each call of it then costs at most
+        a bounded multiple of its caller's step (loops and walks count where they run)."""
+        return self.calls_only_leaves(rule) or self.calls_below(rule) is not None
+
+    def calls_below(self, rule: n.Rule, path: tuple = ()) -> int | None:
+        """How many rule calls a call of `rule` makes, all the way down (each call site once: a loop
+        pays for its turns); None past FEW_CALLS or where the calls come back (a rule reaching one on
+        its own path is on a cycle, so None is its own answer too, and is kept)."""
+        if rule.name in self.weights:
+            return self.weights[rule.name]
+        total = 0
+        for callee in self.called(rule):
+            below = None if callee.name in path or callee.name == rule.name else \
+                self.calls_below(callee, path + (rule.name,))
+            total = None if below is None else total + 1 + below
+            if total is None or total > self.FEW_CALLS:
+                total = None
+                break
+        self.weights[rule.name] = total
+        return total
+
+    def x_Unary(self, x, scope):
+        operand = self.expr(x.operand, scope)
+        return f"(not {operand})" if x.op == "not" else f"S.neg({operand})"
+
+    OPS = {"and": "and", "or": "or"}
+
+    def x_Binary(self, x, scope):
+        a, b = self.expr(x.left, scope), self.expr(x.right, scope)
+        if x.op in S.BINARY:
+            return f"S.{S.BINARY[x.op].__name__}({a}, {b})"
+        if x.op == "notin":
+            return f"(not S.contains({a}, {b}))"
+        if x.op in S.COMPARISON:
+            return self.compare(x.op, a, b)
+        return f"({a} {self.OPS[x.op]} {b})"
+
+    def compare(self, op, a, b, plain=False, named=False) -> str:
+        """A comparison, as the semantics mean it (`plain`, `named`: what shortcuts.py may use)."""
+        return f"S.{S.COMPARISON[op].__name__}({a}, {b})"
+
+    def walked(self, node, compile):
+        """`compile()`, the code of `node`, for a list that is only walked, then dropped
+        (shortcuts.py walks a list the run holds without a copy)."""
+        return compile()
+
+    # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
+    unnamed = 0
+
+    def unnamed_expr(self, node, scope) -> str:
+        """An expression for a comprehension's iterable: computed sides are never named there."""
+        self.unnamed += 1
+        try:
+            return self.expr(node, scope)
+        finally:
+            self.unnamed -= 1
+
+    def tmp(self) -> str:
+        """A fresh Python name: for a value named once, or a variable a comprehension binds."""
+        self._tmp += 1
+        return f"_t{self._tmp}"
+
+    def x_IfExp(self, x, scope):
+        return f"({self.expr(x.then, scope)} if {self.expr(x.cond, scope)} else {self.expr(x.other, scope)})"
+
+    def x_ListExp(self, x, scope):
+        return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
+
+    def x_Comprehension(self, x, scope):
+        items = f"H.counted(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
+        # The comprehension's variable is a binding of its own: neither an argument compiled in
+        # place for a parameter (a requirement tested in place) nor a name of the caller can meet it.
+        inner = self.fresh(scope, x.var)
+        var = inner.ids[x.var]
+        cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
+        return f"[{self.expr(x.elt, inner)} for {var} in {items}{cond}]"
+
+    def x_RecordExp(self, x, scope):
+        names = tuple(f for f, _ in x.fields)
+        cls = self.structs.get(names)
+        if cls is None:
+            cls = self.structs[names] = make_struct("record", names)
+        return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
+
+    IDENTIFIER = re.compile(r"^\w+$")
+
+    def x_Roll(self, x, scope):
+        if x.purpose:
+            self.purposes.add(x.purpose)
+        by = self.expr(x.by, scope) if x.by is not None else "None"
+        # The fast path names who rolls twice: only for a name or a field, never a call.
+        plain_by = x.by is None or all(isinstance(v, (n.Name, n.Attr)) for v in walk(x.by))
+        return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose), plain_by)
+
+    def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
+        return f"_E.roll({dice}, {by}, {purpose})"
+
+    def x_CheckCall(self, x, scope):
+        d = self.ruleset.space("check")[x.name]
+        if x.purpose:
+            self.purposes.add(x.purpose)
+        plain, given = given_roll(d, x.args)
+        args = self.call_args(d.params, plain, x.span, f'check "{x.name}"', scope)
+        by = self.expr(x.by, scope) if x.by is not None else "None"
+        purpose = x.purpose or x.name
+        roll = f", _given={self.expr(given, scope)}" if given is not None else ""
+        return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
+
+    def x_Emit(self, x, scope):
+        d = self.ruleset.space("event")[x.event]
+        # A field left out takes its default, read where the event is declared: no local of the
+        # emitting rule can stand for a name in it.
+        defaults = {id(v) for _f, v in d.fields if v is not None}
+        values = [self.expr(v, Scope() if id(v) in defaults else scope) for v in emit_args(d, x.args, x.span)]
+        cls = self.k(self.event_types[x.event], "event")
+        if x.event in self.reacted:
+            return f"{self.gid('event', x.event)}(_E, {cls}._new({', '.join(values)}))"
+        return f"{cls}._new({', '.join(values)})"
+
+    def x_Maximum(self, x, scope):
+        return f"S.maximum({self.expr(x.dice, scope)})"

@@ -1,0 +1,135 @@
+"""A tactic's preference tests what does not depend on a choice once, not once per choice.
+
+A preference runs the first combination of its action's parameter values whose
+costs, `requires` and `when` all hold (docs/language.md, Tactics). Written
+naively, each condition is tested for every value of every parameter's list:
+`hacer(yo, x in otros(yo), y in lista)` with `requires listo(yo)` walks every
+x and y only to find, for each, that the actor is not ready. Here each
+condition is split into the parts joined by `and`, and each part is tested as
+soon as the parameters it names are chosen: a part that names only the actor
+before any list is taken.
+The answer is the same whenever every part and every list is pure (no roll,
+check, event, message, card, action, question or change outside its own
+locals, in it or in the rules it calls): a pure part gives the same value for
+every choice, and testing it fewer times changes nothing. Otherwise the
+preference is compiled as written: every part for every combination.
+"""
+from __future__ import annotations
+
+from ...dsl.syntax import nodes as n
+from ...dsl.check.names import Scope, walk
+from ..run.values import mangle
+
+# What changes the run or asks someone, wherever it stands.
+_EFFECTS = (n.Roll, n.CheckCall, n.Emit, n.Say, n.CardOp, n.Act, n.Stop, n.Expect)
+_ASKING = frozenset(("act", "choose"))      # builtins that ask a controller
+
+
+class Purity:
+    """Whether expressions, and the rules they call, have no effect (cached per rule)."""
+
+    def __init__(self, ruleset, resolver):
+        self.resolver = resolver
+        self.vars = {v.name for v in ruleset.all(n.Var)}
+        self.rules: dict[str, bool] = {}
+
+    def expr(self, x) -> bool:
+        for node in walk(x):
+            if isinstance(node, _EFFECTS):
+                return False
+            if isinstance(node, n.Call) and not self._call(node):
+                return False
+        return True
+
+    def _call(self, x) -> bool:
+        r = self.resolver.resolve(x.func.id, Scope())
+        if r is None:
+            return False
+        if r.kind == "builtin":
+            return r.target not in _ASKING
+        return r.kind == "rule" and self.rule(r.target)
+
+    def rule(self, d: n.Rule) -> bool:
+        known = self.rules.get(d.name)
+        if known is None:
+            self.rules[d.name] = False              # a rule that calls itself back is taken as impure
+            known = self.rules[d.name] = self.block(d.body, {p.name for p in d.params})
+        return known
+
+    def block(self, body, bound=frozenset()) -> bool:
+        """Statements that change nothing outside their own locals (`bound`: names bound around
+        them, such as parameters, which they must not take for lists of their own)."""
+        nodes = list(walk(body))
+        fresh = self._fresh_lists(nodes, set(bound))
+        for node in nodes:
+            if isinstance(node, _EFFECTS) or (isinstance(node, n.Call) and not self._call(node)):
+                return False
+            if isinstance(node, n.Set) and not (isinstance(node.target, n.Name) and node.target.id not in self.vars):
+                return False
+            if isinstance(node, n.Append) and not (isinstance(node.target, n.Name) and node.target.id in fresh):
+                return False
+        return True
+
+    def _fresh_lists(self, nodes, params) -> set:
+        """Locals only ever bound to a list made here: appending to them changes nothing outside."""
+        made, other = set(), set(params) | self.vars
+        for node in nodes:
+            if isinstance(node, n.Let):
+                (made if isinstance(node.value, (n.ListExp, n.Comprehension)) else other).add(node.name)
+            elif isinstance(node, n.Set) and isinstance(node.target, n.Name):
+                other.add(node.target.id)
+            elif isinstance(node, n.For):
+                other.add(node.var)
+        return made - other
+
+
+def conjuncts(x) -> list:
+    """The parts of a condition joined by `and`, in the order they are tested."""
+    if isinstance(x, n.Binary) and x.op == "and":
+        return conjuncts(x.left) + conjuncts(x.right)
+    return [x]
+
+
+def level(x, later: list[str]) -> int:
+    """How many of the parameters after the actor must be chosen before `x` can be tested."""
+    named = {node.id for node in walk(x) if isinstance(node, n.Name)}
+    return max((j + 1 for j, name in enumerate(later) if name in named), default=0)
+
+
+def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action):
+    """One `act:` preference of a tactic, compiled into the tactic's function by compiler `c`:
+    each parameter's list walked in order, each condition tested as soon as it can be."""
+    later = [param.name for param in a.params[1:]]
+    given = {arg.name: arg.value for arg in p.args}
+    parts = [("cost", f, amount) for f, amount in a.costs]
+    parts += [("test", x, None) for r in a.requires for x in conjuncts(r)]
+    parts += [("test", x, None) for x in (conjuncts(p.when) if p.when is not None else ())]
+    sources = [given.get(param.name, param.domain) for param in a.params[1:]]
+    hoist = c.hoisted([x if kind == "test" else amount for kind, x, amount in parts] + sources)
+    by_level: list[list] = [[] for _ in range(len(later) + 1)]
+    for kind, x, amount in parts:
+        by_level[level(amount if kind == "cost" else x, later) if hoist else len(later)].append((kind, x, amount))
+    args, depth = ["_c"], 1
+    for j in range(len(later) + 1):
+        if j:
+            param = a.params[j]
+            source = (f"{base}{i}_arg{j}(_E, {', '.join(args)})" if param.name in given
+                      else c.walked(param.domain, lambda: c.in_place(param.domain, a.params[:j], args)))
+            c.emit(depth, f"for _v{j} in {source}:", p.span)
+            args.append(f"_v{j}")
+            depth += 1
+        if by_level[j]:
+            tests = [_code(c, a, args, part) for part in by_level[j]]
+            c.emit(depth, f"if {' and '.join(tests)}:", p.span)
+            depth += 1
+    c.emit(depth, "_E.steps += 1")
+    c.emit(depth, f"x_{c.gid('action', a.name)}(_E, {', '.join(args)})", p.span)
+    c.emit(depth, "return True")
+
+
+def _code(c, a, args, part) -> str:
+    kind, x, amount = part
+    known = a.params[:len(args)]
+    if kind == "cost":
+        return f"{args[0]}.{mangle(x)} >= ({c.in_place(amount, known, args)})"
+    return f"({c.in_place(x, known, args)})"

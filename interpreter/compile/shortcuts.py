@@ -1,0 +1,560 @@
+"""The optimizing step: speed shortcuts over the plain compiler (expressions.py, statements.py).
+
+The plain compiler calls semantics.py for every operator and builtin. `Shortcuts`
+overrides some of its methods to emit faster code that gives the same answer: an
+operator in place under a guard of its operands' types (semantics.same_in_place),
+bounded as the semantics bound it; Python's own operator where the text shows both
+sides are whole numbers; a decision table's rows compiled twice, once for whole
+numbers; a catalogue's row, a field or a list's item read in place; a lone die rolled
+in place; a run-invariant rule's list kept by the run (invariant.py); a list the run
+holds walked without a copy; a tactic's pure conditions tested once (hoisting.py).
+Where a shortcut does not apply it falls back to the plain method.
+tests/test_plain_and_optimized.py compares both paths (docs/performance.md).
+"""
+from __future__ import annotations
+
+import operator
+import re
+from contextlib import contextmanager
+
+from ...dsl.check import kinds as K
+from ...dsl.syntax import nodes as n
+from ...dsl.check.names import Resolved, walk
+
+from ..run import semantics as S
+from .expressions import ExpressionCompiler
+from .invariant import memo_kinds
+
+_add, _mul = operator.add, operator.mul
+
+# What a local known to hold a whole number resolves to for K.kind.
+WHOLE_LOCAL = Resolved("number")
+
+
+class Shortcuts:
+    """A mixin placed before the plain compiler: each method here overrides a plain one."""
+
+    def x_Index(self, x, scope):
+        if isinstance(x.obj, n.Name):
+            r = self.resolver.resolve(x.obj.id, scope)
+            if r is not None and r.kind == "table":
+                table, key = self.tables[x.obj.id], self.expr(x.key, scope)
+                ref = self.k(table, "table")
+                if table.dice is None and not self.unnamed:
+                    # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
+                    row, k = self.tmp(), self.tmp()
+                    return f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None else {ref}.lookup({k}))"
+                return f"{ref}.lookup({key})"
+        obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
+        # (Both pure: read after the key, the object is the one H.index would be given first.)
+        # (A written value, even one a rule compiled in place returns, indexed in place would make
+        # Python warn "not subscriptable": H.index says it.)
+        if self.pure(obj) and self.pure(key) and not self.unnamed and not self.LITERAL.match(obj):
+            # A field named by a value (c[row.column]), read in place when the value names
+            # a field of these rules and the object has fields; H.index does the same, slower.
+            # So is a list's item by a whole position from 1 that it has (generic.item otherwise).
+            k, f = self.tmp(), self.tmp()
+            return (f"(getattr({obj}, {f}) if {S.type_of(f'{k} := {key}')} is str and ({f} := _F.get({k})) is not None"
+                    f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {S.type_of(k)} is int and {S.type_of(obj)} is list"
+                    f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
+        return f"H.index({obj}, {key})"
+
+    def rule_call(self, x, name, rule, args) -> str:
+        """A rule whose list is the same all run (invariant.py): kept by the run, worked out once."""
+        kinds = memo_kinds(rule, self.resolver.resolve)
+        walked = x is self.walking              # only walked: the kept list itself, not a copy
+        if kinds == "s":                        # the same list all run, by a side: see invariant.py
+            return f"_E.{'side_walked' if walked else 'memo_side'}({self.gid('rule', name)}, {args[0]})"
+        if kinds is not None:                   # the same list all run: see invariant.py
+            return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
+                    f"{''.join(', ' + a for a in args)})")
+        return super().rule_call(x, name, rule, args)
+
+    @staticmethod
+    def _listed(x) -> bool:
+        """The first argument is a list by its very syntax."""
+        return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
+
+    def b_len(self, name, x, args, scope):
+        if self._listed(x):
+            return f"len({args[0]})"
+        read, first = self.reread(args[0])
+        if read is None:
+            return self.b_function(name, x, args, scope)
+        # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
+        return f"(len({read}) if {S.type_of(first)} is list else b_len({read}))"
+
+    def b_first(self, name, x, args, scope):
+        read, first = self.reread(args[0])
+        if read is None or self.LITERAL.match(args[0]):       # (-3)[0]: Python warns, even where it never runs
+            return self.b_function(name, x, args, scope)
+        # S.first, in place on a list; anything else, its refusal.
+        return f"(({read}[0] if {read} else None) if {S.type_of(first)} is list else b_first({read}))"
+
+    def reread(self, code) -> tuple[str | None, str | None]:
+        """Code to test, then use: how to read it again, and how to read it first (naming it
+        then, where Python allows `:=`); (None, None) where it cannot be read twice."""
+        if self.pure(code):
+            return code, code
+        if self.unnamed:
+            return None, None
+        return self.once(code)
+
+    def b_extreme(self, name, x, args, scope):
+        """min and max of two or more values: Python's own on whole numbers (the semantics' answer,
+        tests/test_semantics.py), each computed value named once as the guard asks its type;
+        else the function (which also turns a roll into a plain number)."""
+        if len(args) < 2:
+            return self.b_function(name, x, args, scope)
+        sides = self.whole_sides_of(args)
+        if sides is None:
+            return self.b_function(name, x, args, scope)
+        reads, guard = sides
+        return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads, scope))
+
+    def b_rounded(self, name, x, args, scope):
+        """floor and ceil: of a quotient without building the fraction, of a product by a scale in
+        whole numbers, else the function."""
+        a = x.args[0].value
+        if isinstance(a, n.Binary) and a.op == "/":
+            fn, whole = S.ROUNDED_DIVISION[name]
+            left, right = self.expr(a.left, scope), self.expr(a.right, scope)
+            call = f"S.{fn.__name__}({left}, {right})"
+            if self.pure(left) and self.pure(right):
+                return self.if_whole(whole.format(a=left, b=right), self.whole_guard(left, right), call)
+            return call
+        if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
+            return f"S.floor_mul({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
+        return self.b_function(name, x, args, scope)
+
+    def b_has(self, name, x, args, scope):
+        cond = x.args[1].value
+        if len(args) == 2 and isinstance(cond, n.Name):
+            r = self.resolver.resolve(cond.id, scope)
+            if r is not None and r.kind == "condition":
+                # The condition is known here: test the combatant's cards directly.
+                return f"({cond.id!r} in {args[0]}.cards)"
+        return self.b_engine(name, x, args, scope)
+
+    def b_act(self, name, x, args, scope):
+        if self.SIMPLE.match(args[0]):
+            # Unscripted, a combatant's tactic chooses directly.
+            return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
+        return self.b_engine(name, x, args, scope)
+
+    def b_combatants(self, name, x, args, scope):
+        return "_E.cb" if x is self.walking else "list(_E.cb)"
+
+    BUILTIN_CODE = {**ExpressionCompiler.BUILTIN_CODE,
+                    "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
+                    "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
+
+    SIMPLE = re.compile(r"^[\w.\[\]]+$")
+
+    def x_Unary(self, x, scope):
+        if x.op == "not":
+            return f"(not {self.expr(x.operand, scope)})"
+        operand = self.expr(x.operand, scope)
+        if K.kind(x.operand, self.resolving(scope)) == K.NUMBER:
+            return f"(-{operand})"
+        read, first = self.reread(operand)
+        if read is None:
+            return f"S.neg({operand})"
+        return f"(-{read} if {S.type_of(first)} is int else S.neg({read}))"      # S.neg of a whole number
+
+    RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+    def x_Binary(self, x, scope):
+        resolve = self.resolving(scope)
+        a, b = self.expr(x.left, scope), self.expr(x.right, scope)
+        if x.op in S.BINARY:
+            return self.operator(x, a, b, resolve)
+        if x.op == "notin":
+            return f"(not S.contains({a}, {b}))"
+        if x.op in ("<", "<=", ">", ">="):
+            known = self._const_ranked(x.right, scope)
+            if known is not None:
+                # Against a named outcome: compare ranks when the other side is an outcome of the
+                # same list; anything else, as the semantics compare it (or refuse it).
+                call = f"S.{S.COMPARISON[x.op].__name__}"
+                if not self.unnamed:
+                    # Each outcome of the list is answered by a dict made here.
+                    v, other = self.tmp(), self.tmp()
+                    answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
+                                      if o.kind == known.kind}, "ranks")
+                    return f"({v} if ({v} := {answers}.get({other} := {a})) is not None else {call}({other}, {b}))"
+                if self.pure(a):
+                    return (f"({a}.rank {x.op} {known.rank} if {S.type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
+                            f"else {call}({a}, {b}))")
+                return f"{call}({a}, {b})"
+        if x.op in ("==", "!=") and "None" in (a, b):
+            other = b if a == "None" else a
+            read, first = self.reread(other)
+            if read is None or self.LITERAL.match(other):       # `3 is None`: Python warns, even unrun
+                test = f"S.is_none({other})"
+            else:
+                test = f"({first} is None or {read} == [])"
+            return f"({'' if x.op == '==' else 'not '}{test})"
+        if x.op in S.COMPARISON:
+            numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
+            # A written text or a named outcome equals only itself, as the semantics say too.
+            text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
+                                                or self._const_ranked(v, scope) is not None for v in (x.left, x.right))
+            return self.compare(x.op, a, b, plain=numbers or text, named=not self.unnamed)
+        return f"({a} {self.OPS[x.op]} {b})"
+
+    def compare(self, op, a, b, plain=False, named=False) -> str:
+        """A comparison as the semantics mean it: Python's own operator when both sides are surely
+        numbers or one is a written text (`plain`), or under the guard that makes them agree
+        (semantics.same_in_place) when both sides can be read twice; else the function. `named`:
+        the code stands where Python allows `:=` (not in a comprehension's iterable), so one
+        computed side can be named once in the guard and read again after it."""
+        if plain:
+            return f"({a} {op} {b})"
+        call = f"S.{S.COMPARISON[op].__name__}"
+        if named and not (self.pure(a) and self.pure(b)):
+            # A computed side: each side but a written whole number named once, in order, as the
+            # guard asks its type (a field read first keeps the value the call would have read,
+            # though the computed side after it changes it).
+            sides = [(side, side) if S.WHOLE.match(side) else self.once(side) for side in (a, b)]
+            (a, first_a), (b, first_b) = sides
+            guard = self.same_kind(op, first_a, first_b)
+            return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
+        if self.pure(a) and self.pure(b):
+            guard = S.same_in_place(op, a, b)        # against a written whole number: the other side only
+            if op == "==" and not any(self.LITERAL.match(side) for side in (a, b)):
+                # The same value is equal to itself, whatever it is (`is` only between names: Python
+                # refuses it against a written value).
+                return f"({a} is {b} or ({a} == {b} if {guard} else {call}({a}, {b})))"
+            return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
+        return f"{call}({a}, {b})"
+
+    # A written value in generated code, maybe in brackets (a rule compiled in place that returns one).
+    LITERAL = re.compile(r"^\(*(-?[\d.]|(True|False|None)\b|['\"])")
+
+    def same_kind(self, op, a: str, b: str) -> str:
+        """The guard under which Python's `op` means what the semantics mean (S.same_in_place), each
+        side worked out once and both always (`&` where the `is` chain could stop early)."""
+        if op in ("==", "!="):
+            return S.same_in_place(op, a, b)
+        asked = [side for side in (a, b) if not S.WHOLE.match(side)]
+        return " & ".join(f"({S.type_of(side)} is int)" for side in asked)
+
+    def once(self, code) -> tuple[str, str]:
+        """Computed code to read twice: how to read it, and how to read it first (naming it then)."""
+        t = self.tmp()
+        return t, f"({t} := {code})"
+
+    # Operators whose meaning on two whole numbers is Python's own, bounded (tests/test_semantics.py proves it).
+    PLAIN = {"+": "+", "-": "-", "*": "*"}
+
+    # On two whole numbers, + - % in place under a guard of their types (and * : see guarded).
+    GUARDED = {"+": "+", "-": "-", "%": "%"}
+
+    # Results that can grow: in place, each is bounded as the semantics bound it (MAX_DIGITS, E0506).
+    GROWS = frozenset(("+", "-", "*"))
+
+    def operator(self, x, a, b, resolve) -> str:
+        """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
+        numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
+        fits = x.op in self.GROWS and self.result_size(x, resolve) < S.BIG
+        if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
+            if fits:                               # within the bound, as the text shows
+                return f"({a} {x.op} {b})"
+            if self.unnamed:                       # no `:=` here: the value is bounded by a call
+                return f"S.bounded({a} {x.op} {b})"
+            return self.within_bound(x.op, a, b, "", "S.bounded({p})")
+        return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
+
+    def guarded(self, op, a, b, call, fits=False) -> str:
+        """`fits`: the text shows the result is within the bound (magnitude), so only the
+        types are asked."""
+        if op not in self.GUARDED and op != "*":
+            return call
+        if op in self.GROWS and self.unnamed and not fits:     # the result is named as it is bounded
+            return call
+        sides = self.whole_sides(a, b)
+        if sides is None:
+            return call
+        a, b, guard = sides
+        fn = f"S.{S.BINARY[op].__name__}({a}, {b})"
+        if op in self.GROWS and not fits:
+            # Past the bound, the semantics work it out again and refuse it (E0506).
+            return self.within_bound(op, a, b, "" if guard == "True" else guard + " and ", fn)
+        return self.if_whole(f"{a} {op} {b}", guard, fn)
+
+    def within_bound(self, op, a, b, guard: str, otherwise: str) -> str:
+        """`a op b` on two whole numbers (once `guard` holds), named as it is tested to be within
+        the bound (strictly between -S.BIG and S.BIG: its square below _BIG2, as the generated
+        code holds them, S.IN_PLACE); `otherwise` (which may read the result as {p}) where either
+        test fails. A written
+        whole number (never negative) beside the other side, within the bound itself, leaves only
+        one way out: up for a sum and for a written number minus anything, down for anything
+        minus a written number; then one comparison is enough."""
+        p = self.tmp()
+        value = f"({p} := {a} {op} {b})"
+        written_a, written_b = S.WHOLE.match(a), S.WHOLE.match(b)
+        if op == "+" and (written_a or written_b) or op == "-" and written_a:
+            test = f"{value} < _BIG"
+        elif op == "-" and written_b:
+            test = f"_NBIG < {value}"
+        else:
+            test = f"{value} * {p} < _BIG2"           # |p| < BIG: both ends in one comparison
+        return f"({p} if {guard}{test} else {otherwise.format(p=p)})"
+
+    def magnitude(self, node, resolve) -> int:
+        """How large a number `node` gives can be, as the text shows (an upper bound of its
+        absolute value): S.BIG - 1 (any number within the bound) where the text shows nothing
+        smaller. Every number is within the bound, so a written one, a remainder (smaller than
+        what divides), a rounded quotient by a written number and len() are small, and a sum or
+        product of small ones stays within it: no need to test it in place."""
+        most = S.BIG - 1
+        if isinstance(node, n.Const):
+            return abs(node.value) if type(node.value) is int else most
+        if isinstance(node, n.Unary):
+            return self.magnitude(node.operand, resolve) if node.op == "-" else most
+        if isinstance(node, n.Binary) and node.op in self.SIZE:
+            return min(most, self.result_size(node, resolve))        # (past the bound, it is refused)
+        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.args:
+            r = resolve(node.func.id)
+            arg = node.args[0].value
+            if r is None or r.kind != "builtin":
+                return most
+            if r.target == "len":
+                return S.MAX_LENGTH
+            if r.target in ("floor", "ceil") and isinstance(arg, n.Binary) and arg.op == "/" \
+                    and isinstance(arg.right, n.Const) and type(arg.right.value) is int and arg.right.value:
+                return self.magnitude(arg.left, resolve) // abs(arg.right.value) + 1
+        return most
+
+    def result_size(self, node: n.Binary, resolve) -> int:
+        """The magnitude of an operator's result from its sides', before the bound is asked of it
+        (S.BIG or more where only the bound keeps it within)."""
+        return self.SIZE[node.op](self.magnitude(node.left, resolve), self.magnitude(node.right, resolve))
+
+    # The magnitude of a result, from its sides' (a remainder is smaller than what divides).
+    SIZE = {"+": _add, "-": _add, "*": _mul, "%": lambda _a, b: b}
+
+    # Builtins that give a whole number from anything they take.
+    WHOLE_BUILTINS = frozenset(("len", "floor", "ceil", "round_number"))
+
+    def surely_whole(self, node, resolve) -> bool:
+        """A node the text shows gives a whole number (a Python int): a written one, a roll, a
+        whole builtin, a local known to hold one, and + - * % of such (no fraction among them)."""
+        if isinstance(node, n.Const):
+            return type(node.value) is int
+        if isinstance(node, (n.Roll, n.Maximum)):
+            return True
+        if isinstance(node, n.Name):
+            return resolve(node.id) is WHOLE_LOCAL
+        if isinstance(node, n.Unary):
+            return node.op == "-" and self.surely_whole(node.operand, resolve)
+        if isinstance(node, n.Binary):
+            return node.op in ("+", "-", "*", "%") and self.surely_whole(node.left, resolve) \
+                and self.surely_whole(node.right, resolve)
+        if isinstance(node, n.Call) and isinstance(node.func, n.Name):
+            r = resolve(node.func.id)
+            return r is not None and r.kind == "builtin" and r.target in self.WHOLE_BUILTINS
+        return False
+
+    @staticmethod
+    def if_whole(fast: str, guard: str, slow: str) -> str:
+        """`fast` where `guard` holds, else `slow`; `fast` alone where the guard is known true."""
+        return f"({fast})" if guard == "True" else f"({fast} if {guard} else {slow})"
+
+    def whole_sides(self, a: str, b: str):
+        """Both sides to read again, and the test that both are whole numbers (whole_sides_of)."""
+        sides = self.whole_sides_of((a, b))
+        return None if sides is None else (*sides[0], sides[1])
+
+    def whole_sides_of(self, sides):
+        """The sides (code) to read again, and the test that all are whole numbers: pure sides as
+        they are; otherwise each side that is not a written whole number named once, in order,
+        as the guard asks its type (a pure side too: a computed one after it could change it),
+        where Python allows `:=`. None where it does not."""
+        if all(self.pure(side) for side in sides):
+            return list(sides), self.whole_guard(*sides)
+        if self.unnamed:
+            return None
+        reads, tests = [], []
+        for side in sides:
+            if S.WHOLE.match(side):
+                reads.append(side)
+                continue
+            read, first = self.once(side)
+            reads.append(read)
+            tests.append(f"{S.type_of(first)} is int")
+        # `&`, not `and`: every side is worked out whatever the first one is.
+        guard = tests[0] if len(tests) == 1 else " & ".join(f"({t})" for t in tests)
+        return reads, guard
+
+    def whole_guard(self, *sides: str) -> str:
+        """The test that the sides are whole numbers (Python ints); a written whole number is
+        one already, so only the others are asked (no `type(1)` worked out at run time)."""
+        asked = [side for side in sides if not S.WHOLE.match(side) and side not in self.ints]
+        return " is int is ".join(S.type_of(side) for side in asked) + (" is int" if len(asked) == 1 else "") \
+            if asked else "True"
+
+    OPERAND = re.compile(r"^[\w.()]+$")
+
+    CALL = re.compile(r"\w\(")
+
+    def pure(self, code: str) -> bool:
+        """Generated code that reads names and fields only: evaluating it twice is harmless."""
+        return bool(self.OPERAND.match(code)) and not self.CALL.search(code)
+
+    def _const_ranked(self, node, scope):
+        """The outcome named here, if the node names one."""
+        if isinstance(node, n.Name):
+            r = self.resolver.resolve(node.id, scope)
+            if r is not None and r.kind == "outcome":
+                return self.outcome_values[node.id]
+        return None
+
+    # The node whose list is only walked, then dropped (see walked).
+    walking = None
+
+    def walked(self, node, compile):
+        """`compile()`, the code of `node`, for a list that is only walked, then dropped: nobody
+        can keep it or change it while it is walked, so a list the run already holds (the
+        combatants, a run-invariant rule's list) is walked as it is instead of a copy. Only
+        `node` itself is compiled so (x_Call, b_combatants), never a call inside it."""
+        saved, self.walking = self.walking, node
+        try:
+            return compile()
+        finally:
+            self.walking = saved
+
+    def resolving(self, scope):
+        """How K.kind resolves a name here: as the resolver does, and a local this code is known
+        to hold a whole number in (see whole_numbers) as a number."""
+        ints = self.ints
+        if not ints:
+            return lambda name: self.resolver.resolve(name, scope)
+
+        def resolve(name):
+            r = self.resolver.resolve(name, scope)
+            if r is not None and r.kind == "local" and self.alias.get(r.target, r.target) in ints:
+                return WHOLE_LOCAL
+            return r
+        return resolve
+
+    # Python names known to hold whole numbers (Python ints) in the code being compiled: the code
+    # stands under a test of their types (a decision table's rows, compiled twice).
+    ints: frozenset = frozenset()
+
+    @contextmanager
+    def whole_numbers(self, names):
+        saved, self.ints = self.ints, self.ints | frozenset(names)
+        try:
+            yield
+        finally:
+            self.ints = saved
+
+    def local_names(self, nodes, scope) -> list[str]:
+        """The Python names of the locals read in `nodes` (a parameter compiled in place is one
+        only while its argument is a plain name)."""
+        names = []
+        for node in walk(nodes):
+            if isinstance(node, n.Name):
+                r = self.resolver.resolve(node.id, scope)
+                if r is not None and r.kind == "local":
+                    code = self.alias.get(r.target, r.target)
+                    if self.IDENTIFIER.match(code) and not S.WHOLE.match(code):
+                        names.append(code)
+        return names
+
+    def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
+        if isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
+            # A lone literal die: roll it in place when nothing is pinned or shown.
+            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
+                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
+        return f"_E.roll({dice}, {by}, {purpose})"
+
+    # ------------------------------------------------------------ statements
+    def append(self, s: n.Append, depth, scope):
+        # S.append in place: the list, then the value, as the call reads them; else the call refuses.
+        e = self.emit
+        t, v = self.tmp(), self.tmp()
+        e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
+        e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
+        e(depth, f"if {S.type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
+                 f"{t}.append({v})", s.span)
+        e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
+
+    def walk_list(self, s: n.For, items: str, depth, scope) -> str:
+        # H.counted, in place: the loop's length is paid from the step budget before it starts.
+        e = self.emit
+        t = self.tmp()
+        e(depth, f"{t} = {items}", s.span)
+        if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
+            e(depth, f"if {S.type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
+            if isinstance(s.iter, (n.Name, n.Attr, n.Index)) and not self.purity.block(s.body, scope.locals):
+                e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
+        e(depth, f"_E.steps += len({t})", s.span)
+        e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
+        return t
+
+    # ------------------------------------------------------------ decision tables
+    def whole_rows(self, d: n.Decide, ins, out, depth, scope) -> int:
+        whole = self.ordered_names(d, ins, out, scope)
+        if whole:
+            # What a decision table orders is almost always whole numbers: its rows are
+            # compiled once for them, without a guard per cell, and once for any value.
+            self.emit(depth, "if " + " and ".join(f"{S.type_of(w)} is int" for w in whole) + ":", d.span)
+            with self.whole_numbers(whole):
+                self.rows(d, ins, out, depth + 1, scope)
+            self.emit(depth, "else:", d.span)
+            depth += 1
+        return depth
+
+    def numbers(self, ins, scope) -> list:
+        resolve = self.resolving(scope)
+        return [(t, t in self.ints or K.kind(node, resolve) == K.NUMBER) for t, node in ins]
+
+    def cell(self, node, number: bool, scope) -> tuple[str, bool]:
+        """A cell's value, and whether its comparison with a numeric input may be Python's own."""
+        return self.expr(node, scope), number and K.kind(node, self.resolving(scope)) == K.NUMBER
+
+    ORDERING = frozenset(("<", "<=", ">", ">="))
+
+    def ordered_names(self, d: n.Decide, ins, out, scope) -> list[str]:
+        """The Python names whose being whole numbers takes the guards off a decision table's
+        ordering cells: the inputs they test and the locals they read, not yet known to be numbers.
+        Only a table whose rows give a value (no statements, which could rebind a local), and never
+        the name it binds (a later row of an "all" table would read it changed)."""
+        if out is None:
+            return []
+        resolve = self.resolving(scope)
+        names = []
+        for row in d.rows:
+            for (var, node), alts in zip(ins, row.tests):
+                for t in alts:
+                    # (an ordering against a named outcome compares ranks: no number there)
+                    if t.kind == "range" or (t.kind == "cmp" and t.op in self.ORDERING
+                                             and self._const_ranked(t.value, scope) is None):
+                        if K.kind(node, resolve) != K.NUMBER:
+                            names.append(var)
+                        names.extend(self.local_names((t.value, t.high), scope))
+        return [w for w in dict.fromkeys(names) if w != out]
+
+    # ------------------------------------------------------------ tactics and reactions
+    def hoisted(self, parts) -> bool:
+        """Whether a tactic's conditions may be tested once each, as soon as they can (hoisting.py)."""
+        return all(self.purity.expr(x) for x in parts)
+
+    def lazy_choice(self, event: str, single: bool = False) -> bool:
+        """Whether an unscripted reactor may choose its reaction to an event testing only what its
+        choice needs, in its order: the event has one reactor (`single`, as its emitter found, which
+        asks first) and every reaction's `by`, costs and requirements, and every tactic's `when`
+        for it, are pure. Testing a pure condition fewer times changes no answer (hoisting.py);
+        otherwise every reaction is tested first, as written."""
+        known = self._lazy.get(event)
+        if known is None:
+            rs = self.ruleset
+            reactions = [r for r in rs.all(n.Reaction) if r.event == event]
+            parts = [x for r in reactions for x in (r.by, *r.requires, *(a for _f, a in r.costs))]
+            parts += [p.when for t in rs.all(n.Tactic) for ev, prefs in t.react if ev == event
+                      for p in prefs if p.when is not None]
+            known = self._lazy[event] = single and all(self.purity.expr(x) for x in parts)
+        return known

@@ -1,0 +1,215 @@
+"""Statements to Python lines (a mixin of the compiler): the plain path (shortcuts.py holds the fast one)."""
+from __future__ import annotations
+
+from ...dsl.syntax import nodes as n
+from ...dsl.check.names import Scope
+
+from ..run import semantics as S
+from ..run.values import mangle
+
+
+class StatementCompiler:
+    def block(self, stmts, depth, scope) -> Scope:
+        if not stmts:
+            self.emit(depth, "pass")
+        for s in stmts:
+            scope = self.stmt(s, depth, scope)
+        return scope
+
+    def stmt(self, s, depth, scope) -> Scope:
+        e = self.emit
+        if isinstance(s, n.Let):
+            value = self.expr(s.value, scope)
+            scope = self.bind(scope, s.name)
+            e(depth, f"{scope.ids[s.name]} = {value}", s.span)
+            return scope
+        if isinstance(s, n.Set):
+            # The checker let through only fields (of no table's row), vars and locals.
+            if isinstance(s.target, n.Attr):
+                e(depth, f"{self.expr(s.target.obj, scope)}.{mangle(s.target.name)} = {self.expr(s.value, scope)}", s.span)
+            else:
+                local = self.resolver.resolve(s.target.id, scope).kind == "local"
+                target = scope.ids[s.target.id] if local else f"_E.v.{mangle(s.target.id)}"
+                e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
+            return scope
+        if isinstance(s, n.Say):
+            m = self.ruleset.space("message")[s.message]
+            args = self.call_args(m.params, s.args, s.span, f'message "{m.name}"', scope)
+            # Arguments are evaluated once, and only when a transcript is kept.
+            e(depth, f"if _E.rec: _E.say({s.message!r}, {self.gid('message', s.message)}, "
+                     f"({''.join(a + ', ' for a in args)}), {self.k((self.owner, s.span), 'at')})", s.span)
+            return scope
+        if isinstance(s, n.Return):
+            e(depth, f"return {self.expr(s.value, scope) if s.value is not None else 'None'}", s.span)
+            return scope
+        if isinstance(s, n.CardOp):
+            self.card_op(s, depth, scope)
+            return scope
+        if isinstance(s, n.Append):
+            self.append(s, depth, scope)
+            return scope
+        if isinstance(s, n.Act):
+            e(depth, f"_E.act({self.expr(s.who, scope)})", s.span)
+            return scope
+        if isinstance(s, n.Pass):
+            e(depth, "pass", s.span)
+            return scope
+        if isinstance(s, n.Stop):
+            e(depth, "raise H.StopRun()", s.span)
+            return scope
+        if isinstance(s, n.ExprStmt):
+            e(depth, self.expr(s.expr, scope), s.span)
+            return scope
+        if isinstance(s, n.Expect):
+            return self.expect_stmt(s, depth, scope)
+        if isinstance(s, n.If):
+            # After an if, a name is known only if every branch gave it a value.
+            bound = []
+            for i, (cond, body) in enumerate(s.branches):
+                e(depth, f"{'if' if i == 0 else 'elif'} {self.expr(cond, scope)}:", cond.span)
+                bound.append(self.block(body, depth + 1, scope).locals)
+            if s.orelse is None:
+                return scope
+            e(depth, "else:", s.span)
+            bound.append(self.block(s.orelse, depth + 1, scope).locals)
+            return self.bind(scope, *sorted(set.intersection(*bound) - scope.locals))
+        if isinstance(s, n.For):
+            items = self.walked(s.iter, lambda: self.unnamed_expr(s.iter, scope))  # maybe a comprehension's iterable
+            if s.key is not None:
+                keyed = self.fresh(scope, "it")
+                key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
+                fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
+                items = f"{fn}({items}, lambda {keyed.ids['it']}: {key}, {s.desc})"
+            inner = self.bind(scope, s.var)
+            var = inner.ids[s.var]
+            if s.where is not None:
+                items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
+            t = self.walk_list(s, items, depth, scope)
+            e(depth, f"for {var} in {t}:", s.span)
+            self.block(s.body, depth + 1, inner)
+            return scope
+        if isinstance(s, n.While):
+            e(depth, f"while {self.expr(s.cond, scope)}:", s.span)
+            e(depth + 1, "_E.steps += 1", s.span)
+            e(depth + 1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
+            self.block(s.body, depth + 1, scope)
+            return scope
+        if isinstance(s, n.Decide):
+            return self.decide(s, depth, scope)
+        if isinstance(s, n.Block):
+            return self.block(s.body, depth, scope)      # a label only: its names stay known after it
+        raise AssertionError(f"no statement {type(s).__name__}")
+
+    def verdict(self, e, scope) -> str:
+        """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
+        if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+            a, b = self.tmp(), self.tmp()
+            left, right = f"({a} := {self.expr(e.left, scope)})", f"({b} := {self.expr(e.right, scope)})"
+            # Comparison as the language means it (none matches an empty list), not Python's.
+            test = f"S.{S.COMPARISON[e.op].__name__}({left}, {right})"
+            return f"({test}, {a}, {b})"
+        return f"({self.expr(e, scope)}, None, None)"
+
+    def expect_stmt(self, s: n.Expect, depth, scope) -> Scope:
+        """An expectation in a do: block, checked when the run reaches it."""
+        node = self.k(s, "expect")
+        if s.expr is None:
+            self.emit(depth, f"_E.expect_said({node})", s.span)
+        else:
+            self.emit(depth, f"_E.expected({node}, *{self.verdict(s.expr, scope)})", s.span)
+        return scope
+
+    def card_op(self, s: n.CardOp, depth, scope):
+        ct = self.conditions[s.condition]        # the checker's: the condition, and a grade it has
+        who = self.expr(s.who, scope)
+        cref = self.k(ct, "cond")
+        if s.grade is None:
+            grade = "None"
+        elif s.grade in ct.by_name:
+            grade = self.k(ct.by_name[s.grade], "grade")
+        else:
+            grade = f"H.regrade({cref}, {scope.ids[s.grade]})"
+        if s.data is None:
+            self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
+        else:
+            # A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`.
+            self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data, scope)})", s.span)
+
+    def decide(self, d: n.Decide, depth, scope) -> Scope:
+        bound = scope if d.output == "then" else self.bind(scope, d.output)
+        out = None if d.output == "then" else bound.ids[d.output]
+        ins = []
+        for node in d.inputs:
+            code = self.expr(node, scope)
+            if out is None or not self.IDENTIFIER.match(code) or code == out:
+                # Worked out once before the rows; a local read as it is where no row can set it
+                # (a table giving a value chooses one row, and only then sets its output).
+                t = self.tmp()
+                self.emit(depth, f"{t} = {code}", node.span)
+                code = t
+            ins.append((code, node))
+        depth = self.whole_rows(d, ins, out, depth, scope)
+        self.rows(d, ins, out, depth, scope)
+        return bound
+
+    def rows(self, d: n.Decide, ins, out, depth, scope):
+        ins = self.numbers(ins, scope)
+        first = True
+        for row in d.rows:
+            conds = []
+            for (var, number), alts in zip(ins, row.tests):
+                tests = [self.test(var, number, t, scope) for t in alts]
+                if "True" in tests:
+                    continue
+                conds.append(tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")")
+            cond = " and ".join(conds) or "True"
+            kw = "if" if first or d.policy == "all" else "elif"
+            self.emit(depth, f"{kw} {cond}:", row.span)
+            first = False
+            if out is not None:
+                self.emit(depth + 1, f"{out} = {self.expr(row.output, scope)}", row.output.span)
+            else:
+                self.block(row.output, depth + 1, scope)
+        if d.policy == "first" and d.rows:
+            self.emit(depth, "else:")
+            self.emit(depth + 1, "raise H.RuleFailure('no row of this decision table matches', "
+                                 "'add a last row of \"any\" cells')", d.span)
+
+    def test(self, var, number: bool, t: n.Test, scope) -> str:
+        """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""
+        if t.kind == "any":
+            return "True"
+        if t.kind == "none":
+            return f"_none({var})"
+        if t.kind == "cmp":
+            return self.compare(t.op, var, *self.cell(t.value, number, scope), named=True)
+        if t.kind == "range":
+            (low, plain_low), (high, plain_high) = self.cell(t.value, number, scope), self.cell(t.high, number, scope)
+            return (f"({self.compare('<=', low, var, plain_low, named=True)} and "
+                    f"{self.compare('<=', var, high, plain_high, named=True)})")
+        return f"_eq({var}, {self.expr(t.value, scope)})"
+
+    def cell(self, node, number: bool, scope) -> tuple[str, bool]:
+        """A cell's value, and whether its comparison with a numeric input may be Python's own
+        (never, on the plain path)."""
+        return self.expr(node, scope), False
+
+    def numbers(self, ins, scope) -> list:
+        """A decision table's inputs, each with whether it is surely a number (never, on the plain path)."""
+        return [(t, False) for t, _node in ins]
+
+    def whole_rows(self, d: n.Decide, ins, out, depth, scope) -> int:
+        """Rows compiled for whole numbers first, where shortcuts.py does so: the depth of the rows for any value."""
+        return depth
+
+    def append(self, s: n.Append, depth, scope):
+        self.emit(depth, f"S.append({self.expr(s.target, scope)}, {self.expr(s.value, scope)}, _KEPT)", s.span)
+
+    def walk_list(self, s: n.For, items: str, depth, scope) -> str:
+        """The name of the list a for walks: its length paid from the step budget before it starts,
+        and a stored list copied (the body may change it while we walk it)."""
+        t = self.tmp()
+        self.emit(depth, f"{t} = H.counted(_E, {items})", s.span)
+        if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
+            self.emit(depth, f"{t} = {t}[:]", s.span)
+        return t

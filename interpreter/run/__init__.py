@@ -1,0 +1,1 @@
+"""The run stage: an encounter played by a compiled program (engine, dice, values, semantics, state, transcript)."""

@@ -1,0 +1,310 @@
+"""Encounter scripts: combatants, pinned dice, scripted decisions, activities
+and expectations, validated against a compiled program and run."""
+from __future__ import annotations
+
+import gc
+import itertools
+from pathlib import Path
+
+from ...dsl.syntax import nodes as n
+from ...dsl.editions.cache import build_encounter
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
+from ...dsl.records import dataclass, field, fields
+from ...dsl.check.encounter_check import Facts, check_encounter, check_names, check_script, check_settings, decision_kind, setting_value
+from ...dsl.check.format_kinds import default_side
+from ...dsl.check.policy import DEFAULT_SIDE
+from ...dsl.editions.loader import bundled_root
+from ...dsl.source import read_text
+
+from ..compile.compiler import Program
+from . import runtime_helpers as H
+from ..compile import stored
+from .engine import Engine, guarded
+from .values import mangle
+
+_counter = itertools.count()
+_programs: dict = {}
+
+
+@dataclass
+class Outcome:
+    engine: Engine
+    expectations: list = field(default_factory=list)   # Verdicts, in the order they were checked
+    program: Program | None = None
+
+    @property
+    def failed(self):
+        return [(v, v.left, v.right) for v in self.expectations if not v.ok]
+
+
+def roots_for(path, extra=()) -> list[Path]:
+    """Where an encounter's edition is looked for, first match first: the folders
+    named on the command line, the folder around the encounter's own folder (so an
+    encounter kept beside its edition finds it), then the bundled rulesets."""
+    here = Path(path).resolve().parent
+    return [Path(p) for p in extra] + [here.parent, bundled_root()]
+
+
+def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None,
+                houses=()) -> Program:
+    """One compiled program per edition (and house-rule files), shared by every run in this process."""
+    house_key = tuple((str(Path(h).resolve()), _text_or_none(h)) for h in houses)
+    # The first root that holds a name wins, so a root named twice changes nothing: an encounter
+    # beside the bundled editions (roots: its folder's parent, then the bundled root) shares
+    # the program of no roots at all.
+    key = (edition, tuple(dict.fromkeys(str(r) for r in roots or [bundled_root()])), house_key)
+    prog = _programs.get(key)
+    if prog is None:
+        own = Sources()
+        try:
+            prog = stored.program(edition, span, own, roots, houses)
+        finally:
+            if sources is not None:
+                sources.texts.update(own.texts)
+        _programs[key] = prog
+    elif sources is not None:
+        sources.texts.update(prog.ruleset.sources.texts)
+    return prog
+
+
+def _text_or_none(path) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None            # the loader reports it, at the command line
+
+
+def load_encounter(path, sources: Sources, at: Span | None = None) -> n.Encounter:
+    display = str(path)
+    text = read_text(Path(path), display, at, sources)
+    sources.texts[display] = text
+    enc, diags = build_encounter(text, display)
+    if diags:
+        raise GrimorioError(diags)
+    return enc
+
+
+class Prepared:
+    """An encounter validated and compiled against a program: run it many times."""
+
+    def __init__(self, enc: n.Encounter, program: Program, option_overrides=None):
+        self.enc, self.p = enc, program
+        diags: list[Diagnostic] = check_names(enc)
+        names = [c.name for c in enc.combatants]
+        self.fields = {f.name: f for f in program.sheet.fields}
+        facts = facts_of(program)
+        settings = list(enc.settings) + list((option_overrides or {}).items())
+        diags += check_settings(settings, facts) + check_encounter(enc, facts) + check_script(enc, facts)
+        if diags:
+            raise GrimorioError(diags)
+        self.options = {name: setting_value(value) for name, value in settings}
+        self.pins = [_pinned(pin, names) for pin in enc.pins]
+        self.script = {}
+        for rnd, decisions in enc.script:
+            for d in decisions:
+                for words, span, refused in d.choices:
+                    q = self.script.setdefault((rnd, d.who), {"action": [], "reaction": [], "choose": []})
+                    q[decision_kind(words[0], facts)].append((words, span, refused))
+        self.defaults_done = False
+        self._makers = None                        # made from the blueprints on first use
+        self.blueprints = self._blueprints()
+        # Expectations of conditions are compiled; those of transcript lines are checked by the engine.
+        every = list(enc.expects) + [x for _r, x in enc.round_expects]
+        conditions = [x for x in every if x.expr is not None]
+        self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, [x.expr for x in conditions], names)
+        fns = dict(zip(map(id, conditions), self.code["expects"]))
+        self.final_checks = [(x, fns.get(id(x))) for x in enc.expects]
+        self.round_checks = {}
+        for rnd, x in enc.round_expects:
+            self.round_checks.setdefault(rnd, []).append((x, fns.get(id(x))))
+        self.needs_lines = any(isinstance(x, n.Expect) and x.said is not None for x in _walk(enc))
+        self.expectation_spans = expectation_spans(enc)
+
+    def _blueprints(self):
+        """What each run needs to make the combatants, worked out once."""
+        default_tactic = self._default_tactic()
+        side = {**self.p.options, **self.options}[DEFAULT_SIDE]      # the prelude's option, or the edition's
+        out = []
+        for i, c in enumerate(self.enc.combatants):
+            given = {k: v for k, v, _ in c.fields}
+            attrs = []
+            for k, v in given.items():
+                f = self.fields.get(k)
+                if f is not None:
+                    attrs.append((mangle(k), self.p.tables[f.table].lookup(v) if f.type == "row" else v))
+            holds = [(self.p.conditions[cond], grade) for cond, grade, _ in c.holds]
+            holds = [(ct, ct.by_name.get(grade) if grade else None) for ct, grade in holds]
+            out.append((i, c.name, given["side"] if "side" in given else default_side(side, c.name), given.get("tactic", default_tactic), attrs,
+                        frozenset(given), holds))
+        if self.p.pure_defaults:
+            out = self._with_defaults(out)
+        return out
+
+    def _default_tactic(self):
+        """The prelude's option default_tactic, as the edition or the encounter set it (a tactic of
+        these rules: dsl/check/policy.py checked every value it was given); "": the first tactic."""
+        name = {**self.p.options, **self.options}.get("default_tactic") or None
+        return next(iter(self.p.tactics), None) if name is None else name
+
+    def _with_defaults(self, blueprints):
+        """Sheet defaults that roll nothing are the same every run: work them out once."""
+        self.blueprints = blueprints
+        scratch = Engine(self.p, [], record=False)
+        made = self.make_combatants(scratch)
+        slots = [mangle(f.name) for f in self.p.sheet.fields]
+        self.defaults_done = True
+        self._makers = None
+        return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots], given, holds)
+                for obj, (i, name, side, tactic, _attrs, given, holds) in zip(made, blueprints)]
+
+    def given_fields(self) -> dict:
+        """The sheet fields each combatant's lines give."""
+        return {name: given for _i, name, _s, _t, _a, given, _h in self.blueprints}
+
+    def make_combatants(self, eng):
+        makers = self._makers
+        if makers is None:
+            makers = self._makers = self._combatant_makers()
+        cls, fill, defaults = self.p.combatant_class, self.p.fill_sheet, self.defaults_done
+        made = []
+        for name, side, tactic, (acts, reacts), values, lists, holds, _given in makers:
+            obj = cls()
+            obj.a_name, obj.side_, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
+            obj.acts, obj.reacts = acts, reacts
+            if lists:                              # each run gets its own copy of a list value
+                values = list(values)
+                for k in lists:
+                    values[k] = list(values[k])
+            if defaults:                           # every field known: one assignment
+                fill(obj, values)
+            else:
+                for attr, v in zip(self._attrs[name], values):
+                    setattr(obj, attr, v)
+            made.append(obj)
+        eng.cb = made
+        if defaults and not self._holds:
+            return made
+        p = self.p
+        for obj, maker in zip(made, makers):
+            if not defaults:
+                guarded(p, p.sheet_defaults, eng, obj, maker[7])
+            holds = maker[6]
+            if holds:
+                cards = obj.cards
+                for ct, grade in holds:
+                    cards.setdefault(ct.name, []).append(grade)
+        return made
+
+    def _combatant_makers(self):
+        """What make_combatants needs of each blueprint, worked out once: its name, side,
+        tactic and the tactic's act, its field values (and which of them are lists), its cards."""
+        acts = {name: (t.act, t.react) for name, t in self.p.tactics.items()}
+        self._attrs = {}
+        out = []
+        for _i, name, side, tactic, attrs, given, holds in self.blueprints:
+            values = tuple(v for _a, v in attrs)
+            self._attrs[name] = tuple(a for a, _v in attrs)
+            lists = tuple(k for k, v in enumerate(values) if type(v) is list)
+            out.append((name, side, tactic, acts.get(tactic, (_no_tactic, {})), values, lists, tuple(holds), given))
+        self._holds = any(m[6] for m in out)
+        return out
+
+    def run(self, seed=None, record=True, json=False, max_rounds=None, setup=None, budget=None) -> Outcome:
+        """Run the encounter once. `setup(engine)`, if given, runs once the combatants and vars
+        are made, before `do:`. On an error, the GrimorioError carries the run so far as
+        `outcome`, so its transcript is not lost."""
+        enc, p = self.enc, self.p
+        seed = enc.seed if seed is None else seed
+        pins = [dict(pin, used=False) for pin in self.pins]
+        script = {k: {kind: list(q) for kind, q in v.items()} for k, v in self.script.items()}
+        eng = Engine(p, [], seed or 0, record or self.needs_lines, json, pins, enc.strict_dice, script, self.options,
+                     max_rounds or enc.rounds or 100, budget)
+        eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}
+        out = Outcome(eng, eng.verdicts, program=p)
+        # A run frees what it makes by reference counting (rules build no cycles but by
+        # accident): the cyclic collector only costs time here, about a tenth of a run.
+        # It comes back on as the run ends, and collects what a run left in a cycle then.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self._run(eng, pins, setup)
+        except GrimorioError as exc:
+            exc.outcome = out
+            raise
+        finally:
+            if paused:
+                gc.enable()
+        return out
+
+    def _run(self, eng, pins, setup=None):
+        enc, p = self.enc, self.p
+        self.make_combatants(eng)
+        guarded(p, p.init_vars, eng)
+        if setup is not None:
+            setup(eng)
+        try:
+            guarded(p, self.code["do"], eng, stops=True)
+            # Rounds run unless the script only does things (a do: block without "rounds N").
+            if p.rounds and (enc.rounds if enc.do else enc.rounds is None or enc.rounds > 0):
+                guarded(p, eng.run_rounds)
+        except H.StopRun:
+            pass                                  # "stop" in the do: block ends the encounter
+        if eng.script:
+            guarded(p, eng.script_left_over)
+        eng.rounds_never_run()
+        if enc.strict_dice:
+            left = [pin for pin in pins if not pin["used"]]
+            if left:
+                raise GrimorioError([Diagnostic("E0505", "this pinned roll was never made", pin["span"],
+                                                "the scenario went otherwise than the script expects")
+                                     for pin in left])
+        for node, fn in self.final_checks:
+            if fn is None:
+                eng.expect_said(node)
+            else:
+                eng.expected(node, *guarded(p, fn, eng))
+
+
+def expectation_spans(enc: n.Encounter) -> list[tuple[Span, str]]:
+    """Where each expectation of an encounter is written, in the order of its text, and the
+    words that lead it there ("expect ", or a refused choice's "WHO: "): those of do: blocks,
+    of rounds, the scripted choices the rules must refuse, and those of the end. A verdict
+    names its expectation by this span, however often (or late) it is checked."""
+    spans = [(x.span, "expect ") for x in _walk(enc.do) if isinstance(x, n.Expect)]
+    spans += [(x.span, "expect ") for _r, x in enc.round_expects] + [(x.span, "expect ") for x in enc.expects]
+    spans += [(span, f"{d.who}: ") for _r, decisions in enc.script for d in decisions
+              for _words, span, refused in d.choices if refused is not None]
+    return sorted(set(spans), key=lambda x: (x[0].line, x[0].col, x[0].end_line, x[0].end_col))
+
+
+def _walk(node):
+    """Every node under an encounter (its do: block, expectations and rounds)."""
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            yield from _walk(x)
+    elif isinstance(node, n.Node):
+        yield node
+        for f in fields(node):
+            v = getattr(node, f.name)
+            if isinstance(v, (tuple, list, n.Node)):
+                yield from _walk(v)
+
+
+def _no_tactic(_engine, _combatant):
+    return False
+
+
+def _pinned(pin: n.Pin, names: list) -> dict:
+    """A pinned roll as the run reads it: who rolls (if named), what for (if named), its faces."""
+    words = list(pin.words)
+    who = words.pop(0) if words and words[0] in names else None
+    return {"who": who, "purpose": words[0] if words else None, "faces": pin.faces, "span": pin.span}
+
+
+def facts_of(program: Program) -> Facts:
+    """What the encounter check needs to know of a compiled program."""
+    return Facts({f.name: f for f in program.sheet.fields}, tuple(program.tactics),
+                 {name: tuple(g.name for g in ct.grades) for name, ct in program.conditions.items()},
+                 {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes),
+                 tuple(program.actions), tuple(program.reaction_by_name), program.options)

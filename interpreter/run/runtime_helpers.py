@@ -1,0 +1,114 @@
+"""Small helpers the generated code calls. Kept apart so the generated module
+has no access to anything else (rules are hermetic)."""
+from __future__ import annotations
+
+from .values import Combatant, ConditionType, Ranked, Refusal, Struct, is_none, kind, mangle, member, same, show  # (used by generated code)
+
+
+class RuleFailure(Refusal):
+    """A rule did something the language forbids; located by the engine."""
+
+
+EMIT_DEPTH = 16
+STEP_BUDGET = 1_000_000
+
+
+class Budget(Exception):
+    """A loop or a cascade of events ran past its budget."""
+
+
+def counted(engine, items):
+    """The list a for or a comprehension walks, its length paid from the step budget first."""
+    if type(items) is list:
+        steps = engine.steps = engine.steps + len(items)
+        if steps <= engine.budget:
+            return items
+        raise Budget(engine.budget)
+    raise RuleFailure("only a list can be walked, not {0} (" + kind(items) + ")",
+                      "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
+
+
+ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
+
+
+def reactors(whos):
+    """Who may react, without repeats, in order; none is nobody."""
+    out = []
+    for w in whos:
+        if w is not None and w not in out:
+            out.append(w)
+    return out
+
+
+def first_reaction(engine, _who, options, _event):
+    """A reactor's choice where its tactic prefers nothing for the event: as the prelude's
+    option says, the first reaction allowed (or none)."""
+    return options[0] if engine.opt["first_reaction"] else None
+
+
+def not_a_condition(value) -> RuleFailure:
+    """What a builtin that asks for a condition says of anything else; a grade, which names its condition."""
+    if isinstance(value, Ranked) and isinstance(getattr(value, "condition", None), str):
+        return RuleFailure("{0} is a grade of " + value.condition + ", and a condition is asked here",
+                           "give the condition itself: " + value.condition + " (not " + value.condition + ".{0})",
+                           "E0204", (value,))
+    return RuleFailure("a condition is asked here, not {0} (" + kind(value) + ")",
+                       "name a condition of these rules, or a value that holds one", "E0204", (value,))
+
+
+def not_a_question(who, items) -> RuleFailure:
+    """choose(who, items) given no combatant first, or no list second."""
+    if not isinstance(who, Combatant):
+        return RuleFailure("choose()'s first argument must be a combatant, not {0} (" + kind(who) + ")",
+                           "choose(COMBATANT, LIST): the combatant whose controller picks one item of the list",
+                           "E0204", (who,))
+    return RuleFailure("choose()'s second argument must be a list to choose from, not {0} (" + kind(items) + ")",
+                       "choose(COMBATANT, LIST): the combatant whose controller picks one item of the list",
+                       "E0204", (items,))
+
+
+class StopRun(Exception):
+    """The `stop` statement: ends the encounter."""
+
+
+def eq(value, test):
+    """A decision-table cell: membership when the input is a list; else the language's `==`."""
+    if type(value) is list:
+        return member(test, value)
+    return same(value, test)
+
+
+FIELDED = (Combatant, Struct)
+
+
+def index(obj, key):
+    """obj[key]: a field named by a text of a combatant or record, or a table's row."""
+    if isinstance(key, str) and isinstance(obj, (Combatant, Struct)):
+        try:
+            return getattr(obj, mangle(key))
+        except AttributeError:
+            raise RuleFailure("{0} has no field {1}", "check the spelling against the sheet or the table's columns",
+                              "E0203", (obj, key)) from None
+    lookup = getattr(obj, "lookup", None)
+    if lookup is not None:
+        return lookup(key)
+    if isinstance(obj, list):
+        return item(obj, key)
+    raise RuleFailure("{0} cannot be looked up by {1}", "a list is looked up by a position from 1, a table by a key, "
+                      "a combatant or a record by the name of a field", "E0501", (obj, key))
+
+
+def regrade(condition: ConditionType, grade):
+    """The grade of `condition` with the same name as `grade` (of any condition)."""
+    if grade is None:
+        return None
+    g = condition.by_name.get(getattr(grade, "name", grade))
+    if g is None:
+        raise RuleFailure(f'condition "{condition.name}" has no grade {{0}}',
+                          f"its grades: {', '.join(g.name for g in condition.grades)}", "E0501",
+                          (getattr(grade, "name", grade),))
+    return g
+
+
+# Generic builtins (dice from numbers, keeping dice, lists), reached as H.name.
+from .generic import dice_, item, keep_highest, keep_lowest, range_, slice_, without  # noqa: E402,F401

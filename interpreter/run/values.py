@@ -1,0 +1,348 @@
+"""Runtime values: ranked names (outcomes, grades), structs (rows, records,
+events, check results), combatants, and how each is shown in a transcript."""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from operator import attrgetter
+
+from ...dsl.bounds import MAX_DIGITS
+from .dice import Dice
+
+_BIG = 10 ** MAX_DIGITS
+# How a whole number past MAX_DIGITS digits shows (one grown by + in a loop until the step budget
+# stopped it): never Python's refusal to convert it, never the internal-bug error.
+HUGE = f"(a number of more than {MAX_DIGITS} digits)"
+
+
+_MANGLED: dict[str, str] = {}
+
+
+def mangle(name: str) -> str:
+    """A DSL name as an ASCII Python attribute name, one-to-one: a name of ASCII
+    letters, digits and underscores is kept behind "a_"; any other is spelled
+    behind "u_" with "_" doubled and each other character as "_x<hex>_"
+    (Python would NFKC-fold non-ASCII identifiers, and two spellings must never meet)."""
+    out = _MANGLED.get(name)
+    if out is None:
+        name = str(name)
+        if name.isascii() and all(ch.isalnum() or ch == "_" for ch in name):
+            out = "a_" + name
+        else:
+            out = "u_" + "".join(ch if ch.isascii() and ch.isalnum() else "__" if ch == "_" else f"_x{ord(ch):x}_"
+                                 for ch in name)
+        if len(_MANGLED) < 100_000:          # a memo, never a meaning: the answer is the same without it
+            _MANGLED[name] = out
+    return out
+
+
+def unmangle(attr: str) -> str:
+    """The DSL name of a mangled attribute."""
+    if attr.startswith("a_"):
+        return attr[2:]
+    if attr.startswith("u_"):
+        return re.sub(r"__|_x([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "_", attr[2:])
+    return attr
+
+
+class Ranked:
+    """A name with a place in an order: an outcome, or a grade of a condition."""
+
+    __slots__ = ("name", "rank", "kind")
+
+    def __init__(self, name, rank, kind):
+        self.name, self.rank, self.kind = name, rank, kind
+
+    def _cmp(self, other):
+        if not isinstance(other, Ranked) or other.kind != self.kind:
+            raise TypeError(f"{self.name} and {show(other)} cannot be compared by order")
+        return other.rank
+
+    def __lt__(self, other):
+        return self.rank < self._cmp(other)
+
+    def __le__(self, other):
+        return self.rank <= self._cmp(other)
+
+    def __gt__(self, other):
+        return self.rank > self._cmp(other)
+
+    def __ge__(self, other):
+        return self.rank >= self._cmp(other)
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+    __hash__ = object.__hash__
+
+
+class Scale(Fraction):
+    """A factor written in a table as x2 or /2."""
+
+    def __str__(self):
+        return f"x{self.numerator}" if self.denominator == 1 else f"/{self.denominator}" if self.numerator == 1 \
+            else f"x{self.numerator}/{self.denominator}"
+
+
+class Struct:
+    """Base of generated record classes; `_names` are the DSL field names."""
+
+    __slots__ = ()
+    _names: tuple = ()
+    _title: str = "record"
+    _key: str | None = None
+
+    def __str__(self):
+        if self._key is not None:
+            return show(getattr(self, mangle(self._key)))
+        return "{" + ", ".join(f"{n}: {show(getattr(self, mangle(n)))}" for n in self._names) + "}"
+
+    def get(self, name):
+        return getattr(self, mangle(name))
+
+    def __eq__(self, other):
+        """Records (a table's rows, events and check results among them) are equal by value: the
+        same field names, each field equal by the language's `==` (values.same), in any order."""
+        if self is other:
+            return True
+        if not isinstance(other, Struct):
+            return NotImplemented
+        names = self._names
+        if names != other._names and sorted(names) != sorted(other._names):
+            return False
+        return all(same(getattr(self, s, None), getattr(other, s, None)) for s in map(mangle, names))
+
+    __hash__ = object.__hash__      # (a record can change: never a key by its value)
+
+
+class ReadOnly(Exception):
+    """A field of a table row set: the table is data every combatant shares (E0204)."""
+
+
+def _read_only(self, attr, value):
+    raise ReadOnly(f'"{self._title}" is a table: its rows cannot be changed')
+
+
+def make_struct(title: str, names, key: str | None = None, frozen=False) -> type:
+    """A record class; `frozen`: a table's row, whose fields cannot be set, made by calling
+    the class with its values. Any other record is made by `cls._new(*values)` (see `record`):
+    the class itself takes no values, so making one calls no Python __init__ from C (a
+    quarter of the cost of a record, which rules make on every check and event)."""
+    slots = tuple(mangle(n) for n in names)
+    ns = {"__slots__": slots, "_names": tuple(names), "_title": title, "_key": key}
+    args = ", ".join(slots)
+    code = {"_set": object.__setattr__}
+    if frozen:
+        body = "".join(f"\n    _set(self, {s!r}, {s})" for s in slots) or "\n    pass"
+        exec(f"def __init__(self{', ' if slots else ''}{args}):{body}", code)  # noqa: S102 - from checked names
+        ns["__init__"] = code["__init__"]
+        ns["__setattr__"] = _read_only
+        return type(title, (Struct,), ns)
+    body = "".join(f"\n    o.{s} = {s}" for s in slots)
+    exec(f"def _new({args}):\n    o = _cls(){body}\n    return o", code)  # noqa: S102 - from checked names
+    ns["_new"] = code["_new"]
+    cls = code["_cls"] = type(title, (Struct,), ns)
+    return cls
+
+
+def record(cls, values):
+    """A record of class `cls` (made by make_struct) holding `values`, in its fields' order."""
+    return cls._new(*values) if "_new" in cls.__dict__ else cls(*values)
+
+
+class Grade(Ranked):
+    """A grade of a condition, with the columns of its row."""
+
+    __slots__ = ("condition", "data")
+
+    def __init__(self, name, rank, condition, data):
+        super().__init__(name, rank, condition)
+        self.condition = condition
+        self.data = data          # mangled column name -> value
+
+    def __getattr__(self, attr):
+        data = object.__getattribute__(self, "data")
+        if attr in data:
+            return data[attr]
+        raise AttributeError(attr)
+
+
+class ConditionType:
+    """A condition: special state (no grades) or graded."""
+
+    __slots__ = ("name", "grades", "by_name", "on_receive")
+
+    def __init__(self, name, grades):
+        self.name = name
+        self.grades = grades
+        self.by_name = {g.name: g for g in grades}
+        self.on_receive = None
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+
+SIDE_CHANGES = [0]      # how many times a rule has set a combatant's side (in any run): see Engine.memo
+
+
+def _set_side(c, side):
+    c.side_ = side
+    SIDE_CHANGES[0] += 1
+
+
+class Combatant:
+    """Base of the generated combatant class; sheet fields are slots. `a_side` reads
+    its side (set at creation as `side_`); a rule setting it is counted in SIDE_CHANGES."""
+
+    # acts: its tactic's choice of action; reacts: event -> its tactic's choice of reaction (see engine)
+    __slots__ = ("a_name", "side_", "tactic", "acts", "reacts", "cards", "held")
+
+    a_side = property(attrgetter("side_"), _set_side)
+
+    def __str__(self):
+        return self.a_name
+
+    __repr__ = __str__
+
+    def get(self, name):
+        return getattr(self, mangle(name))
+
+
+def is_none(value) -> bool:
+    """none, and the empty list (a decision table's "none" cell and `== none` agree)."""
+    return value is None or (type(value) is list and not value)
+
+
+def same(a, b) -> bool:
+    """The language's `==`: none equals none and the empty list; true and false equal no number;
+    lists item by item, each by this same equality; anything else as Python compares it by value."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return is_none(a) and is_none(b)
+    if (type(a) is bool) is not (type(b) is bool):
+        return False
+    if type(a) is list and type(b) is list:
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def member(item, items: list) -> bool:
+    """`item in items` by the language's equality. Python's own `in` is that equality for a text
+    and for what equals only itself (a combatant, an outcome); the rest is asked item by item."""
+    kind = type(item)
+    if kind is str or kind.__eq__ is object.__eq__ and item is not None:
+        return item in items
+    return any(same(item, x) for x in items)
+
+
+def show(v) -> str:
+    """A value as a transcript shows it."""
+    if v is None:
+        return "-"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, list):
+        return _nested(lambda: ", ".join(show(x) for x in _shown(v)), "...") if v else "-"
+    if isinstance(v, (int, Fraction)):
+        try:
+            return _number(v)
+        except ValueError:                 # more digits than Python converts (see in_words)
+            return in_words(v)
+    return str(v)
+
+
+def _number(v) -> str:
+    if isinstance(v, int) and not -_BIG < v < _BIG:
+        return HUGE
+    if isinstance(v, Fraction) and not isinstance(v, Scale):
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return str(v)
+
+
+def in_words(v) -> str:
+    """A number Python refuses to convert to digits (past sys.get_int_max_str_digits(), 4300 unless
+    the process sets it lower, down to 640): how many digits it has, in words."""
+    whole = abs(int(v.numerator if isinstance(v, Fraction) else v))
+    digits = max(1, int(whole.bit_length() * 0.30102999566398))    # log10(2): never one too many
+    digits += whole >= 10 ** digits                                  # exact, once the estimate is checked
+    return f"(a number of {digits} digits)" if isinstance(v, int) else f"(a fraction whose top has {digits} digits)"
+
+
+_depth = [0]
+_seen = [0]
+SHOW_ITEMS = 10_000       # items one value shows at most: a list holding itself twice must not take 2^33 calls
+
+
+def _shown(items):
+    """The items of a list, until SHOW_ITEMS have been shown in the outermost show()."""
+    for x in items:
+        if _seen[0] >= SHOW_ITEMS:
+            yield "..."
+            return
+        _seen[0] += 1
+        yield x
+
+
+def _nested(fn, cut):
+    """fn(), or `cut` past a depth no real value reaches: a list that holds itself must still show."""
+    if _depth[0] > 32:
+        return cut
+    if _depth[0] == 0:
+        _seen[0] = 0
+    _depth[0] += 1
+    try:
+        return fn()
+    finally:
+        _depth[0] -= 1
+
+
+def described(v, show_value=show) -> str:
+    """A value inside a diagnostic's sentence: a text in quotes (so `"a"` never reads as a word of
+    the sentence), anything else as `show_value` (the edition's formats, once located) prints it."""
+    return f'"{v}"' if type(v) is str else show_value(v)
+
+
+class Refusal(Exception):
+    """A value the language refuses while the rules run (an operator, a builtin, a rule's own
+    statement); located by the engine. `message` and `help` may hold {} slots for `values`,
+    filled when the diagnostic is made, by the edition's formats (`text`)."""
+
+    def __init__(self, message, help=None, code="E0501", values=()):
+        super().__init__(message)
+        self.template, self.help_template, self.code, self.values = message, help, code, tuple(values)
+
+    def text(self, show_value=show) -> tuple[str, str | None]:
+        """The message and the help, each value shown by `show_value`."""
+        if not self.values:
+            return self.template, self.help_template
+        shown = [described(v, show_value) for v in self.values]
+        return self.template.format(*shown), self.help_template and self.help_template.format(*shown)
+
+    @property
+    def message(self) -> str:
+        return self.text()[0]
+
+    @property
+    def help(self) -> str | None:
+        return self.text()[1]
+
+
+def kind(v) -> str:
+    """A value's kind, in a designer's words."""
+    t = type(v)
+    if t is bool:
+        return "true or false"
+    if isinstance(v, (int, Fraction)):
+        return "a number"
+    return _KINDS.get(t) or next((k for cls, k in _BASES if isinstance(v, cls)), "a value")
+
+
+_KINDS = {str: "a text", list: "a list", type(None): "none", Dice: "dice"}
+_BASES = ((Ranked, "an outcome or a grade"), (Struct, "a record"), (Combatant, "a combatant"),
+          (ConditionType, "a condition"))

@@ -1,0 +1,1 @@
+"""The tools on top of the stages: command line, simulate, compare, report, language server, formatter, highlighting."""

@@ -1,0 +1,149 @@
+"""`grimorio check`: every diagnostic of a path, without running anything.
+
+A folder or an edition's entry file is loaded as an edition, checked and
+compiled; another .rules file is checked with the edition of its folder that
+includes it, or else read for syntax; an encounter is read, its edition
+compiled, and the encounter validated against it. A module's folder, or a
+file of it, is read with its includes (dsl/editions/modules.py: check_module), then
+checked with each edition beside it (or bundled) that includes it by name.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...dsl.syntax import nodes as n
+from ...dsl.records import dataclass
+from ...dsl.editions.cache import build_rules
+from ...dsl.check.checker import standalone
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
+from ...dsl.editions.loader import bundled_root, duplicate_editions, edition_heads, entry_heads, load_entry, load_house
+from ...dsl.editions.modules import check_module, duplicate_modules, editions_including
+from ...dsl.source import read_text
+
+from ..compile.compiler import compile_checked
+from ..run.encounter import Prepared, load_encounter, program_for, roots_for
+
+
+@dataclass(frozen=True)
+class Layers:
+    """What the command line adds to every edition checked: house-rule files layered on it,
+    and folders (ruleset roots) where editions are looked for first."""
+    houses: tuple = ()
+    rules: tuple = ()
+
+
+def check_path(path: Path, sources: Sources, at: Span | None = None, houses=(), rules=()) -> list[Diagnostic]:
+    """The diagnostics of one path, warnings included; `at` is where the path was named (the
+    command line); `houses` are house-rule files layered on every edition checked, `rules` the
+    roots (--rules folders) where editions are looked for first."""
+    return _path(path, sources, at or Span(str(path), 0, 0), Layers(tuple(houses), tuple(rules)))
+
+
+def _path(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
+    try:
+        if path.is_dir():
+            return _folder(path, sources, at, layers)
+        if path.suffix == ".enc":
+            return _encounter(path, sources, at, layers)
+        if path.suffix == ".rules" or not path.exists():
+            return _rules(path, sources, at, layers)
+        return [Diagnostic("E0001", f'"{path}" is neither rules nor an encounter', at,
+                           "grimorio checks .rules files, .enc files and edition folders")]
+    except GrimorioError as exc:
+        return exc.diagnostics
+
+
+def _entries(folder: Path) -> list[Path]:
+    """The entry files of a folder (a line at the margin declares an edition)."""
+    return list(dict.fromkeys(h.entry for h in entry_heads(folder)))
+
+
+def _roots(folder: Path, rules=()) -> list[Path]:
+    # The --rules folders first, as run looks; then sibling folders, so an edition can extend
+    # one beside it; then the bundled ones.
+    return [*rules, folder.parent, bundled_root()]
+
+
+def _edition(entry: Path, sources: Sources, layers: Layers = Layers()) -> list[Diagnostic]:
+    try:
+        rs = load_entry(entry, _roots(entry.parent, layers.rules), sources)
+        for house in layers.houses:
+            load_house(rs, Path(house))
+        warnings = compile_checked(rs).warnings
+        return standalone(rs) + warnings          # what the checker found first; then what a run would miss
+    except GrimorioError as exc:
+        return exc.diagnostics
+
+
+def _modules(folder: Path) -> list[Path]:
+    """The entry files of the modules of a folder (a line at the margin declares a module)."""
+    return list(dict.fromkeys(h.entry for h in entry_heads(folder, "module")))
+
+
+def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool = True) -> list[Diagnostic]:
+    """`top` is false for the folders under the one named: their modules' editions are checked there."""
+    entries, modules = _entries(folder), _modules(folder)
+    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and (_entries(p) or _modules(p))]
+    if not entries and not modules and not subfolders:
+        return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
+                           'an edition folder has one .rules file that starts with "edition", '
+                           'the edition\'s name and ":" (a module\'s, one that starts with "module")')]
+    out = duplicate_editions(edition_heads([folder]))
+    heads = edition_heads([folder], "module")
+    out += [d for name in heads for d in duplicate_modules(heads, name)]
+    for entry in entries:
+        out += _edition(entry, sources, layers)
+    for entry in modules:
+        out += _module(entry, sources, layers, with_users=top)
+    for f in sorted(folder.glob("*.enc")):
+        out += _path(f, sources, at, layers)
+    for sub in subfolders:
+        out += _folder(sub, sources, at, layers, top=False)
+    return out
+
+
+def _module(entry: Path, sources: Sources, layers: Layers, with_users: bool = True) -> list[Diagnostic]:
+    """A module: its files and includes, then each edition beside it (or bundled) that includes it, since
+    its names are checked against what an edition declares."""
+    roots = _roots(entry.parent, layers.rules)
+    out = check_module(entry, roots, sources)
+    if out or not with_users:
+        return out
+    for user in editions_including(entry.parent, roots, _readable):
+        out += [d for d in _edition(user, sources, layers) if d not in out]
+    return out
+
+
+def _readable(path: Path) -> str | None:
+    try:
+        return read_text(path)
+    except GrimorioError:
+        return None
+
+
+def _rules(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
+    text = read_text(path, str(path), at, sources)
+    if path.resolve() in [e.resolve() for e in _entries(path.parent)]:
+        return _edition(path, sources, layers)
+    if not _entries(path.parent) and _modules(path.parent):      # a file of a module's folder
+        return _module(_modules(path.parent)[0], sources, layers)
+    for entry in _entries(path.parent):
+        try:
+            includes = [inc for d in build_rules(read_text(entry), str(entry))[0] if isinstance(d, n.Edition)
+                        for inc, _ in d.includes]
+        except GrimorioError:
+            continue
+        if path.name in includes:
+            return _edition(entry, sources, layers)
+    sources.texts[str(path)] = text
+    return build_rules(text, str(path))[1]
+
+
+def _encounter(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
+    enc = load_encounter(path, sources, at)
+    if not enc.edition:
+        return [Diagnostic("E0301", "the encounter names no edition", Span(str(path), 1, 1),
+                           "name it on a line of its own: \"edition\" and the edition's name")]
+    program = program_for(enc.edition, enc.edition_span, sources, roots_for(path, layers.rules), layers.houses)
+    Prepared(enc, program)
+    return list(program.warnings)

@@ -1,0 +1,108 @@
+"""`grimorio fmt`: format rule and encounter files in place, or list those that need it.
+
+A file that does not read cleanly is reported and never rewritten. A file is
+written whole to a temporary file beside it and then renamed over the old one,
+so an interrupted run leaves either the old text or the new, never half of one.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render_all
+from .formatter import format_source
+from ...dsl.source import read_text
+
+SUFFIXES = (".rules", ".enc")
+
+
+def files_under(path: Path, at: Span) -> list[Path]:
+    """The rule and encounter files a command line path names: the file itself, or those in a folder."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file()
+                      and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    if path.exists() and path.suffix not in SUFFIXES:
+        raise GrimorioError(Diagnostic("E0023", f'"{path}" is not a .rules or .enc file', at,
+                                       "grimorio fmt formats rule files (.rules) and encounters (.enc)"))
+    return [path]
+
+
+def write_atomically(path: Path, text: str, expected: bytes) -> None:
+    """Replace a file's text, unless it changed since it was read (`expected`)."""
+    target = path.resolve()
+    where = Span(str(path), 0, 0)
+    try:
+        if target.read_bytes() != expected:
+            raise GrimorioError(Diagnostic("E0021", f'"{path}" changed while it was being formatted; left as it is',
+                                           where, "run grimorio fmt again"))
+        mode = stat.S_IMODE(target.stat().st_mode)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise GrimorioError(Diagnostic("E0021", f'cannot write "{path}": {exc.strerror or exc}', where)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise GrimorioError(Diagnostic("E0021", f'cannot write "{path}": {exc.strerror or exc}', where,
+                                       "the file is unchanged")) from None
+
+
+def format_file(path: Path, sources: Sources, check: bool, at: Span | None = None) -> bool:
+    """Format one file (or only look, with `check`); True when its text is not (or was not) canonical."""
+    display = str(path)
+    try:
+        raw = path.read_bytes()         # what is on disk now: written over only if it is still there
+    except OSError:
+        raw = None                      # read_text says why
+    text = read_text(path, display, at, sources)
+    sources.texts[display] = text
+    result, diags = format_source(text, display)
+    if diags:
+        raise GrimorioError(diags)
+    if raw == result.encode("utf-8"):
+        return False
+    if not check:
+        write_atomically(path, result, raw)
+    return True
+
+
+def cmd_fmt(args, sources: Sources, cl) -> int:
+    diags: list[Diagnostic] = []
+    changed, seen, failed = [], 0, 0
+    for name in args.paths:
+        at = cl.span(name)
+        try:
+            files = files_under(Path(name), at)
+        except GrimorioError as exc:
+            diags.extend(exc.diagnostics)
+            continue
+        for path in files:
+            seen += 1
+            try:
+                if format_file(path, sources, args.check, at):
+                    changed.append(path)
+            except GrimorioError as exc:
+                failed += 1
+                diags.extend(exc.diagnostics)
+    verb = "would reformat" if args.check else "reformatted"
+    for path in changed:
+        print(f"{verb} {path}")
+    left = seen - len(changed) - failed
+    if seen:
+        print(f"{len(changed)} file{'s' if len(changed) != 1 else ''} {verb}, {left} already formatted"
+              + (f", {failed} not read" if failed else ""))
+    if diags:
+        print(render_all(diags, sources), file=sys.stderr)
+        return 2
+    return 1 if changed and args.check else 0
