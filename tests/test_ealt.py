@@ -447,10 +447,14 @@ def test_EALT_26_shock_grave_ts_vol_at_the_end_of_its_turn():
     text = scene(holds="Shock Grave", dice="Akira ts 5; Akira ts 1").replace("do:\n  pass\n", "rounds 3\n")
     r = run_text(text)
     lines = said(r)
+    lost = "Akira pierde su turno: no puede realizar ninguna Acción (Shock)"
     assert lines == [
+        lost,
         "Akira hace una TS VOL por Shock Grave: 1D6=5 contra VOL 2 -> fallo",
+        lost,
         "Akira hace una TS VOL por Shock Grave: 1D6=1 contra VOL 2 -> éxito",
         "Akira: E.Alt de Shock Leve",
+        lost,
         "Akira: ya no sufre E.Alt de Shock",
     ]
 
