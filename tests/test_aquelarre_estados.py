@@ -34,7 +34,7 @@ def test_a_blow_through_the_armour_gives_heridas_leve():
     # 44: éxito, Pecho (4) x1; 1D6+1 with the die at 5 = 6, minus Protección 1 -> 5.
     r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 44\ndaño 5\n")))
     assert "    Bandido: puntos de Resistencia 13 -> 8" in r.lines
-    assert "    Bandido recibe Heridas Leve (atraviesa)" in r.lines
+    assert "    Bandido recibe Heridas Leve (golpe que pasa)" in r.lines
     assert "    Bandido: E.Alt de Heridas Leve" in r.lines
 
 
@@ -48,14 +48,14 @@ def test_a_blow_the_armour_stops_gives_nothing():
 def test_a_critical_gives_heridas_grave():
     # 04: crítico, Pecho x1, daño máximo 7 sin armadura; 7 * 2 >= 13: secuela.
     r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 4\nBandido secuela 1\n")))
-    assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
+    assert "    Bandido recibe Heridas Grave (golpe crítico)" in r.lines
     assert "    Bandido: E.Alt de Heridas Grave" in r.lines
 
 
 def test_a_palo_blow_gives_fatiga_leve():
     # Garrote (Palo) 1D6 = 5 minus Gambesón 2 on the Pecho -> 3.
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 44\ndaño 5\n")))
-    assert "    Rodrigo recibe Fatiga Leve (contundente)" in r.lines
+    assert "    Rodrigo recibe Fatiga Leve (golpe contundente)" in r.lines
     assert "    Rodrigo: E.Alt de Fatiga Leve" in r.lines
 
 
@@ -63,7 +63,7 @@ def test_a_critical_palo_blow_gives_fatiga_grave():
     # 04 <= 5: crítico; Garrote's maximum 6, Pecho x1.
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 4\n")))
     assert "    Rodrigo: puntos de Resistencia 14 -> 8" in r.lines
-    assert "    Rodrigo recibe Fatiga Grave (contundente_crítico)" in r.lines
+    assert "    Rodrigo recibe Fatiga Grave (golpe contundente crítico)" in r.lines
     assert "    Rodrigo: E.Alt de Fatiga Grave" in r.lines
 
 
@@ -71,7 +71,7 @@ def test_a_pelea_blow_gives_fatiga():
     # Pelea 1D3 = 3 minus Gambesón 2 on the Pecho -> 1.
     text = one_action("Bandido", "Rodrigo", "Bandido ataque 34\ndaño 3\n", arma_b="Pelea")
     r = run_text(estados(text.replace("Palo 45%", "Palo 45%, Pelea 45%")))
-    assert "    Rodrigo recibe Fatiga Leve (contundente)" in r.lines
+    assert "    Rodrigo recibe Fatiga Leve (golpe contundente)" in r.lines
 
 
 def test_fainting_is_shock_persistente():
@@ -88,7 +88,7 @@ def test_fainting_is_shock_persistente():
         "    Bandido queda inconsciente (Shock Persistente) durante 1D3=2 horas",
         "    Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)",
     ]
-    assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
+    assert "    Bandido recibe Heridas Grave (golpe crítico)" in r.lines
 
 
 def test_fainting_at_the_resistance_roll_is_shock_persistente():
@@ -193,7 +193,7 @@ def test_diff_of_the_duel_between_the_two_editions(capsys):
     assert main(["diff", str(duelo), "--edition", "aquelarre", "--edition", "aquelarre_estados"]) == 0
     out = capsys.readouterr().out
     assert "+++ aquelarre_estados" in out
-    assert "\n+     Rodrigo recibe Fatiga Leve (contundente)    [rule dar_estado" in out
+    assert "\n+     Rodrigo recibe Fatiga Leve (golpe contundente)    [rule dar_estado" in out
 
 
 @pytest.mark.slow
