@@ -723,6 +723,55 @@ def test_a_time_stamp_comes_before_the_events_it_dates():
     assert r.lines[at + 6:at + 8] == ["[día 2, 1:00:00]", 'Akira despierta: se recupera de todo su Shock y queda "derribado"']
 
 
+# ---------------------------------------------------------------- hooks (issue 23, Build 1)
+
+CASA = BUNDLED.parent / "casa"
+
+
+def _code_lines(path: Path) -> int:
+    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#"))
+
+
+@pytest.mark.parametrize("edition", ["yokai", "aquelarre_estados"])
+def test_house_rule_heridas_leve_does_not_heal_by_descanso_in_two_lines(edition, tmp_path):
+    # The designer's task copied the 29-line descanso; each recovery path is now a rule of its own.
+    house = CASA / "heridas_leve_sin_descanso.rules"
+    assert _code_lines(house) <= 5
+    enc = tmp_path / "descanso.enc"
+    head = PJ if edition == "yokai" else (PJ.replace("edition yokai", "edition aquelarre_estados").replace(
+        "FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2", "FUE 12, AGI 10, HAB 10, RES 12, PER 10"))
+    enc.write_text(head + "  holds Heridas Leve\ndice strict:\n  Akira ts 1\ndo:\n  descansar(Akira, 8)\n", encoding="utf-8")
+    base = Prepared(load_encounter(enc, Sources()), program_for(edition)).run()
+    assert "Akira se recupera de Heridas Leve (Descanso)" in render_text(base.engine)
+    enc.write_text(head + "  holds Heridas Leve\ndo:\n  descansar(Akira, 8)\n", encoding="utf-8")  # no TS: strict, none pinned
+    casa = Prepared(load_encounter(enc, Sources()), program_for(edition, houses=[house])).run()
+    out = render_text(casa.engine)
+    assert "Akira hace un Descanso" in out and "Heridas Leve" not in out.split("Akira hace un Descanso")[1]
+    akira = next(c for c in casa.engine.cb if c.a_name == "Akira")
+    assert [g.name for g in akira.cards["Heridas"]] == ["Leve"]
+
+
+# Each recovery path and each escalation of the module: a rule a layer replaces alone.
+HOOKS = {
+    "recovery": ["fatiga_persistente_con_descanso", "heridas_leve_con_descanso", "heridas_persistente_con_descanso",
+                 "fatiga_leve_con_reposo", "fatiga_grave_con_reposo", "emoción_leve_con_reposo",
+                 "heridas_grave_con_curación", "heridas_leve_con_curación", "emoción_grave_al_alejarse",
+                 "estímulo_positivo", "ts_de_shock_grave", "fin_de_shock_persistente", "sueño_como_descanso"],
+    "escalation": ["incapacitar", "heridas_grave_sobre_heridas", "heridas_a_grave", "fatiga_sobre_grave", "fatiga_a_grave",
+                   "shock_sobre_grave", "shock_grave", "emoción_a_grave", "abatir", "emoción_sobre_leve", "afección_a"],
+}
+
+
+@pytest.mark.parametrize("name", HOOKS["recovery"] + HOOKS["escalation"])
+def test_each_recovery_and_escalation_is_a_small_named_rule(name):
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.dsl.syntax import nodes as n
+    rs = load_edition("yokai", [bundled_root()])
+    [rule] = [r for r in rs.all(n.Rule) if r.name == name]
+    assert ("/" + rule.span.file.replace("\\", "/")).split("/rulesets/")[-1].startswith("estados/")
+    assert len(rule.body) <= 8
+
+
 # ---------------------------------------------------------------- the clock
 
 def test_timed_events_fire_in_order_at_their_moment():
