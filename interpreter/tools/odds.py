@@ -76,6 +76,15 @@ class _Probe:
         raise _Unforced(self.pos)
 
 
+def _unforced_operator(self, *_args):
+    raise _Unforced(self.pos)
+
+
+for _op in ("add", "radd", "sub", "rsub", "mul", "rmul", "floordiv", "rfloordiv", "truediv", "rtruediv", "rmod",
+            "lt", "le", "gt", "ge", "eq", "ne", "index", "int", "bool", "hash", "and", "rand", "rshift", "lshift"):
+    setattr(_Probe, f"__{_op}__", _unforced_operator)
+
+
 class _Skipped(_Probe):
     """A draw the run took and never used (a pinned roll still draws), held in the sequence's
     place so that a later draw keeps its position: using it after all cannot be enumerated."""
@@ -248,7 +257,7 @@ class Distribution:
 
 
 def is_number(v) -> bool:
-    return type(v) in (int, Fraction) or (isinstance(v, int) and not isinstance(v, bool))
+    return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
 
 
 def outcome_key(value, shown: str) -> tuple:
