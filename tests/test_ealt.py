@@ -732,6 +732,7 @@ def _code_lines(path: Path) -> int:
     return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", ["yokai", "aquelarre_estados"])
 def test_house_rule_heridas_leve_does_not_heal_by_descanso_in_two_lines(edition, tmp_path):
     # The designer's task copied the 29-line descanso; each recovery path is now a rule of its own.
@@ -762,14 +763,14 @@ HOOKS = {
 }
 
 
-@pytest.mark.parametrize("name", HOOKS["recovery"] + HOOKS["escalation"])
-def test_each_recovery_and_escalation_is_a_small_named_rule(name):
+def test_each_recovery_and_escalation_is_a_small_named_rule():
     from grimorio.dsl.editions.loader import load_edition
     from grimorio.dsl.syntax import nodes as n
-    rs = load_edition("yokai", [bundled_root()])
-    [rule] = [r for r in rs.all(n.Rule) if r.name == name]
-    assert ("/" + rule.span.file.replace("\\", "/")).split("/rulesets/")[-1].startswith("estados/")
-    assert len(rule.body) <= 8
+    rules = {r.name: r for r in load_edition("yokai", [bundled_root()]).all(n.Rule)}
+    for name in HOOKS["recovery"] + HOOKS["escalation"]:
+        rule = rules[name]
+        assert ("/" + rule.span.file.replace("\\", "/")).split("/rulesets/")[-1].startswith("estados/"), name
+        assert len(rule.body) <= 8, name
 
 
 # ---------------------------------------------------------------- the clock
