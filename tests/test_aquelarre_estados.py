@@ -324,6 +324,7 @@ def test_the_module_s_clock_runs_one_ronda_of_twelve_seconds_an_asalto():
         do:
           inconsciente_durante(Bandido, 1D6, "rondas")
     """)))
+    assert "    Bandido queda inconsciente (Shock Persistente) durante 1D6=2 Asaltos" in r.lines   # a Ronda is an Asalto
     at = r.lines.index("    [día 1, 0:00:24]")
     assert r.lines[at + 1] == "    Bandido despierta: se recupera de todo su Shock y queda \"derribado\""
     assert r.lines.index("Asalto 3") > at > r.lines.index("Asalto 2")
