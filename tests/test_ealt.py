@@ -130,6 +130,11 @@ def test_EALT_07_the_capped_obstaculo_is_what_an_action_rolls_with():
     r = run_text(scene(holds="Heridas Grave; Fatiga Leve", dice="Akira acción 9",
                        do='actuar(Akira, "FUE", 9)'))
     assert said(r) == ["Akira actúa con FUE: 1D12=9 + FUE 3 - 3 (Obstáculos) = 9 contra CD 9 -> éxito"]
+    # The query line says why -4 became -3; at -3 or above it says nothing more.
+    r = run_text(scene(holds="Heridas Grave; Fatiga Leve", do='consultar(Akira, "FUE", "otra", none)'))
+    assert said(r) == ["Akira, Acción de FUE: Obstáculos -4, Facilidades +0 -> -3 (nunca peor que -3)"]
+    r = run_text(scene(holds="Heridas Grave", do='consultar(Akira, "FUE", "otra", none)'))
+    assert said(r) == ["Akira, Acción de FUE: Obstáculos -3, Facilidades +0 -> -3"]
 
 
 def mod(atributo: str, propósito: str = "otra", objeto: str = "none") -> str:
