@@ -928,3 +928,9 @@ def test_EALT_27_waking_up_while_derribado_says_he_stays_down():
     r = run_text(scene(holds="derribado", do='inconsciente_durante(Akira, 1D6, "minutos"); pasar(2, "minutos")',
                        dice="Akira duración 1"))
     assert 'Akira despierta: se recupera de todo su Shock y sigue "derribado"' in said(r)
+
+
+def test_EALT_03_a_script_gets_a_derribado_character_up():
+    r = run_text(scene(holds="derribado", do="levantarse(Akira); levantarse(Akira)"))
+    assert said(r) == ['Akira se levanta (estaba "derribado")']          # once: the second finds him up
+    assert not r.has("Akira", "derribado")
