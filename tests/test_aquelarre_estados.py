@@ -363,3 +363,17 @@ def test_EALT_03_incapacitado_without_effect_is_the_option_s_other_reading():
     r = run_text(_incapacitado("set incapacitado_sin_acciones = false\n", "atacar Rodrigo, pass"))
     assert not any("pierde su turno" in line for line in r.lines)
     assert any(line.startswith("  Bandido ataca a Rodrigo") for line in r.lines)
+
+
+def test_the_module_s_accion_reads_as_a_percentile_roll():
+    # Medicina is the module's Acción of INT (here PER 11): 1D100 against (11 + modificador +
+    # 9 - CD) x 5; the Bandido's Afección Leve is -1 to whoever treats him: 50%.
+    from tests.aquelarre import duel
+    text = estados(duel("Rodrigo medicina 50\n", rounds=1, extra="""
+        do:
+          medicina(Rodrigo, Bandido, "primeros auxilios", 9)
+    """, strict=False)).replace("rounds 1\n", "")
+    text = text.replace('  armadura "Ropas gruesas"\n', '  armadura "Ropas gruesas"\n  holds Heridas Grave\n  holds Afección Leve\n')
+    r = run_text(text)
+    assert "Rodrigo actúa con INT: d100=50 contra 50% (INT 11 - 1, CD 9) -> éxito" in r.lines
+    assert "    Bandido: E.Alt de Heridas Leve" in r.lines
