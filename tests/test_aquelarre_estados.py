@@ -377,3 +377,15 @@ def test_the_module_s_accion_reads_as_a_percentile_roll():
     r = run_text(text)
     assert "Rodrigo actúa con INT: d100=50 contra 50% (INT 11 - 1, CD 9) -> éxito" in r.lines
     assert "    Bandido: E.Alt de Heridas Leve" in r.lines
+
+
+@pytest.mark.slow
+def test_EALT_03_simulate_counts_an_incapacitado_as_out(tmp_path, capsys):
+    # The Bandido, incapacitado from the start, loses the fight: simulate gives it to the cristianos.
+    import json
+    enc = tmp_path / "incapacitado.enc"
+    enc.write_text(_incapacitado().replace("          Bandido: pass\n", ""), encoding="utf-8")
+    assert main(["simulate", str(enc), "-n", "1", "--format", "json"]) == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    stands = {c["name"]: c["tallies"]["stands"]["true"] for c in out["combatants"]}
+    assert stands == {"Rodrigo": 1, "Bandido": 0}
