@@ -551,3 +551,62 @@ def test_redeclaring_a_declaration_exactly_as_below_does_not_warn(tmp_path):
     assert ruleset(tmp_path, "condition inconsciente   # el mismo\n").warnings == []
     [w] = ruleset(tmp_path, "condition inconsciente:\n  on receive(c, g):\n    pass\n").warnings
     assert w.code == "W0701"
+
+
+# ---------------------------------------------------------------- one preference of a tactic
+
+
+def prefs_of(rs, line="act", tactic="directa"):
+    t = rs.space("tactic")[tactic]
+    return [p.name for p in (t.act if line == "act" else dict(t.react)[line])]
+
+
+def test_add_a_preference_at_the_end_of_a_tactic_line(tmp_path):
+    base = prefs_of(ruleset(tmp_path))
+    rs = ruleset(tmp_path, "add act retener when yo.acciones == 2 to tactic directa\n")
+    assert prefs_of(rs) == base + ["retener"]
+    t = rs.space("tactic")["directa"]
+    assert t.act[-1].when is not None and t.act[-1].span.file.endswith("casa1.rules")
+    # A react line the tactic lacks is started by the patch.
+    rs = ruleset(tmp_path, "add react rechazo zafarse, pass to tactic directa\nadd react carga esquivar to tactic directa\n")
+    assert prefs_of(rs, "rechazo")[-2:] == ["zafarse", "pass"] and prefs_of(rs, "carga") == ["esquivar"]
+
+
+def test_insert_a_preference_before_or_after_another(tmp_path):
+    base = prefs_of(ruleset(tmp_path))
+    rs = ruleset(tmp_path, "insert act retener when yo.acciones == 2 before atacar in tactic directa\n"
+                           "insert act arrojar after recoger in tactic directa\n")
+    got = prefs_of(rs)
+    assert got.index("retener") == got.index("atacar") - 1 and got.index("arrojar") == got.index("recoger") + 1
+    assert [p for p in got if p not in ("retener", "arrojar")] == base
+
+
+def test_remove_and_replace_one_preference(tmp_path):
+    base = prefs_of(ruleset(tmp_path))
+    rs = ruleset(tmp_path, "remove act recoger from tactic directa\n"
+                           "replace act huir of tactic directa: retirarse when malherido(yo), huir\n")
+    assert base[0] == "huir"
+    assert prefs_of(rs) == ["retirarse", "huir"] + [p for p in base[1:] if p != "recoger"]
+    assert prefs_of(rs, "ataque") == prefs_of(ruleset(tmp_path), "ataque")
+
+
+def test_a_preference_that_is_not_there_or_is_there_twice(tmp_path):
+    d, = load_errors(tmp_path, "remove act recojer from tactic directa\n")
+    assert d.code == "E0308" and d.help == 'did you mean "recoger"?' and d.span.line == 1
+    assert "recojer" in d.message and "act" in d.message
+    d, = load_errors(tmp_path, "insert react ataques parar before esquivar in tactic directa\n")
+    assert d.code == "E0308" and d.help == 'did you mean "ataque"?'
+    d, = load_errors(tmp_path, "replace react ataque parar of tactic directa: esquivar\n")
+    assert d.code == "E0309" and "3 preferences" in d.message and "replace react ataque of tactic directa" in d.help
+    d, = load_errors(tmp_path, "remove react embestida zafarse from tactic directa\n")
+    assert d.code == "E0309" and "only preference" in d.message
+    d, = load_errors(tmp_path, "add act vendar to tactic directo\n")
+    assert d.code == "E0307" and d.help == 'did you mean "directa"?'
+
+
+def test_two_layers_changing_one_preference_warn(tmp_path):
+    rs = ruleset(tmp_path, "replace act huir of tactic directa: huir when yo.acciones == 2\n",
+                 "remove act huir from tactic directa\n")
+    w, = [w for w in rs.warnings if w.code == "W0702"]
+    assert "(act huir)" in w.message and w.span.file.endswith("casa2.rules")
+    assert "huir" not in prefs_of(rs)

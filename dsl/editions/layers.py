@@ -192,6 +192,8 @@ def _part_key(p: n.Patch):
         return f"{p.column} of {t.key}"
     if t.part in ("step", "block", "grade", "react", "row"):
         return f"{t.part} {t.key}"
+    if t.part == "pref":
+        return f"{_line_name(t.key[0])} {t.key[1] or 'end'}"
     return t.part
 
 
@@ -495,6 +497,75 @@ def _react(rs, layer, p, d: n.Tactic):
         f'replaces "react {p.target.key}"'
 
 
+def _line_name(event) -> str:
+    return f"react {event}" if event is not None else "act"
+
+
+def _pref_line(d: n.Tactic, p: n.Patch) -> tuple:
+    """The preferences of the line a patch names (its act line, or its react line for an event)."""
+    event = p.target.key[0]
+    if event is None:
+        return d.act
+    for e, prefs in d.react:
+        if e == event:
+            return prefs
+    if p.op == "add":
+        return ()                                    # a react line the tactic lacks: the patch starts it
+    events = [e for e, _ in d.react]
+    raise _missing(replace(p.target, key=event), "react line for", events, f'tactic "{d.name}"')
+
+
+def _pref_index(d: n.Tactic, p: n.Patch, prefs: tuple) -> int:
+    event, name = p.target.key
+    at = [i for i, pref in enumerate(prefs) if pref.name == name]
+    line = _line_name(event)
+    if not at:
+        names = list(dict.fromkeys(pref.name for pref in prefs))
+        raise LayerError(Diagnostic("E0308", f'the {line} line of tactic "{d.name}" has no preference "{name}"',
+                                    p.target.span, did_you_mean(name, names) or f"its preferences are: "
+                                    f"{', '.join(names)}"))
+    if len(at) > 1:
+        raise _misfit(p.target.span, f'tactic "{d.name}" has {len(at)} preferences "{name}" in its {line} line',
+                      f"a patch names one preference; to change one of these, replace the whole line: "
+                      f"replace {line} of tactic {d.name}: ...")
+    return at[0]
+
+
+def _with_line(d: n.Tactic, event, prefs: tuple) -> n.Tactic:
+    if event is None:
+        return replace(d, act=prefs)
+    if event not in [e for e, _ in d.react]:
+        return replace(d, react=d.react + ((event, prefs),))
+    return replace(d, react=tuple((e, prefs if e == event else old) for e, old in d.react))
+
+
+def _pref(rs, layer, p, d: n.Tactic):
+    """One preference of a tactic's act or react line: added at the end, inserted before or after
+    another, removed or replaced; the others keep their order."""
+    event, name = p.target.key
+    prefs = _pref_line(d, p)
+    line = _line_name(event)
+    if p.op == "add":
+        return _with_line(d, event, prefs + p.new), f'adds {_pref_names(p.new)} to its "{line}" line'
+    i = _pref_index(d, p, prefs)
+    if p.op == "remove":
+        if len(prefs) == 1:
+            raise _misfit(p.target.span, f'"{name}" is the only preference of the {line} line of tactic "{d.name}"',
+                          f"a line needs one; to drop the line, replace the tactic, or replace the line with "
+                          f"another preference")
+        new, what = prefs[:i] + prefs[i + 1:], f'removes "{name}" from'
+    elif p.op == "replace":
+        new, what = prefs[:i] + p.new + prefs[i + 1:], f'replaces "{name}" in'
+    else:
+        at = i if p.where == "before" else i + 1
+        new, what = prefs[:at] + p.new + prefs[at:], f'inserts {_pref_names(p.new)} {p.where} "{name}" in'
+    return _with_line(d, event, new), f'{what} its "{line}" line'
+
+
+def _pref_names(prefs) -> str:
+    return ", ".join(f'"{pref.name}"' for pref in prefs)
+
+
 def _choose(rs, layer, p, d: n.Tactic):
     return replace(d, choose=p.new), 'replaces "choose"'
 
@@ -538,6 +609,7 @@ PATCHES = {
     ("add", "rows"): _rows_add, ("change", "cell"): _change,
     ("remove", "grade"): _grade_remove, ("replace", "on receive"): _on_receive,
     ("replace", "act"): _act, ("replace", "react"): _react, ("replace", "choose"): _choose,
+    ("add", "pref"): _pref, ("insert", "pref"): _pref, ("remove", "pref"): _pref, ("replace", "pref"): _pref,
     ("add", "requires"): _requires, ("set", None): _set, ("add", "fields"): _fields_add,
 }
 
