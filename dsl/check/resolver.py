@@ -250,7 +250,8 @@ class _Walker:
         loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
         if s.key is not None:
             self.expr(s.key, loop.typed("it", item))
-        inner = loop.typed(s.var, item)
+        # `for group`: the name holds the list of the items of one key (never empty), not an item.
+        inner = loop.typed(s.var, K.Kind(K.LIST, item, True) if s.group else item)
         if s.where is not None:
             self.expr(s.where, inner)
         self.nested(s, lambda: self.block(s.body, inner))

@@ -304,7 +304,16 @@ def _block_insert(rs, layer, p, d):
 def _edge(rs, layer, p, d):
     """Statements at the start or end of a body: a rule's, an action's, a step's or a labeled block's."""
     t = p.target
-    add = lambda body: (p.new + body) if p.where == "start" else (body + p.new)  # noqa: E731
+
+    def add(body):
+        if p.where == "start":
+            return p.new + body
+        if ends(body):
+            raise _misfit(p.span, f"these statements would never run: {_edge_name(t)} ends at line "
+                                  f"{body[-1].span.line}, before them",
+                          f"put them before that line (insert before block NAME, or at start of ...), or "
+                          f"replace the block or {t.kind} that ends it")
+        return body + p.new
     if t.part == "block":
         return _with_block(d, p, lambda b: (replace(b, body=add(b.body)),)), \
             f'adds statements at the {p.where} of block "{t.key}"'
@@ -317,6 +326,27 @@ def _edge(rs, layer, p, d):
         raise _misfit(t.span, f'{t.kind} "{t.name}" has no statements of its own',
                       'name a step ("of step NAME in round ...") or a rule, action or reaction')
     return replace(d, body=add(d.body)), f"adds statements at the {p.where}"
+
+
+def ends(body) -> bool:
+    """Whether a body never runs past its end: its last statement returns or stops, or is an
+    `if ... else` each of whose branches does."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (n.Return, n.Stop)):
+        return True
+    if isinstance(last, n.Block):
+        return ends(last.body)
+    if isinstance(last, n.If):
+        return last.orelse is not None and all(ends(b) for _, b in last.branches) and ends(last.orelse)
+    return False
+
+
+def _edge_name(t: n.Target) -> str:
+    if t.part in ("block", "step"):
+        return f'{t.part} "{t.key}" of {t.kind} "{t.name}"'
+    return f'{t.kind} "{t.name}"'
 
 
 # ------------------------------------------------------------------ steps
