@@ -34,7 +34,10 @@ def changed(lines):
 
 
 def code_lines(path: Path) -> int:
-    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#"))
+    """The lines that change the rules: not comments, and not the `extends EDITION` line that names the
+    edition the file is written for."""
+    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines()
+               if ln.strip() and not ln.startswith(("#", "extends ")))
 
 
 # ---------------------------------------------------------------- rulesets/casa
@@ -227,3 +230,11 @@ def test_a_preference_added_to_tactic_directa_bandages_before_fleeing(capsys):
 
 def test_the_vendar_preference_is_at_most_five_lines():
     assert code_lines(CASA / "vendar.rules") <= 5
+
+
+@pytest.mark.slow
+def test_every_bundled_house_file_names_its_edition_and_checks_alone(capsys):
+    for f in sorted(CASA.glob("*.rules")):
+        assert "\nextends aquelarre\n" in f.read_text(encoding="utf-8"), f
+        assert main(["check", str(f)]) == 0, capsys.readouterr()
+    capsys.readouterr()

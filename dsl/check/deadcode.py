@@ -38,7 +38,8 @@ def dead_data(rs) -> list[Diagnostic]:
         if o.name not in options and o.name not in policy:
             out.append(_warn("W0705", f'no rule reads option "{o.name}"', o.span,
                              f'read it with "option {o.name}", or remove it'))
-    return out
+    from .shadowing import shadowed
+    return out + shadowed(rs)                   # not dead data, but what a run would miss as well
 
 
 def _warn(code, message, span, help) -> Diagnostic:

@@ -51,6 +51,11 @@ def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = 
         rs.layers.append(layer)
     patches = [d for d in decls if isinstance(d, n.Patch)]
     for d in decls:
+        if isinstance(d, n.HouseHead):         # a house file's line (load_house takes it out first)
+            diags.append(Diagnostic("E0324", '"extends" at the margin is a house file\'s line', d.span,
+                                    f'in an edition, it goes in the edition\'s head, indented: '
+                                    f'"edition NAME:" then "  extends {d.edition}"'))
+    for d in decls:
         if isinstance(d, n.Decl):
             _declare(rs, layer, d, NAMESPACE[type(d)], diags)
     for p in patches:

@@ -185,12 +185,39 @@ def load_house(rs: Ruleset, path: Path, at: Span | None = None) -> None:
                                     "put this file in a folder of its own with \"extends\""))
     from .modules import misplaced_modules
     misplaced_modules(decls, "a house-rule file", diags)
-    decls = [d for d in decls if not isinstance(d, n.Module)]
+    wrong = _wrong_edition(rs, house_heads(decls))
+    if wrong:                                  # written for another edition: its patches would only mislead
+        raise GrimorioError(diags + wrong)
+    decls = [d for d in decls if not isinstance(d, (n.Module, n.HouseHead))]
     layer = Layer(path.stem, display, house=True)
     rs.layer_files[display] = layer
     apply_layer(rs, layer, [d for d in decls if not isinstance(d, n.Edition)], diags)
     if diags:
         raise GrimorioError(diags)
+
+
+def house_heads(decls) -> list:
+    """The `extends EDITION` lines of a house-rule file."""
+    return [d for d in decls if isinstance(d, n.HouseHead)]
+
+
+def _wrong_edition(rs: Ruleset, heads) -> list[Diagnostic]:
+    """A house file's `extends` line names the edition it is written for: the edition it is layered on,
+    or one that edition extends (E0324); one line is enough (a second is E0324 too)."""
+    out = []
+    chain = [name for name in rs.space("edition")]
+    for h in heads[1:]:
+        out.append(Diagnostic("E0324", f'a second "extends" line: this file is for edition "{heads[0].edition}"',
+                              h.span, f"it was named at {heads[0].span}; a house file changes one edition"))
+    if heads and heads[0].edition not in chain:
+        h = heads[0]
+        out.append(Diagnostic("E0324", f'these house rules are for edition "{h.edition}", not for '
+                                       f'"{rs.edition.name}"', h.span,
+                              f'"{rs.edition.name}" extends {", ".join(chain[:-1][::-1]) or "no edition"}; '
+                              f'run them with an encounter of edition {h.edition}, or change this line'
+                              if len(chain) > 1 else
+                              f'run them with an encounter of edition {h.edition}, or change this line'))
+    return out
 
 
 PRELUDE = Path(__file__).resolve().parent / "prelude.rules"

@@ -66,6 +66,9 @@ class PatchBuilder:
                 "write one `replace` before the declaration it replaces"))
         return n.Patch(self._span(t), "replace", n.Target(decl.span, KIND_OF[type(decl)], decl.name), new=decl)
 
+    def house_extends(self, t):
+        return n.HouseHead(self._span(t.children[0]), str(t.children[0]))
+
     def p_remove(self, t):
         kind, name = t.children
         return n.Patch(self._span(t), "remove", self._target(t, self._kind(kind), name))
