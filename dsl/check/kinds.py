@@ -67,6 +67,16 @@ def _column(rows, i):
                           for r in rows]))
 
 
+def cell_misfit(rows, i: int, value) -> tuple[str, str] | None:
+    """(the column's kind, the cell's) when a cell put in column i of these rows (a layer's `change`) is
+    surely of another kind than every other cell of the column shows; else None. Whole numbers and
+    fractions fit each other."""
+    col, k = _column(rows, i), kind(value, lambda name: None)
+    if col is None or k is None or col == k or (col in NUMERIC and k in NUMERIC):
+        return None
+    return col, k
+
+
 _ROWS: dict[int, tuple] = {}        # a table or condition's id -> (it, the kind of its rows)
 
 

@@ -55,6 +55,8 @@ def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = 
             diags.append(Diagnostic("E0324", '"extends" at the margin is a house file\'s line', d.span,
                                     f'in an edition, it goes in the edition\'s head, indented: '
                                     f'"edition NAME:" then "  extends {d.edition}"'))
+    from ..check.encounter_check import set_twice
+    diags += set_twice([(p.target.name, p.new) for p in patches if p.op == "set"])
     for d in decls:
         if isinstance(d, n.Decl):
             _declare(rs, layer, d, NAMESPACE[type(d)], diags)
@@ -447,6 +449,7 @@ def _change(rs, layer, p, d):
             value = b.value_cell(text, span)
         except GrimorioError as exc:
             raise LayerError(exc.diagnostics[0]) from None
+        _fits([cells for g, cells in d.rows if g != t.key], col, value, p, f'condition "{d.name}"')
         rows = tuple((g, cells[:col] + (value,) + cells[col + 1:]) if g == t.key else (g, cells)
                      for g, cells in d.rows)
         return replace(d, rows=rows), f'changes "{p.column}" of grade "{t.key}"'
@@ -459,12 +462,33 @@ def _change(rs, layer, p, d):
                             d.dice is not None)[0] if col == 0 else b.value_cell(text, span)
     except GrimorioError as exc:
         raise LayerError(exc.diagnostics[0]) from None
+    if col > 0 or d.dice is None:
+        _fits(d.rows[:i] + d.rows[i + 1:], col, value, p, f'table "{d.name}"')
     row = d.rows[i][:col] + (value,) + d.rows[i][col + 1:]
     rows = d.rows[:i] + (row,) + d.rows[i + 1:]
     return replace(d, rows=rows), f'changes "{p.column}" of row "{t.key}"'
 
 
 CELL_KINDS = ("table", "condition")
+
+
+def _fits(others, col: int, value, p: n.Patch, where: str) -> None:
+    """E0237: a changed cell of another kind than the rest of its column (a text where every other row
+    holds a number or dice): the rules that read the column would fail in the edition's files, not here."""
+    from ..check.kinds import cell_misfit
+    misfit = cell_misfit(others, col, value)
+    if misfit is None:
+        return
+    want, got = misfit
+    quoted = isinstance(value, n.Const) and isinstance(value.value, str)
+    raise LayerError(Diagnostic(
+        "E0237", f'column "{p.column}" of {where} holds {want}, not {got}', p.new[1],
+        ("a word or a quoted text in a cell is a text: " if quoted else "") +
+        f"write {EXAMPLES.get(want, want)}, as its other rows do"))
+
+
+EXAMPLES = {"a number": "a number in digits, without quotes (2)", "a fraction": "a number or a scale (x2, /2)",
+            "dice": "dice without quotes (2D6+1)"}
 
 
 def _check_rows(d: n.Check, p: n.Patch) -> tuple:
