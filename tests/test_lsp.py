@@ -366,3 +366,27 @@ def test_quick_edits_are_checked_once_the_typing_stops(client, workspace):
                  and m["params"]["uri"] == uri(acciones)]
     assert "en_pie21" in d["message"]                 # the last state
     assert len(published) < 5                          # not one check per change
+
+
+@pytest.mark.slow
+def test_a_plain_house_file_is_checked_over_its_edition_and_hover_names_what_it_replaces(client, workspace):
+    folder = workspace / "reglas_casa"
+    folder.mkdir()
+    house = folder / "quinto.rules"
+    text = ("# Crítico hasta la quinta parte.\nextends aquelarre\n"
+            "replace row 1 of check porcentaje:\n  | <= ceil(objetivo / 5) | crítico |\n")
+    house.write_text(text, encoding="utf-8")
+    open_doc(client, house)
+    assert client.diagnostics(uri(house)) == []
+    value = client.request("textDocument/hover", {"textDocument": {"uri": uri(house)},
+                                                  "position": {"line": 3, "character": 4}})["contents"]["value"]
+    assert 'house rules quinto' in value and 'replaces row 1 of check "porcentaje"' in value
+    assert "tiradas.rules:9" in value and "check porcentaje(objetivo) rolls tirada = d100:" in value
+    # A misspelled name in the house file: its diagnostic, with the quick fix, at the designer's line.
+    change(client, house, text.replace("porcentaje", "porcentage"))
+    [d] = client.diagnostics(uri(house), some=True)
+    assert d["range"]["start"]["line"] == 2 and d["data"] == {"suggestion": "porcentaje"}
+    # Without its extends line the file cannot be checked: it says so instead of ok.
+    change(client, house, text.replace("extends aquelarre\n", ""), version=3)
+    [d] = client.diagnostics(uri(house), some=True)
+    assert d["code"] == "E0323" and d["severity"] == 1

@@ -25,7 +25,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
 from ...dsl.diagnostics import Diagnostic, Span, suggestion
-from .analysis import Analysis, analyse, completions, hover_text, locate, lookup, symbols, word_at
+from .analysis import (Analysis, analyse, change_text, changes_at, completions, hover_text, locate, lookup, symbols,
+                       word_at)
 from .editing import completions_at, encounter_outline, outline, quick_fix
 from .formatter import format_source
 from .lsp_io import BoundedStdinReader, serve_messages
@@ -247,9 +248,12 @@ def did_close(ls: GrimorioServer, params: t.DidCloseTextDocumentParams):
 @server.feature(t.TEXT_DOCUMENT_HOVER)
 def hover(ls: GrimorioServer, params: t.HoverParams):
     found, sources = ls.pointed(params.text_document.uri, params.position)
-    if not found:
+    a = ls.analyses.get(params.text_document.uri)
+    changed = changes_at(a, params.position.line + 1) if a is not None and found is not None else []
+    if not found and not changed:
         return None
-    text = "\n\n---\n\n".join(hover_text(s, sources) for s in found[:3])
+    parts = [change_text(c, sources) for c in changed[:3]] + [hover_text(s, sources) for s in found[:3]]
+    text = "\n\n---\n\n".join(parts)
     return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=_clean(text)))
 
 
