@@ -237,6 +237,7 @@ def test_the_vendar_preference_is_at_most_five_lines():
 @pytest.mark.slow
 def test_every_bundled_house_file_names_its_edition_and_checks_alone(capsys):
     for f in sorted(CASA.glob("*.rules")):
-        assert "\nextends aquelarre\n" in f.read_text(encoding="utf-8"), f
+        edition = "yokai" if f.name in YOKAI_CASA else "aquelarre"
+        assert f"\nextends {edition}\n" in f.read_text(encoding="utf-8"), f
         assert main(["check", str(f)]) == 0, capsys.readouterr()
     capsys.readouterr()
