@@ -94,8 +94,8 @@ def simulate_summary(argv, n, seed, workers=1, backend="local", scheduler=None):
 def test_summary_counts_every_run_once(duelo):
     n = duelo["runs"]
     assert n == 400 and duelo["rounds"]["runs"] == n
-    assert sum(x["runs"] for x in duelo["sides"]) + duelo["undecided"]["runs"] == n
-    assert [x["side"] for x in duelo["sides"]] == ["cristianos", "bandidos"]
+    assert sum(x["runs"] for x in duelo["outcomes"]) == n
+    assert [x["outcome"] for x in duelo["outcomes"] if x["kind"] == "side"] == ["cristianos", "bandidos"]
     assert sum(c for _v, c in duelo["rounds"]["histogram"]) == n
 
 
@@ -106,7 +106,7 @@ def test_ruleset_tallies_are_measured_per_combatant_and_per_run(duelo):
     # In a duel what one loses the other caused: two tallies, measured apart, agree.
     assert rodrigo["tallies"]["puntos_perdidos"]["histogram"] == bandido["tallies"]["puntos_causados"]["histogram"]
     # A side wins alone exactly when its only combatant stands and the other does not.
-    cristianos = duelo["sides"][0]["runs"]
+    cristianos = duelo["outcomes"][0]["runs"]
     assert cristianos <= rodrigo["tallies"]["stands"]["true"]
     # "muertos" (per run) counts the deaths the conditions held at the end show.
     deaths = sum(x["runs"] for c in duelo["combatants"] for x in c["conditions"] if x["condition"] == "muerto")
@@ -132,7 +132,7 @@ def test_text_summary(capsys):
     assert main(["simulate", DUELO, "-n", "50"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Duelo en el camino (edition aquelarre): 50 runs, seed 7\n")
-    assert re.search(r"^  cristianos +\d+ +\d+\.\d% +\[\d+\.\d%, \d+\.\d%\]$", out, re.M)
+    assert re.search(r"^  side cristianos +\d+ +\d+\.\d% +\[\d+\.\d%, \d+\.\d%\]$", out, re.M)
     assert re.search(r"^rounds: mean [\d.]+; p5 \d+", out, re.M)
     assert "Rodrigo (side cristianos):" in out and "puntos_perdidos" in out
 
@@ -197,7 +197,8 @@ def test_memory_does_not_grow_with_the_runs():
     def entries(n):
         t = Tally()
         runner.run_all(t, ((i, run_seed(3, i)) for i in range(n)))
-        return len(t.rounds.counts) + len(t.standing) + len(t.held) + sum(len(h.counts) for h in t.measures.values())
+        return (len(t.rounds.counts) + len(t.outcomes) + len(t.ends) + len(t.examples) + len(t.held)
+                + sum(len(h.counts) for h in t.measures.values()))
     assert entries(1000) < 1.5 * entries(100)
 
 
@@ -218,8 +219,8 @@ def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch)
     monkeypatch.setattr(module, "_runners", {})
     fresh, failure = module.run_share(spec, 0, 400)
     assert failure is None and module._runners and fresh.__dict__.keys() == here.__dict__.keys()
-    assert (fresh.runs, fresh.rounds.counts, fresh.standing, fresh.held) == \
-        (here.runs, here.rounds.counts, here.standing, here.held)
+    assert (fresh.runs, fresh.rounds.counts, fresh.outcomes, fresh.examples, fresh.held) == \
+        (here.runs, here.rounds.counts, here.outcomes, here.examples, here.held)
     assert {k: h.counts for k, h in fresh.measures.items()} == {k: h.counts for k, h in here.measures.items()}
 
 
@@ -298,7 +299,7 @@ def test_a_dask_scheduler_that_does_not_answer(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-n", "0"], "argument -n/--runs: invalid count value: '0'"),
+    (["-n", "0"], "argument -n: invalid count value: '0'"),
     (["--workers", "x"], "argument --workers: invalid count value: 'x'"),
     (["--scheduler", "tcp://h:1"], "--scheduler names a Dask scheduler: it goes with --backend dask"),
 ])
@@ -352,7 +353,8 @@ do:
     assert dict(map(tuple, hurt)) == {0: 200 - dict(map(tuple, hurt))[1], 1: dict(map(tuple, hurt))[1]}
     out = ren["tallies"]["stands"]["runs"] - ren["tallies"]["stands"]["true"]
     assert out == dict(map(tuple, hurt))[0] > 0
-    assert [x["runs"] for x in s["sides"]] == [out, 0] and s["undecided"]["runs"] == 200 - out
+    rows = {x["outcome"]: x["runs"] for x in s["outcomes"]}
+    assert rows == {"kitsune": out, "tengu": 0, "several sides standing": 200 - out}
     assert sum(v * c for v, c in s["tallies"]["fuera"]["histogram"]) == out
 
 
