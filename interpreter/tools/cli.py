@@ -334,7 +334,7 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
                 raise
             runs.append(exc.outcome)
             stopped.append((names[-1], exc))
-    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
+    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1], ended=not stopped)
     sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
     if stopped:                  # both sides may stop on the same error: it is told once
         told = []

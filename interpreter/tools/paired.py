@@ -73,8 +73,7 @@ def compare(counts, summaries: list[dict], names: list, common: bool = True) -> 
     a, b = summaries
     paired = counts.paired[0]
     n = paired.runs
-    out = {"comparison": True, "encounter": a["encounter"], "a": names[0] or a["edition"],
-           "b": names[1] or " + ".join([b["edition"]] + b["house"]), "runs": n, "seed": a["seed"],
+    out = {"comparison": True, "encounter": a["encounter"], "a": names[0], "b": names[1], "runs": n, "seed": a["seed"],
            "common_dice": common, "outcome_rule": a["outcome_rule"],
            "outcomes": outcome_differences(paired.joint, n, a["outcomes"], b["outcomes"]),
            "measures": measure_differences(paired),

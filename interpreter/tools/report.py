@@ -78,6 +78,7 @@ def _simulation(s: dict, key: str = "", name: str = "") -> list[str]:
     parts += [_rate_chart(name + "outcomes", rows), _rate_table(rows), _runs_to_read(s, key)]
     parts.append("<h2>Rounds</h2>")
     parts.append(_measure(name + "rounds", key + "rounds", s["rounds"], "rounds", "rounds"))
+    parts.append("<h2>Fight over by round N</h2>")
     parts.append(_over_by_round(name + "over-by-round", [("", s["over_by_round"])]))
     drawn: dict = {}
     for i, c in enumerate(s["combatants"]):
@@ -223,18 +224,20 @@ def _rate_table(rows) -> str:
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
-    """Round values from low to high, at most about `most` of them, to mark an axis with."""
+    """Round values at an even step, about `most` of them, from at or below `low` to at or above
+    `high`: the marks of an axis that holds both."""
     if high <= low:
         high = low + 1
     raw = (high - low) / max(1, most - 1)
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    first = math.ceil(low / step) * step
+    first = math.floor(low / step + 1e-9) * step
     out, v = [], first
-    while v <= high + step * 1e-9:
+    while True:
         out.append(round(v, 10))
+        if v >= high - step * 1e-9:
+            return out
         v += step
-    return out
 
 
 def _tick_label(v: float, percent: bool = False) -> str:
@@ -316,6 +319,7 @@ def _difference_chart(name: str, rows) -> str:
     """Each difference as a dot with its interval, around a line at 0; the x axis in percentage points."""
     row_h, label_w = 24, 200
     reach = max([abs(x["low"]) for _l, _k, x in rows] + [abs(x["high"]) for _l, _k, x in rows] + [0.01])
+    reach = max(abs(t) for t in nice_ticks(-reach, reach, 7))
     ticks = nice_ticks(-reach, reach, 7)
     lo, hi = ticks[0], ticks[-1]
     height = row_h * len(rows)
@@ -345,7 +349,7 @@ def _curves(name: str, curves, xtitle: str, ytitle: str, yrange, xticks=None, pe
     if x1 == x0:
         x1 = x0 + 1
     y0, y1 = yrange
-    y1 = max(y1, nice_ticks(y0, y1)[-1]) if not percent else y1
+    y1 = nice_ticks(y0, y1)[-1] if not percent else y1
 
     def at(x, y):
         return LEFT + (x - x0) / (x1 - x0) * W, TOP + H - (y - y0) / ((y1 - y0) or 1) * H

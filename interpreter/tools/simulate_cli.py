@@ -23,10 +23,14 @@ def simulate_command(args, sources, cl) -> int:
     compare = args.compare or len(args.edition) > 1
     _usable(args, cl, compare)
     sets = _rule_sets(args, cl, compare)
+    if args.runs:              # a file that cannot be written is found before the runs, not after
+        _write_runs(args.runs, None, sets, cl)
     prepared = [prepare(ns, sources, cl) for ns, _label in sets]     # every mistake found before any run
     seed = args.seed if args.seed is not None else (prepared[0].enc.seed or 0)
     specs = [Spec(_portable_argv(ns), seed) for ns, _label in sets]
     runners = [keep(spec, p) for spec, p in zip(specs, prepared)]
+    if compare:                # each rule set by its edition and the house files as given
+        sets = [(ns, " + ".join([p.p.ruleset.edition.name] + list(ns.house))) for (ns, _l), p in zip(sets, prepared)]
     job = Job(tuple(specs), common=not args.independent_dice, records=bool(args.runs))
     names = [name for name, _kind in categories(runners[0].sides(), runners[0].draws())]
     try:
@@ -205,21 +209,18 @@ def scripted(prepared, runs: int) -> list[str]:
 
 
 def _write_runs(path: str, counts, sets, cl) -> None:
-    """One JSON line per run, in the order of the runs (of each rule set, labelled, when several)."""
+    """One JSON line per run, in the order of the runs (of each rule set, labelled, when several);
+    with no counts, an empty file."""
     try:
         with open(path, "w", encoding="utf-8") as f:
-            for records, (ns, label) in zip(counts.records, sets):
-                extra = {} if len(sets) == 1 else {"rules": _label(ns, label)}
+            for records, (ns, label) in zip(counts.records if counts is not None else [], sets):
+                extra = {} if len(sets) == 1 else {"values": label} if isinstance(label, dict) else {"rules": label}
                 for r in records:
                     f.write(json.dumps({**extra, **r}, ensure_ascii=False) + "\n")
     except OSError as exc:
         raise GrimorioError(Diagnostic("E0043", f'the run records cannot be written to "{path}" ({exc.strerror})',
                                        cl.span(path), "name a file in a folder that exists and that you may "
                                                       "write to")) from None
-
-
-def _label(ns, label):
-    return label if label is not None else " + ".join(ns.edition[-1:] + list(ns.house)) or "encounter's edition"
 
 
 def provenance(args, cl, prepared) -> dict:

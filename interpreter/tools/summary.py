@@ -169,20 +169,30 @@ def _run(x: dict) -> str:
     return f"run {x['index']} (seed {x['seed']}, {x['rounds']} round{'s' if x['rounds'] != 1 else ''})"
 
 
+def _examples(ex: dict) -> str:
+    """An outcome's runs to read, each once: typical, shortest, longest."""
+    seen, out = {}, []
+    for k in ("typical", "shortest", "longest"):
+        i = ex[k]["index"]
+        if i in seen:
+            out[seen[i]] = out[seen[i]].replace(" run ", f", {k} run ", 1)
+            continue
+        seen[i] = len(out)
+        out.append(f"{k} {_run(ex[k])}")
+    return "; ".join(out)
+
+
 def render_text(s: dict) -> str:
     lines = [f"{s['encounter'] or 'encounter'} (edition {s['edition']}"
              f"{''.join(' + ' + h for h in s.get('house', []))}): {s['runs']} runs, seed {s['seed']}"]
     lines += [f"warning: {w}" for w in s.get("warnings", [])]
-    lines.append(f"outcome of each run ({s['outcome_rule']}): runs, share, 95% interval")
+    lines.append(f"outcome of each run: runs, share, 95% interval ({s['outcome_rule']})")
     width = max([len(outcome_label(x)) for x in s["outcomes"]] + [14])
     lines += [f"  {outcome_label(x):<{width}} {_rate(x)}" for x in s["outcomes"]]
     seen = [x for x in s["outcomes"] if x["examples"]]
     if seen:
-        lines.append(f"runs to read (typical, shortest, longest): {s.get('replay') or 'grimorio run ENCOUNTER'} "
-                     "--seed SEED")
-        lines += [f"  {outcome_label(x):<{width}} " + "; ".join(_run(x["examples"][k])
-                                                                 for k in ("typical", "shortest", "longest"))
-                  for x in seen]
+        lines.append(f"runs to read, each with: {s.get('replay') or 'grimorio run ENCOUNTER'} --seed SEED")
+        lines += [f"  {outcome_label(x):<{width}} {_examples(x['examples'])}" for x in seen]
     lines.append(f"rounds: {_measure(s['rounds'])}")
     bars = bins(s["rounds"].get("histogram", []))
     top = max([c for _, c in bars] + [1])
