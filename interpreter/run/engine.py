@@ -203,7 +203,7 @@ class Engine:
         return list(self.cb)
 
     def standing(self):
-        """The combatants the rules' `stands` declaration says are still in the fight (run/outcome.py)."""
+        """The combatants the rules' `stands` declaration says are still standing (run/outcome.py)."""
         from .outcome import standing
         return standing(self)
 

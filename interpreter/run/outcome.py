@@ -1,7 +1,7 @@
 """The outcome of a run: the one notion that the transcript (through the builtin
 `standing()`), `simulate`, `diff` and the Python API all read.
 
-The rules declare who is still in the fight (`stands(c): ...`; the prelude's
+The rules declare who is still standing (`stands(c): ...`; the prelude's
 says everyone) and may name draws (`draw NAME: ...`). A run's outcome is:
 the side of the combatants still standing, when they are all of one side; else
 the first declared draw that holds; else "nobody standing" or "several sides
@@ -23,7 +23,7 @@ class Outcome:
     """How a run ended: `name` is the side that won, a draw's name, or NOBODY or SEVERAL."""
     name: str
     kind: str                       # one of KINDS
-    standing: tuple[str, ...]       # the combatants still in the fight, in the encounter's order
+    standing: tuple[str, ...]       # the combatants still standing, in the encounter's order
     sides: tuple[str, ...]          # their sides, each once, in the same order
 
 
@@ -43,7 +43,7 @@ def stands_of(eng) -> list[bool]:
 
 
 def standing(eng) -> list:
-    """The combatants still in the fight."""
+    """The combatants still standing."""
     return [c for c, up in zip(eng.cb, stands_of(eng)) if up]
 
 

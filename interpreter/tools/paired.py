@@ -95,9 +95,9 @@ def render_text(s: dict) -> str:
     lines = [f"{s['encounter'] or 'encounter'}: {s['runs']} runs of each rule set {dice}, seed {s['seed']}",
              f"  A: {s['a']}", f"  B: {s['b']}"]
     lines += [f"warning: {w}" for w in s.get("warnings", [])]
-    lines.append(f"outcome of each run ({s['outcome_rule']}): A, B (95% intervals), and B - A with its 95% "
-                 f"interval ({'paired run by run' if s['common_dice'] else 'runs apart'}; independent runs would "
-                 "give the last)")
+    lines.append(f"outcome of each run: A, B (95% intervals), and B - A with its 95% interval "
+                 f"({'paired run by run' if s['common_dice'] else 'runs apart'}; independent runs would give the "
+                 f"last) ({s['outcome_rule']})")
     width = max([len(outcome_label(x)) for x in s["outcomes"]] + [14])
     for x in s["outcomes"]:
         a, b = x["a"], x["b"]

@@ -78,7 +78,7 @@ def _simulation(s: dict, key: str = "", name: str = "") -> list[str]:
     parts += [_rate_chart(name + "outcomes", rows), _rate_table(rows), _runs_to_read(s, key)]
     parts.append("<h2>Rounds</h2>")
     parts.append(_measure(name + "rounds", key + "rounds", s["rounds"], "rounds", "rounds"))
-    parts.append("<h2>Fight over by round N</h2>")
+    parts.append("<h2>Runs over by round N</h2>")
     parts.append(_over_by_round(name + "over-by-round", [("", s["over_by_round"])]))
     drawn: dict = {}
     for i, c in enumerate(s["combatants"]):
@@ -148,7 +148,7 @@ def _comparison(s: dict) -> list[str]:
                      f"<tr><td>{escape((x['combatant'] + ': ' if x['combatant'] else '') + x['measure'])}</td>"
                      f"<td>{_val(f'measures.{i}.mean', x['mean'])}</td><td>{_interval(f'measures.{i}', x)}</td></tr>"
                      for i, x in enumerate(s["measures"])) + "</table>")
-    parts.append("<h2>Fight over by round N</h2>")
+    parts.append("<h2>Runs over by round N</h2>")
     parts.append(_over_by_round("over-by-round", [("A", s["summaries"][0]["over_by_round"]),
                                                   ("B", s["summaries"][1]["over_by_round"])]))
     for side, sub in zip("AB", s["summaries"]):

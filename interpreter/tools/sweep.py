@@ -31,7 +31,8 @@ def parse(text: str, span) -> tuple[str, list]:
     m = _LIST.fullmatch(text)
     if m and "," in m.group(2):
         return m.group(1), [v.strip() for v in m.group(2).split(",") if v.strip()]
-    raise _bad(text, span, "write OPTION=A..B:STEP (such as malus_parada=0..20:5), or OPTION=X,Y,Z")
+    name = text.split("=", 1)[0].strip() or "OPTION"
+    raise _bad(text, span, f"write OPTION=A..B:STEP (such as {name}=0..20:5), or OPTION=X,Y,Z")
 
 
 def _num(text: str) -> Fraction:
@@ -94,7 +95,7 @@ def render_text(s: dict) -> str:
     heads = [outcome_label(x) for x in s["points"][0]["summary"]["outcomes"]]
     for row in s["points"][1:]:
         heads += [h for h in (outcome_label(x) for x in row["summary"]["outcomes"]) if h not in heads]
-    lines.append(f"outcome share by value, % [95% interval] ({s['outcome_rule']}):")
+    lines.append(f"outcome share by value, % [95% interval] ({s['outcome_rule']})")
     key = "  ".join(f"{name:>12}" for name in names)
     cells = [[_cell(row["summary"]["outcomes"], h) for h in heads] for row in s["points"]]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
