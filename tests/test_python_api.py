@@ -114,3 +114,11 @@ def test_the_package_is_typed():
     hints = inspect.signature(grimorio.simulate).parameters
     assert hints["n"].annotation and hints["precision"].annotation
     assert os.path.basename(grimorio.__file__) == "__init__.py"
+
+
+def test_the_installed_package_ships_its_typing_marker(tmp_path):
+    import subprocess
+    import sys
+    where = subprocess.run([sys.executable, "-c", "import grimorio, os; print(os.path.dirname(grimorio.__file__))"],
+                           cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    assert (Path(where) / "py.typed").is_file()
