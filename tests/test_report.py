@@ -167,7 +167,8 @@ def test_a_comparison_report(comparison, browser):
     assert [c.get_attribute("data-curve") for c in curves] == ["A", "B"]
     keys = check_numbers(page, summary)
     assert {"outcomes.0.difference", "outcomes.0.low", "measures.0.mean", "parted"} <= keys
-    check_provenance(page, "--compare")
+    prov = check_provenance(page, "--compare")
+    assert "criticos_quinto" in prov["house layers"]
 
 
 def test_a_sweep_report(sweep, browser):

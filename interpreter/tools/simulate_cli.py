@@ -53,7 +53,7 @@ def simulate_command(args, sources, cl) -> int:
     if args.report:
         from .report import write_report
         out.pop("_text", None)
-        write_report(args.report, out, cl.span(args.report), provenance(args, cl, prepared[0]))
+        write_report(args.report, out, cl.span(args.report), provenance(args, cl, prepared))
     return 0
 
 
@@ -223,17 +223,18 @@ def _write_runs(path: str, counts, sets, cl) -> None:
                                                       "write to")) from None
 
 
-def provenance(args, cl, prepared) -> dict:
-    """What made a report: the command, edition, house layers, seed, grimorio's version and the date."""
+def provenance(args, cl, prepared: list) -> dict:
+    """What made a report: the command, edition(s), house layers, seed, grimorio's version and the date."""
     import datetime
     from importlib.metadata import PackageNotFoundError, version
     try:
         mine = version("grimorio")
     except PackageNotFoundError:
         mine = "unknown (not installed)"
-    rs = prepared.p.ruleset
-    return {"command": cl.text, "edition": rs.edition.name, "house": [str(x) for x in rs.layers if x.house],
-            "seed": args.seed if args.seed is not None else (prepared.enc.seed or 0), "version": mine,
+    editions = list(dict.fromkeys(p.p.ruleset.edition.name for p in prepared))
+    house = list(dict.fromkeys(str(x) for p in prepared for x in p.p.ruleset.layers if x.house))
+    return {"command": cl.text, "edition": ", ".join(editions), "house": house,
+            "seed": args.seed if args.seed is not None else (prepared[0].enc.seed or 0), "version": mine,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
