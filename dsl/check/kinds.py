@@ -20,7 +20,7 @@ FRACTION, RECORD = "a fraction", "a record"
 COMBATANT = "the combatant"           # and its name: its fields are the sheet's, whatever it holds
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
-LIST_BUILTINS = {"combatants", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
+LIST_BUILTINS = {"combatants", "standing", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
 NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number"}
 
 

@@ -26,7 +26,7 @@ NAMESPACE = {
     n.Rule: "rule", n.Table: "value", n.Condition: "value", n.Var: "value", n.Outcomes: "value",
     n.Option: "option", n.Sheet: "sheet", n.Check: "check", n.Message: "message", n.Event: "event",
     n.Action: "action", n.Reaction: "reaction", n.Tactic: "tactic", n.Round: "round", n.Edition: "edition",
-    n.Tally: "tally", n.Stands: "tally", n.Format: "format",
+    n.Tally: "tally", n.Stands: "tally", n.Draw: "tally", n.Format: "format",
 }
 
 
