@@ -345,7 +345,7 @@ def _display(path: Path) -> str:
 
 
 # How much rules text one ruleset (an edition, what it extends and includes, its house files) may hold
-# in all: what checks in a few seconds (over 7 times the bundled Aquelarre; 512 KiB of the smallest
+# in all: what checks in a few seconds (over 7 times the largest bundled edition; 512 KiB of the smallest
 # rules checks in about 6 s on one core, 1 MiB in 13 s). Past it, E0322 before anything is parsed.
 MAX_RULES_BYTES = 512 * 1024
 
