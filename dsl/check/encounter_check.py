@@ -125,9 +125,32 @@ def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
     f = facts.fields.get(name)
     if f is None:
         at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
-        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at,
-                           did_you_mean(name, list(facts.fields) + list(BUILTIN_FIELDS)))]
+        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at, _fields_like(name, value, facts))]
     return check_value(f, value, span, facts)
+
+
+def _fields_like(name: str, value, facts: Facts) -> str:
+    """The help for a field the sheet lacks: the nearest name, and the sheet's fields that take the value
+    given (a number or a percentage: its percentages, the skills, and its numbers), so a skill the edition
+    does not have shows what it has."""
+    from difflib import get_close_matches
+    kinds = {bool: ("bool",), int: ("percent", "int"), str: ("text", "row"), list: ("list",)}.get(type(value), ())
+    # The first kind the value fits that the sheet has (a number: its percentages, the skills, first).
+    words, same = next(((KIND_WORDS[k], names) for k in kinds
+                        for names in [[f.name for f in facts.fields.values() if f.type == k]] if names),
+                       ("fields", []))
+    near = did_you_mean(name, [f.name for f in facts.fields.values() if f.type in kinds])
+    if near is None and same:
+        close = get_close_matches(name.lower(), [f.lower() for f in same], n=1, cutoff=0.4)
+        near = next((f'the nearest is "{f}"' for f in same if close and f.lower() == close[0]), None)
+    if not same:
+        near, same = did_you_mean(name, list(facts.fields) + list(BUILTIN_FIELDS)), list(facts.fields)
+    listed = f"the sheet's {words}: {', '.join(same)}"
+    return f"{near} ({listed})" if near else listed
+
+
+KIND_WORDS = {"percent": "percentages", "int": "numbers", "bool": "yes/no fields", "text": "texts",
+              "row": "rows of tables", "list": "lists"}
 
 
 def _holds(cond: str, grade, span: Span, facts: Facts) -> list[Diagnostic]:
