@@ -325,3 +325,13 @@ def test_an_option_set_twice_in_an_encounter_and_a_misspelled_combatant_are_refu
     assert 'did you mean "Bandido"?' in out
     enc = write(tmp_path, "f.enc", ENCOUNTER.format(sets="set malus_parada = 10\n", target="Bandido"))
     assert check(capsys, enc)[0] == 0
+
+
+@pytest.mark.slow
+def test_a_scripted_action_given_values_it_has_no_parameters_for_is_refused_by_check(tmp_path, capsys):
+    # `check` said ok; the run stopped at round 1 ("atacar" takes 1 choice after it, not 2).
+    enc = write(tmp_path, "e.enc", ENCOUNTER.format(sets="", target="Bandido Rodrigo, huir Bandido"))
+    code, out = check(capsys, enc)
+    assert code == 2
+    assert 'error[E0504]: "atacar" takes 1 choice after it, not 2' in out and "its parameters: objetivo" in out
+    assert 'error[E0504]: "huir" takes 0 choices after it, not 1' in out

@@ -27,6 +27,7 @@ class Facts:
     actions: tuple = ()     # action names
     reactions: tuple = ()   # reaction names
     options: dict = None    # option name -> its value before the encounter sets it
+    action_params: dict = None   # action name -> the names of the parameters a script gives values for
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -248,8 +249,19 @@ def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
                                           did_you_mean(words[0], facts.actions + facts.reactions) or
                                           "a choice is an action, a reaction, pass, none, or choose and a value"))
                 else:
-                    out += _near_combatants(words[1:], span, names)
+                    out += _action_arity(words, span, facts) + _near_combatants(words[1:], span, names)
     return out
+
+
+def _action_arity(words, span: Span, facts: Facts) -> list[Diagnostic]:
+    """E0504 before the run: a scripted action given more or fewer values than it has parameters to choose
+    (the run stopped at that round with the same words)."""
+    params = (facts.action_params or {}).get(words[0])
+    if params is None or len(words) - 1 == len(params) or words[0] in facts.reactions:   # a reaction of that name
+        return []
+    return [Diagnostic("E0504", f'"{words[0]}" takes {len(params)} choice{"s" if len(params) != 1 else ""} '
+                                f"after it, not {len(words) - 1}", span,
+                       f"its parameters: {', '.join(params) or 'none'}")]
 
 
 def _near_combatants(values, span: Span, names: list) -> list[Diagnostic]:

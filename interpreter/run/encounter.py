@@ -307,4 +307,5 @@ def facts_of(program: Program) -> Facts:
     return Facts({f.name: f for f in program.sheet.fields}, tuple(program.tactics),
                  {name: tuple(g.name for g in ct.grades) for name, ct in program.conditions.items()},
                  {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes),
-                 tuple(program.actions), tuple(program.reaction_by_name), program.options)
+                 tuple(program.actions), tuple(program.reaction_by_name), program.options,
+                 {name: tuple(a.params[1:]) for name, a in program.actions.items()})
