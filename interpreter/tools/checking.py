@@ -146,23 +146,38 @@ def _rules(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagn
 def _house(path: Path, decls, sources: Sources, layers: Layers) -> list[Diagnostic]:
     """A rules file no edition or module holds is a house-rule file: checked as a layer over the edition
     its `extends` line names (or the --house files' edition given with it), never read for syntax alone."""
-    heads = house_heads(decls)
-    if not heads:
-        how = ("name it on a line of its own at the top: extends EDITION (or check the file over an edition: "
-               "grimorio check --house FILE EDITION_FOLDER)")
-        if any(isinstance(d, n.Patch) for d in decls):
-            return [Diagnostic("E0323", "these house rules do not say which edition they change",
-                               Span(str(path), 1, 1), how)]
-        return [Diagnostic("W0323", "only the syntax of this file was checked: no edition includes it, and it "
-                                    "names none", Span(str(path), 1, 1), how, "warning")]
+    unnamed = unnamed_edition(path, decls)
+    if unnamed is not None:
+        return [unnamed]
     try:
-        rs = load_edition(heads[0].edition, _roots(path.parent, layers.rules), heads[0].span, sources)
-        for house in (*layers.houses, path):
-            load_house(rs, Path(house))
+        rs = house_ruleset(path, decls, sources, _roots(path.parent, layers.rules), layers.houses)
         warnings = compile_checked(rs).warnings
         return standalone(rs) + warnings
     except GrimorioError as exc:
         return exc.diagnostics
+
+
+def unnamed_edition(path: Path, decls) -> Diagnostic | None:
+    """What is said of a house-rule file without an `extends` line: an error when it patches (it cannot
+    be checked), a warning when it only declares (its syntax was checked); None when it names one."""
+    if house_heads(decls):
+        return None
+    how = ("name it on a line of its own at the top: extends EDITION (or check the file over an edition: "
+           "grimorio check --house FILE EDITION_FOLDER)")
+    if any(isinstance(d, n.Patch) for d in decls):
+        return Diagnostic("E0323", "these house rules do not say which edition they change", Span(str(path), 1, 1), how)
+    return Diagnostic("W0323", "only the syntax of this file was checked: no edition includes it, and it "
+                               "names none", Span(str(path), 1, 1), how, "warning")
+
+
+def house_ruleset(path: Path, decls, sources: Sources, roots, houses=()):
+    """The edition a house-rule file's `extends` line names, with the --house files and then the file
+    itself layered on it (the file read through `sources`, so an editor's unsaved text counts)."""
+    head = house_heads(decls)[0]
+    rs = load_edition(head.edition, roots, head.span, sources)
+    for house in (*houses, path):
+        load_house(rs, Path(house))
+    return rs
 
 
 def _encounter(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
