@@ -724,3 +724,13 @@ def test_running_out_of_memory_compiling_is_a_size_error_not_too_complex(tmp_pat
         compile_checked(load_edition("mini", roots=[tmp_path]))
     d, = exc.value.diagnostics
     assert d.code == "E0322" and d.message == "these rules are too large to compile in the memory available"
+
+
+def test_statements_inserted_after_a_block_that_returns_are_refused(tmp_path):
+    d, = load_errors(tmp_path, "replace rule malherido(c):\n  block fin:\n    return c.pv * 4 <= c.RES\n"
+                               "insert after block fin in rule malherido:\n  say huye(c)\n")
+    assert d.code == "E0309" and d.span.line == 4
+    assert d.message == 'these statements would never run: block "fin" of rule "malherido" ends at line 3, before them'
+    rs = ruleset(tmp_path, "replace rule malherido(c):\n  block fin:\n    return c.pv * 4 <= c.RES\n"
+                           "insert before block fin in rule malherido:\n  say huye(c)\n")
+    assert len(rs.space("rule")["malherido"].body) == 2

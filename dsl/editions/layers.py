@@ -304,8 +304,17 @@ def _block_replace(rs, layer, p, d):
 
 def _block_insert(rs, layer, p, d):
     new = n.Block(p.span, f"{p.where} {p.target.key}", p.new)
-    return _with_block(d, p, lambda b: (new, b) if p.where == "before" else (b, new)), \
-        f'inserts statements {p.where} block "{p.target.key}"'
+
+    def place(b):
+        if p.where == "before":
+            return new, b
+        if ends(b.body):
+            raise _misfit(p.span, f'these statements would never run: block "{b.name}" of {p.target.kind} '
+                                  f'"{p.target.name}" ends at line {b.body[-1].span.line}, before them',
+                          "put them before that line (insert before block NAME, or at start of ...), or "
+                          "replace the block that ends it")
+        return b, new
+    return _with_block(d, p, place), f'inserts statements {p.where} block "{p.target.key}"'
 
 
 def _edge(rs, layer, p, d):
