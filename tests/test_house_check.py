@@ -335,3 +335,18 @@ def test_a_scripted_action_given_values_it_has_no_parameters_for_is_refused_by_c
     assert code == 2
     assert 'error[E0504]: "atacar" takes 1 choice after it, not 2' in out and "its parameters: objetivo" in out
     assert 'error[E0504]: "huir" takes 0 choices after it, not 1' in out
+
+
+@pytest.mark.slow
+def test_a_folder_of_house_files_is_checked_file_by_file(tmp_path, capsys):
+    # `grimorio check rulesets/casa` said the folder holds no edition, and `check rulesets` skipped it:
+    # its house files were never checked.
+    folder = tmp_path / "casa"
+    folder.mkdir()
+    write(folder, "buena.rules", "extends aquelarre\nset malus_parada = 10\n")
+    write(folder, "mala.rules", "extends aquelarre\nreplace rule bono_dano(c, arma):\n  return 0\n")
+    write(folder, "sin.rules", "set malus_parada = 10\n")
+    code, out = check(capsys, folder)
+    assert code == 2
+    assert "mala.rules:2:" in out and 'there is no rule "bono_dano"' in out and "sin.rules:1:1" in out
+    assert "buena.rules" not in out and out.rstrip().endswith("2 errors")
