@@ -350,3 +350,18 @@ def test_a_folder_of_house_files_is_checked_file_by_file(tmp_path, capsys):
     assert code == 2
     assert "mala.rules:2:" in out and 'there is no rule "bono_dano"' in out and "sin.rules:1:1" in out
     assert "buena.rules" not in out and out.rstrip().endswith("2 errors")
+
+
+def test_which_action_parameters_are_chosen_among_combatants():
+    from grimorio.dsl.check.encounter_check import combatant_choices
+    got = combatant_choices(load_edition("aquelarre"))
+    assert got["atacar"] == (True,) and got["huir"] == ()            # rivales(yo): enemies(c) kept by a filter
+
+
+@pytest.mark.slow
+def test_a_scripted_value_no_combatant_is_named_is_refused_by_check(tmp_path, capsys):
+    # `Rodrigo: atacar Pedro` with no Pedro: check said ok, the run stopped at round 1.
+    enc = write(tmp_path, "e.enc", ENCOUNTER.format(sets="", target="Pedro"))
+    code, out = check(capsys, enc)
+    assert code == 2 and 'error[E0326]: "Pedro" is not a combatant of this encounter' in out
+    assert '"atacar" chooses it among combatants: Rodrigo, Bandido' in out

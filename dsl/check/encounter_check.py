@@ -28,6 +28,7 @@ class Facts:
     reactions: tuple = ()   # reaction names
     options: dict = None    # option name -> its value before the encounter sets it
     action_params: dict = None   # action name -> the names of the parameters a script gives values for
+    combatant_params: dict = None    # action name -> for each of those, whether it is chosen among combatants
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -250,6 +251,44 @@ def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
                                           "a choice is an action, a reaction, pass, none, or choose and a value"))
                 else:
                     out += _action_arity(words, span, facts) + _near_combatants(words[1:], span, names)
+                    out += _not_combatants(words, span, names, facts)
+    return out
+
+
+def offers_combatants(x, rules: dict, depth: int = 0) -> bool:
+    """Whether the list an action's parameter is chosen from holds only combatants, as the text shows:
+    combatants(), a comprehension that keeps the items of such a list, or a rule every `return` of which
+    gives one (enemies(c), rivales(c) over it)."""
+    from .names import walk
+    if isinstance(x, n.Comprehension):
+        return isinstance(x.elt, n.Name) and x.elt.id == x.var and offers_combatants(x.iter, rules, depth)
+    if not isinstance(x, n.Call) or not isinstance(x.func, n.Name):
+        return False
+    rule = rules.get(x.func.id)
+    if rule is None:
+        return x.func.id == "combatants"
+    if depth > 8:
+        return False
+    returns = [r.value for r in walk(rule.body) if isinstance(r, n.Return)]
+    return bool(returns) and all(v is not None and offers_combatants(v, rules, depth + 1) for v in returns)
+
+
+def combatant_choices(rs) -> dict:
+    """Action name -> for each parameter after the first, whether it is chosen among combatants."""
+    rules = rs.space("rule")
+    return {a.name: tuple(p.domain is not None and offers_combatants(p.domain, rules) for p in a.params[1:])
+            for a in rs.all(n.Action)}
+
+
+def _not_combatants(words, span: Span, names: list, facts: Facts) -> list[Diagnostic]:
+    """E0326: a scripted value for a parameter chosen among combatants that names none of the encounter's
+    (the rules can never offer it; a near spelling is reported by _near_combatants)."""
+    flags = (facts.combatant_params or {}).get(words[0], ())
+    out = []
+    for word, among in zip(words[1:], flags):
+        if among and word not in names and not did_you_mean(word, names):
+            out.append(Diagnostic("E0326", f'"{word}" is not a combatant of this encounter', span,
+                                  f'"{words[0]}" chooses it among combatants: {", ".join(names)}'))
     return out
 
 
