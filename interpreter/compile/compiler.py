@@ -130,7 +130,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
         try:
             return python_code(source, filename)
-        except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+        except MemoryError:
+            raise GrimorioError(Diagnostic("E0322", "these rules are too large to compile in the memory "
+                                           "available", self.ruleset.edition.span,
+                                           "split the edition, or run grimorio with more memory")) from None
+        except (SyntaxError, RecursionError, ValueError) as exc:
             line = (getattr(exc, "lineno", None) or 0) - 1
             span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None
             raise GrimorioError(Diagnostic("E0106", "this is too complex to run", span or self.ruleset.edition.span,
