@@ -248,8 +248,8 @@ class _Walker:
         self.expr(s.iter, scope)
         item = K.held(K.item_kind(s.iter, self.resolving(scope)))
         loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
-        if s.key is not None:
-            self.expr(s.key, loop.typed("it", item))
+        for key in (s.key, *(k.key for k in s.more)) if s.key is not None else ():
+            self.expr(key, loop.typed("it", item))
         inner = loop.typed(s.var, item)
         if s.where is not None:
             self.expr(s.where, inner)

@@ -475,12 +475,14 @@ class Builder:
 
     def for_stmt(self, c, sp, group: bool):
         var, it, order, where, body = c
-        key, desc = None, False
+        key, desc, more = None, False, ()
         if order is not None:
             key = self.expr(order.children[0])
-            desc = order.children[1] is not None
+            desc = _descending(order.children[1])
+            more = tuple(n.OrderKey(self.span(k), self.expr(k.children[0]), _descending(k.children[1]))
+                         for k in order.children[2:])
         return n.For(sp, str(var), self.expr(it), key, desc, self.expr(where) if where is not None else None,
-                     self.body(body), group)
+                     self.body(body), group, more)
 
     # -------------------------------------------------------------- expressions
     def args(self, t):
@@ -721,3 +723,8 @@ def _whole(text: str, span) -> int:
         raise GrimorioError(Diagnostic("E0506", f"this number has more than {MAX_DIGITS} digits", span,
                                        f"numbers hold at most {MAX_DIGITS} digits; a rule needs no larger one"))
     return value
+
+
+def _descending(word) -> bool:
+    """A key of `ordered by` is ascending unless it says `desc` (`asc` says so explicitly)."""
+    return word is not None and str(word) == "desc"

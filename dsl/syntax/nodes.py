@@ -202,6 +202,13 @@ class For(Node):
     where: Node | None
     body: tuple
     group: bool = False
+    more: tuple = ()        # the keys of `ordered by` after the first (OrderKey), each breaking the ties of those before
+
+
+class OrderKey(Node):
+    """A key of `ordered by` after the first: `it.agility desc`."""
+    key: Node
+    desc: bool
 
 
 class While(Node):

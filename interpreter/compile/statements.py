@@ -79,7 +79,8 @@ class StatementCompiler:
                 keyed = self.fresh(scope, "it")
                 key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
                 fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
-                items = f"{fn}({items}, lambda {keyed.ids['it']}: {key}, {s.desc})"
+                items = f"{fn}({items}, lambda {keyed.ids['it']}: {key}, {s.desc})" if not s.more else \
+                    self.ordered_by_keys(s, items, keyed, key)
             inner = self.bind(scope, s.var)
             var = inner.ids[s.var]
             if s.where is not None:
@@ -99,6 +100,12 @@ class StatementCompiler:
         if isinstance(s, n.Block):
             return self.block(s.body, depth, scope)      # a label only: its names stay known after it
         raise AssertionError(f"no statement {type(s).__name__}")
+
+    def ordered_by_keys(self, s: n.For, items: str, keyed, first: str) -> str:
+        """`ordered by` several keys: each key a tuple item, each with its direction (S.ordered_by_keys)."""
+        keys = ", ".join([first] + [self.unnamed_expr(k.key, keyed) for k in s.more])
+        descs = (s.desc, *(k.desc for k in s.more))
+        return f"S.ordered_by_keys({items}, lambda {keyed.ids['it']}: ({keys},), {descs}, {s.group})"
 
     def verdict(self, e, scope) -> str:
         """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
