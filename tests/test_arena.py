@@ -37,7 +37,10 @@ def test_the_brawl_plays_by_the_tactics_to_one_side_left(capsys, snapshot):
     code, out, err = cli(capsys, "run", str(ARENA / "brawl.enc"))
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "Bout 1" and lines[-1].startswith("Over after ")
+    # The order of play is rolled once, in the round's start:, before bout 1.
+    assert [ln.split(":")[0] for ln in lines[:5]] == ["Ash", "Bree", "Cobb", "Dell", "Bout 1"]
+    assert lines.count("Bout 2") == 1 and not any("order" in ln for ln in lines[5:])
+    assert lines[-1].startswith("Over after ")
     assert out == snapshot
 
 
@@ -147,10 +150,37 @@ def test_a_two_handed_weapon_cannot_block(run):
 
 
 @pytest.mark.slow
-def test_the_house_rule_crushes_on_19_and_knocks_down(capsys):
+def test_the_house_rule_knocks_down_so_the_next_strike_gets_2_more(capsys):
     code, out, err = cli(capsys, "diff", str(ARENA / "brawl.enc"), "--house", HOUSE)
     assert code == 0, err
-    assert "19" in out and "crushing" in out
+    assert "-   Bree strikes at Dell with Short sword: 1D20=9 + 6 against guard 13 -> hit" in out
+    assert "+   Bree strikes at Dell with Short sword: 1D20=9 + 8 against guard 13 -> hit" in out
+
+
+@pytest.mark.slow
+def test_the_house_rule_crushes_on_a_natural_19(capsys, tmp_path):
+    enc = tmp_path / "nineteen.enc"
+    enc.write_text("""edition arena
+combatant Kira:
+  side red
+  might 0, agility 0, skill 0
+combatant Rook:
+  side blue
+  might 0, agility 0, skill 0, guard 20, weapon Maul
+dice:
+  Kira strike 19
+round 0:
+  Kira: strike Rook
+do:
+  set Kira.actions = 1
+  act Kira
+expect has(Rook, prone) and cards(Rook, Bleeding) == [Bleeding.Heavy]
+expect Rook.hp == 8 - 2
+""", encoding="utf-8")
+    assert cli(capsys, "run", str(enc), "--house", HOUSE)[0] == 0
+    code, out, err = cli(capsys, "run", str(enc))
+    assert code == 1 and "E0601" in err          # without the house rule, 19 + 0 only grazes a guard of 20
+    assert "1D20=19 + 0 against guard 20 -> graze" in out
 
 
 @pytest.mark.slow

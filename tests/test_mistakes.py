@@ -26,7 +26,8 @@ def test_every_known_mistake_gets_its_message(mistake, start, text):
                 "a single = to compare": ('write "=="', "let a = b"),
                 "a misspelled word at the start of a line": ("is not a word of the language", "did you mean"),
                 "a decimal point": ("no decimals", "50%"),
-                "else if": ('write "elif"', "elif")}[mistake.name]
+                "else if": ('write "elif"', "elif"),
+                "a round's start after a step": ("comes before its steps", "above the round's first step")}[mistake.name]
     assert expected[0] in d.message and expected[1] in d.help, d
 
 

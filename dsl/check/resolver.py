@@ -71,6 +71,7 @@ class _Walker:
         for d in rs.all(n.Tactic):
             self.tactic(d)
         for d in rs.all(n.Round):
+            self.block(d.start or (), Scope())      # once, before round 1: a function of its own
             for s in d.steps:               # inside the round's loop, unless a step that returns (a function)
                 self.loops = 0 if any(isinstance(x, n.Return) for x in walk(s.body)) else 1
                 self.block(s.body, Scope())

@@ -276,15 +276,17 @@ class Builder:
         return tuple(out)
 
     def d_round(self, t):
-        steps, until, final = [], None, None
+        steps, until, final, start = [], None, None, None
         for it in t.children[1:]:
-            if it.data == "step":
+            if it.data == "round_start":
+                start = self.body(it.children[0])
+            elif it.data == "step":
                 steps.append(n.Step(self.span(it), str(it.children[0]), self.body(it.children[1])))
             elif it.data == "until":
                 until = self.expr(it.children[0])
             else:
                 final = self.body(it.children[0])
-        return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final)
+        return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final, start)
 
     def d_tally(self, t):
         name, param, value = t.children

@@ -379,6 +379,7 @@ class Round(Decl):
     steps: tuple[Step, ...]
     until: Node | None
     final: tuple | None
+    start: tuple | None = None      # `start:`, run once before round 1
 
 
 class Tally(Decl):
