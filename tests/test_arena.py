@@ -120,8 +120,8 @@ def test_a_save_of_12_stanches_the_bleeding_and_11_does_not(run):
           Kira stanch 10
           Rook stanch 10
         do:
-          bleed(Kira)
-          bleed(Rook)
+          bleed(Kira, Bleeding)
+          bleed(Rook, Bleeding)
         expect not has(Kira, Bleeding) and Kira.hp == 12 - 2
         expect has(Rook, Bleeding) and Rook.hp == 10 - 1
         """)

@@ -205,14 +205,29 @@ class _Walker:
     def s_CardOp(self, s: n.CardOp, scope):
         self.expr(s.who, scope)
         ct = self.conditions.get(s.condition)
-        if ct is None:
+        if ct is None and s.condition in scope.locals:
+            self.held_condition(s, scope)
+        elif ct is None:
             self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
-                      did_you_mean(s.condition, self.conditions))
+                      did_you_mean(s.condition, self.conditions) or
+                      f"{s.op} names a condition declared with \"condition\", or a local holding one")
         else:
             self.card_grade(s, ct, scope)
         if isinstance(getattr(s, "data", None), n.Node):      # add ... with VALUE
             self.expr(s.data, scope)
         return scope
+
+    def held_condition(self, s: n.CardOp, scope):
+        """`remove c cond [g]` with `cond` a local: it must hold a condition (where the text shows what it
+        holds); a grade named by a word must be a grade of some condition (which one holds is read when
+        it runs)."""
+        where = s.cond_span or s.span
+        self.collect(K.expect_condition, n.Name(where, s.condition), self.resolving(scope), f'"{s.op}"')
+        if s.grade is not None and s.grade not in scope.locals:
+            grades = {g for c in self.conditions.values() for g in c.grades}
+            if s.grade not in grades:
+                self.fail("E0201", f'no condition has a grade "{s.grade}"', s.span,
+                          did_you_mean(s.grade, grades) or "a grade's name, or a local holding a grade")
 
     def card_grade(self, s: n.CardOp, ct: n.Condition, scope):
         """The grade a card op names: one the condition has, or a local holding one; none only to remove."""

@@ -127,6 +127,8 @@ class StatementCompiler:
         return scope
 
     def card_op(self, s: n.CardOp, depth, scope):
+        if s.condition not in self.conditions:  # the checker's: a local holding a condition
+            return self.held_card_op(s, depth, scope)
         ct = self.conditions[s.condition]        # the checker's: the condition, and a grade it has
         who = self.expr(s.who, scope)
         cref = self.k(ct, "cond")
@@ -141,6 +143,18 @@ class StatementCompiler:
         else:
             # A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`.
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data, scope)})", s.span)
+
+    def held_card_op(self, s: n.CardOp, depth, scope):
+        """A card statement on a condition held in a local (`remove c cond g`): the condition and the
+        grade are taken as a written one would be, or refused, when it runs (runtime_helpers)."""
+        who = self.expr(s.who, scope)
+        cond = self.tmp()
+        checked = ", True" if s.op == "receive" and s.data is not None else ""
+        self.emit(depth, f"{cond} = H.card_condition({scope.ids[s.condition]}{checked})", s.span)
+        given = "None" if s.grade is None else scope.ids[s.grade] if s.grade in scope.locals else repr(s.grade)
+        grade = f"H.card_grade({cond}, {given}, {s.op!r})"
+        data = "" if s.data is None else f", {self.expr(s.data, scope)}"
+        self.emit(depth, f"_E.{s.op}({who}, {cond}, {grade}{data})", s.span)
 
     def decide(self, d: n.Decide, depth, scope) -> Scope:
         bound = scope if d.output == "then" else self.bind(scope, d.output)
