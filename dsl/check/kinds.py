@@ -180,11 +180,17 @@ def _call(node, resolve):
 
 
 def _comprehension(node, resolve):
-    item = _item(kind(node.iter, resolve))
-
-    def inner(name):
-        return resolve(name) if name != node.var else Resolved("known", item) if item else Resolved("local")
+    inner = resolve
+    for var, items, _cond in node.clauses():      # each clause sees the variables of those before it
+        inner = _binding(inner, var, _item(kind(items, inner)))
     return Kind(LIST, kind(node.elt, inner))
+
+
+def _binding(resolve, var, item):
+    """`resolve`, with `var` a comprehension's variable holding items of this kind (None: unknown)."""
+    def inner(name):
+        return resolve(name) if name != var else Resolved("known", item) if item else Resolved("local")
+    return inner
 
 
 def _const(node, resolve):

@@ -446,11 +446,13 @@ class _Walker:
         self.args(x.args, scope)
 
     def x_Comprehension(self, x: n.Comprehension, scope):
-        self.collect(K.expect_list, x.iter, self.resolving(scope))
-        self.expr(x.iter, scope)
-        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
-        if x.cond is not None:
-            self.expr(x.cond, inner)
+        inner = scope
+        for var, items, cond in x.clauses():     # each clause sees the variables of those before it
+            self.collect(K.expect_list, items, self.resolving(inner))
+            self.expr(items, inner)
+            inner = inner.typed(var, K.held(K.item_kind(items, self.resolving(inner))))
+            if cond is not None:
+                self.expr(cond, inner)
         self.expr(x.elt, inner)
 
     def x_RecordExp(self, x: n.RecordExp, scope):

@@ -498,6 +498,10 @@ class Builder:
             out.append(n.Arg(self.span(a), str(name) if name is not None else None, self.expr(value)))
         return tuple(out)
 
+    def comp_for(self, t) -> n.CompFor:
+        var, it, cond = t.children
+        return n.CompFor(self.span(t), str(var), self.expr(it), self.expr(cond) if cond is not None else None)
+
     def dice_token(self, tok) -> n.DiceLit:
         text = str(tok).lower()
         count, sides = text.split("d")
@@ -647,7 +651,8 @@ _EXPRESSIONS = {
     "option_ref": lambda self, c, sp: n.OptionRef(sp, str(c[0])),
     "list_": lambda self, c, sp: n.ListExp(sp, tuple(self.expr(x) for x in c if x is not None)),
     "comprehension": lambda self, c, sp: n.Comprehension(sp, self.expr(c[0]), str(c[1]), self.expr(c[2]),
-                                                         self.expr(c[3]) if c[3] is not None else None),
+                                                         self.expr(c[3]) if c[3] is not None else None,
+                                                         tuple(self.comp_for(f) for f in c[4:])),
     "record": lambda self, c, sp: n.RecordExp(sp, tuple((str(f.children[0]), self.expr(f.children[1]))
                                                         for f in c if f is not None)),
     "roll": lambda self, c, sp: n.Roll(sp, self.expr(c[0]), self.expr(c[1]) if c[1] is not None else None,

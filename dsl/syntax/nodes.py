@@ -81,6 +81,18 @@ class Comprehension(Node):
     var: str
     iter: Node
     cond: Node | None
+    more: tuple = ()        # the clauses after the first (CompFor): [e for a in A for b in B if q]
+
+    def clauses(self) -> list:
+        """(variable, list, condition) of every `for` clause, outermost first."""
+        return [(self.var, self.iter, self.cond)] + [(c.var, c.iter, c.cond) for c in self.more]
+
+
+class CompFor(Node):
+    """A `for` clause of a comprehension after its first: each item of the clauses before walks it."""
+    var: str
+    iter: Node
+    cond: Node | None
 
 
 class RecordExp(Node):
