@@ -21,7 +21,7 @@ COMBATANT = "the combatant"           # and its name: its fields are the sheet's
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
 LIST_BUILTINS = {"combatants", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
-NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number"}
+NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number", "dice_count", "dice_faces", "dice_modifier"}
 
 
 class Kind(str):
@@ -178,7 +178,7 @@ def _call(node, resolve):
         return Kind(LIST, NUMBER)
     if name in ("abs", "sum") and args:
         return FRACTION if (args[0] if name == "abs" else _item(args[0])) == FRACTION else NUMBER
-    if name in ("dice", "keep_highest", "keep_lowest"):
+    if name in ("dice", "keep_highest", "keep_lowest", "dice_times", "repeated"):
         return DICE
     if name in LIST_BUILTINS:
         return LIST
@@ -378,6 +378,8 @@ ARGUMENT_KINDS = {
     "slice": ({LIST}, WHOLE, WHOLE), "without": ({LIST}, None), "choose": (None, {LIST}),
     "dice": (WHOLE, WHOLE), "range": (WHOLE, WHOLE),
     "keep_highest": ({DICE}, WHOLE), "keep_lowest": ({DICE}, WHOLE),
+    "dice_count": ({DICE},), "dice_faces": ({DICE},), "dice_modifier": ({DICE},),
+    "dice_times": ({DICE}, WHOLE), "repeated": ({DICE}, WHOLE),
 }
 
 
