@@ -158,6 +158,21 @@ def _index(node, resolve):
     return k.item if k == LIST and isinstance(k, Kind) and kind(node.key, resolve) == NUMBER else None
 
 
+def _rows(node, resolve):
+    """rows(TABLE): a list of the table's rows, their columns known."""
+    arg = node.args[0].value if len(node.args) == 1 else None
+    r = resolve(arg.id) if isinstance(arg, n.Name) else None
+    if r is None or r.kind != "table":
+        return LIST
+    return Kind(LIST, row_kind(r.target), bool(r.target.rows))
+
+
+def expect_table(node, resolve, what):
+    k = kind(node, resolve)
+    if k is not None and not k.startswith("the table"):
+        _fail(node, f"{what} takes a table, not {k}", "name a table declared with \"table\": rows(NAME)")
+
+
 def _item(k):
     return k.item if isinstance(k, Kind) and k == LIST else None
 
@@ -169,6 +184,8 @@ def _call(node, resolve):
     if r is None or r.kind != "builtin":
         return None
     name, args = r.target, [kind(a.value, resolve) for a in node.args]
+    if name == "rows":
+        return _rows(node, resolve)
     if name in ("first", "choose") and len(args) == (1 if name == "first" else 2):
         listed = args[-1]
         return listed.item if isinstance(listed, Kind) and listed == LIST and listed.filled else None
@@ -396,7 +413,9 @@ def expect_list(node, resolve):
     """What a for or a comprehension walks: a list."""
     k = kind(node, resolve)
     if k is not None and k != LIST:
-        _fail(node, f"only a list can be walked, not {k}", "for and comprehensions walk lists: [x for x in LIST]")
+        table = k.startswith("the table ") and isinstance(node, n.Name)
+        _fail(node, f"only a list can be walked, not {k}", f"walk its rows: rows({node.id})" if table else
+              "for and comprehensions walk lists: [x for x in LIST]")
 
 
 def held(k):

@@ -40,6 +40,7 @@ BUILTINS = {
     "dice_modifier": (1, 1, "dice_modifier(2D6+1): the number added to the dice, 1"),
     "dice_times": (2, 2, "dice_times(1D6+2, 2): twice the dice, the modifier once: 2D6+2"),
     "repeated": (2, 2, "repeated(1D6+2, 2): the whole roll twice, added up: 2D6+4"),
+    "rows": (1, 1, "rows(TABLE): the rows of a table, in order"),
     "range": (2, 2, "range(a, b): the whole numbers from a to b"),
     "slice": (3, 3, "slice(list, a, b): the items a to b, counted from 1"),
     "without": (2, 2, "without(list, x): the list without x"),

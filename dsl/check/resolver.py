@@ -450,6 +450,8 @@ class _Walker:
             self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
         if r is not None and r.kind == "builtin" and r.target == "grades" and x.args:
             self.collect(K.expect_condition, x.args[0].value, self.resolving(scope), "grades()")
+        if r is not None and r.kind == "builtin" and r.target == "rows" and x.args:
+            self.collect(K.expect_table, x.args[0].value, self.resolving(scope), "rows()")
         self.args(x.args, scope)
 
     def x_Comprehension(self, x: n.Comprehension, scope):

@@ -115,6 +115,15 @@ def repeated(dice, n) -> Dice:
     return _scaled(dice, n, "repeated", True)
 
 
+def rows(table) -> list:
+    """rows(TABLE): the rows of a table, in the order written (a new list)."""
+    held = getattr(table, "rows", None)
+    if not isinstance(held, list) or not hasattr(table, "lookup"):
+        raise RuleFailure("rows() takes a table, not {0} (" + kind(table) + ")",
+                          "name a table declared with \"table\": rows(NAME)", "E0204", (table,))
+    return list(held)
+
+
 def range_(low, high) -> list:
     """range(a, b): the whole numbers from a to b, both included."""
     low, high = _whole(low, "range()'s start"), _whole(high, "range()'s end")

@@ -148,4 +148,4 @@ def regrade(condition: ConditionType, grade):
 
 # Generic builtins (dice from numbers, keeping dice, lists), reached as H.name.
 from .generic import dice_, item, keep_highest, keep_lowest, range_, slice_, without  # noqa: E402,F401
-from .generic import dice_count, dice_faces, dice_modifier, dice_times, repeated  # noqa: E402,F401
+from .generic import dice_count, dice_faces, dice_modifier, dice_times, repeated, rows  # noqa: E402,F401

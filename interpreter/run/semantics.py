@@ -549,7 +549,7 @@ BUILTIN_FUNCTIONS = {
     "dice": _G.dice_, "keep_highest": _G.keep_highest, "keep_lowest": _G.keep_lowest,
     "range": _G.range_, "slice": _G.slice_, "without": _G.without,
     "dice_count": _G.dice_count, "dice_faces": _G.dice_faces, "dice_modifier": _G.dice_modifier,
-    "dice_times": _G.dice_times, "repeated": _G.repeated,
+    "dice_times": _G.dice_times, "repeated": _G.repeated, "rows": _G.rows,
 }
 
 # Builtins that ask the running encounter (its combatants, its round, their controllers):
