@@ -108,6 +108,8 @@ def _name(node, resolve):
         return f'an outcome of "{r.target[0].name}"'
     if r.kind == "grade":
         return row_kind(r.target[0])
+    if r.kind == "condition" and not r.target.grades and r.target.columns:
+        return Kind(f"the condition {node.id}", fields=row_kind(r.target).fields)    # a state with data
     if r.kind in ("condition", "table"):
         return f"the {r.kind} {node.id}"
     if r.kind == "combatant":
@@ -142,6 +144,8 @@ def _binary(node, resolve):
 def _attr(node, resolve):
     if isinstance(node.obj, n.Name):
         r = resolve(node.obj.id)
+        if r is not None and r.kind == "condition" and not r.target.grades:
+            return (row_kind(r.target).fields or {}).get(node.name)     # a state's data: STATE.column
         if r is not None and r.kind == "condition":
             return row_kind(r.target)            # Condition.Grade
     k = kind(node.obj, resolve)

@@ -249,6 +249,12 @@ def check_attr(resolver: "Resolver", x: n.Attr, scope: Scope) -> None:
     """`Condition.Grade` names a grade it has (E0201); any other `.name` is a field something declares (E0203)."""
     if isinstance(x.obj, n.Name):
         r = resolver.resolve(x.obj.id, scope)
+        if r is not None and r.kind == "condition" and not r.target.grades and r.target.columns:
+            if x.name not in r.target.columns:          # a state's data: STATE.column
+                raise GrimorioError(Diagnostic("E0203", f'state "{r.target.name}" has no column "{x.name}"',
+                                               x.name_span or x.span, did_you_mean(x.name, r.target.columns) or
+                                               f"its columns are: {', '.join(r.target.columns)}"))
+            return
         if r is not None and r.kind == "condition":
             grades = r.target.grades
             if x.name not in grades:

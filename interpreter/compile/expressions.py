@@ -83,6 +83,8 @@ class ExpressionCompiler:
     def x_Attr(self, x, scope):
         if isinstance(x.obj, n.Name):
             r = self.resolver.resolve(x.obj.id, scope)
+            if r is not None and r.kind == "condition" and not self.conditions[x.obj.id].grades:
+                return f"{self.k(self.conditions[x.obj.id], 'cond')}.{mangle(x.name)}"     # a state's data
             if r is not None and r.kind == "condition":
                 return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"

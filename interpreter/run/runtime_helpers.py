@@ -89,7 +89,7 @@ def index(obj, key):
         except AttributeError:
             raise RuleFailure("{0} has no field {1}", "check the spelling against the sheet or the table's columns",
                               "E0203", (obj, key)) from None
-    if isinstance(key, str) and isinstance(obj, Grade):
+    if isinstance(key, str) and isinstance(obj, (Grade, ConditionType)):
         return grade_column(obj, key)
     lookup = getattr(obj, "lookup", None)
     if lookup is not None:
@@ -100,8 +100,8 @@ def index(obj, key):
                       "a combatant, a record or a grade by the name of a field or column", "E0501", (obj, key))
 
 
-def grade_column(grade: Grade, column: str):
-    """g["column"]: a column of a grade's row in its condition's table, named by a text."""
+def grade_column(grade, column: str):
+    """g["column"]: a column of a grade's row in its condition's table (or of a state's row), named by a text."""
     data = grade.data
     if mangle(column) in data:
         return data[mangle(column)]
