@@ -106,7 +106,7 @@ def _scaled(dice, n, name: str, modifier_too: bool) -> Dice:
 
 
 def dice_times(dice, n) -> Dice:
-    """dice_times(1D6+2, 2): n times the dice, the modifier once: 2D6+2 (a critical that doubles the dice)."""
+    """dice_times(1D6+2, 2): n times the dice, the modifier once: 2D6+2."""
     return _scaled(dice, n, "dice_times", False)
 
 
