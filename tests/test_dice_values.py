@@ -93,3 +93,12 @@ def test_the_plain_and_the_optimized_program_give_the_same():
     for program in (compile_checked(load_edition("arena"), optimize=False), program_for("arena")):
         out = Prepared(enc, program).run(record=True)
         assert not out.failed and len(out.expectations) == 11
+
+
+def test_odds_reads_scaled_dice_as_dice_to_roll(capsys):
+    from grimorio.interpreter.tools.cli import main
+    assert main(["odds", "--edition", "arena", "--expr", "repeated(1D2 + 1, 2)"]) == 0
+    out = capsys.readouterr().out
+    assert "  4                  1/4" in out and "  5                  1/2" in out and "mean 5 (= 5)" in out
+    assert main(["odds", "--edition", "arena", "--expr", "dice_times(1D2, 2) >= 4"]) == 0
+    assert "true               1/4" in capsys.readouterr().out
