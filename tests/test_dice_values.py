@@ -7,13 +7,11 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.editions.loader import load_edition
 from grimorio.dsl.syntax.builder import build_encounter
-from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.run.dice import Dice
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
 from tests.conftest import diagnostics_of
+from tests.test_plain_and_optimized import program
 
 HEAD = """
     edition arena
@@ -90,8 +88,8 @@ def test_what_the_checker_knows_before_anything_runs(body, words):
 @pytest.mark.slow
 def test_the_plain_and_the_optimized_program_give_the_same():
     enc, _ = build_encounter(textwrap.dedent(VALUES).lstrip("\n"), "dice.enc")
-    for program in (compile_checked(load_edition("arena"), optimize=False), program_for("arena")):
-        out = Prepared(enc, program).run(record=True)
+    for compiled in (program("arena", (), False), program("arena", (), True)):
+        out = Prepared(enc, compiled).run(record=True)
         assert not out.failed and len(out.expectations) == 11
 
 

@@ -7,12 +7,11 @@ import textwrap
 
 import pytest
 
-from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.syntax.builder import build_encounter
-from grimorio.interpreter.compile.compiler import compile_checked
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
 from tests.conftest import diagnostics_of
+from tests.test_plain_and_optimized import program
 
 HEAD = """
     edition arena
@@ -47,10 +46,10 @@ def test_each_inner_list_is_paid_for_each_time_it_is_walked():
     text = textwrap.dedent(HEAD + "      let xs = [a + b for a in range(1, 30) for b in range(1, 30)]\n").lstrip("\n")
     enc, diags = build_encounter(text, "budget.enc")
     assert not diags
-    program = program_for("arena")
-    Prepared(enc, program).run(budget=1000)          # 29 + 29 * 29 = 870 elements: within
+    compiled = program("arena", (), True)
+    Prepared(enc, compiled).run(budget=1000)          # 29 + 29 * 29 = 870 elements: within
     with pytest.raises(GrimorioError) as exc:
-        Prepared(enc, program).run(budget=800)
+        Prepared(enc, compiled).run(budget=800)
     assert exc.value.diagnostics[0].code == "E0502"
 
 
@@ -73,6 +72,6 @@ def test_an_inner_list_that_is_no_list_is_E0204():
 def test_the_plain_and_the_optimized_program_give_the_same():
     text = textwrap.dedent(VALUES).lstrip("\n")
     enc, _ = build_encounter(text, "nested.enc")
-    for program in (compile_checked(load_edition("arena"), optimize=False), program_for("arena")):
-        out = Prepared(enc, program).run(record=True)
+    for compiled in (program("arena", (), False), program("arena", (), True)):
+        out = Prepared(enc, compiled).run(record=True)
         assert not out.failed and len(out.expectations) == 9

@@ -6,14 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.dsl.editions.loader import load_edition
 from grimorio.dsl.syntax.builder import build_rules
-from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.run import semantics as S
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
-from grimorio.interpreter.run.transcript import render_jsonl
 from tests.conftest import diagnostics_of
+from tests.test_plain_and_optimized import run as run_both
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGHTERS = """
@@ -96,9 +92,4 @@ def test_asc_and_desc_parse_on_every_key():
 def test_the_plain_and_the_optimized_program_order_alike(seed):
     """The arena's round orders its fighters by two keys: both compiler paths give the same runs."""
     path = ROOT / "rulesets" / "arena" / "brawl.enc"
-    plain = compile_checked(load_edition("arena"), optimize=False)
-    shown = []
-    for program in (plain, program_for("arena")):
-        out = Prepared(load_encounter(path, Sources()), program).run(seed=seed, record=True, json=True)
-        shown.append(render_jsonl(out.engine))
-    assert shown[0] == shown[1]
+    assert run_both(path, seed, False) == run_both(path, seed, True)

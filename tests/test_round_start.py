@@ -6,8 +6,6 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from grimorio.interpreter.tools.cli import main
 
 EDITION = """
@@ -33,7 +31,6 @@ round r:
     append log, "end"
 """
 
-
 def run_in(tmp_path: Path, capsys, encounter: str, edition: str = EDITION):
     (tmp_path / "tiny").mkdir(exist_ok=True)
     (tmp_path / "tiny" / "tiny.rules").write_text(textwrap.dedent(edition).lstrip(), encoding="utf-8")
@@ -41,7 +38,6 @@ def run_in(tmp_path: Path, capsys, encounter: str, edition: str = EDITION):
     code = main(["run", str(tmp_path / "tiny" / "x.enc")])
     out, err = capsys.readouterr()
     return code, out, err
-
 
 def test_start_runs_once_before_round_1_with_round_number_0(tmp_path, capsys):
     code, _out, err = run_in(tmp_path, capsys, """
@@ -58,7 +54,6 @@ def test_start_runs_once_before_round_1_with_round_number_0(tmp_path, capsys):
         """)
     assert (code, err) == (0, "")
 
-
 def test_start_runs_after_the_encounters_do_block(tmp_path, capsys):
     code, _out, err = run_in(tmp_path, capsys, """
         edition tiny
@@ -73,7 +68,6 @@ def test_start_runs_after_the_encounters_do_block(tmp_path, capsys):
         """)
     assert (code, err) == (0, "")
 
-
 def test_a_return_ends_the_start_and_the_rounds_go_on(tmp_path, capsys):
     code, _out, err = run_in(tmp_path, capsys, """
         edition tiny
@@ -87,7 +81,6 @@ def test_a_return_ends_the_start_and_the_rounds_go_on(tmp_path, capsys):
         """)
     assert (code, err) == (0, "")
 
-
 def test_a_stop_in_the_start_ends_the_encounter_before_round_1(tmp_path, capsys):
     code, _out, err = run_in(tmp_path, capsys, """
         edition tiny
@@ -98,12 +91,10 @@ def test_a_stop_in_the_start_ends_the_encounter_before_round_1(tmp_path, capsys)
         """)
     assert (code, err) == (0, "")
 
-
 def test_the_checker_reads_the_start_as_a_step(tmp_path, capsys):
     code, _out, err = run_in(tmp_path, capsys, "edition tiny\ncombatant A:\n  side a\n",
                              EDITION.replace('append log, "two"', 'append log, twoo'))
     assert code == 2 and 'error[E0201]: unknown name "twoo"' in err and "tiny.rules:15:17" in err
-
 
 def test_the_start_comes_before_the_steps(tmp_path, capsys):
     late = EDITION.replace("  step one:\n    append log, round_number()\n", "") \
