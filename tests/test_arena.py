@@ -20,6 +20,7 @@ def cli(capsys, *args):
     return code, out, err
 
 
+@pytest.mark.slow
 def test_the_edition_checks_clean(capsys):
     code, out, err = cli(capsys, "check", str(ARENA))
     assert (code, out, err) == (0, "ok\n", "")
