@@ -480,6 +480,12 @@ def _misspelled_line_word(s: _Spot):
     return None
 
 
+def _late_start(s: _Spot):
+    if str(s.tok) == "start" and not s.before.strip() and any("STEP" in e for e in s.expected):
+        return len(s.before) + 1, len(s.before) + len("start") + 1
+    return None
+
+
 def _decimal_point(s: _Spot):
     m = re.search(r"(\d+)\.$", s.before)
     if str(s.tok)[:1].isdigit() and m:          # an INT, or whatever a contextual lexer made of the digits
@@ -636,6 +642,11 @@ MISTAKES: tuple[Mistake, ...] = (
             _else_if,
             lambda s: 'write "elif", not "else if"',
             lambda s: "elif CONDITION: starts the next branch of an if"),
+    Mistake("a round's start after a step",
+            (("rules_file", "round r:\n  step a:\n    pass\n  start:\n    pass\n"),),
+            _late_start,
+            lambda s: "a round's start: comes before its steps",
+            lambda s: "move start: and its lines above the round's first step: it runs once, before round 1"),
 )
 
 
