@@ -258,7 +258,7 @@ def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
 def offers_combatants(x, rules: dict, depth: int = 0) -> bool:
     """Whether the list an action's parameter is chosen from holds only combatants, as the text shows:
     combatants(), a comprehension that keeps the items of such a list, or a rule every `return` of which
-    gives one (enemies(c), rivales(c) over it)."""
+    gives one (enemies(c), others(c) over it)."""
     from .names import walk
     if isinstance(x, n.Comprehension):
         return isinstance(x.elt, n.Name) and x.elt.id == x.var and offers_combatants(x.iter, rules, depth)

@@ -25,8 +25,8 @@ def _placeholder(d: Diagnostic, inner: str, where: Span) -> Diagnostic:
     if re.fullmatch(r"\s*[^\W\d]\w*(\s+[^\W\d]\w*)+\s*", inner):
         return Diagnostic("E0105", f'a placeholder holds one value: "{inner.strip()}" is {len(inner.split())} names',
                           where, f"names have no spaces ({'_'.join(inner.split())}); a placeholder is a value "
-                                  "such as {c}, {c.pv} or {floor(x / 2)}")
-    return Diagnostic(d.code, d.message, d.span, "a placeholder is one value or expression, such as {c}, {c.pv} or "
+                                  "such as {c}, {c.score} or {floor(x / 2)}")
+    return Diagnostic(d.code, d.message, d.span, "a placeholder is one value or expression, such as {c}, {c.score} or "
                                                  '{floor(x / 2)}; write "{{" for a brace')
 
 

@@ -565,7 +565,7 @@ def _last_word(s: _Spot) -> str:
 
 
 NEEDS = {"by": ('who rolls', 'write who makes the roll after "by": roll 1D6 by c (or leave "by" out)'),
-         "as": ("a quoted text", 'write what the roll is for, in quotes: roll 1D6 as "daño" (or leave "as" out); '
+         "as": ("a quoted text", 'write what the roll is for, in quotes: roll 1D6 as "luck" (or leave "as" out); '
                                  "an encounter's dice lines name it")}
 
 
@@ -612,7 +612,7 @@ MISTAKES: tuple[Mistake, ...] = (
             lambda s: "numbers have no decimals",
             lambda s: 'write a fraction with "/" (1/2 is a half, 3/2 one and a half) or a percentage (50%)'),
     Mistake("until outside a round",
-            (("rules_file", "rule f(c):\n  let x = 1\n  until c.pv <= 0\n"),
+            (("rules_file", "rule f(c):\n  let x = 1\n  until c.score <= 0\n"),
              ("rules_file", "round r:\n  step a:\n    pass\n    until true\n")),
             _until_outside_a_round,
             lambda s: '"until" belongs to a round, after its steps',
@@ -621,7 +621,7 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake("a decimal comma",
             (("rules_file", "var x = 1,5\n"), ("rules_file", "table t:\n  | k | f |\n  | a | x1,5 |\n"),
              ("rules_file", "table t:\n  | k | f |\n  | a | 1,5 |\n"),
-             ("encounter_file", "combatant Ana:\n  Espadas 60,5%\n"),
+             ("encounter_file", "combatant Ana:\n  Arte 60,5%\n"),
              ("encounter_file", "combatant Ana:\n  FUE 14,5\n")),
             _decimal_comma, _decimal_message, _decimal_help),
     Mistake("roll by with nothing after",
@@ -632,7 +632,7 @@ MISTAKES: tuple[Mistake, ...] = (
             lambda s: NEEDS[_last_word(s)][1]),
     Mistake("roll by after arithmetic",
             (("rules_file", "rule f(c):\n  return roll 1D20 + mod(c.DEX) by c\n"),
-             ("rules_file", 'rule f(c):\n  return roll 1D6 + 2 as "daño"\n')),
+             ("rules_file", 'rule f(c):\n  return roll 1D6 + 2 as "luck"\n')),
             _by_after_arithmetic,
             lambda s: f'"{s.tok}" follows the dice right after "roll", not a sum',
             lambda s: f'roll takes one value: to roll the sum, put it in brackets: roll ({_roll_dice(s)}) {s.tok} ...; '
