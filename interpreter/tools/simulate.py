@@ -69,13 +69,13 @@ class Runner:
                     v = fn(eng)
                     if type(v) not in kinds:
                         _refuse(d, v)
-                    counts[v] += 1
+                    counts[v, v.__class__ is bool] += 1      # tally.bucket: true is not 1
                 for d, fn, counts, kinds in per_combatant:
                     for c, count in zip(eng.cb, counts):
                         v = fn(eng, c)
                         if type(v) not in kinds:
                             _refuse(d, v)
-                        count[v] += 1
+                        count[v, v.__class__ is bool] += 1
                 if stands is not None:
                     tally.standing[self._standing(eng, *stands)] += 1
             except GrimorioError as exc:
@@ -92,7 +92,7 @@ class Runner:
             v = fn(eng, c)
             if type(v) not in kinds:
                 _refuse(d, v)
-            count[v] += 1
+            count[v, v.__class__ is bool] += 1
             if v:
                 up.add(c.a_side)
         return tuple(sorted(up))
@@ -103,7 +103,7 @@ def _count_the_end(tally: Tally, eng, outcome, expectations):
     An expectation (by its index in `expectations`, where each is written) is met in a run
     when none of its checks in that run failed."""
     tally.runs += 1
-    tally.rounds.counts[eng.round] += 1
+    tally.rounds.add(eng.round)
     held = tally.held
     for c in eng.cb:
         for cond, grades in c.cards.items():
