@@ -98,6 +98,9 @@ class Builder:
     def d_var(self, t):
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
 
+    def d_session_var(self, t):
+        return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]), session=True)
+
     def d_sheet(self, t):
         return n.Sheet(self.span(t), str(t.children[0]), self.fields(t.children[1:]))
 
@@ -594,8 +597,10 @@ class Builder:
 
     def combatant(self, t):
         name = _word(t.children[0])
-        fields, holds = [], []
+        fields, holds, changes = [], [], set()
         for line in t.children[1:]:
+            if line is None:                # "combatant Akira:" alone: everything from a loaded state
+                continue
             if line.data == "c_holds":
                 cond, grade = line.children
                 holds.append((str(cond), str(grade) if grade is not None else None, self.span(line)))
@@ -603,7 +608,9 @@ class Builder:
             for pair in line.children:
                 fname, value = pair.children
                 fields.append((str(fname), self.c_value(value), self.span(pair)))
-        return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
+                if line.data == "c_changes":
+                    changes.add(str(fname))
+        return n.Combatant(self.span(t), name, tuple(fields), tuple(holds), frozenset(changes))
 
 
 # A statement's tree to its node, by the tree's rule: (builder, children, span) -> node.

@@ -226,7 +226,12 @@ def _prepare(args, sources: Sources, cl: CommandLine):
                                            f"for example: --set {item or 'name'}={_example(program, item)}"))
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
-    return Prepared(enc, program, overrides)
+    state = None
+    if getattr(args, "load_state", None) is not None:        # checked whole before anything runs
+        from ..run.state import StateFile
+        state = StateFile(args.load_state, program, sources, cl.span(args.load_state),
+                          [c.name for c in enc.combatants])
+    return Prepared(enc, program, overrides, state)
 
 
 def _example(program, name: str) -> str:
@@ -243,13 +248,13 @@ def prepare_from_argv(argv):
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    if args.load_state == "":
+        raise GrimorioError(Diagnostic("E0002", "--load-state needs a file name", cl.span("--load-state"),
+                                       "--load-state FILE; an empty name is often a variable that was not set"))
+    outputs = _outputs(args, cl)
     prepared = prepare(args, sources, cl)
-    setup = None
-    if args.load_state:
-        from ..run.state import StateFile
-        loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
-        given = prepared.given_fields()
-        setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
+    outputs(prepared)
+    setup = prepared.state_setup()
     try:
         outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup,
                                budget=_budget(args, cl))
@@ -269,6 +274,24 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         from ..run.state import save as save_state
         save_state(args.save_state, outcome.engine, cl.span(args.save_state))
     return 0
+
+
+def _outputs(args, cl: CommandLine):
+    """Check the run's output (--save-state) before anything runs: not the encounter, a house file or an
+    edition's file (the state it loads it may replace); then again once the edition's files are known."""
+    if args.save_state is None:
+        return lambda prepared: None
+    from .outputs import check_output
+    at, inputs = cl.span(args.save_state), [args.encounter, *args.house]
+    allowed = [args.load_state] if args.load_state else []
+    check_output(args.save_state, "--save-state", at, inputs, allowed)
+
+    def with_the_edition(prepared):
+        from ...dsl.editions.loader import bundled_root
+        files = list(prepared.p.ruleset.sources.texts)
+        check_output(args.save_state, "--save-state", at,
+                     files + [str(bundled_root().parent / f) for f in files], allowed)
+    return with_the_edition
 
 
 def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:

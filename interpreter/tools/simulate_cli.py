@@ -18,6 +18,9 @@ def simulate_command(args, sources, cl) -> int:
     if args.independent_dice:
         raise GrimorioError(Diagnostic("E0002", "--independent-dice goes with a comparison of two rule sets",
                                        cl.span("--independent-dice"), "add --compare, or a second --edition"))
+    if args.report is not None:                    # an output that is no input, before anything runs
+        from .outputs import check_output
+        check_output(args.report, "--report", cl.span(args.report), [args.encounter, *args.house])
     prepared = prepare(args, sources, cl)          # every mistake is found here, before any worker starts
     _backend_usable(args, cl)
     seed = args.seed if args.seed is not None else (prepared.enc.seed or 0)
