@@ -9,7 +9,7 @@ grimorio never meets an old result.
 The cache belongs to the user (docs/security.md). It lives in the user's
 own cache folder, by the platform's conventions (platformdirs'): on Linux
 $XDG_CACHE_HOME/grimorio (default ~/.cache/grimorio), on macOS
-~/Library/Caches/grimorio, on Windows %LOCALAPPDATA%\grimorio\Cache;
+~/Library/Caches/grimorio, on Windows %LOCALAPPDATA%/grimorio/Cache;
 GRIMORIO_CACHE_DIR chooses another ("" turns the cache off). Never the
 installed package's folder. The folder is made 0700; one that is not the
 user's own, or that others can write, is refused with a warning (E0010)
@@ -97,7 +97,7 @@ class _Folder:
         return os.stat(path, dir_fd=fd, follow_symlinks=False)
 
     def replace(self, old: str, new: str) -> None:
-        (a, fd), (b, _fd) = self.at(old), self.at(new)
+        (a, fd), b = self.at(old), self.at(new)[0]
         os.replace(a, b, src_dir_fd=fd, dst_dir_fd=fd)
 
     def unlink(self, name: str) -> None:

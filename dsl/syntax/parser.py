@@ -17,7 +17,6 @@ import re
 from functools import lru_cache
 from typing import Callable, NamedTuple
 from importlib import resources
-from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken

@@ -87,14 +87,11 @@ def simulate_pair(pair: Pair, n: int, workers: int = 1, progress=None) -> Joint:
 
 
 def _pool(pair: Pair, n: int, workers: int):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from .simulate import WINDOW, _first_completed, submitted, worker_pool
     size = max(1, -(-n // (workers * 4)))
-    method = "fork" if sys.platform == "linux" else "spawn"
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
-        futures = {pool.submit(run_pair_share, pair, a, b): b - a for a, b in shares(n, min(size, 500))}
-        for f in as_completed(futures):
-            yield f.result(), futures[f]
+    with worker_pool(workers) as pool:
+        yield from submitted(pool.submit, _first_completed, run_pair_share, (pair,), shares(n, min(size, 500)),
+                             workers * WINDOW)
 
 
 # ---------------------------------------------------------------- the comparison

@@ -7,7 +7,7 @@ import sys
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, render_all
 from .cli import prepare
-from .simulate import RunError, Spec, keep, simulate
+from .simulate import RunError, SchedulerError, Spec, keep, simulate
 from .summary import render_json, render_text, summarize
 
 
@@ -29,7 +29,7 @@ def simulate_command(args, sources, cl) -> int:
     try:
         with _progress(args.runs) as tick:
             tally = simulate(spec, args.runs, args.workers, args.backend, args.scheduler, tick)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, SchedulerError) as exc:
         if args.backend != "dask":
             raise
         raise GrimorioError(Diagnostic("E0034", f"the Dask scheduler cannot be reached ({exc})",
@@ -53,6 +53,14 @@ def _backend_usable(args, cl):
     if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
         raise GrimorioError(Diagnostic("E0032", "the dask backend needs Dask distributed, which is not installed",
                                        cl.span("dask"), 'install it with: pip install "grimorio[dask]"'))
+    if args.scheduler is not None:                 # checked before anything starts (simulate.scheduler_address)
+        from .simulate import SchedulerError, scheduler_address
+        try:
+            args.scheduler = scheduler_address(args.scheduler)
+        except SchedulerError as exc:
+            raise GrimorioError(Diagnostic("E0002", f"--scheduler: {exc}", cl.span(args.scheduler),
+                                           "a Dask scheduler's address: tcp://HOST:PORT (tcp://10.0.0.5:8786)")) \
+                from None
     if args.scheduler and args.backend != "dask":
         raise GrimorioError(Diagnostic("E0002", "--scheduler names a Dask scheduler: it goes with --backend dask",
                                        cl.span(args.scheduler), "add --backend dask, or leave out --scheduler"))
