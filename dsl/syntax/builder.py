@@ -1,6 +1,8 @@
 """Lark syntax trees to the AST, with table cells parsed on their own."""
 from __future__ import annotations
 
+import unicodedata
+
 import re
 from fractions import Fraction
 
@@ -8,7 +10,7 @@ from lark import Token, Tree
 
 from . import nodes as n
 from ..editions.cache import collector_paused
-from ..bounds import MAX_DIGITS, int_literal
+from ..bounds import MAX_DICE, MAX_DIGITS, int_literal
 from ..diagnostics import Diagnostic, GrimorioError, Span
 from ..diagnostics import _span  # Span(...) without the frozen __init__: a file makes spans by the thousand
 from .parser import MAX_DIGITS as MAX_WRITTEN, parse_cell, parse_text, too_long
@@ -505,9 +507,9 @@ class Builder:
         if sides < 1 or count < 1:
             raise GrimorioError(Diagnostic("E0204", f'"{tok}" rolls no dice', sp,
                                            "dice need at least one die of at least one face, such as 1D6"))
-        if count > 1000 or sides > 1000000:
+        if count > MAX_DICE or sides > 1000000:
             raise GrimorioError(Diagnostic("E0204", f'"{tok}" is too many dice', sp,
-                                           "at most 1000 dice of at most 1000000 faces"))
+                                           f"at most {MAX_DICE} dice of at most 1000000 faces"))
         return n.DiceLit(sp, count, sides)
 
     def expr(self, t):
@@ -706,7 +708,13 @@ def _number(digits: str, span: Span) -> int:
     return _whole(digits, span)
 
 
+def nfc(text: str) -> str:
+    """The text with every character composed (NFC): "ñ" typed as n and a combining tilde is the name "ñ"."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
+    text = nfc(text)
     with collector_paused():
         trees, diags = parse_text(text, file, "rules_file")
         b = Builder(file)
@@ -715,6 +723,7 @@ def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
 
 
 def build_encounter(text: str, file: str) -> tuple[n.Encounter, list[Diagnostic]]:
+    text = nfc(text)
     with collector_paused():
         trees, diags = parse_text(text, file, "encounter_file")
         b = Builder(file)

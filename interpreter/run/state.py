@@ -24,6 +24,7 @@ refused (E0808) unless written as a change ("change FUE 4").
 from __future__ import annotations
 
 import json
+import unicodedata
 from fractions import Fraction
 from pathlib import Path
 
@@ -146,6 +147,8 @@ def _constant(text: str):
 def _pairs(pairs):
     seen = {}
     for k, v in pairs:
+        k = unicodedata.normalize("NFC", k)         # names as the rules write them
+
         if k in seen:
             raise _Refused(f'it names "{k}" twice in one table', k)
         seen[k] = v

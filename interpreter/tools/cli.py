@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, escape, render, render_all
 
 from . import stdio
 
@@ -240,9 +240,11 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
+    roots = roots_for(args.encounter, rules_roots(args.rules, cl))
     program = program_for(edition, enc.edition_span if not given else cl.span(given), sources,
-                          roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
+                          roots, house_files(args.house, cl))
     print_warnings(program, sources)
+    _shadowing(edition, roots, len(args.rules), enc.edition_span if not given else cl.span(given), sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
@@ -256,6 +258,26 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
         state = StateFile(args.load_state, program, sources, cl.span(args.load_state),
                           [c.name for c in enc.combatants])
     return Prepared(enc, program, overrides, state)
+
+
+def _shadowing(edition: str, roots, named: int, at: Span, sources: Sources) -> None:
+    """Warn (E0011) when the edition is taken from a folder beside the encounter (not one --rules names)
+    while a bundled edition has that name: in a folder others can write (/tmp) it may be someone else's."""
+    from ...dsl.editions.loader import bundled_root, edition_heads
+    beside = roots[named:-1]
+    if not beside:
+        return
+    found = edition_heads(roots).get(edition)
+    if not found or edition not in edition_heads([bundled_root()]):
+        return
+    entry = found[0].entry
+    if any(Path(entry).resolve().is_relative_to(Path(r).resolve()) for r in beside) and \
+            not Path(entry).resolve().is_relative_to(bundled_root().resolve()):
+        print(render(Diagnostic("E0011", f'edition "{edition}" is taken from {entry}, beside the encounter, '
+                                         "not the bundled one", at,
+                                "an edition folder next to the encounter comes first; move the encounter, or "
+                                "rename that folder's edition, if it is not yours", "warning"), sources),
+              file=sys.stderr)
 
 
 def _example(program, name: str) -> str:
@@ -332,7 +354,7 @@ def _write_failed(outcome, sources: Sources):
 def _write_transcript(outcome, args):
     from ..run.transcript import render_jsonl, render_text
     engine = outcome.engine
-    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else escape(render_text(engine, args.explain)))
     sys.stdout.flush()
 
 
@@ -364,7 +386,7 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
             runs.append(exc.outcome)
             stopped.append((names[-1], exc))
     text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
-    sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
+    sys.stdout.write(escape(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped)))
     if stopped:                  # both sides may stop on the same error: it is told once
         told = []
         for d in (d for _name, exc in stopped for d in exc.diagnostics):
@@ -441,7 +463,7 @@ def cmd_editions(args, sources, cl) -> int:
     width = max([12] + [len(name) for name, _ in editions + modules])       # one column for every name
     for name, heads in editions:
         extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
-        print(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip())
+        print(escape(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip()))
     if modules:
         print('\nmodules (an edition includes one with "include module NAME"):')
     for name, heads in modules:

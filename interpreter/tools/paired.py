@@ -23,6 +23,7 @@ import sys
 from collections import Counter
 from ...dsl.records import dataclass
 
+from ...dsl.diagnostics import escape
 from .simulate import RunError, Spec, merged, run_seed, runner_for, shares
 from .tally import Z95, Tally, wilson
 
@@ -202,5 +203,5 @@ def compare_command(args, sources, cl) -> int:
         import json
         sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(render_text(summary))
+        sys.stdout.write(escape(render_text(summary)))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, render_all
+from ...dsl.diagnostics import Diagnostic, GrimorioError, escape, render_all
 from .cli import prepare
 from .simulate import RunError, SchedulerError, Spec, keep, simulate
 from .summary import render_json, render_text, summarize
@@ -44,7 +44,7 @@ def simulate_command(args, sources, cl) -> int:
     if args.report:
         from .report import write_report
         write_report(args.report, summary, cl.span(args.report))
-    sys.stdout.write(render_json(summary) if args.format == "json" else render_text(summary))
+    sys.stdout.write(render_json(summary) if args.format == "json" else escape(render_text(summary)))
     return 0
 
 
