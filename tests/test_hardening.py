@@ -98,3 +98,15 @@ def test_an_edition_beside_the_encounter_that_shadows_a_bundled_one_is_named(tmp
     assert f'warning[E0011]: edition "aquelarre" is taken from {tmp_path / "aquelarre"}' in err
     assert main(["run", str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")]) == 0
     assert "E0011" not in capsys.readouterr().err
+
+
+def test_lists_nested_thousands_deep_are_not_rules_that_call_themselves(tmp_path, capsys):
+    enc = _edition(tmp_path, "sheet ficha:\n  FUE: int 0..9\nrule hondo(n):\n  let l = []\n  for i in range(1, n):\n"
+                             "    let l = [l]\n  return l\nrule sin_fin(n):\n  return sin_fin(n + 1)\n",
+                   "combatant Ana:\n  FUE 1\nexpect hondo(5000) == hondo(5000)\n")
+    assert main(["run", str(enc)]) == 2
+    err = capsys.readouterr().err
+    assert "a value nests lists (or records) too deep to compare or show" in err and "call themselves" not in err
+    enc.write_text("edition prueba\ncombatant Ana:\n  FUE 1\nexpect sin_fin(1) == 1\n", encoding="utf-8")
+    assert main(["run", str(enc)]) == 2
+    assert "the rules call themselves without end" in capsys.readouterr().err

@@ -497,8 +497,10 @@ def locate(program, exc) -> Diagnostic:
         return Diagnostic("E0504" if not isinstance(exc, _PinError) else "E0503", exc.message, exc.span, exc.help)
     span = None
     tb = exc.__traceback__
+    rule_frames = 0
     while tb is not None:
         if tb.tb_frame.f_code.co_filename.startswith(FILENAME):
+            rule_frames += 1
             # Generated code keeps its line spans in its own globals: the program's, or an encounter's.
             spans = tb.tb_frame.f_globals.get("__spans__", ())
             line = tb.tb_lineno - 1
@@ -514,6 +516,9 @@ def locate(program, exc) -> Diagnostic:
                           f"the budget is {exc.args[0] if exc.args else STEP_BUDGET} steps (each rule call, loop turn, list element, "
                           f"round, event and die counts one) and {EMIT_DEPTH} nested events; if the rules are "
                           "right, raise it with grimorio run --budget N")
+    if isinstance(exc, RecursionError) and rule_frames < 100:       # deep in a value, not in the rules' calls
+        return Diagnostic("E0502", "a value nests lists (or records) too deep to compare or show", span,
+                          "a list appended into a list again and again, thousands of levels deep; keep lists flat")
     if isinstance(exc, RecursionError):
         return Diagnostic("E0502", "the rules call themselves without end", span,
                           "a rule that calls itself needs a case that returns without the call")
