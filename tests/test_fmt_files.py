@@ -48,3 +48,12 @@ def test_root_formatting_a_users_file_keeps_it_theirs(tmp_path, capsys):
     st = os.stat(target)
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (65534, 65534, 0o640)
     assert target.read_text() != UGLY
+
+
+def test_a_tab_indented_continuation_less_deep_than_its_opener_is_formatted(tmp_path, capsys):
+    """Issue 27: a tab counts 4 columns, the formatter indents by 2: a continuation written at 2 spaces under
+    a tab-indented opener came out at the margin, where it starts a declaration (E0020)."""
+    target = tmp_path / "x.rules"
+    target.write_text("rule f(x):\n\treturn max([x,\n  1])\n")
+    assert main(["fmt", str(target)]) == 0, capsys.readouterr().err
+    assert target.read_text() == "rule f(x):\n  return max([x,\n      1])\n"
