@@ -412,13 +412,14 @@ def _clean_temporaries(folder: _Folder, names) -> None:
         pid = int(parts[1]) if len(parts) == 4 and parts[1].isdigit() else None
         try:
             old = now - folder.stat(nm).st_mtime > STALE_SECONDS
-            if old or (pid is not None and pid != os.getpid() and not _alive(pid)):
+            if old or (pid is not None and pid != os.getpid() and not alive(pid)):
                 folder.unlink(nm)
         except OSError:
             pass
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process of this number may still run (one of another user's counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

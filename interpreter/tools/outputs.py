@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
+from ...dsl.editions.cache import alive
 
 _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe (FIFO)"),
           (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
@@ -109,20 +110,10 @@ def _clean(folder: Path, name: str) -> None:
             if st.st_uid != getattr(os, "geteuid", lambda: st.st_uid)():
                 continue
             pid = int(parts[0]) if parts[0].isdigit() else None
-            if time.time() - st.st_mtime > STALE_SECONDS or (pid is not None and pid != os.getpid() and not _alive(pid)):
+            if time.time() - st.st_mtime > STALE_SECONDS or (pid is not None and pid != os.getpid() and not alive(pid)):
                 os.unlink(e.path)
         except OSError:
             continue
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):
-        return True
-    return True
 
 
 def _sync(folder: Path) -> None:
