@@ -268,9 +268,29 @@ def collector_paused():
         gc.enable()
 
 
+def built_key(kind: str, text: str, file: str) -> str:
+    return hashlib.sha256(f"{language_key()}\0{kind}\0{file}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# The bundled rules' files, built when the package is built (setup.py) and shipped in it: part of the
+# installed package, trusted as its code is; found by the same key as a cache entry, so a file that is
+# not what was built (another text, another grimorio, another Python) is simply not found there.
+SHIPPED = "built.pickle"
+
+
+@lru_cache(maxsize=1)
+def shipped() -> dict:
+    try:
+        data = (Path(__file__).resolve().parent / SHIPPED).read_bytes()
+        table = pickle.loads(data)
+    except (OSError, ValueError, EOFError, pickle.UnpicklingError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
 def _built(kind: str, text: str, file: str):
-    key = hashlib.sha256(f"{language_key()}\0{kind}\0{file}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
-    data = _memory.get(key)
+    key = built_key(kind, text, file)
+    data = _memory.get(key) or shipped().get(key)
     if data is None:
         data = kept(f"built-{key[:32]}.pickle")
     if data is not None:

@@ -247,7 +247,7 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
     program = program_for(edition, enc.edition_span if not given else cl.span(given), sources,
                           roots, house_files(args.house, cl))
     print_warnings(program, sources)
-    _shadowing(edition, roots, len(args.rules), enc.edition_span if not given else cl.span(given), sources)
+    _shadowing(program, roots, len(args.rules), enc.edition_span if not given else cl.span(given), sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
@@ -263,24 +263,22 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
     return Prepared(enc, program, overrides, state)
 
 
-def _shadowing(edition: str, roots, named: int, at: Span, sources: Sources) -> None:
+def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
     """Warn (E0011) when the edition is taken from a folder beside the encounter (not one --rules names)
     while a bundled edition has that name: in a folder others can write (/tmp) it may be someone else's."""
     from ...dsl.editions.loader import bundled_root, edition_heads
-    beside = roots[named:-1]
-    if not beside:
+    edition = program.ruleset.edition
+    if not roots[named:-1] or edition.name not in edition_heads([bundled_root()]):
         return
-    found = edition_heads(roots).get(edition)
-    if not found or edition not in edition_heads([bundled_root()]):
-        return
-    entry = found[0].entry
-    if any(Path(entry).resolve().is_relative_to(Path(r).resolve()) for r in beside) and \
-            not Path(entry).resolve().is_relative_to(bundled_root().resolve()):
-        print(render(Diagnostic("E0011", f'edition "{edition}" is taken from {entry}, beside the encounter, '
-                                         "not the bundled one", at,
-                                "an edition folder next to the encounter comes first; move the encounter, or "
-                                "rename that folder's edition, if it is not yours", "warning"), sources),
-              file=sys.stderr)
+    shown = Path(edition.span.file)           # as the loader names it: from the working folder, or rulesets/...
+    entry = (shown if shown.is_file() else bundled_root().parent / shown).resolve()
+    if any(entry.is_relative_to(Path(r).resolve()) for r in [*roots[:named], roots[-1]]):
+        return                                 # the bundled edition itself, or one --rules names
+    print(render(Diagnostic("E0011", f'edition "{edition.name}" is taken from {entry}, beside the encounter, '
+                                     "not the bundled one", at,
+                            "an edition folder next to the encounter comes first; move the encounter, or "
+                            "rename that folder's edition, if it is not yours", "warning"), sources),
+          file=sys.stderr)
 
 
 def _example(program, name: str) -> str:
