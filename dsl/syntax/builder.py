@@ -22,6 +22,16 @@ RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 SCALE = re.compile(r"^\s*(x|/)\s*(\d+)\s*$")
 
 
+def _placeholder(d: Diagnostic, inner: str, where: Span) -> Diagnostic:
+    """A placeholder that does not read: say what a placeholder holds, not which tokens could come."""
+    if re.fullmatch(r"\s*[^\W\d]\w*(\s+[^\W\d]\w*)+\s*", inner):
+        return Diagnostic("E0105", f'a placeholder holds one value: "{inner.strip()}" is {len(inner.split())} names',
+                          where, f"names have no spaces ({'_'.join(inner.split())}); a placeholder is a value "
+                                  "such as {c}, {c.pv} or {floor(x / 2)}")
+    return Diagnostic(d.code, d.message, d.span, "a placeholder is one value or expression, such as {c}, {c.pv} or "
+                                                 '{floor(x / 2)}; write "{{" for a brace')
+
+
 def _unquote(s: str) -> str:
     return re.sub(r'\\(.)', r'\1', s[1:-1])
 
@@ -203,7 +213,10 @@ class Builder:
             if not inner.strip():
                 raise GrimorioError(Diagnostic("E0105", "this placeholder is empty", where,
                                                'put a value between the braces, such as {c} or {c.FIELD}'))
-            tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
+            try:
+                tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
+            except GrimorioError as exc:
+                raise GrimorioError([_placeholder(d, inner, where) for d in exc.diagnostics]) from None
             parts.append(_relocate(self.expr(tree.children[0]), where))
             i = j + 1
         if lit:
@@ -298,6 +311,10 @@ class Builder:
     def d_stands(self, t):
         param, value = t.children
         return n.Stands(self.span(t), "stands", str(param), self.expr(value))
+
+    def d_draw(self, t):
+        name, value = t.children
+        return n.Draw(self.span(t), str(name), None, self.expr(value))
 
     def params(self, t):
         out = []

@@ -130,7 +130,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
         try:
             return python_code(source, filename)
-        except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+        except MemoryError:
+            raise GrimorioError(Diagnostic("E0322", "these rules are too large to compile in the memory "
+                                           "available", self.ruleset.edition.span,
+                                           "split the edition, or run grimorio with more memory")) from None
+        except (SyntaxError, RecursionError, ValueError) as exc:
             line = (getattr(exc, "lineno", None) or 0) - 1
             span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None
             raise GrimorioError(Diagnostic("E0106", "this is too complex to run", span or self.ruleset.edition.span,
@@ -549,6 +553,9 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             m = self.gid("round", d.name)
             self.rounds.append((d.name, g[f"r_{m}"], g[f"f_{m}"]))
         self.tallies = [(d, g[self.gid("tally", d.name)]) for d in rs.all(n.Tally)]
+        self.stands = next((fn for d, fn in self.tallies if isinstance(d, n.Stands)), None)
+        self.stands_decl = next((d for d, fn in self.tallies if isinstance(d, n.Stands)), None)
+        self.draws = [(d, fn) for d, fn in self.tallies if isinstance(d, n.Draw)]
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(self.gids.get(("receive", name)))
         self.sheet_defaults = g["sheet_defaults"]

@@ -89,9 +89,14 @@ def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool 
     if unread and unread[0].span is at:
         return unread                   # the folder named itself
     entries, modules = _entries(folder), _modules(folder)
-    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and not _unread(p) and (_entries(p) or _modules(p))]
+    subfolders = [p for p in sorted(folder.iterdir())
+                  if p.is_dir() and not _unread(p) and (_entries(p) or _modules(p) or _houses(p))]
     if unread and not entries and not modules and not subfolders:
         return unread
+    if not entries and not modules and _houses(folder):
+        # A folder of house-rule files (rulesets/casa): each checked as a layer over the edition it names.
+        return unread + [d for f in _houses(folder) for d in _rules(f, sources, at, layers)] + \
+            [d for sub in subfolders for d in _folder(sub, sources, at, layers, top=False)]
     if not entries and not modules and not subfolders:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
                            'an edition folder has one .rules file that starts with "edition", '
@@ -131,6 +136,15 @@ def _unreadable(folder: Path, at: Span) -> list[Diagnostic]:
             out.append(Diagnostic("E0012", f'the folder "{p}" cannot be read: {why}', Span(str(p), 0, 0),
                                   "nothing in it was checked; give yourself read access, or leave it out"))
     return out
+
+
+def _houses(folder: Path) -> list[Path]:
+    """The .rules files of a folder that holds no edition and no module: house-rule files."""
+    try:
+        files = sorted(f for f in folder.glob("*.rules") if f.is_file())
+    except OSError:
+        return []
+    return files if files and not _entries(folder) and not _modules(folder) else []
 
 
 def _module(entry: Path, sources: Sources, layers: Layers, with_users: bool = True) -> list[Diagnostic]:
