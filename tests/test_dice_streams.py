@@ -63,9 +63,9 @@ def test_a_pinned_roll_still_counts_in_its_stream(tmp_path, capsys):
     free, pinned = tmp_path / "libre.enc", tmp_path / "fijo.enc"
     free.write_text(text, encoding="utf-8")
     pinned.write_text(text + "dice:\n  Rodrigo iniciativa 1\n", encoding="utf-8")
-    assert main(["run", str(free)]) == 0
+    assert main(["run", "--quiet", str(free)]) == 0
     a = capsys.readouterr().out.splitlines()
-    assert main(["run", str(pinned)]) == 0
+    assert main(["run", "--quiet", str(pinned)]) == 0
     b = capsys.readouterr().out.splitlines()
     assert a[1] != b[1] and b[1].startswith("  Iniciativa: Rodrigo 13 (1D10=1")
 

@@ -66,6 +66,7 @@ def _parser(command: str | None = None):
     """The command line's parser; with `command`, holding that command's parser only (a run need not
     build the other six: its usage still names them all)."""
     p = _Parser(prog="grimorio", description="Run tabletop role-playing rules written as text.")
+    p.add_argument("--version", action=_Version, help="print grimorio's version and exit")
     # prog given: else argparse builds a help formatter (and imports shutil) to work it out.
     sub = p.add_subparsers(dest="command", parser_class=_Parser, prog=p.prog,
                            metavar=None if command is None else "{" + ",".join(PARSERS) + "}")
@@ -73,6 +74,18 @@ def _parser(command: str | None = None):
         if command in (None, name):
             add(sub)
     return p
+
+
+class _Version(argparse.Action):
+    """--version: the version is read only when asked (importlib.metadata costs an import)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..._version import version
+        sys.stdout.write(f"grimorio {version()}\n")
+        parser.exit(0)
 
 
 def _named(argv) -> str | None:
@@ -87,6 +100,8 @@ def _run_parser(sub):
     r.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
+    r.add_argument("-q", "--quiet", action="store_true",
+                   help="text: leave out the header line (encounter, edition, layers, seed) above the transcript")
     r.add_argument("--budget", type=int, metavar="STEPS",
                    help="the step budget of the run (default 1000000): rule calls, loop turns, list elements, "
                         "rounds, events and dice")
@@ -258,10 +273,10 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         # then the diagnostic (by main).
         partial = getattr(exc, "outcome", None)
         if partial is not None:
-            _write_transcript(partial, args)
+            _write_transcript(partial, args, prepared)
             _write_failed(partial, sources)
         raise
-    _write_transcript(outcome, args)
+    _write_transcript(outcome, args, prepared)
     _write_failed(outcome, sources)
     if outcome.failed:
         return 1
@@ -282,10 +297,17 @@ def _write_failed(outcome, sources: Sources):
         print(render(verdict.diagnostic(), sources), file=sys.stderr)
 
 
-def _write_transcript(outcome, args):
-    from ..run.transcript import render_jsonl, render_text
+def _write_transcript(outcome, args, prepared):
+    """The transcript after its header: a line of text (unless --quiet), or the JSON lines' header event."""
+    from ..run.transcript import header, header_line, render_jsonl, render_text
+    from ..._version import version
     engine = outcome.engine
-    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    head = header(prepared.enc.title, args.encounter, prepared.p, engine.seed, version())
+    if args.format == "jsonl":
+        sys.stdout.write(render_jsonl(engine, head))
+    else:                   # a header above the transcript; none above a run that said nothing
+        text = render_text(engine, args.explain)
+        sys.stdout.write(("" if args.quiet or not text else header_line(head)) + text)
     sys.stdout.flush()
 
 
@@ -403,13 +425,14 @@ def cmd_editions(args, sources, cl) -> int:
 
 
 def cmd_lsp(args, sources, cl) -> int:
+    from .extras import install_command
     try:
         from .lsp import serve
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
             raise
         raise GrimorioError(Diagnostic("E0022", "the language server needs the lsp extra, which is not installed",
-                                       cl.span("lsp"), 'pip install "grimorio[lsp]"')) from None
+                                       cl.span("lsp"), f"install it with: {install_command('lsp')}")) from None
     return serve()
 
 

@@ -4,7 +4,7 @@ Diagnostics as you type (the codes, spans and help of `grimorio check`, for
 every file of the edition the changed file belongs to, read from the editor's
 unsaved buffers), hover, go to definition, completion and formatting. What the
 server knows comes from analysis.py; this module only speaks the protocol.
-Importing it needs the optional extra: pip install "grimorio[lsp]".
+Importing it needs the optional extra, lsp (see extras.py for the command that installs it).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
+from ..._version import version
 from ...dsl.diagnostics import Diagnostic, Span
 from .formatter import format_source
 
@@ -36,7 +37,7 @@ UNITS = {"utf-8": lambda ch: len(ch.encode("utf-8")), "utf-32": lambda ch: 1}
 
 class GrimorioServer(LanguageServer):
     def __init__(self):
-        super().__init__("grimorio", "0.1.0", text_document_sync_kind=t.TextDocumentSyncKind.Full)
+        super().__init__("grimorio", version(), text_document_sync_kind=t.TextDocumentSyncKind.Full)
         self.analyses: dict[str, Analysis] = {}          # by document URI
         self.known: dict[str, tuple] = {}                # last ruleset that loaded, by document URI
         self.published: dict[str, set[str]] = {}         # URIs whose diagnostics an analysis published

@@ -48,8 +48,9 @@ def simulate_command(args, sources, cl) -> int:
 def _backend_usable(args, cl):
     import importlib.util
     if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
+        from .extras import install_command
         raise GrimorioError(Diagnostic("E0032", "the dask backend needs Dask distributed, which is not installed",
-                                       cl.span("dask"), 'install it with: pip install "grimorio[dask]"'))
+                                       cl.span("dask"), f"install it with: {install_command('dask')}"))
     if args.scheduler and args.backend != "dask":
         raise GrimorioError(Diagnostic("E0002", "--scheduler names a Dask scheduler: it goes with --backend dask",
                                        cl.span(args.scheduler), "add --backend dask, or leave out --scheduler"))
