@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
 
-from . import stdio
+from . import colour, stdio
 
 
 class _Parser(argparse.ArgumentParser):
@@ -153,9 +153,24 @@ def _editions_parser(sub):
 
 def _fmt_parser(sub):
     f = sub.add_parser("fmt", help="format .rules and .enc files: indentation, aligned tables")
-    f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in")
+    f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in; "
+                                            '"-": standard input, formatted onto standard output')
     f.add_argument("--check", action="store_true", help="change nothing; list the files that need formatting "
                                                         "and exit 1 if there are any")
+
+
+def _test_parser(sub):
+    t = sub.add_parser("test", help="run every encounter's expectations under the paths, like a test suite")
+    t.add_argument("paths", nargs="*", metavar="PATH",
+                   help="encounters (.enc), or folders to run every encounter under (default: this folder)")
+    t.add_argument("--junit", metavar="FILE.xml", help="also write the results as JUnit XML, for CI")
+    t.add_argument("--workers", type=_count, default=1, metavar="W", help="processes to run on (default 1)")
+    _layer_args(t)
+
+
+def _completion_parser(sub):
+    c = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
+    c.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell: source <(grimorio completion bash)")
 
 
 def _lsp_parser(sub):
@@ -163,7 +178,8 @@ def _lsp_parser(sub):
 
 
 PARSERS = {"run": _run_parser, "simulate": _simulate_parser, "diff": _diff_parser, "check": _check_parser,
-           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser}
+           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "test": _test_parser,
+           "completion": _completion_parser}
 
 
 def _encounter_arguments(p, editions="store"):
@@ -294,7 +310,7 @@ def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
 def _write_failed(outcome, sources: Sources):
     """Every expectation of the run that failed, in the order they were checked."""
     for verdict, _left, _right in outcome.failed:
-        print(render(verdict.diagnostic(), sources), file=sys.stderr)
+        colour.error(render(verdict.diagnostic(), sources))
 
 
 def _write_transcript(outcome, args, prepared):
@@ -338,15 +354,16 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
                 raise
             runs.append(exc.outcome)
             stopped.append((names[-1], exc))
-    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
-    sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
+    text, differ = transcript_diff(runs[0], runs[1], names[0], names[1])
+    colour.write(sys.stdout, text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped),
+                 "diff", end="")
     if stopped:                  # both sides may stop on the same error: it is told once
         told = []
         for d in (d for _name, exc in stopped for d in exc.diagnostics):
             if d not in told:
                 told.append(d)
         raise GrimorioError(told)
-    return 0
+    return 1 if differ else 0           # as diff(1): 1 when the transcripts differ
 
 
 def rules_roots(folders, cl: CommandLine) -> list[Path]:
@@ -378,7 +395,7 @@ def house_files(files, cl: CommandLine) -> list[Path]:
 
 def print_warnings(program, sources) -> None:
     for w in getattr(program, "warnings", ()):
-        print(render(w, sources), file=sys.stderr)
+        colour.error(render(w, sources))
 
 
 def _budget(args, cl: CommandLine) -> int | None:
@@ -399,9 +416,9 @@ def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
             if d not in into:          # two paths of one edition report its errors once
                 into.append(d)
     if warnings:
-        print(render_all(warnings, sources), file=sys.stderr)
+        colour.error(render_all(warnings, sources))
     if diags:
-        print(render_all(diags, sources), file=sys.stderr)
+        colour.error(render_all(diags, sources))
         print(f"{len(diags)} error{'s' if len(diags) != 1 else ''}", file=sys.stderr)
         return 2
     print("ok" + (f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""))
@@ -441,8 +458,20 @@ def cmd_fmt(args, sources, cl) -> int:
     return fmt(args, sources, cl)
 
 
+def cmd_completion(args, sources, cl) -> int:
+    from .completion import script
+    sys.stdout.write(script(args.shell, _parser()))
+    return 0
+
+
+def cmd_test(args, sources, cl) -> int:
+    from .testrunner import Layers, test_command
+    layers = Layers(rules_roots(args.rules, cl), house_files(args.house, cl))
+    return test_command(args, layers, cl, lambda text: colour.write(sys.stdout, text, "test"))
+
+
 COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check": cmd_check, "editions": cmd_editions,
-            "fmt": cmd_fmt, "lsp": cmd_lsp}
+            "fmt": cmd_fmt, "lsp": cmd_lsp, "test": cmd_test, "completion": cmd_completion}
 
 
 def main(argv=None) -> int:
@@ -473,7 +502,7 @@ def _command(argv, sources: Sources, cl: CommandLine) -> int:
         args = _parser(_named(argv)).parse_args(argv)
     except _UsageError as exc:
         exc.parser.print_usage(sys.stderr)
-        print(render(cl.usage_error(exc), sources), file=sys.stderr)
+        colour.error(render(cl.usage_error(exc), sources))
         return 2
     if args.command is None:
         _parser().print_help()
@@ -481,16 +510,16 @@ def _command(argv, sources: Sources, cl: CommandLine) -> int:
     try:
         return COMMANDS[args.command](args, sources, cl)
     except GrimorioError as exc:
-        print(render_all(exc.diagnostics, sources), file=sys.stderr)
+        colour.error(render_all(exc.diagnostics, sources))
         return 2
     except (KeyboardInterrupt, OSError):
         raise
     except ValueError as exc:
         if "integer string conversion" not in str(exc):
             return _bug(exc, sources, cl)
-        print(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
-                                "bound the computation that makes it: a loop or a rule that keeps multiplying"),
-                     sources), file=sys.stderr)
+        colour.error(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
+                                       "bound the computation that makes it: a loop or a rule that keeps multiplying"),
+                            sources))
         return 2
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
         return _bug(exc, sources, cl)

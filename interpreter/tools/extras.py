@@ -43,7 +43,7 @@ def _requirement(extra: str, origin: dict | None, checkout: str | None = None) -
         vcs = origin["vcs_info"]
         at = f"@{vcs['commit_id']}" if vcs.get("commit_id") else ""
         return shlex.quote(f"grimorio[{extra}] @ {vcs.get('vcs', 'git')}+{url}{at}")
-    if url.startswith("file://"):
+    if url.startswith("file://") and "dir_info" in origin:           # a folder: a checkout
         path = unquote(urlparse(url).path)
         editable = origin.get("dir_info", {}).get("editable", False)
         return ("-e " if editable else "") + shlex.quote(f"{path}[{extra}]")

@@ -6,6 +6,7 @@ import os
 import sys
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, render_all
+from . import colour
 from .cli import prepare
 from .simulate import RunError, Spec, keep, simulate
 from .summary import render_json, render_text, summarize
@@ -34,7 +35,7 @@ def simulate_command(args, sources, cl) -> int:
                                        "start it (dask scheduler) and its workers, and check the address: "
                                        "tcp://HOST:8786")) from None
     except RunError as exc:
-        print(render_all(exc.diagnostics, sources), file=sys.stderr)
+        colour.error(render_all(exc.diagnostics, sources))
         print(f"run {exc.index} failed; to see it: grimorio run {args.encounter} --seed {exc.seed}", file=sys.stderr)
         return 2
     summary = summarize(tally, runner, seed, sources)
@@ -71,7 +72,7 @@ def _portable_argv(args) -> tuple[str, ...]:
 
 
 class _progress:
-    """A progress bar on a terminal (with rich, when installed); nothing otherwise."""
+    """A progress bar on a terminal (rich's); nothing otherwise."""
 
     def __init__(self, total):
         self.total, self.bar = total, None
@@ -79,11 +80,8 @@ class _progress:
     def __enter__(self):
         if not sys.stderr.isatty():
             return None
-        try:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-        except ImportError:
-            return None
         from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
         # Refreshed by hand, not by a thread of its own: worker processes may be forked from this one.
         self.bar = Progress("runs", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                             console=Console(stderr=True), transient=True, auto_refresh=False)
