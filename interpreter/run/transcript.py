@@ -8,7 +8,7 @@ line puts a header line above it (header_line).
 """
 from __future__ import annotations
 
-from .values import mangle
+from .values import Struct, mangle
 
 SCHEMA = 1          # the version of the JSON lines' schema: raised when a key changes meaning or goes
 
@@ -70,12 +70,17 @@ class JsonEvents(list):
     """The events of a run recorded for JSON lines: each with the round it happened in (`rounds`, in step),
     and, once the combatants are made (`start`), their sheets: a "combatant" event each, then a "change"
     event for every sheet field whose value differs from what it was at the event before, just before
-    the event that follows it (a field set twice between two events shows the last value)."""
-    __slots__ = ("engine", "rounds", "seen", "slots")
+    the event that follows it (a field set twice between two events shows the last value).
+
+    Looking costs one C-level comparison of each combatant's field values with the last ones (a change
+    of a number, a text or a row shows there) and a fingerprint of the lists and records (which can
+    change in place); JSON is made only of the fields that changed, never of every field at every event."""
+    __slots__ = ("engine", "rounds", "seen", "names", "fields")
+    # seen: each combatant's (field values, their JSON, [(index, fingerprint)] of those that change in place)
 
     def __init__(self, engine):
         super().__init__()
-        self.engine, self.rounds, self.seen, self.slots = engine, [], None, ()
+        self.engine, self.rounds, self.seen, self.names, self.fields = engine, [], None, (), None
 
     def append(self, event):
         if self.seen is not None:
@@ -89,30 +94,68 @@ class JsonEvents(list):
 
     def start(self):
         """The combatants are made: record each one's starting sheet; from now on, what changes."""
+        from operator import attrgetter
         eng = self.engine
-        json = eng.p.format.json
-        self.slots = tuple((f.name, mangle(f.name)) for f in eng.p.sheet.fields)
+        self.names = tuple(f.name for f in eng.p.sheet.fields)
+        getter = attrgetter(*(mangle(name) for name in self.names)) if self.names else (lambda c: ())
+        self.fields = getter if len(self.names) != 1 else (lambda c: (getter(c),))
         self.seen = {}
         for c in eng.cb:
-            fields = {name: json(getattr(c, attr, None)) for name, attr in self.slots}
-            self.seen.update(((c.a_name, name), value) for name, value in fields.items())
-            self._add(("combatant", {"name": c.a_name, "side": json(c.side_), "fields": fields}))
+            state = self._look(c)
+            self._add(("combatant", {"name": c.a_name, "side": eng.p.format.json(c.side_),
+                                     "fields": dict(zip(self.names, state[1]))}))
+
+    def _look(self, c):
+        """c's field values now, their JSON, and which of them can change in place; kept as the last look."""
+        json = self.engine.p.format.json
+        values = self.fields(c)
+        state = self.seen[c.a_name] = (values, [json(v) for v in values], _in_place(values))
+        return state
 
     def changes(self):
-        """A "change" event for each sheet field that changed since the last look."""
-        json, seen = self.engine.p.format.json, self.seen
+        """A "change" event for each sheet field that changed since the last look: the JSON is made only
+        of the fields whose value is another, or whose list or record changed inside."""
+        json = self.engine.p.format.json
         for c in self.engine.cb:
-            for name, attr in self.slots:
-                value = json(getattr(c, attr, None))
-                key = (c.a_name, name)
-                old = seen.get(key, _UNSEEN)
-                if old != value or (old is not _UNSEEN and type(old) is not type(value)):
-                    seen[key] = value
-                    self._add(("change", {"who": c.a_name, "field": name,
-                                          "from": None if old is _UNSEEN else old, "to": value}))
+            state = self.seen.get(c.a_name)
+            if state is None:                        # a combatant made during the run
+                for name, new in zip(self.names, self._look(c)[1]):
+                    self._add(("change", {"who": c.a_name, "field": name, "from": None, "to": new}))
+                continue
+            values, shown, inside = state
+            now = self.fields(c)
+            moved = [k for k, before in inside if _fingerprint(now[k]) != before]
+            if now != values:
+                moved += [k for k, (a, b) in enumerate(zip(now, values)) if a is not b and a != b]
+            elif not moved:
+                continue
+            for k in sorted(set(moved)):
+                old, new = shown[k], json(now[k])
+                if old != new or type(old) is not type(new):
+                    shown[k] = new
+                    self._add(("change", {"who": c.a_name, "field": self.names[k], "from": old, "to": new}))
+            self.seen[c.a_name] = (now, shown, _in_place(now))
 
 
-_UNSEEN = object()
+_SCALARS = frozenset((int, str, bool, float, type(None)))
+
+
+def _in_place(values) -> list:
+    """The values that can change while the field holds the same object, by index, with what they hold
+    now: lists and records; not numbers, texts or a table's rows (a row is the same row, by identity)."""
+    return [(k, _fingerprint(v)) for k, v in enumerate(values)
+            if type(v) not in _SCALARS and getattr(v, "_key", None) is None]
+
+
+def _fingerprint(value):
+    """What a list or a record holds, all the way down, as tuples Python compares in C: what can change
+    in place is copied; anything else (a combatant, a grade, a row, dice) is itself, compared as the same."""
+    kind = type(value)
+    if kind is list:
+        return (list, *map(_fingerprint, value))
+    if isinstance(value, Struct) and value._key is None:
+        return (kind, *[_fingerprint(getattr(value, s, None)) for s in kind.__slots__])
+    return value
 
 
 def render_jsonl(engine, header: dict | None = None) -> str:
