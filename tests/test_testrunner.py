@@ -169,3 +169,27 @@ def test_the_installed_command_runs_a_designer_s_test_folder(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "2 failed, 6 passed in 2 encounters" in done.stdout and "\x1b[" not in done.stdout   # a pipe: no colour
     assert ET.parse(tmp_path / "ci.xml").getroot().get("failures") == "2"
+
+
+@pytest.mark.slow
+def test_a_designer_s_test_folder_beside_a_house_edition(tmp_path, capsys, monkeypatch):
+    """Encounters kept in a test folder of their own find the house edition beside it, as `run` does;
+    `--house` layers a house rule on every encounter of the run."""
+    casa = folder(tmp_path / "mis_reglas", **{
+        "casa/edicion.rules": "edition casa:\n  extends aquelarre\n"
+                              "replace row 1 of check porcentaje:\n  | <= ceil(objetivo / 5) | crítico |\n",
+        # 10 against 50%: a critical at a fifth (10 <= 10), not at a tenth: the damage is the maximum, 7.
+        "pruebas/critico.enc": ROOT.joinpath("docs", "house-rules.md").read_text(encoding="utf-8")
+        .split("# file: quinto.enc\n", 1)[1].split("```", 1)[0].replace("edition aquelarre", "edition casa")})
+    monkeypatch.chdir(casa)
+    code, out, _ = grimorio_test(capsys, "pruebas")
+    assert code == 0 and out.splitlines()[0] == "pruebas/critico.enc .", out
+    # The same encounter under the bundled edition alone has no critical there: its expectation fails.
+    (casa / "pruebas" / "critico.enc").write_text((casa / "pruebas" / "critico.enc").read_text(encoding="utf-8")
+                                                  .replace("edition casa", "edition aquelarre"), encoding="utf-8")
+    code, out, _ = grimorio_test(capsys, "pruebas")
+    assert code == 1 and out.splitlines()[0] == "pruebas/critico.enc F"
+    house = casa / "quinto.rules"
+    house.write_text("replace row 1 of check porcentaje:\n  | <= ceil(objetivo / 5) | crítico |\n", encoding="utf-8")
+    code, out, _ = grimorio_test(capsys, "pruebas", "--house", house)
+    assert code == 0, out
