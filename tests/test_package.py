@@ -53,9 +53,9 @@ def test_the_metadata_names_license_authors_and_what_it_is():
 def test_the_editor_extension_has_the_license_and_the_version():
     """The VS Code packager wants a license file beside package.json; the extension's version is grimorio's."""
     import json
-    package = json.loads((ROOT / "editors" / "package.json").read_text(encoding="utf-8"))
+    package = json.loads((ROOT / "editors" / "vscode" / "package.json").read_text(encoding="utf-8"))
     assert package["license"] == "MIT" and package["version"] == VERSION
-    assert (ROOT / "editors" / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    assert (ROOT / "editors" / "vscode" / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
 
 
 def test_the_changelog_has_this_version_s_notes():
