@@ -75,8 +75,10 @@ def test_refused_choices_are_expectations_too(tmp_path, capsys):
 
 
 def test_bad_input_exits_2_and_the_other_encounters_still_run(tmp_path, capsys):
-    where = folder(tmp_path, **{"a_bien.enc": TEXT, "b_roto.enc": 'encounter "roto"\nedition nadie\n',
-                                "c_falla.enc": FAILING})
+    # One folder down: the folder above an encounter's is looked in for editions, and pytest's own
+    # folder above tmp_path holds other tests' editions.
+    where = folder(tmp_path / "casos", **{"a_bien.enc": TEXT, "b_roto.enc": 'encounter "roto"\nedition nadie\n',
+                                          "c_falla.enc": FAILING})
     code, out, _ = grimorio_test(capsys, where)
     assert code == 2
     assert [ln.rsplit(" ", 1)[1] for ln in out.splitlines()[:3]] == ["...", "E", "F..F."]
