@@ -176,6 +176,7 @@ def test_the_bash_completion_loads_and_completes():
     assert _bash(text, ["grimorio", "run", "--format", ""]) == ["text", "jsonl"]
     assert _bash(text, ["grimorio", "test", "--j"]) == ["--junit"]
     assert _bash(text, ["grimorio", "simulate", "--backend", "d"]) == ["dask"]
+    assert _bash(text, ["grimorio", "completion", ""]) == ["bash", "zsh", "fish"]
     if (Path(sys.executable).parent / "grimorio").exists():       # editions are asked of the installed command
         assert {"aquelarre", "aquelarre_estados"} <= set(_bash(text, ["grimorio", "run", "--edition", "aq"]))
 
@@ -198,6 +199,9 @@ def test_the_fish_completion_loads_and_completes(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert [ln.split("\t")[0] for ln in done.stdout.splitlines()] == ["jsonl", "text"]
+    done = subprocess.run(["fish", "--no-config", "-c", f"source {path}; complete -C 'grimorio completion '"],
+                          capture_output=True, text=True, timeout=60)
+    assert sorted(ln.split("\t")[0] for ln in done.stdout.splitlines()) == ["bash", "fish", "zsh"]
 
 
 # ------------------------------------------------------------------ fmt -

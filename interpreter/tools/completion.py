@@ -35,13 +35,18 @@ class Command:
     name: str
     help: str
     options: tuple
+    words: tuple = ()       # the choices of its positional argument (completion: bash, zsh, fish); else files
 
 
 def commands(parser: argparse.ArgumentParser) -> list[Command]:
     """Each command of the parser, with its options."""
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {a.dest: a.help or "" for a in sub._choices_actions}
-    return [Command(name, helps.get(name, ""), tuple(_options(p))) for name, p in sub.choices.items()]
+    return [Command(name, helps.get(name, ""), tuple(_options(p)), _words(p)) for name, p in sub.choices.items()]
+
+
+def _words(parser) -> tuple:
+    return next((tuple(map(str, a.choices)) for a in parser._actions if not a.option_strings and a.choices), ())
 
 
 def top_options(parser: argparse.ArgumentParser) -> list[Option]:
@@ -77,7 +82,8 @@ def script(shell: str, parser: argparse.ArgumentParser) -> str:
 
 def _bash(cmds: list[Command], top: list[Option]) -> str:
     words = " ".join([c.name for c in cmds] + [n for o in top for n in o.names])
-    options = "\n".join(f'        {c.name}) opts="{" ".join(n for o in c.options for n in o.names)}" ;;' for c in cmds)
+    options = "\n".join(f'        {c.name}) opts="{" ".join(n for o in c.options for n in o.names)}"; '
+                        f'words="{" ".join(c.words)}" ;;' for c in cmds)
     values = []
     for c in cmds:
         for o in c.options:
@@ -93,7 +99,7 @@ def _bash(cmds: list[Command], top: list[Option]) -> str:
     return f"""# bash completion for grimorio (grimorio completion bash)
 {BASH_EDITIONS}
 _grimorio() {{
-    local cur prev cmd opts
+    local cur prev cmd opts words
     cur="${{COMP_WORDS[COMP_CWORD]}}"
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
     if [ "$COMP_CWORD" -eq 1 ]; then
@@ -106,10 +112,14 @@ _grimorio() {{
     esac
     case "$cmd" in
 {options}
-        *) opts="" ;;
+        *) opts=""; words="" ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        return
+    fi
+    if [ -n "$words" ]; then
+        COMPREPLY=($(compgen -W "$words" -- "$cur"))
         return
     fi
     COMPREPLY=($(compgen -f -- "$cur"))
@@ -122,7 +132,8 @@ complete -o filenames -o bashdefault -F _grimorio grimorio
 
 def _zsh(cmds: list[Command], top: list[Option]) -> str:
     described = "\n".join(f"    '{c.name}:{_plain(c.help)}'" for c in cmds)
-    cases = "\n".join(f"    {c.name})\n      _arguments -s {' '.join(_zsh_spec(o) for o in c.options)} '*:file:_files' ;;"
+    cases = "\n".join(f"    {c.name})\n      _arguments -s {' '.join(_zsh_spec(o) for o in c.options)} "
+                      + (f"'1:{c.name}:({' '.join(c.words)})'" if c.words else "'*:file:_files'") + " ;;"
                       for c in cmds)
     return f"""#compdef grimorio
 # zsh completion for grimorio (grimorio completion zsh)
@@ -170,7 +181,7 @@ def _fish(cmds: list[Command], top: list[Option]) -> str:
     lines += [f"complete -c grimorio -n '__fish_use_subcommand' -a {c.name} -d '{_plain(c.help)}'" for c in cmds]
     for c in cmds:
         when = f"-n '__fish_seen_subcommand_from {c.name}'"
-        lines.append(f"complete -c grimorio {when} -F")
+        lines.append(f"complete -c grimorio {when} " + (f"-x -a '{' '.join(c.words)}'" if c.words else "-F"))
         for o in c.options:
             flags = " ".join(f"-l {n[2:]}" if n.startswith("--") else f"-s {n[1:]}" for n in o.names)
             value = {"": "", "choice": f" -x -a '{' '.join(map(str, o.choices))}'", "folder": " -r -a '(__fish_complete_directories)'",
