@@ -1,4 +1,4 @@
-"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds.
+"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds, test, completion.
 
 Each command imports what it needs when it runs, so `--help` and
 `editions` start without loading the language or the runtime.
