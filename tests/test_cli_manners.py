@@ -95,6 +95,15 @@ def test_a_diff_is_coloured_line_by_line(plain_env):
     assert piped.getvalue() == DIFF
 
 
+def test_a_warning_is_yellow_and_its_caret_too(plain_env):
+    out = Terminal()
+    colour.write(out, 'warning[W0704]: the column "x" is never read\n  --> a.rules:2:5\n  |\n2 | x\n  | ^')
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("\x1b[1;33mwarning[W0704]\x1b[0m: \x1b[1mthe column")
+    assert lines[-1].endswith("\x1b[1;33m^\x1b[0m")
+    assert ANSI.sub("", out.getvalue()).startswith('warning[W0704]: the column "x" is never read\n')
+
+
 def test_a_long_line_is_never_wrapped(plain_env):
     out = Terminal()
     colour.write(out, "error[E0001]: " + "x" * 500)

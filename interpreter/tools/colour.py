@@ -13,14 +13,17 @@ import os
 import re
 import sys
 
-# Each kind of text: (pattern, style) pairs over each line; a pattern's groups, or else its whole match, get the style.
+# Each kind of text: (pattern, style) pairs over each line; a pattern's group, or else its whole match, gets the
+# style. CARET is the colour of the diagnostic the line belongs to: red under an error, yellow under a warning.
+CARET = "caret"
+SEVERITY = {"error": "bold red", "warning": "bold yellow"}
 DIAGNOSTIC = (
-    (re.compile(r"^(error\[E\d+\]):"), "bold red"),
-    (re.compile(r"^(warning\[E\d+\]):"), "bold yellow"),
-    (re.compile(r"^(?:error|warning)\[E\d+\]: (.*)$"), "bold"),
+    (re.compile(r"^(error\[[EW]\d+\]):"), "bold red"),
+    (re.compile(r"^(warning\[[EW]\d+\]):"), "bold yellow"),
+    (re.compile(r"^(?:error|warning)\[[EW]\d+\]: (.*)$"), "bold"),
     (re.compile(r"^\s*(-->)"), "bold blue"),
     (re.compile(r"^(\s*\d*\s*\|)"), "bold blue"),
-    (re.compile(r"^\s*\|\s*(\^+)"), "bold red"),
+    (re.compile(r"^\s*\|\s*(\^+)"), CARET),
     (re.compile(r"^\s*(= help:)"), "bold cyan"),
 )
 DIFF = (
@@ -67,14 +70,15 @@ def styled(text: str, patterns):
     """`text` as a rich Text, each line styled by the patterns that match it."""
     from rich.text import Text
     out = Text(text)
-    at = 0
+    at, severity = 0, SEVERITY["error"]
     for line in text.split("\n"):
+        severity = SEVERITY.get(line.split("[", 1)[0], severity)
         for pattern, style in patterns:
             m = pattern.search(line)
             if m is None:
                 continue
             start, end = m.span(1) if m.groups() else m.span()
-            out.stylize(style, at + start, at + end)
+            out.stylize(severity if style == CARET else style, at + start, at + end)
         at += len(line) + 1
     return out
 
