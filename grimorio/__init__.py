@@ -33,6 +33,9 @@ if not _os.path.isdir(_os.path.join(_here, "dsl")) and _os.path.isdir(_os.path.j
 
 
 def __getattr__(name):
+    if name == "__version__":          # read when asked: importlib.metadata costs an import
+        from ._version import version
+        return version()
     if name == "GrimorioError":
         from .dsl.diagnostics import GrimorioError
         return GrimorioError

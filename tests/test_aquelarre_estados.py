@@ -190,7 +190,7 @@ def test_the_duel_s_transcript(capsys, snapshot):
 
 def test_diff_of_the_duel_between_the_two_editions(capsys):
     duelo = ROOT / "rulesets" / "aquelarre" / "duelo.enc"
-    assert main(["diff", str(duelo), "--edition", "aquelarre", "--edition", "aquelarre_estados"]) == 0
+    assert main(["diff", str(duelo), "--edition", "aquelarre", "--edition", "aquelarre_estados"]) == 1   # they differ
     out = capsys.readouterr().out
     assert "+++ aquelarre_estados" in out
     assert "\n+     Rodrigo recibe Fatiga Leve (golpe contundente)    [rule dar_estado" in out

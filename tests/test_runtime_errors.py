@@ -134,7 +134,8 @@ def test_a_run_stopped_by_an_error_prints_its_transcript_then_the_diagnostic(tmp
     # The attack roll is not pinned: the run stops there, after the initiative lines.
     code, out = _cli(tmp_path, capsys)
     assert code == 2
-    assert out.out.splitlines() == ["Asalto 1", "  Iniciativa: Rodrigo 21 (1D10=9 + AGI 12)",
+    assert out.out.splitlines() == ['# encounter "corto", edition aquelarre, layers: none, seed 0',
+                                    "Asalto 1", "  Iniciativa: Rodrigo 21 (1D10=9 + AGI 12)",
                                     "  Iniciativa: Bandido 11 (1D10=1 + AGI 10)"]
     assert "error[E0503]: the script has no pinned dice left for Rodrigo ataque" in out.err
 
@@ -144,7 +145,7 @@ def test_a_run_stopped_by_an_error_keeps_its_jsonl_events(tmp_path, capsys):
     code, out = _cli(tmp_path, capsys, "--format", "jsonl")
     assert code == 2
     events = [json.loads(line) for line in out.out.splitlines()]
-    assert [e["event"] for e in events][:2] == ["say", "roll"]
+    assert [e["event"] for e in events][:5] == ["header", "combatant", "combatant", "say", "roll"]
     assert [e["total"] for e in events if e["event"] == "roll"] == [9, 1]
     assert "error[E0503]" in out.err
 
@@ -154,7 +155,7 @@ def test_expectations_failed_before_the_error_are_printed_with_it(tmp_path, caps
     code, out = _cli_with(tmp_path, capsys, STRICT_TOO_SHORT.replace(
         "round 1:", 'do:\n  expect Rodrigo.FUE == 2\n  expect said "zzz"\n  expect Rodrigo.FUE == 14\nround 1:'))
     assert code == 2
-    assert out.out.splitlines()[0] == "Asalto 1"
+    assert out.out.splitlines()[1] == "Asalto 1"
     codes = re.findall(r"^error\[(E\d+)\]", out.err, re.M)
     assert codes == ["E0601", "E0601", "E0503"]
     assert "the left side is 14, the right side is 2" in out.err and 'no line so far contains "zzz"' in out.err

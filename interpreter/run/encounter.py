@@ -263,6 +263,8 @@ class Prepared:
         guarded(p, p.init_vars, eng)
         if setup is not None:
             setup(eng)
+        if eng.json:
+            eng.events.start()                    # the sheets as they start: JSON lines show what changes
         try:
             guarded(p, self.code["do"], eng, stops=True)
             # Rounds run unless the script only does things (a do: block without "rounds N").

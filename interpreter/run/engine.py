@@ -14,6 +14,7 @@ from . import answers as A
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import bound_help
+from .transcript import JsonEvents
 from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, described, hash_key, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
@@ -35,7 +36,7 @@ class Engine:
         self.streams: dict = {}           # (who, purpose) -> its dice stream's draw, made on first use
         self.rec = record
         self.json = json
-        self.events: list = []
+        self.events: list = JsonEvents(self) if json else []     # JSON lines: with rounds and sheet changes
         self.pins = list(pins)            # dicts: who, purpose, faces, span, used
         self.strict = strict
         self.script = script or {}        # (round, name) -> {"action": [...], "reaction": [...]}
