@@ -10,7 +10,8 @@ from grimorio.interpreter.tools.cli import main
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.editions.loader import bundled_root
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.conftest import run_text
 
 PJ = """\

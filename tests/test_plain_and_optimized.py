@@ -24,7 +24,9 @@ from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.run import semantics as S
 from grimorio.interpreter.compile.compiler import FILENAME, compile_checked
 from grimorio.interpreter.run.dice import Dice, make_roll
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for, roots_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter, roots_for
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.engine import Engine, guarded
 from grimorio.interpreter.run.transcript import render_jsonl, render_text
 from grimorio.interpreter.run.values import Scale, Struct, make_struct, mangle, record

@@ -563,7 +563,8 @@ def test_a_builtin_refuses_a_kind_it_does_not_take_in_words_where_it_runs(tmp_pa
     # the engine's catch-all "these values cannot be used together here".
     from grimorio.dsl.syntax.builder import build_encounter
     from grimorio.dsl.diagnostics import GrimorioError
-    from grimorio.interpreter.run.encounter import Prepared, program_for
+    from grimorio.interpreter.run.encounter import Prepared
+    from grimorio.interpreter.compile.programs import program_for
     from tests.test_checker import write_edition
     write_edition(tmp_path, f"sheet s:\n  x: int = 3\n\nrule r(x):\n  let y = {call}\n  return y\n")
     enc, _ = build_encounter("edition prueba\ncombatant Ana:\n  x 3\nexpect r(3) == 1\n", "x.enc")
