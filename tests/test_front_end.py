@@ -125,3 +125,15 @@ def test_remembered_answers_only_for_the_same_parts(tmp_path, monkeypatch):
     assert remembered.remembered(("a",), Sources(), check) == [] and remembered.remembered(("a",), Sources(), check) == []
     remembered.remembered(("b",), Sources(), check)
     assert len(calls) == 2
+
+
+def test_an_encounter_checked_again_shows_its_own_text_not_the_one_checked_before(tmp_path, kept, capsys):
+    # Regression (tests/test_bad_input.py, truncated at every position): the edition checked once per
+    # process kept the Sources of the first check, the encounter's text in it, and a later check
+    # of the changed encounter showed the old line under the new diagnostic.
+    folder = write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\noption duro = false\n")
+    enc = folder / "x.enc"
+    for value in ("f", "fa"):
+        enc.write_text(f'encounter "x"\nedition prueba\nset duro = {value}\n', encoding="utf-8")
+        code, err = _check(capsys, enc)
+        assert code == 2 and f"3 | set duro = {value}\n" in err, err

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, GrimorioError
+from ..diagnostics import Diagnostic, GrimorioError, Sources
 from ..syntax import nodes as n
 from .encounter_check import check_encounter as _combatants_and_pins, check_names, check_script, check_settings
 from .facts import facts_of, purposes  # noqa: F401 - part of the entry's API
@@ -41,7 +41,12 @@ def checked_edition(name: str, roots, span=None, sources=None, houses=()):
     key = (name, tuple(map(str, roots or ())), tuple(map(str, houses)))
     found = _checked.get(key)
     if found is None:
-        rs = load_edition(name, roots, span, sources, houses)
+        own = Sources()          # the edition's texts only: the caller's may hold an encounter's, which change
+        try:
+            rs = load_edition(name, roots, span, own, houses)
+        finally:
+            if sources is not None:
+                sources.texts.update(own.texts)
         found = _checked[key] = (rs, check_edition(rs), facts_of(rs), Resolver(rs))
     elif sources is not None:
         sources.texts.update(found[0].sources.texts)

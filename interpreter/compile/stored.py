@@ -36,6 +36,7 @@ from pathlib import Path
 from ...dsl.editions import cache
 from ...dsl.editions.cache import python_code
 from ...dsl.diagnostics import Sources
+from ...dsl.pause import collector_paused
 from ..run import values
 from .compiler import FILENAME, Program, compile_checked
 from .data import kept_lists
@@ -52,7 +53,7 @@ def program(edition: str, span, own: Sources, roots, houses=()) -> Program:
     `own` receives the texts of its files, for diagnostics. The cyclic collector pauses meanwhile: loading
     or making a program allocates tens of thousands of objects that all live on, and each of its passes
     would walk them again (a tenth of the load)."""
-    with cache.collector_paused():
+    with collector_paused():
         return _program(edition, span, own, roots, houses)
 
 

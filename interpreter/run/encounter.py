@@ -9,7 +9,7 @@ from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from ...dsl.records import dataclass, field, fields
 from ...dsl.check.encounter_check import decision_kind, setting_value
 from ...dsl.check.front import check_encounter
-from ...dsl.editions.cache import collector_paused
+from ...dsl.pause import collector_paused
 from ...dsl.check.format_kinds import default_side
 from ...dsl.check.policy import DEFAULT_SIDE
 

@@ -193,7 +193,7 @@ def prepare(args, sources: Sources, cl: CommandLine):
     """The encounter of a run or simulate command line, checked and prepared against its edition. The
     cyclic collector pauses meanwhile: what is imported, loaded or compiled here lives on, and its passes
     would only walk it again."""
-    from ...dsl.editions.cache import collector_paused
+    from ...dsl.pause import collector_paused
     with collector_paused():
         return _prepare(args, sources, cl)
 
