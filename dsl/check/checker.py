@@ -14,6 +14,8 @@ from .format_kinds import check_formats
 from .names import Resolver, Scope
 from .policy import check_policy
 from .resolver import resolve_ruleset
+from .coverage import coverage
+from .shadowing import dice_names
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -40,6 +42,8 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _tallies(rs)
     out += _cells(rs)
     out += check_formats(rs)
+    out += dice_names(rs)
+    out += [d for d in coverage(rs) if d.severity != "warning"]
     out += resolve_ruleset(rs)
     return out
 
