@@ -268,3 +268,134 @@ def test_a_quotient_past_the_bound_is_refused_before_it_is_rounded():
         args = [Fraction(1, 2), S.BIG - 1, None]
         assert outcome(body, True, args, False) == outcome(body, False, args, False)
         assert outcome(body, True, args, False)[0][0] == "E0506"
+
+
+# ------------------------------------------------------------ tactics and reactions with side effects
+# The optimized path tests a tactic's conditions once each, as soon as it can (hoisting.py), and an
+# unscripted reactor's reactions as it comes to them (shortcuts.py: lazy_choice): only where that
+# changes nothing. A `requires` or `when` that rolls or sets a field must run as often and in the
+# same order as the plain path runs it, or the dice streams and the fields part ways.
+DUEL = """
+sheet ficha:
+  FUE: int 1..20
+  pv: int = 10
+  acciones: int = 0
+  gastos: int = 0
+
+event golpe(atacante, defensor, dano)
+
+rule gasta(c):
+  set c.gastos = c.gastos + 1
+  return c.gastos % 2 == 0
+
+rule suerte(c):
+  return roll 1D6 by c as "suerte"
+
+message pega(a, b) "{a} golpea a {b}"
+message para(a) "{a} para"
+message evita(a) "{a} evita"
+message espera(a) "{a} espera"
+
+action golpear(yo, rival in [c for c in combatants() if c != yo]):
+  requires {0}
+  cost acciones 1
+  say pega(yo, rival)
+  let e = emit golpe(atacante: yo, defensor: rival, dano: 2)
+  set rival.pv = rival.pv - e.dano
+
+action esperar(yo):
+  requires {1}
+  cost acciones 1
+  say espera(yo)
+
+reaction parar(yo, e) to golpe:
+  by e.defensor
+  requires {2}
+  say para(yo)
+  set e.dano = 0
+
+reaction esquivar(yo, e) to golpe:
+  by e.defensor
+  requires {3}
+  say evita(yo)
+  set e.dano = e.dano - 1
+
+tactic t:
+  act: golpear when {4}, esperar when {5}, golpear
+  react golpe: esquivar when {6}, parar when {7}
+
+round asalto:
+  step acciones:
+    for c in combatants():
+      set c.acciones = 2
+      while c.acciones > 0 and act(c):
+        pass
+  until round_number() >= 3
+"""
+# Conditions of `yo` (and of the event `e`, in a reaction): pure ones, and ones that roll or set a field.
+OF_YO = ["true", "yo.pv > 5", "yo.FUE >= 10", "yo.gastos < 3", "yo.acciones > 1", "suerte(yo) > 3", "gasta(yo)",
+         "not gasta(yo)", 'roll 1D6 by yo as "w" > 2', "gasta(yo) or suerte(yo) > 4"]
+OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "suerte(e.atacante) > 2 and e.dano > 0"]
+DUEL_ENCOUNTER = 'encounter "x"\nedition prueba\nrounds 3\n' + "".join(
+    f"combatant {name}:\n  FUE {fue}\n  tactic t\n" for name, fue in (("Ana", 12), ("Beto", 8), ("Carla", 10)))
+
+
+def duel_transcripts(conditions, seed: int):
+    """The transcript and events of the duel under these conditions, plain and optimized (or the
+    diagnostics each stopped on)."""
+    folder = Path(tempfile.mkdtemp(prefix="grimorio-duel-")) / "prueba"
+    folder.mkdir()
+    (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n',
+                                          encoding="utf-8")
+    (folder / "reglas.rules").write_text(_duel(conditions), encoding="utf-8")
+    enc_path = folder / "x.enc"
+    enc_path.write_text(DUEL_ENCOUNTER, encoding="utf-8")
+    out = []
+    for optimize in (False, True):
+        program = compile_checked(load_edition("prueba", roots=[folder.parent]), optimize=optimize)
+        prepared = Prepared(load_encounter(enc_path, Sources()), program)
+        try:
+            ran = prepared.run(seed=seed, record=True, json=True)
+        except GrimorioError as exc:
+            assert not bug_in(exc), exc.diagnostics
+            out.append([(d.code, d.message) for d in exc.diagnostics])
+            continue
+        out.append((render_text(ran.engine), render_jsonl(ran.engine)))
+    return out
+
+
+def _duel(conditions) -> str:
+    text = DUEL
+    for i, cond in enumerate(conditions):
+        text = text.replace("{%d}" % i, cond)
+    return text
+
+
+DUEL_CONDITIONS = st.tuples(*[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2,
+                            *[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(DUEL_CONDITIONS, st.sampled_from(SEEDS))
+def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
+    plain, fast = duel_transcripts(conditions, seed)
+    assert plain == fast, conditions
+
+
+@pytest.mark.slow
+@settings(max_examples=int(os.environ.get("GRIMORIO_DUEL_EXAMPLES", 150)), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(DUEL_CONDITIONS, st.sampled_from(SEEDS))
+def test_many_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
+    plain, fast = duel_transcripts(conditions, seed)
+    assert plain == fast, conditions
+
+
+def test_the_duel_of_impure_conditions_reacts_and_rolls():
+    """The drawn duel exercises what it is for: reactions chosen, conditions that roll."""
+    plain, fast = duel_transcripts(["suerte(yo) > 2", "true", "gasta(yo)", "suerte(yo) > 1", "gasta(yo)",
+                                    "true", "suerte(e.atacante) > 2 and e.dano > 0", "true"], 7)
+    assert plain == fast
+    text, events = plain
+    assert " para" in text or " evita" in text
+    assert '"suerte"' in events and " golpea a " in text
