@@ -137,3 +137,16 @@ def test_an_encounter_checked_again_shows_its_own_text_not_the_one_checked_befor
         enc.write_text(f'encounter "x"\nedition prueba\nset duro = {value}\n', encoding="utf-8")
         code, err = _check(capsys, enc)
         assert code == 2 and f"3 | set duro = {value}\n" in err, err
+
+
+def test_a_change_to_the_checking_code_is_a_new_key(tmp_path, monkeypatch):
+    """What check keeps depends on the code that checked, the caller's own module too."""
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path))
+    code = tmp_path / "checking.py"
+    code.write_text("one", encoding="utf-8")
+    calls = []
+    check = lambda: calls.append(1) or []        # noqa: E731
+    remembered.remembered(("a",), Sources(), check, code=(code,))
+    code.write_text("other", encoding="utf-8")
+    remembered.remembered(("a",), Sources(), check, code=(code,))
+    assert len(calls) == 2

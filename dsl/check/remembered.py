@@ -20,10 +20,11 @@ from ..editions import cache
 FORMAT = 1
 
 
-def remembered(parts, sources, check) -> list[Diagnostic]:
+def remembered(parts, sources, check, code=()) -> list[Diagnostic]:
     """`check()`'s diagnostics, or those kept for the same `parts` (strings naming what is checked)
-    while what it read reads the same; the texts of the files they point at go into `sources`."""
-    key = _key(parts)
+    while what it read reads the same; the texts of the files they point at go into `sources`.
+    `code`: the caller's own source files, whose change (like the language's) makes a new key."""
+    key = _key(parts, code)
     name = f"checked-{key[:32]}.json" if key else None
     found = _kept(name, key) if key else None
     if found is not None:
@@ -37,9 +38,15 @@ def remembered(parts, sources, check) -> list[Diagnostic]:
     return diags
 
 
-def _key(parts) -> str | None:
+def _stat(path) -> str:
+    st = os.stat(path)
+    return f"{path}\0{st.st_size}\0{st.st_mtime_ns}"
+
+
+def _key(parts, code=()) -> str | None:
     try:
-        text = "\0".join([str(FORMAT), language_version(), os.getcwd(), *map(str, parts)])
+        text = "\0".join([str(FORMAT), language_version(), os.getcwd(), *map(str, parts), "\0code",
+                           *(_stat(f) for f in code)])
     except (OSError, RuntimeError, ValueError):
         return None
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

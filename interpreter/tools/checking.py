@@ -68,7 +68,7 @@ def _roots(folder: Path, rules=()) -> list[Path]:
 def _edition(entry: Path, sources: Sources, layers: Layers = Layers()) -> list[Diagnostic]:
     """An edition's diagnostics: kept from an earlier check while its files read the same (remembered.py)."""
     return remembered(("edition", entry.resolve(), *layers.rules, "\0houses", *layers.houses), sources,
-                      lambda: _edition_checked(entry, sources, layers))
+                      lambda: _edition_checked(entry, sources, layers), code=(__file__,))
 
 
 def _edition_checked(entry: Path, sources: Sources, layers: Layers) -> list[Diagnostic]:
@@ -183,7 +183,7 @@ def _encounter(path: Path, sources: Sources, at: Span, layers: Layers) -> list[D
     while the encounter's text and what its check read are the same (remembered.py)."""
     text = read_text(path, str(path), at, sources)
     return remembered(("encounter", path.resolve(), text, *layers.rules, "\0houses", *layers.houses), sources,
-                      lambda: _encounter_checked(path, sources, at, layers))
+                      lambda: _encounter_checked(path, sources, at, layers), code=(__file__,))
 
 
 def _encounter_checked(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
