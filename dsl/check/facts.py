@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from ..syntax import nodes as n
 from .constants import NotConstant, constant
-from .encounter_check import Facts
+from .encounter_check import Facts, combatant_choices
 from .names import walk
 
 # Values a cell or an option may hold beyond the plain ones, as checks compare them: a scale is
@@ -17,12 +17,13 @@ _MAKERS = {"scale": Fraction, "dice": lambda count, sides: ("dice", count, sides
 
 
 def facts_of(rs) -> Facts:
-    """The facts of a checked ruleset (the checker refused any cell or option that is not constant)."""
+    """The facts of a checked ruleset (its actions' parameters, and which are chosen among combatants, too) (the checker refused any cell or option that is not constant)."""
     sheets = rs.all(n.Sheet)
     return Facts({f.name: f for f in (sheets[0].fields if sheets else ())}, tuple(d.name for d in rs.all(n.Tactic)),
                  {d.name: tuple(d.grades) for d in rs.all(n.Condition)},
                  {d.name: _keys(d) for d in rs.all(n.Table)}, purposes(rs),
-                 tuple(d.name for d in rs.all(n.Action)), tuple(d.name for d in rs.all(n.Reaction)), options(rs))
+                 tuple(d.name for d in rs.all(n.Action)), tuple(d.name for d in rs.all(n.Reaction)), options(rs),
+                 {d.name: tuple(p.name for p in d.params[1:]) for d in rs.all(n.Action)}, combatant_choices(rs))
 
 
 def purposes(rs) -> frozenset:

@@ -53,13 +53,14 @@ def checked_edition(name: str, roots, span=None, sources=None, houses=()):
     return found
 
 
-def check_encounter(enc: n.Encounter, rs, facts, settings=(), names=None) -> list[Diagnostic]:
+def check_encounter(enc: n.Encounter, rs, facts, settings=(), names=None, loaded=frozenset()) -> list[Diagnostic]:
     """An encounter checked against a checked ruleset and its facts, with its `set` lines and the
     command line's `settings`: its combatants, pins, options and script first; only when those
     are clean, its own statements and expectations (names, kinds), as a run would meet them.
-    `names`: the ruleset's Resolver, if one is at hand."""
+    `names`: the ruleset's Resolver, if one is at hand; `loaded`: the combatants a state file gives
+    (encounter_check.check_encounter)."""
     from .resolver import resolve_script
-    diags = check_names(enc) + check_settings(settings, facts) + _combatants_and_pins(enc, facts) \
+    diags = check_names(enc) + check_settings(settings, facts) + _combatants_and_pins(enc, facts, loaded) \
         + check_script(enc, facts)
     if diags:
         return diags
