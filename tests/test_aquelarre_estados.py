@@ -14,7 +14,9 @@ from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.diagnostics import Sources
 from grimorio.dsl.editions.loader import bundled_root, load_edition
 from grimorio.interpreter.tools.cli import main
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter
+from grimorio.interpreter.compile.programs import program_for
 from tests.aquelarre import one_action
 from tests.conftest import run_text
 

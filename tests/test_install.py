@@ -64,7 +64,7 @@ def test_one_import_name_beside_a_foreign_interpreter_package(tmp_path):
     (site / "interpreter").mkdir()
     (site / "interpreter" / "__init__.py").write_text("WHO = 'someone else'\n", encoding="utf-8")
     probe = ("import interpreter, grimorio\n"
-             "from grimorio.interpreter.run.encounter import program_for\n"
+             "from grimorio.interpreter.compile.programs import program_for\n"
              "assert interpreter.WHO == 'someone else'\n"
              "print(grimorio.load_edition('aquelarre').ruleset.edition.name)\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120,

@@ -9,7 +9,8 @@ import pytest
 
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.test_checker import write_edition
 
 RULES = """
@@ -233,3 +234,62 @@ def test_a_rule_that_calls_itself_or_many_is_a_step_of_its_own(tmp_path):
     with pytest.raises(GrimorioError) as exc:        # a cycle still meets the budget
         Prepared(enc, program).run(budget=5)
     assert exc.value.diagnostics[0].code == "E0502"
+
+
+# ------------------------------------------------------------ errors of the language's own (issue 19, Build 5)
+def _raised_in_rule_text(source: str) -> Exception:
+    """The exception a line of code compiled as generated code (engine.FILENAME) raises."""
+    from grimorio.interpreter.run.refusals import FILENAME
+    ns: dict = {"__spans__": [None]}
+    exec(compile(f"def f():\n    {source}\n", FILENAME, "exec"), ns)  # noqa: S102 - the test's own line
+    try:
+        ns["f"]()
+    except Exception as exc:  # noqa: BLE001 - the test looks at whatever it is
+        return exc
+    raise AssertionError("the line raised nothing")
+
+
+def test_a_python_error_no_refusal_explains_is_grimorio_s_bug_whatever_its_message():
+    # Regression: locate read Python's message, so a TypeError that merely said "cannot be
+    # compared by order" became the designer's E0204; a bug in grimorio looked like theirs.
+    from grimorio.interpreter.run.engine import locate
+    for line in ('raise TypeError("a and b cannot be compared by order")', "return 1 + 'a'", "return {}['k']",
+                 "return [][3]", "return 1 // 0", "raise ValueError('x')"):
+        assert locate(None, _raised_in_rule_text(line)).code == "E0003", line
+
+
+def test_a_field_a_runtime_helper_lacks_is_grimorio_s_bug_not_a_missing_field():
+    # Regression: any AttributeError became E0203 "has no field", also one raised inside
+    # the runtime (a bug of grimorio's); only a field the rule text itself reads is the designer's.
+    from grimorio.interpreter.run.engine import locate
+    try:
+        Sources().nothing_here     # noqa: B018 - an attribute error raised outside generated code
+    except AttributeError as exc:
+        assert locate(None, exc).code == "E0003"
+    else:
+        raise AssertionError("no AttributeError")
+
+
+def test_a_field_the_rule_text_reads_of_a_value_without_it_is_told_by_the_exception_s_fields():
+    from types import SimpleNamespace
+
+    from grimorio.interpreter.run.engine import locate
+    from grimorio.interpreter.run.values import show
+    program = SimpleNamespace(format=SimpleNamespace(show=show))
+    d = locate(program, _raised_in_rule_text("return (3).a_FUE"))
+    assert (d.code, d.message) == ("E0203", '3 has no field "FUE"')
+    d = locate(program, _raised_in_rule_text("return None.cards"))
+    assert (d.code, d.message) == ("E0204", "this value is not a combatant")
+
+
+def test_a_zero_divisor_is_refused_on_the_optimized_path_too(tmp_path):
+    # The optimized % and floor(a / b) ran Python's own operator on whole numbers, whose
+    # ZeroDivisionError reached the designer only through the old reading of Python's errors.
+    write_edition(tmp_path, RULES + "rule resto(a, b):\n  return a % b\nrule suelo(a, b):\n  return floor(a / b)\n")
+    for call in ("resto(7, 0)", "suelo(7, 0)", "resto(7, Ana.FUE - 3)"):
+        text = HEAD + f"do:\n  let y = {call}\n"
+        enc, diags = build_encounter(text, "x.enc")
+        assert not diags
+        with pytest.raises(GrimorioError) as failed:
+            Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
+        assert [(d.code, d.message) for d in failed.value.diagnostics] == [("E0501", "division by zero")], call

@@ -6,7 +6,6 @@ Each command imports what it needs when it runs, so `--help` and
 from __future__ import annotations
 
 import argparse
-import gc
 import re
 import shlex
 import sys
@@ -271,18 +270,16 @@ def prepare(args, sources: Sources, cl: CommandLine, edit=None):
     """The encounter of a run or simulate command line, checked and prepared against its edition. The
     cyclic collector pauses meanwhile: what is imported, loaded or compiled here lives on, and its passes
     would only walk it again. `edit(encounter)`, if given, gives the encounter to prepare instead (odds --with)."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    from ...dsl.pause import collector_paused
+    with collector_paused():
         return _prepare(args, sources, cl, edit)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
     from ...dsl.syntax import nodes as n
-    from ..run.encounter import Prepared, load_encounter, program_for, roots_for
+    from ..run.encounter import Prepared
+    from ...dsl.check.front import load_encounter, roots_for
+    from ..compile.programs import program_for
     if args.encounter.endswith(".rules"):
         raise GrimorioError(Diagnostic("E0002", f"grimorio {args.command} takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
@@ -378,7 +375,8 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         return 1
     if args.save_state:
         from ..run.state import save as save_state
-        save_state(args.save_state, outcome.engine, cl.span(args.save_state))
+        from .outputs import write_atomically
+        save_state(args.save_state, outcome.engine, cl.span(args.save_state), write_atomically)
     return 0
 
 
@@ -428,7 +426,9 @@ def _write_transcript(outcome, args, prepared):
 def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
     """Two sides: two editions (the house files go on the second), or one edition alone and with them."""
     from .diffing import transcript_diff
-    from ..run.encounter import Prepared, load_encounter, program_for, roots_for
+    from ..run.encounter import Prepared
+    from ...dsl.check.front import load_encounter, roots_for
+    from ..compile.programs import program_for
     enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
     editions = args.edition or ([enc.edition] if enc.edition else [])
     if not 1 <= len(editions) <= 2 or (len(editions) == 1 and not args.house):
