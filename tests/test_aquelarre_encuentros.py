@@ -17,11 +17,12 @@ FOLDER = Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre"
 ENCOUNTERS = {
     "duelo": ["Fin del combate. En pie: Rodrigo"],
     "emboscada": ["  Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
-                  "  Daños a Rodrigo: el proyectil da en Abdomen y lo para el escudo",
-                  "    el golpe fallido de Arquero va a la Melé: d100=44 contra 50%, da a Navajero"],
+                  "    el golpe fallido de Arquero va a la Melé: d100=44 contra 50%, da a Navajero",
+                  "  Rodrigo avanza 6 m hacia Arquero: a 14 m"],
     "carga": ["  Caballero carga a caballo contra Salteador"],
-    "inmovilizacion": ["    Ladrón queda Inmovilizado por Alguacil"],
-    "a_muerte": ["    Bandido se desmaya", "    Bandido muere", "    Soldado se desmaya", "    Soldado muere"],
+    "inmovilizacion": ["    Ladrón queda Inmovilizado por Corchete"],
+    "a_muerte": ["    Bandido se desmaya", "    Bandido muere", "    Compinche se desmaya",
+                 "  Escudero remata a Bandido, que está inconsciente, con Cuchillo: impacta de manera automática"],
 }
 
 
