@@ -94,7 +94,7 @@ def test_said_matches_a_transcript_line_as_text_so_far():
         expect said "Bandido se desmaya"
     """)
     assert failures(text) == [('expect said "Bandido se desmaya"', 'no line so far contains "Bandido se desmaya"; '
-                                   'the last one: "Se llega al límite de 1 Asaltos sin que ningún bando caiga. '
+                                   'the last one: "Se llega al límite de 1 Asalto sin que ningún bando caiga. '
                                    'Siguen en pie: Rodrigo, Bandido"')]
 
 
