@@ -100,7 +100,7 @@ def test_fainting_at_the_resistance_roll_is_shock_persistente():
         Bandido aguante 90
         Bandido duración 1
     """, extra="set regla_dj = false\n")))           # the RES x 4 roll is CMB-47, which the Regla del D.J. ignores
-    at = r.lines.index("  Bandido no aguanta (Resistencia x 4): d100=90 contra 52% -> fallo")
+    at = r.lines.index("  Bandido no aguanta (Resistencia x 4): 1D100=90 contra 52% -> fallo")
     assert r.lines[at + 1:at + 3] == ["    Bandido se desmaya", "    Bandido recibe Shock Persistente (desmayo)"]
     assert "    Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)" in r.lines
 
@@ -127,12 +127,12 @@ def _garrote(extra: str = "") -> str:
 def test_the_obstaculo_lowers_a_percentile_check_by_ten_a_point():
     # Palo is of AGI: Heridas Leve -1 and Fatiga Persistente -2 -> -3 (EALT-07's cap), -30%.
     r = run_text(_garrote("expect competencia(Bandido, \"Palo\") == 15\n"))
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=50 contra 15% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=50 contra 15% -> fallo" in r.lines
 
 
 def test_the_percent_a_point_is_an_option():
     r = run_text(_garrote("set obstáculo_porcentaje = 5\n"))
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=50 contra 30% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=50 contra 30% -> fallo" in r.lines
 
 
 def test_ts_is_a_characteristic_roll_and_accion_a_percentile_roll():

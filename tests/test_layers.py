@@ -83,9 +83,9 @@ replace row 1 of check porcentaje:
 @pytest.mark.slow
 def test_replace_a_row_of_a_check(tmp_path, capsys):
     base, _ = run(tmp_path, capsys, ATTACK)
-    assert line_with(base, "ataca").endswith("d100=10 contra 60% -> éxito")       # a tenth: 6
+    assert line_with(base, "ataca").endswith("1D100=10 contra 60% -> éxito")       # a tenth: 6
     out, _ = run(tmp_path, capsys, ATTACK, CRITICO5)
-    assert line_with(out, "ataca").endswith("d100=10 contra 60% -> crítico")     # a fifth: 12
+    assert line_with(out, "ataca").endswith("1D100=10 contra 60% -> crítico")     # a fifth: 12
     assert "daño máximo 7" in line_with(out, "Daños")
 
 
