@@ -1,4 +1,4 @@
-"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp.
+"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds.
 
 Each command imports what it needs when it runs, so `--help` and
 `editions` start without loading the language or the runtime.
@@ -147,8 +147,30 @@ def _lsp_parser(sub):
     sub.add_parser("lsp", help="serve the language server protocol on stdin/stdout (for editors)")
 
 
+def _odds_parser(sub):
+    o = sub.add_parser("odds", help="the exact odds of what the rules compute: every outcome of every roll")
+    o.add_argument("encounter", nargs="?", help="the encounter (.enc) whose combatants and do: block set the "
+                                                "scene; without it, --edition and a bare --expr")
+    o.add_argument("--edition", help="the edition (for a bare --expr, or instead of the encounter's)")
+    o.add_argument("--expr", help="the question: an expression, evaluated once the encounter has run "
+                                  "(without it: the checks the encounter makes)")
+    o.add_argument("--rule", nargs="+", metavar=("NAME", "ARG"), help="the question: a rule called with these "
+                                                                      "arguments (expressions)")
+    o.add_argument("--with", dest="with_", action="append", default=[], metavar="WHO.FIELD=VALUE",
+                   help="a field of a combatant, as if the encounter's line gave it (repeatable)")
+    o.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE", help="set a ruleset option")
+    o.add_argument("--format", choices=["text", "json"], default="text", help="the distribution as text or JSON")
+    o.add_argument("--max-runs", type=_count, metavar="N", help="the budget: runs of the rules the enumeration "
+                                                                "may make (default 200000)")
+    o.add_argument("--max-seconds", type=_count, metavar="S", help="the budget: seconds (default 60)")
+    o.add_argument("--estimate", type=_count, metavar="N", help="past the budget, a Monte Carlo estimate of N "
+                                                                "runs instead (said to be one, with intervals)")
+    o.add_argument("--seed", type=int, help="the base seed of an --estimate")
+    _layer_args(o)
+
+
 PARSERS = {"run": _run_parser, "simulate": _simulate_parser, "diff": _diff_parser, "check": _check_parser,
-           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser}
+           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "odds": _odds_parser}
 
 
 def _encounter_arguments(p, editions="store"):
@@ -190,26 +212,28 @@ def _option_value(text: str, where: Span):
     return text
 
 
-def prepare(args, sources: Sources, cl: CommandLine):
+def prepare(args, sources: Sources, cl: CommandLine, edit=None):
     """The encounter of a run or simulate command line, checked and prepared against its edition. The
     cyclic collector pauses meanwhile: what is imported, loaded or compiled here lives on, and its passes
-    would only walk it again."""
+    would only walk it again. `edit(encounter)`, if given, gives the encounter to prepare instead (odds --with)."""
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _prepare(args, sources, cl)
+        return _prepare(args, sources, cl, edit)
     finally:
         if paused:
             gc.enable()
 
 
-def _prepare(args, sources: Sources, cl: CommandLine):
+def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
     from ...dsl.syntax import nodes as n
     from ..run.encounter import Prepared, load_encounter, program_for, roots_for
     if args.encounter.endswith(".rules"):
         raise GrimorioError(Diagnostic("E0002", f"grimorio {args.command} takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
     enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
+    if edit is not None:
+        enc = edit(enc)
     given = args.edition[-1] if isinstance(args.edition, list) and args.edition else args.edition or None
     edition = given or enc.edition
     if not edition:
@@ -413,13 +437,18 @@ def cmd_lsp(args, sources, cl) -> int:
     return serve()
 
 
+def cmd_odds(args, sources, cl) -> int:
+    from .odds_cli import odds_command
+    return odds_command(args, sources, cl)
+
+
 def cmd_fmt(args, sources, cl) -> int:
     from .formatting import cmd_fmt as fmt
     return fmt(args, sources, cl)
 
 
 COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check": cmd_check, "editions": cmd_editions,
-            "fmt": cmd_fmt, "lsp": cmd_lsp}
+            "fmt": cmd_fmt, "lsp": cmd_lsp, "odds": cmd_odds}
 
 
 def main(argv=None) -> int:
