@@ -5,6 +5,8 @@ optional help line. `render` shows it with the source line and a caret.
 """
 from __future__ import annotations
 
+import re
+
 from .records import dataclass, field
 
 
@@ -95,7 +97,17 @@ def did_you_mean(word: str, candidates) -> str | None:
         lowered = {n.lower(): n for n in names}
         close = get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
         close = [lowered[c] for c in close]
-    return f'did you mean "{close[0]}"?' if close else None
+    return DID_YOU_MEAN.format(close[0]) if close else None
+
+
+DID_YOU_MEAN = 'did you mean "{}"?'
+_SUGGESTED = re.compile(re.escape(DID_YOU_MEAN).replace(r"\{\}", '([^"]+)'))
+
+
+def suggestion(help_text: str | None) -> str | None:
+    """The name a help line made by did_you_mean suggests (an editor offers it as a quick fix)."""
+    m = _SUGGESTED.search(help_text or "")
+    return m.group(1) if m else None
 
 
 # Characters that would act on a terminal instead of showing: C0 and C1 controls, DEL, line and paragraph

@@ -34,7 +34,7 @@ def test_a_blow_through_the_armour_gives_heridas_leve():
     # 44: éxito, Pecho (4) x1; 1D6+1 with the die at 5 = 6, minus Protección 1 -> 5.
     r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 44\ndaño 5\n")))
     assert "    Bandido: puntos de Resistencia 13 -> 8" in r.lines
-    assert "    Bandido recibe Heridas Leve (atraviesa)" in r.lines
+    assert "    Bandido recibe Heridas Leve (golpe que pasa)" in r.lines
     assert "    Bandido: E.Alt de Heridas Leve" in r.lines
 
 
@@ -48,14 +48,14 @@ def test_a_blow_the_armour_stops_gives_nothing():
 def test_a_critical_gives_heridas_grave():
     # 04: crítico, Pecho x1, daño máximo 7 sin armadura; 7 * 2 >= 13: secuela.
     r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 4\nBandido secuela 1\n")))
-    assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
+    assert "    Bandido recibe Heridas Grave (golpe crítico)" in r.lines
     assert "    Bandido: E.Alt de Heridas Grave" in r.lines
 
 
 def test_a_palo_blow_gives_fatiga_leve():
     # Garrote (Palo) 1D6 = 5 minus Gambesón 2 on the Pecho -> 3.
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 44\ndaño 5\n")))
-    assert "    Rodrigo recibe Fatiga Leve (contundente)" in r.lines
+    assert "    Rodrigo recibe Fatiga Leve (golpe contundente)" in r.lines
     assert "    Rodrigo: E.Alt de Fatiga Leve" in r.lines
 
 
@@ -63,7 +63,7 @@ def test_a_critical_palo_blow_gives_fatiga_grave():
     # 04 <= 5: crítico; Garrote's maximum 6, Pecho x1.
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 4\n")))
     assert "    Rodrigo: puntos de Resistencia 14 -> 8" in r.lines
-    assert "    Rodrigo recibe Fatiga Grave (contundente_crítico)" in r.lines
+    assert "    Rodrigo recibe Fatiga Grave (golpe contundente crítico)" in r.lines
     assert "    Rodrigo: E.Alt de Fatiga Grave" in r.lines
 
 
@@ -71,7 +71,7 @@ def test_a_pelea_blow_gives_fatiga():
     # Pelea 1D3 = 3 minus Gambesón 2 on the Pecho -> 1.
     text = one_action("Bandido", "Rodrigo", "Bandido ataque 34\ndaño 3\n", arma_b="Pelea")
     r = run_text(estados(text.replace("Palo 45%", "Palo 45%, Pelea 45%")))
-    assert "    Rodrigo recibe Fatiga Leve (contundente)" in r.lines
+    assert "    Rodrigo recibe Fatiga Leve (golpe contundente)" in r.lines
 
 
 def test_fainting_is_shock_persistente():
@@ -83,12 +83,12 @@ def test_fainting_is_shock_persistente():
     """)))
     at = r.lines.index("    Bandido se desmaya")
     assert r.lines[at + 1:at + 5] == [
+        "    [día 1, 0:00:00]",            # the time stamp before the events it dates
         "    Bandido recibe Shock Persistente (desmayo)",
         "    Bandido queda inconsciente (Shock Persistente) durante 1D3=2 horas",
-        "    [día 1, 0:00:00]",
         "    Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)",
     ]
-    assert "    Bandido recibe Heridas Grave (crítico)" in r.lines
+    assert "    Bandido recibe Heridas Grave (golpe crítico)" in r.lines
 
 
 def test_fainting_at_the_resistance_roll_is_shock_persistente():
@@ -177,7 +177,7 @@ def test_the_duel_runs_to_its_end_for_200_seeds():
     for seed in range(200):
         engine = prepared.run(seed=seed, record=False).engine
         standing = {c.a_side for c in engine.cb if not any(
-            c.cards.get(k) for k in ("inconsciente", "muerto", "huido", "inmovilizado"))}
+            c.cards.get(k) for k in ("inconsciente", "muerto", "huido", "inmovilizado", "incapacitado"))}
         assert len(standing) <= 1 or engine.round == 100, seed
 
 
@@ -193,7 +193,7 @@ def test_diff_of_the_duel_between_the_two_editions(capsys):
     assert main(["diff", str(duelo), "--edition", "aquelarre", "--edition", "aquelarre_estados"]) == 0
     out = capsys.readouterr().out
     assert "+++ aquelarre_estados" in out
-    assert "\n+     Rodrigo recibe Fatiga Leve (contundente)    [rule dar_estado" in out
+    assert "\n+     Rodrigo recibe Fatiga Leve (golpe contundente)    [rule dar_estado" in out
 
 
 @pytest.mark.slow
@@ -205,3 +205,187 @@ def test_aquelarre_s_encounters_run_under_the_new_edition(name, tmp_path):
     prepared = Prepared(load_encounter(enc, Sources()), program_for("aquelarre_estados"))
     for seed in range(20):
         prepared.run(seed=seed, record=False)
+
+
+# ---------------------------------------------------------------- the module's turns inside the Asalto
+# Aquelarre's Asalto drives the module (rulesets/aquelarre_estados/turnos.rules):
+# at each fighter's turn, pierde_el_turno; at the end of the Asalto, fin_de_ronda.
+
+def _asaltos(rodrigo: str, dice: str, script: str, rounds: int, extra: str = "") -> str:
+    """duel() under aquelarre_estados, Rodrigo holding `rodrigo` (holds lines),
+    initiatives pinned to 9 (Rodrigo, first) and 1 (Bandido) by the caller."""
+    from tests.aquelarre import duel
+    text = estados(duel(dice, script, rounds=rounds, extra=extra))
+    return text.replace('  armadura "Gambesón"\n', '  armadura "Gambesón"\n' + rodrigo, 1)
+
+
+def test_EALT_26_shock_grave_loses_the_turn_and_rolls_ts_vol_at_its_end_inside_the_asalto():
+    # Asalto 1: TS VOL 80 > 70 (VOL = RES 14, x 5): stays in Shock Grave, and cannot parry
+    # Bandido's blow; Asalto 2: 20 <= 70: Shock Leve; Asalto 3: loses that turn too
+    # (EALT-25), and the Shock ends at its end; Asalto 4: he attacks again.
+    r = run_text(_asaltos("  holds Shock Grave\n  holds desprevenido\n", """
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ts 80
+        Bandido ataque 20
+        daño 4
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ts 20
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+        round 2:
+          Bandido: pass
+        round 3:
+          Bandido: pass
+        round 4:
+          Rodrigo: atacar Bandido, pass
+          Bandido: pass
+    """, 4))
+    lost = "  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)"
+    assert r.lines.count(lost) == 3
+    at = r.lines.index(lost)
+    assert r.lines[at + 1] == "    Rodrigo hace una TS VOL por Shock Grave: d100=80 contra 70% (VOL 14 x 5) -> fallo"
+    assert "    Rodrigo no se defiende: no puede realizar ninguna Acción (Shock)" in r.lines
+    assert "    Rodrigo hace una TS VOL por Shock Grave: d100=20 contra 70% (VOL 14 x 5) -> éxito" in r.lines
+    assert "    Rodrigo: E.Alt de Shock Leve (desprevenido)" in r.lines
+    assert "    Rodrigo: ya no sufre E.Alt de Shock" in r.lines
+    # Fatiga Leve from the blow: -1, -10% (EALT-06 on a percentile check).
+    assert "  Rodrigo ataca a Bandido con Espada corta: d100=90 contra 50% -> fallo" in r.lines
+    assert not any(line.startswith("  Rodrigo ataca") for line in r.lines[:r.lines.index("Asalto 4")])
+
+
+def test_EALT_25_shock_leve_costs_one_asalto_and_its_defences():
+    # Shock Leve at the start: Rodrigo loses his turn in Asalto 1 and, with it, the
+    # parry he would make later in it; in Asalto 2 he parries.
+    r = run_text(_asaltos("  holds Shock Leve\n  holds desprevenido\n", """
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Bandido ataque 80
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Bandido ataque 20
+        Rodrigo parada 30
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+        round 2:
+          Rodrigo: pass
+          Bandido: atacar Rodrigo, pass
+    """, 2, extra="tactic directa\n" if False else ""))
+    asalto_2 = r.lines.index("Asalto 2")
+    assert "  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)" in r.lines[:asalto_2]
+    assert "    Rodrigo: ya no sufre E.Alt de Shock" in r.lines[:asalto_2]
+    assert not any("pierde su turno" in line for line in r.lines[asalto_2:])
+    assert "    Rodrigo para con Espada corta: d100=30 contra 60% -> éxito" in r.lines[asalto_2:]
+
+
+def test_the_module_s_clock_runs_one_ronda_of_twelve_seconds_an_asalto():
+    # Bandido unconscious for 1D6 = 2 rondas (24 s) from the start, while Rodrigo
+    # and Compinche pass: he wakes at the end of Asalto 2 (0:00:24, when Asalto 3
+    # begins), "derribado";
+    # he spends his turn in Asalto 3 getting up (EALT-03, levantarse_cuesta_el_turno)
+    # and attacks in Asalto 4.
+    from tests.aquelarre import trio
+    r = run_text(estados(trio("""
+        Bandido duración 2
+        Rodrigo iniciativa 9
+        Compinche iniciativa 5
+        Rodrigo iniciativa 9
+        Compinche iniciativa 5
+        Rodrigo iniciativa 9
+        Compinche iniciativa 5
+        Bandido iniciativa 1
+        Rodrigo iniciativa 9
+        Compinche iniciativa 5
+        Bandido iniciativa 1
+        Bandido ataque 90
+    """, """
+        round 1:
+          Rodrigo: pass
+          Compinche: pass
+        round 2:
+          Rodrigo: pass
+          Compinche: pass
+        round 3:
+          Rodrigo: pass
+          Compinche: pass
+        round 4:
+          Rodrigo: pass
+          Compinche: pass
+          Bandido: atacar Rodrigo, pass
+    """, rounds=4, extra="""
+        do:
+          inconsciente_durante(Bandido, 1D6, "rondas")
+    """)))
+    assert "    Bandido queda inconsciente (Shock Persistente) durante 1D6=2 Asaltos" in r.lines   # a Ronda is an Asalto
+    at = r.lines.index("    [día 1, 0:00:24]")
+    assert r.lines[at + 1] == "    Bandido despierta: se recupera de todo su Shock y queda \"derribado\""
+    assert r.lines.index("Asalto 3") > at > r.lines.index("Asalto 2")
+    assert r.lines[r.lines.index("Asalto 3"):].index("  Bandido gasta su turno en levantarse (estaba \"derribado\")")
+    assert "    [día 1, 0:00:12]" not in r.lines          # nothing happened at the end of Asalto 1
+    assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
+
+
+def _incapacitado(extra: str = "", bandido: str = "pass") -> str:
+    from tests.aquelarre import duel
+    text = estados(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Rodrigo ataque 20
+        daño 3
+    """, """
+        round 1:
+          Bandido: BANDIDO
+          Rodrigo: atacar Bandido, pass
+    """.replace("BANDIDO", bandido), rounds=2, extra=extra, strict=False))
+    return text.replace('  armadura "Ropas gruesas"\n', '  armadura "Ropas gruesas"\n  holds Heridas Grave\n  holds incapacitado\n')
+
+
+def test_EALT_03_an_incapacitado_neither_attacks_nor_parries_and_leaves_the_fight():
+    # Bandido acts first (9) but is incapacitado: he loses his turn, cannot parry
+    # Rodrigo's blow, and the combat ends with the Asalto (his side has nobody in the fight).
+    r = run_text(_incapacitado().replace("          Bandido: pass\n", ""))
+    assert "  Bandido pierde su turno: no puede realizar ninguna Acción (incapacitado)" in r.lines
+    assert not any(line.startswith("  Bandido ataca") for line in r.lines)
+    assert "    Bandido no se defiende: no puede realizar ninguna Acción (incapacitado)" in r.lines
+    assert "Asalto 2" not in r.lines
+    assert r.lines[-1].startswith("Fin del combate.")
+
+
+def test_EALT_03_incapacitado_without_effect_is_the_option_s_other_reading():
+    r = run_text(_incapacitado("set incapacitado_sin_acciones = false\n", "atacar Rodrigo, pass"))
+    assert not any("pierde su turno" in line for line in r.lines)
+    assert any(line.startswith("  Bandido ataca a Rodrigo") for line in r.lines)
+
+
+def test_the_module_s_accion_reads_as_a_percentile_roll():
+    # Medicina is the module's Acción of INT (here PER 11): 1D100 against (11 + modificador +
+    # 9 - CD) x 5; the Bandido's Afección Leve is -1 to whoever treats him: 50%.
+    from tests.aquelarre import duel
+    text = estados(duel("Rodrigo medicina 50\n", rounds=1, extra="""
+        do:
+          medicina(Rodrigo, Bandido, "primeros auxilios", 9)
+    """, strict=False)).replace("rounds 1\n", "")
+    text = text.replace('  armadura "Ropas gruesas"\n', '  armadura "Ropas gruesas"\n  holds Heridas Grave\n  holds Afección Leve\n')
+    r = run_text(text)
+    assert "Rodrigo actúa con INT: d100=50 contra 50% (INT 11 - 1, CD 9) -> éxito" in r.lines
+    assert "    Bandido: E.Alt de Heridas Leve" in r.lines
+
+
+@pytest.mark.slow
+def test_EALT_03_simulate_counts_an_incapacitado_as_out(tmp_path, capsys):
+    # The Bandido, incapacitado from the start, loses the fight: simulate gives it to the cristianos.
+    import json
+    enc = tmp_path / "incapacitado.enc"
+    enc.write_text(_incapacitado().replace("          Bandido: pass\n", ""), encoding="utf-8")
+    assert main(["simulate", str(enc), "-n", "1", "--format", "json"]) == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    stands = {c["name"]: c["tallies"]["stands"]["true"] for c in out["combatants"]}
+    assert stands == {"Rodrigo": 1, "Bandido": 0}

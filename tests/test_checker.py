@@ -225,3 +225,33 @@ def test_grimorio_check_reports_checker_errors(tmp_path, capsys):
     assert main(["check", "rulesets/aquelarre", "rulesets/yokai/edicion.rules"]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("ok") and "error" not in err       # dead-data warnings, if any, do not fail it
+
+
+def test_for_group_names_a_list_of_the_items_of_one_key(tmp_path):
+    # Issue 27: the checker took `g` for one item, and refused len(g) and [x.k for x in g] (E0204).
+    assert check(tmp_path, """
+        table armas:
+          | nombre | daño |
+          | Espada | 3    |
+          | Maza   | 4    |
+
+        rule r():
+          for group g in [1, 2, 2, 3] ordered by it desc where len(g) > 0:
+            let xs = [x + 1 for x in g]
+            return len(g) + sum(xs)
+          return 0
+
+        rule q():
+          for group g in [armas["Espada"], armas["Maza"]] ordered by it.daño:
+            return len(g) + sum([x.daño for x in g]) + g[0].daño
+          return 0
+        """) == []
+    # What a group holds is still known: its items are numbers, not texts.
+    (tmp_path / "b").mkdir()
+    d = only(check(tmp_path / "b", """
+        rule r():
+          for group g in [1, 2] ordered by it:
+            return [x + "a" for x in g]
+          return 0
+        """), "E0204")
+    assert d.span.line == 3

@@ -10,7 +10,9 @@ from grimorio.interpreter.tools.cli import main
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.editions.loader import bundled_root
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.dsl.diagnostics import Sources
+from grimorio.interpreter.run.transcript import render_text
 from tests.conftest import run_text
 
 PJ = """\
@@ -127,7 +129,12 @@ def test_EALT_07_the_capped_obstaculo_is_what_an_action_rolls_with():
     # FUE 3, Obstáculo capped at -3 (not -4): 1d12=9 + 3 - 3 = 9 >= CD 9 -> éxito.
     r = run_text(scene(holds="Heridas Grave; Fatiga Leve", dice="Akira acción 9",
                        do='actuar(Akira, "FUE", 9)'))
-    assert said(r) == ["Akira actúa con FUE 3 y modificador -3: 1D12=9 + 0 contra CD 9 -> éxito"]
+    assert said(r) == ["Akira actúa con FUE: 1D12=9 + FUE 3 - 3 (Obstáculos) = 9 contra CD 9 -> éxito"]
+    # The query line says why -4 became -3; at -3 or above it says nothing more.
+    r = run_text(scene(holds="Heridas Grave; Fatiga Leve", do='consultar(Akira, "FUE", "otra", none)'))
+    assert said(r) == ["Akira, Acción de FUE: Obstáculos -4, Facilidades +0 -> -3 (nunca peor que -3)"]
+    r = run_text(scene(holds="Heridas Grave", do='consultar(Akira, "FUE", "otra", none)'))
+    assert said(r) == ["Akira, Acción de FUE: Obstáculos -3, Facilidades +0 -> -3"]
 
 
 def mod(atributo: str, propósito: str = "otra", objeto: str = "none") -> str:
@@ -362,6 +369,37 @@ def test_EALT_16_heridas_persistente_monthly_ts_weekly_after_cirugia():
     assert r.grades("Akira", "Heridas") == ["Leve"]
 
 
+NIGHT = 'descansar(Akira, 8); pasar(16, "horas")'
+
+
+def test_EALT_16_a_month_with_days_without_descanso_is_not_complete():
+    # "una vez por cada mes completo de Descanso": 29 nights, 3 days without rest (each a
+    # TS VOL for sleep, pinned to pass), then 1 night: no TS FUE yet (strict: none pinned).
+    # Regression: the 30th Descanso gave the TS.
+    do = "; ".join([NIGHT] * 29 + ['pasar(3, "días")', "descansar(Akira, 8)"])
+    r = run_text(scene(holds="Heridas Persistente", do=do, dice="Akira ts 1; Akira ts 1; Akira ts 1"))
+    assert not any("por Heridas Persistente" in line for line in r.lines)
+    assert "Persistente" in r.grades("Akira", "Heridas")
+    # Thirty nights in a row after the gap: the TS (2 <= FUE 3: Leve).
+    do = "; ".join([NIGHT] * 29 + ['pasar(3, "días")'] + [NIGHT] * 30)
+    r = run_text(scene(holds="Heridas Persistente", do=do, dice="Akira ts 1; Akira ts 1; Akira ts 1; Akira ts 2"))
+    assert "Akira hace una TS FUE por Heridas Persistente: 1D6=2 contra FUE 3 -> éxito" in said(r)
+
+
+def test_EALT_16_the_week_after_a_cirugia_counts_from_the_cirugia():
+    # "si es atendido con Éxito mediante Medicina: 'cirugía', puede realizar este intento
+    # una vez por cada semana completa de Descanso": 5 nights, the cirugía, 2 nights: no
+    # TS (strict). Regression: the nights before the cirugía counted, and 7 gave the TS.
+    nights = lambda k: "; ".join([NIGHT] * k)
+    r = run_text(_two(nights(5) + '; medicina(Hana, Akira, "cirugía", 9); ' + nights(2), holds="Heridas Persistente",
+                      dice="Hana medicina 11", strict=False))
+    assert not any("por Heridas Persistente" in line for line in r.lines)
+    r = run_text(_two(nights(5) + '; medicina(Hana, Akira, "cirugía", 9); ' + nights(7), holds="Heridas Persistente",
+                      dice="Hana medicina 11; Akira ts 3", strict=False))
+    assert "Akira hace una TS FUE por Heridas Persistente: 1D6=3 contra FUE 3 -> éxito" in said(r)
+    assert r.grades("Akira", "Heridas") == ["Leve"]
+
+
 @pytest.mark.parametrize("específicos", [False, True])
 def test_EALT_17_esp_especificos_with_heridas_persistente(específicos):
     r = run_text(scene(sets=f"esp_específicos = {str(específicos).lower()}",
@@ -384,6 +422,33 @@ def test_EALT_19_fatiga_leve_one_minute_of_reposo():
     # Time without Reposo does nothing.
     r = run_text(scene(holds="Fatiga Leve", do='pasar(10, "minutos")'))
     assert r.grades("Akira", "Fatiga") == ["Leve"]
+
+
+@pytest.mark.parametrize("reposos", [['reposar(Akira, 5, "rondas")', 'reposar(Akira, 5, "rondas")'],
+                                     ['reposar(Akira, 9, "rondas")', 'reposar(Akira, 1, "rondas")']])
+def test_EALT_19_reposos_in_a_row_add_up_to_the_minute(reposos):
+    # "Fatiga Leve: ... se recupera con 1 minuto de Reposo": 5 + 5 rondas of 6 s are that
+    # minute. Regression: each reposar started the count again.
+    r = run_text(scene(holds="Fatiga Leve", do="; ".join(reposos)))
+    assert r.grades("Akira", "Fatiga") == []
+
+
+def test_EALT_19_time_without_reposo_between_breaks_the_count():
+    r = run_text(scene(holds="Fatiga Leve", do='reposar(Akira, 5, "rondas"); pasar(1, "rondas"); reposar(Akira, 5, "rondas")'))
+    assert r.grades("Akira", "Fatiga") == ["Leve"]
+    r = run_text(scene(holds="Fatiga Leve", do='reposar(Akira, 5, "rondas"); viajar(Akira, 1, "minutos", "a pie"); '
+                                                'reposar(Akira, 5, "rondas")'))
+    assert r.grades("Akira", "Fatiga") == ["Leve"]
+
+
+@pytest.mark.parametrize("reposos", [('30 minutos', '30 minutos'), ('59 minutos', '2 minutos')])
+def test_EALT_20_reposos_in_a_row_add_up_to_the_hour(reposos):
+    # "Fatiga Grave: ... Se recupera con 1 hora de Reposo". Regression: 30 + 30 and
+    # 59 + 2 minutes of Reposo in a row left the Fatiga Grave.
+    do = "; ".join(f'reposar(Akira, {r.split()[0]}, "{r.split()[1]}")' for r in reposos)
+    r = run_text(scene(holds="Fatiga Grave", do=do))
+    assert r.grades("Akira", "Fatiga") == []
+    assert "Akira se recupera de Fatiga Grave (Reposo)" in said(r)
 
 
 def test_EALT_20_fatiga_grave_one_hour_of_reposo():
@@ -437,7 +502,7 @@ def test_EALT_25_shock_leve_takes_one_round():
     r = run_text(text)
     lines = said(r)
     assert lines.index("Akira: ya no sufre E.Alt de Shock") < lines.index(
-        "Akira actúa con FUE 3 y modificador 0: 1D12=8 + 3 contra CD 9 -> éxito")
+        "Akira actúa con FUE: 1D12=8 + FUE 3 = 11 contra CD 9 -> éxito")
     assert not r.has("Akira", "desprevenido")
 
 
@@ -447,10 +512,14 @@ def test_EALT_26_shock_grave_ts_vol_at_the_end_of_its_turn():
     text = scene(holds="Shock Grave", dice="Akira ts 5; Akira ts 1").replace("do:\n  pass\n", "rounds 3\n")
     r = run_text(text)
     lines = said(r)
+    lost = "Akira pierde su turno: no puede realizar ninguna Acción (Shock)"
     assert lines == [
+        lost,
         "Akira hace una TS VOL por Shock Grave: 1D6=5 contra VOL 2 -> fallo",
+        lost,
         "Akira hace una TS VOL por Shock Grave: 1D6=1 contra VOL 2 -> éxito",
         "Akira: E.Alt de Shock Leve",
+        lost,
         "Akira: ya no sufre E.Alt de Shock",
     ]
 
@@ -550,9 +619,19 @@ def test_EALT_35_afeccion_advances_in_phases():
     assert r.grades("Akira", "Afección") == ["Grave"]
     r = run_text(scene(do='enfermar(Akira, Afección.Leve, "enfermedad"); avanzar_afección(Akira); avanzar_afección(Akira)'))
     assert r.grades("Akira", "Afección") == ["Persistente"]
-    # Persistente is the last phase: more Afección leaves it there.
-    r = run_text(scene(holds="Afección Persistente", do='enfermar(Akira, Afección.Leve, "veneno"); avanzar_afección(Akira)'))
+    # Persistente is the last phase of a disease's course: advancing leaves it there.
+    r = run_text(scene(holds="Afección Persistente", do='avanzar_afección(Akira)'))
     assert r.grades("Akira", "Afección") == ["Persistente"]
+
+
+@pytest.mark.parametrize("grado", ["Leve", "Persistente"])
+def test_EALT_04_a_new_afeccion_on_afeccion_persistente_gives_grave(grado):
+    # The general rule ("Si el PJ ya tiene marcado un E.Alt Leve o Persistente ... y sufre
+    # nuevamente el mismo E.Alt Leve o Persistente, en su lugar recibirá un E.Alt Grave"),
+    # with no exception in the Afección section. Regression: it stayed Persistente.
+    r = run_text(scene(holds="Afección Persistente", do=f'enfermar(Akira, Afección.{grado}, "veneno")'))
+    assert r.grades("Akira", "Afección") == ["Grave"]
+    assert "Akira: E.Alt de Afección Grave (veneno)" in said(r)
 
 
 @pytest.mark.parametrize("grado, obstáculo, resultado", [
@@ -562,7 +641,7 @@ def test_EALT_36_medicina_takes_the_patients_afeccion_as_obstaculo(grado, obstá
     # Hana INT 3, 1d12 = 7: 7 + 3 + obstáculo against CD 9.
     r = run_text(_two('medicina(Hana, Akira, "primeros auxilios", 9)', holds=f"Afección {grado}; Heridas Grave",
                       dice="Hana medicina 7"))
-    assert f"Hana actúa con INT 3 y modificador {obstáculo}: 1D12=7 + {3 + obstáculo} contra CD 9 -> {resultado}" in said(r)
+    assert f"Hana actúa con INT: 1D12=7 + INT 3 - {-obstáculo} (Obstáculos) = {10 + obstáculo} contra CD 9 -> {resultado}" in said(r)
     assert r.grades("Akira", "Heridas") == (["Leve"] if resultado == "éxito" else ["Grave"])
 
 
@@ -579,6 +658,128 @@ def test_bundled_scripts_transcripts(script, capsys, snapshot):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert out == snapshot
+
+
+# Phrases a game master stopped at in the bundled transcripts (issue 20): false
+# ("fails to flee" followed by getting away is checked apart) or ungrammatical, and
+# no table key ("contundente_crítico") where the story needs words.
+BAD_PHRASES = ["ya fue tratado", "una nueva Heridas", "(Afección del paciente", " + 0 contra", "y modificador",
+               " 1 horas", " 1 minutos", " 1 rondas", " 1 días", "=1 horas", "=1 minutos", "=1 rondas"]
+ENCOUNTERS = sorted(BUNDLED.glob("*.enc")) + sorted((BUNDLED.parent / "aquelarre_estados").glob("*.enc"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("enc", ENCOUNTERS, ids=lambda p: p.name)
+def test_no_bundled_transcript_says_what_a_game_master_would_not_sign(enc):
+    prepared = Prepared(load_encounter(enc, Sources()), program_for(
+        "yokai" if enc.parent.name == "yokai" else "aquelarre_estados"))
+    for seed in range(1, 21):
+        lines = render_text(prepared.run(seed=seed).engine).splitlines()
+        for line in lines:
+            assert not any(p in line for p in BAD_PHRASES) and "_" not in line, (enc.name, seed, line)
+        for i, line in enumerate(lines):
+            if "se aleja de lo que le alteraba" in line:
+                flights = [ln for ln in lines[:i] if "para huir" not in ln and " actúa con " in ln]
+                assert not flights or flights[-1].endswith("-> éxito"), (enc.name, seed, flights[-1])
+
+
+def test_medicina_says_whose_obstaculo_it_is():
+    # Regression: "Obstáculos -2 -> -2 (Afección del paciente...)" when the -2 was the
+    # healer's own Fatiga Persistente.
+    r = run_text(_two('medicina(Hana, Akira, "primeros auxilios", 9)', holds="Heridas Grave",
+                      dice="Hana medicina 9").replace(
+        "combatant Hana:\n  FUE 2, AGI 2, DES 2, PER 2, INT 3, VOL 2\n",
+        "combatant Hana:\n  FUE 2, AGI 2, DES 2, PER 2, INT 3, VOL 2\n  holds Fatiga Persistente\n"))
+    assert ('Hana intenta Medicina: "primeros auxilios" con Akira: Obstáculos -2 (0 por la Afección de Akira, '
+            '-2 por los E.Alt de Hana) -> -2') in said(r)
+    assert "Hana actúa con INT: 1D12=9 + INT 3 - 2 (Obstáculos) = 10 contra CD 9 -> éxito" in said(r)
+
+
+def test_a_second_curacion_is_refused_in_words_that_fit_any_patient():
+    r = run_text(_two("curar(Hana, Akira); curar(Hana, Akira)", holds="Heridas Grave"))
+    assert ("Hana no puede aplicar Curación a Akira: ya la recibió, y no puede recibir otra hasta que haga un "
+            "Descanso o sufra un nuevo E.Alt de Heridas") in said(r)
+
+
+@pytest.mark.parametrize("do, line", [
+    ('inconsciente_durante(Akira, 1D6, "horas")', "Akira queda inconsciente (Shock Persistente) durante 1D6=1 hora"),
+    ('inconsciente_durante(Akira, 1D6, "minutos")', "Akira queda inconsciente (Shock Persistente) durante 1D6=1 minuto"),
+    ('viajar(Akira, 1, "horas", "a pie")', "Akira viaja 1 hora (a pie): no es Reposo"),
+    ("esforzarse(Akira, 1)", "Akira hace un esfuerzo físico intenso durante 1 minuto"),
+    ("dormir(Akira, 1, false)", "Akira duerme 1 hora (Shock Persistente mientras duerme)"),
+])
+def test_one_of_a_unit_is_singular(do, line):
+    r = run_text(scene(do=do, dice="Akira duración 1" if "inconsciente" in do else ""))
+    assert line in said(r)
+
+
+def test_a_time_stamp_comes_before_the_events_it_dates():
+    # A day without Descanso, the TS VOL failed (6 > VOL 2): unconscious 1 hour. Each
+    # stamp before its events; regression: the faint's stamp came after it.
+    r = run_text(scene(do='pasar(30, "horas")', dice="Akira ts 6; Akira duración 1"))
+    at = r.lines.index("[día 2, 0:00:00]")
+    assert r.lines[at + 1:at + 6] == [
+        "Akira lleva 1 día sin Descanso",
+        "Akira: E.Alt de Fatiga Persistente",
+        "Akira hace una TS VOL por sueño: 1D6=6 contra VOL 2 -> fallo",
+        "Akira queda inconsciente (Shock Persistente) durante 1D6=1 hora",
+        "Akira: E.Alt de Shock Persistente (inconsciente, desprevenido)",
+    ]
+    assert r.lines[at + 6:at + 8] == ["[día 2, 1:00:00]", 'Akira despierta: se recupera de todo su Shock y queda "derribado"']
+
+
+# ---------------------------------------------------------------- hooks (issue 23, Build 1)
+
+CASA = BUNDLED.parent / "casa"
+
+
+def _code_lines(path: Path) -> int:
+    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edition", ["yokai", "aquelarre_estados"])
+def test_house_rule_heridas_leve_does_not_heal_by_descanso_in_two_lines(edition, tmp_path):
+    # The designer's task copied the 29-line descanso; each recovery path is now a rule of its own.
+    house = CASA / "heridas_leve_sin_descanso.rules"
+    assert _code_lines(house) <= 5          # with its "extends yokai" line
+    enc = tmp_path / "descanso.enc"
+    head = PJ if edition == "yokai" else (PJ.replace("edition yokai", "edition aquelarre_estados").replace(
+        "FUE 3, AGI 2, DES 2, PER 2, INT 2, VOL 2", "FUE 12, AGI 10, HAB 10, RES 12, PER 10"))
+    enc.write_text(head + "  holds Heridas Leve\ndice strict:\n  Akira ts 1\ndo:\n  descansar(Akira, 8)\n", encoding="utf-8")
+    if edition != "yokai":        # the same module: the line that names the edition is the only change
+        text = house.read_text(encoding="utf-8").replace("extends yokai", f"extends {edition}")
+        house = tmp_path / house.name
+        house.write_text(text, encoding="utf-8")
+    base = Prepared(load_encounter(enc, Sources()), program_for(edition)).run()
+    assert "Akira se recupera de Heridas Leve (Descanso)" in render_text(base.engine)
+    enc.write_text(head + "  holds Heridas Leve\ndo:\n  descansar(Akira, 8)\n", encoding="utf-8")  # no TS: strict, none pinned
+    casa = Prepared(load_encounter(enc, Sources()), program_for(edition, houses=[house])).run()
+    out = render_text(casa.engine)
+    assert "Akira hace un Descanso" in out and "Heridas Leve" not in out.split("Akira hace un Descanso")[1]
+    akira = next(c for c in casa.engine.cb if c.a_name == "Akira")
+    assert [g.name for g in akira.cards["Heridas"]] == ["Leve"]
+
+
+# Each recovery path and each escalation of the module: a rule a layer replaces alone.
+HOOKS = {
+    "recovery": ["fatiga_persistente_con_descanso", "heridas_leve_con_descanso", "heridas_persistente_con_descanso",
+                 "fatiga_leve_con_reposo", "fatiga_grave_con_reposo", "emoción_leve_con_reposo",
+                 "heridas_grave_con_curación", "heridas_leve_con_curación", "emoción_grave_al_alejarse",
+                 "estímulo_positivo", "ts_de_shock_grave", "fin_de_shock_persistente", "sueño_como_descanso"],
+    "escalation": ["incapacitar", "heridas_grave_sobre_heridas", "heridas_a_grave", "fatiga_sobre_grave", "fatiga_a_grave",
+                   "shock_sobre_grave", "shock_grave", "emoción_a_grave", "abatir", "emoción_sobre_leve", "afección_a"],
+}
+
+
+def test_each_recovery_and_escalation_is_a_small_named_rule():
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.dsl.syntax import nodes as n
+    rules = {r.name: r for r in load_edition("yokai", [bundled_root()]).all(n.Rule)}
+    for name in HOOKS["recovery"] + HOOKS["escalation"]:
+        rule = rules[name]
+        assert ("/" + rule.span.file.replace("\\", "/")).split("/rulesets/")[-1].startswith("estados/"), name
+        assert len(rule.body) <= 8, name
 
 
 # ---------------------------------------------------------------- the clock
@@ -673,3 +874,67 @@ def test_EALT_30_unless_the_causing_rule_says_otherwise():
     # A misspelt choice is a located error, never a silent default.
     with pytest.raises(GrimorioError, match="ante_la_contraria\" has no row for \"agraba\""):
         run_text(scene(do='sentir(Akira, "miedo", "oni"); sentir_según(Akira, "euforia", "victoria", none, "agraba")'))
+
+
+ONI = "combatant Oni:\n  side yokai\n  FUE 5, AGI 3, DES 1, PER 2, INT 1, VOL 4\n"
+
+
+@pytest.mark.parametrize("causa, objeto", [("Oni", "Oni"), ("Oni", '"Oni"'), ('"Oni"', "Oni"), ('"Oni"', '"Oni"')])
+def test_EALT_31_terror_caused_by_a_combatant_gives_facilidad_to_flee_it(causa, objeto):
+    # The seed: Emoción Grave, "Facilidad +1 a las Acciones relacionadas con FUE o VOL
+    # siempre que sean para huir de aquello que causó su 'terror'". Regression: a cause
+    # given as the combatant (sentir(Akira, "terror", Oni)) gave -3 to flee it, +1 only
+    # when both were the same text.
+    text = scene(do=f'sentir(Akira, "terror", {causa})', extra=ONI, expects=(
+        f'modificador(Akira, "FUE", "huir", {objeto}, 0).total == 1; '
+        f'modificador(Akira, "FUE", "combatir", {objeto}, 0).total == -3; '
+        f'modificador(Akira, "FUE", "huir", "lobo", 0).total == -3'))
+    run_text(text)
+
+
+def test_EALT_31_fleeing_a_combatant_in_a_round_uses_the_facilidad():
+    # In the yokai round the object is the combatant's name: +1 for FUE 3 + 1 = 4, 1D12=5: 9 vs CD 9.
+    text = scene(do='sentir(Akira, "terror", Oni)', extra=ONI, dice="Akira acción 5").replace(
+        "do:", "rounds 1\nround 1:\n  Akira: actuar_en_ronda FUE huir Oni\n  Oni: pass\ndo:")
+    r = run_text(text)
+    assert "Akira actúa con FUE: 1D12=5 + FUE 3 + 1 (Facilidades) = 9 contra CD 9 -> éxito" in said(r)
+
+
+@pytest.mark.parametrize("cuesta", [True, False])
+def test_EALT_03_derribado_is_left_by_getting_up_in_his_turn(cuesta):
+    # The seed names "derribado" (EALT-27) but leaves its effect to "Estados Especiales",
+    # which the chapter does not bring. GM's reading (option levantarse_cuesta_el_turno):
+    # he spends his next turn getting up; with false he gets up and acts in the same turn.
+    # Regression: derribado was never removed, and announced again on every wake-up.
+    ronda = 2 if cuesta else 1
+    text = scene(holds="derribado", sets=f"levantarse_cuesta_el_turno = {str(cuesta).lower()}",
+                 dice="Akira acción 8").replace(
+        "do:\n  pass\n", f"rounds 2\nround {ronda}:\n  Akira: actuar_en_ronda FUE otra nada\n")
+    r = run_text(text)
+    lines = said(r)
+    assert not r.has("Akira", "derribado")
+    if cuesta:
+        assert lines[0] == 'Akira gasta su turno en levantarse (estaba "derribado")'
+    else:
+        assert lines[:2] == ['Akira se levanta (estaba "derribado")',
+                             "Akira actúa con FUE: 1D12=8 + FUE 3 = 11 contra CD 9 -> éxito"]
+
+
+def test_EALT_03_incapacitado_cannot_act_by_the_gm_s_reading():
+    r = run_text(scene(holds="Heridas Grave; incapacitado", do='actuar_para(Akira, "FUE", "otra", none, 9)'))
+    assert "Akira no puede realizar ninguna Acción (incapacitado)" in said(r)
+    r = run_text(scene(holds="Heridas Grave; incapacitado", sets="incapacitado_sin_acciones = false",
+                       do='actuar_para(Akira, "FUE", "otra", none, 9)', dice="Akira acción 8"))
+    assert "Akira actúa con FUE: 1D12=8 + FUE 3 - 3 (Obstáculos) = 8 contra CD 9 -> fallo" in said(r)
+
+
+def test_EALT_27_waking_up_while_derribado_says_he_stays_down():
+    r = run_text(scene(holds="derribado", do='inconsciente_durante(Akira, 1D6, "minutos"); pasar(2, "minutos")',
+                       dice="Akira duración 1"))
+    assert 'Akira despierta: se recupera de todo su Shock y sigue "derribado"' in said(r)
+
+
+def test_EALT_03_a_script_gets_a_derribado_character_up():
+    r = run_text(scene(holds="derribado", do="levantarse(Akira); levantarse(Akira)"))
+    assert said(r) == ['Akira se levanta (estaba "derribado")']          # once: the second finds him up
+    assert not r.has("Akira", "derribado")

@@ -34,7 +34,10 @@ def changed(lines):
 
 
 def code_lines(path: Path) -> int:
-    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#"))
+    """The lines that change the rules: not comments, and not the `extends EDITION` line that names the
+    edition the file is written for."""
+    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines()
+               if ln.strip() and not ln.startswith(("#", "extends ")))
 
 
 # ---------------------------------------------------------------- rulesets/casa
@@ -73,6 +76,8 @@ def test_hit_location_by_1d20_rolled_apart(capsys):
 
 
 EJEMPLOS = ROOT / "tests" / "house_rules" / "casa"
+# The bundled house rules of the Estados Alterados module (tested in tests/test_ealt.py).
+YOKAI_CASA = {"heridas_leve_sin_descanso.rules"}
 
 
 def only_changes(base, out):
@@ -188,7 +193,7 @@ def test_yokai_casa(capsys):
 @pytest.mark.slow
 @pytest.mark.parametrize("house", sorted(PORTS.glob("*/*.rules")) + sorted(CASA.glob("*.rules")), ids=lambda p: p.name)
 def test_every_house_rule_checks_clean_over_its_edition(capsys, house):
-    edition = "yokai" if "yokai" in house.parent.name else "aquelarre"
+    edition = "yokai" if "yokai" in house.parent.name or house.name in YOKAI_CASA else "aquelarre"
     assert main(["check", str(ROOT / "rulesets" / edition), "--house", str(house)]) == 0, capsys.readouterr().err
 
 
@@ -212,3 +217,27 @@ def test_the_1d20_table_keeps_cmb_45_a_blow_from_above_never_reaches_the_legs(ca
     out, _ = run(capsys, enc, CASA / "localizacion_d20.rules")
     hit = [ln for ln in out if ln.startswith("  Daños de Rodrigo a Bandido:")]
     assert hit and f"; {alcanza} " in hit[0], out
+
+
+@pytest.mark.slow
+def test_a_preference_added_to_tactic_directa_bandages_before_fleeing(capsys):
+    enc, house = EJEMPLOS / "malherido.enc", CASA / "vendar.rules"
+    base, _ = run(capsys, enc)
+    out, _ = run(capsys, enc, house)
+    assert "  Rodrigo huye del combate" in base                 # malherido: the edition's tactic flees
+    assert "  Rodrigo huye del combate" not in out
+    assert out[3] == "    Rodrigo: puntos de Resistencia 3 -> 4"    # the house: one Action to bandage, +1
+    assert out[4].startswith("  Rodrigo ataca a Bandido")          # no longer malherido: back to the tactic
+
+
+def test_the_vendar_preference_is_at_most_five_lines():
+    assert code_lines(CASA / "vendar.rules") <= 5
+
+
+@pytest.mark.slow
+def test_every_bundled_house_file_names_its_edition_and_checks_alone(capsys):
+    for f in sorted(CASA.glob("*.rules")):
+        edition = "yokai" if f.name in YOKAI_CASA else "aquelarre"
+        assert f"\nextends {edition}\n" in f.read_text(encoding="utf-8"), f
+        assert main(["check", str(f)]) == 0, capsys.readouterr()
+    capsys.readouterr()

@@ -551,3 +551,160 @@ def test_redeclaring_a_declaration_exactly_as_below_does_not_warn(tmp_path):
     assert ruleset(tmp_path, "condition inconsciente   # el mismo\n").warnings == []
     [w] = ruleset(tmp_path, "condition inconsciente:\n  on receive(c, g):\n    pass\n").warnings
     assert w.code == "W0701"
+
+
+# ---------------------------------------------------------------- one preference of a tactic
+
+
+def prefs_of(rs, line="act", tactic="directa"):
+    t = rs.space("tactic")[tactic]
+    return [p.name for p in (t.act if line == "act" else dict(t.react)[line])]
+
+
+def test_add_a_preference_at_the_end_of_a_tactic_line(tmp_path):
+    base = prefs_of(ruleset(tmp_path))
+    rs = ruleset(tmp_path, "add act retener when yo.acciones == 2 to tactic directa\n")
+    assert prefs_of(rs) == base + ["retener"]
+    t = rs.space("tactic")["directa"]
+    assert t.act[-1].when is not None and t.act[-1].span.file.endswith("casa1.rules")
+    # A react line the tactic lacks is started by the patch.
+    rs = ruleset(tmp_path, "add react rechazo zafarse, pass to tactic directa\nadd react carga esquivar to tactic directa\n")
+    assert prefs_of(rs, "rechazo")[-2:] == ["zafarse", "pass"] and prefs_of(rs, "carga") == ["esquivar"]
+
+
+def test_insert_a_preference_before_or_after_another(tmp_path):
+    base = prefs_of(ruleset(tmp_path))
+    rs = ruleset(tmp_path, "insert act retener when yo.acciones == 2 before atacar in tactic directa\n"
+                           "insert act arrojar after recoger in tactic directa\n")
+    got = prefs_of(rs)
+    assert got.index("retener") == got.index("atacar") - 1 and got.index("arrojar") == got.index("recoger") + 1
+    assert [p for p in got if p not in ("retener", "arrojar")] == base
+
+
+def test_remove_and_replace_one_preference(tmp_path):
+    base = prefs_of(ruleset(tmp_path))
+    rs = ruleset(tmp_path, "remove act recoger from tactic directa\n"
+                           "replace act huir of tactic directa: retirarse when malherido(yo), huir\n")
+    assert base[0] == "huir"
+    assert prefs_of(rs) == ["retirarse", "huir"] + [p for p in base[1:] if p != "recoger"]
+    assert prefs_of(rs, "ataque") == prefs_of(ruleset(tmp_path), "ataque")
+
+
+def test_a_preference_that_is_not_there_or_is_there_twice(tmp_path):
+    d, = load_errors(tmp_path, "remove act recojer from tactic directa\n")
+    assert d.code == "E0308" and d.help == 'did you mean "recoger"?' and d.span.line == 1
+    assert "recojer" in d.message and "act" in d.message
+    d, = load_errors(tmp_path, "insert react ataques parar before esquivar in tactic directa\n")
+    assert d.code == "E0308" and d.help == 'did you mean "ataque"?'
+    d, = load_errors(tmp_path, "replace react ataque parar of tactic directa: esquivar\n")
+    assert d.code == "E0309" and "3 preferences" in d.message and "replace react ataque of tactic directa" in d.help
+    d, = load_errors(tmp_path, "remove react embestida zafarse from tactic directa\n")
+    assert d.code == "E0309" and "only preference" in d.message
+    d, = load_errors(tmp_path, "add act vendar to tactic directo\n")
+    assert d.code == "E0307" and d.help == 'did you mean "directa"?'
+
+
+def test_two_layers_changing_one_preference_warn(tmp_path):
+    rs = ruleset(tmp_path, "replace act huir of tactic directa: huir when yo.acciones == 2\n",
+                 "remove act huir from tactic directa\n")
+    w, = [w for w in rs.warnings if w.code == "W0702"]
+    assert "(act huir)" in w.message and w.span.file.endswith("casa2.rules")
+    assert "huir" not in prefs_of(rs)
+
+
+def test_statements_inserted_after_a_return_are_refused(tmp_path):
+    # Issue 27: `insert at end of rule R` where R ends in `return` never ran, and check said ok.
+    d, = load_errors(tmp_path, "insert at end of rule malherido:\n  say huye(c)\n")
+    assert d.code == "E0309" and d.span.line == 1 and d.span.file.endswith("casa1.rules")
+    assert d.message == 'these statements would never run: rule "malherido" ends at line 19, before them'
+    # Every branch of an if ... else returning ends it too; at the start it is fine.
+    rs = ruleset(tmp_path, "replace rule malherido(c):\n  if c.pv > 0:\n    return false\n  else:\n    return true\n"
+                           "insert at start of rule malherido:\n  say huye(c)\n")
+    assert len(rs.space("rule")["malherido"].body) == 2
+    d, = load_errors(tmp_path, "replace rule malherido(c):\n  if c.pv > 0:\n    return false\n  else:\n    return true\n"
+                               "insert at end of rule malherido:\n  say huye(c)\n")
+    assert d.code == "E0309" and d.span.line == 6
+    # A body that may run past its end takes them.
+    rs = ruleset(tmp_path, "replace rule malherido(c):\n  if c.pv > 0:\n    return false\n"
+                           "insert at end of rule malherido:\n  return true\n")
+    assert isinstance(rs.space("rule")["malherido"].body[-1], n.Return)
+
+
+# ---------------------------------------------------------------- long extends chains
+
+
+def chain(root, levels: int):
+    """Editions e0 <- e1 <- ... each extending the one before, one rule each."""
+    for i in range(levels):
+        folder = root / f"e{i}"
+        folder.mkdir()
+        head = f"  extends e{i - 1}\n" if i else ""
+        body = "sheet s:\n  x: int = 0\n" if i == 0 else ""
+        (folder / "edicion.rules").write_text(f'edition e{i}:\n  title "E{i}"\n{head}\n{body}rule r{i}(c):\n'
+                                              f"  return {i}\n", encoding="utf-8")
+
+
+def test_an_extends_chain_reads_the_edition_heads_once(tmp_path, monkeypatch):
+    # Issue 27: edition_heads was read again at every level: a chain of N editions read N x N heads
+    # (400 levels took 14-20 s).
+    import grimorio.dsl.editions.loader as loader
+    chain(tmp_path, 30)
+    calls = []
+    real = loader.entry_heads
+    monkeypatch.setattr(loader, "entry_heads", lambda *a, **k: calls.append(a) or real(*a, **k))
+    rs = load_edition("e29", roots=[tmp_path])
+    assert len(calls) == 30                      # one per folder, not 30 x 30
+    assert {f"r{i}" for i in range(30)} <= set(rs.space("rule"))
+    assert [layer.name for layer in rs.layers] == [f"e{i}" for i in range(1, 30)]
+
+
+@pytest.mark.slow
+def test_an_extends_chain_deeper_than_the_stack_loads(tmp_path):
+    # Loading a chain level by level called itself once per level: past the interpreter's stack a
+    # RecursionError (E0003). Now the chain is a loop.
+    import sys
+    chain(tmp_path, 400)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(300)
+    try:
+        rs = load_edition("e399", roots=[tmp_path])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert rs.edition.name == "e399" and len(rs.layers) == 399
+
+
+@pytest.mark.slow
+def test_rules_past_the_size_that_checks_in_seconds_are_refused_before_parsing(tmp_path):
+    # Issue 27: 3.8 MB of small rules (under the 4 MiB file cap) took 46 s and 2 GB, and under a memory
+    # cap failed with a misleading "too complex" (E0106). Now a ruleset holds at most MAX_RULES_BYTES.
+    too_large(tmp_path)
+
+
+def test_the_size_cap_counts_every_file_of_the_ruleset(tmp_path, monkeypatch):
+    import grimorio.dsl.editions.loader as loader
+    monkeypatch.setattr(loader, "MAX_RULES_BYTES", 8 * 1024)
+    too_large(tmp_path)
+
+
+def too_large(tmp_path):
+    from grimorio.dsl.editions.loader import MAX_RULES_BYTES
+    folder = tmp_path / "grande"
+    folder.mkdir()
+    (folder / "edicion.rules").write_text('edition grande:\n  title "G"\n  include "reglas.rules"\n\n'
+                                          "sheet s:\n  x: int = 0\n", encoding="utf-8")
+    rules = "".join(f"rule r{i}(c):\n  return c.x + {i}\n" for i in range(MAX_RULES_BYTES // 30))
+    (folder / "reglas.rules").write_text(rules, encoding="utf-8")
+    with pytest.raises(GrimorioError) as exc:
+        load_edition("grande", roots=[tmp_path])
+    d, = exc.value.diagnostics
+    assert d.code == "E0322" and d.message.startswith("these rules are too large:")
+    assert d.span.file.endswith("edicion.rules") and d.span.line == 3      # the include that crossed it
+    assert f"{MAX_RULES_BYTES // 1024} KiB" in d.help
+    # A house file that crosses it is named at its first line.
+    (folder / "reglas.rules").write_text("rule r(c):\n  return 1\n", encoding="utf-8")
+    house = tmp_path / "casa.rules"
+    house.write_text(rules, encoding="utf-8")
+    with pytest.raises(GrimorioError) as exc:
+        load_edition("grande", roots=[tmp_path], houses=[house])
+    d, = exc.value.diagnostics
+    assert d.code == "E0322" and d.span.file.endswith("casa.rules") and d.span.line == 1

@@ -161,10 +161,16 @@ def test_diagnostics_hover_definition_completion_formatting(client, workspace):
     items = client.request("textDocument/completion", {"textDocument": {"uri": uri(acciones)},
                                                        "position": {"line": line, "character": 11}})["items"]
     kinds = {i["label"]: set(i["detail"].split(", ")) for i in items}
-    assert kinds["en_pie"] == {"rule"} and kinds["arma"] == {"field"} and kinds["Garrote"] == {"key"}
-    assert kinds["éxito"] == {"outcome"} and kinds["requires"] == {"keyword"}
-    assert kinds["ataque"] == {"event", "message", "purpose"} and kinds["iniciativa"] == {"message", "field", "purpose"}
+    assert kinds["en_pie"] == {"rule"} and kinds["éxito"] == {"outcome"} and kinds["requires"] == {"keyword"}
+    assert kinds["ataque"] == {"event", "message", "purpose"} and kinds["iniciativa"] == {"message", "purpose"}
     assert kinds["inconsciente"] == {"condition"} and kinds["directa"] == {"tactic"}
+    assert "arma" not in kinds and "Garrote" not in kinds          # fields after a dot, keys in brackets
+
+    # After "yo.": the sheet's fields, and nothing else.
+    field_line = lines.index("  requires yo.arma.para")
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri(acciones)},
+                                                       "position": {"line": field_line, "character": 14}})["items"]
+    assert {i["label"] for i in items} >= {"arma", "pv", "FUE"} and "en_pie" not in {i["label"] for i in items}
 
     tablas = workspace / "aquelarre" / "tablas.rules"
     messy = tablas.read_text(encoding="utf-8").replace("| Daga             |", "|Daga|")
@@ -243,3 +249,144 @@ def test_without_the_extra_the_command_says_what_to_install(monkeypatch, capsys)
     assert main(["lsp"]) == 2
     err = capsys.readouterr().err
     assert "error[E0022]" in err and 'pip install "grimorio[lsp]"' in err
+
+
+@pytest.mark.slow
+def test_quick_fixes_symbols_and_context_completion(client, workspace):
+    acciones = workspace / "aquelarre" / "acciones.rules"
+    broken = acciones.read_text(encoding="utf-8").replace("requires en_pie(objetivo)", "requires en_pei(objetivo)")
+    open_doc(client, acciones, broken)
+    [d] = client.diagnostics(uri(acciones), some=True)
+    assert d["data"] == {"suggestion": "en_pie"}
+    [action] = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri(acciones)}, "range": d["range"], "context": {"diagnostics": [d]}})
+    assert action["kind"] == "quickfix" and action["title"] == 'change "en_pei" to "en_pie"'
+    [edit] = action["edit"]["changes"][uri(acciones)]
+    assert edit == {"range": d["range"], "newText": "en_pie"}
+    # The outline: every declaration of the file, with its parts.
+    tablas = workspace / "aquelarre" / "tablas.rules"
+    open_doc(client, tablas)
+    assert client.diagnostics(uri(tablas)) == []
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri(tablas)}})
+    armas = next(s for s in symbols if s["name"] == "armas")
+    assert armas["detail"] == "table" and armas["range"]["start"] == {"line": 3, "character": 0}
+    assert "Garrote" in [c["name"] for c in armas["children"]]
+    # Inside a table's brackets: its keys.
+    text = tablas.read_text(encoding="utf-8") + '\nrule r(c):\n  return armas["'
+    change(client, tablas, text)
+    client.diagnostics(uri(tablas), some=True)
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri(tablas)}, "position": {
+        "line": text.count("\n"), "character": len('  return armas["')}})["items"]
+    assert {"Garrote", "Daga"} <= {i["label"] for i in items} and "en_pie" not in {i["label"] for i in items}
+
+
+def raw_client(workspace, *args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-m", "grimorio.interpreter.tools.cli", "lsp", *args], cwd=workspace,
+                            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.slow
+def test_stdio_flag_and_bad_frames_leave_the_server_answering(workspace):
+    """`--stdio` (what VS Code passes) is accepted; a huge, a negative and a malformed Content-Length, a body
+    that is no JSON and a request with params that do not fit are each dropped or answered with an error,
+    and the server still answers the next request."""
+    c = Client.__new__(Client)
+    c.proc = raw_client(workspace, "--stdio")
+    c.inbox, c.next_id = Queue(), 0
+    threading.Thread(target=c._read, daemon=True).start()
+    c.request("initialize", {"processId": os.getpid(), "rootUri": uri(workspace), "capabilities": {}})
+    c.notify("initialized", {})
+    w = c.proc.stdin
+    w.write(b"Content-Length: 100000000000\r\n\r\n" + b"x" * 1000)     # a length that lies: never allocated
+    w.flush()
+    c.proc.stdin.write(b"Content-Length: -5\r\n\r\n{}")
+    c.proc.stdin.write(b"Content-Length: abc\r\n\r\n{\"jsonrpc\": \"2.0\"}")
+    c.proc.stdin.flush()
+    body = b"not json at all"
+    c.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    c.proc.stdin.flush()
+    c.next_id += 1
+    c.send({"jsonrpc": "2.0", "id": c.next_id, "method": "textDocument/hover", "params": {"nonsense": 1}})
+    reply = c.wait(lambda m: m.get("id") == c.next_id)
+    assert reply["error"]["code"] == -32602
+    c.proc.kill()
+    c.proc.wait(timeout=TIMEOUT)
+
+
+@pytest.mark.slow
+def test_a_huge_content_length_is_skipped_and_the_server_goes_on(workspace):
+    c = Client.__new__(Client)
+    c.proc = raw_client(workspace)
+    c.inbox, c.next_id = Queue(), 0
+    threading.Thread(target=c._read, daemon=True).start()
+    c.request("initialize", {"processId": os.getpid(), "rootUri": uri(workspace), "capabilities": {}})
+    body = b"y" * (65 * 1024 * 1024)
+    c.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body))
+    c.proc.stdin.write(body)
+    c.proc.stdin.flush()
+    log = c.wait(lambda m: m.get("method") == "window/logMessage")
+    assert "skipped" in log["params"]["message"] and "limit" in log["params"]["message"]
+    assert c.request("shutdown", None) is None
+    c.notify("exit", None)
+    assert c.proc.wait(timeout=TIMEOUT) == 0
+
+
+@pytest.mark.slow
+def test_unopened_documents_are_never_read_and_lone_surrogates_are_harmless(client, workspace):
+    fifo = workspace / "tubo.rules"
+    os.mkfifo(fifo)
+    # A hover on a document the client never opened: no answer from disk (a FIFO would block for good).
+    assert client.request("textDocument/hover", {"textDocument": {"uri": uri(fifo)},
+                                                 "position": {"line": 0, "character": 0}}) is None
+    casa = workspace / "surrogate.rules"
+    open_doc(client, casa, 'rule r(x):\n  return "\ud800" + x\n')
+    assert [d["code"] for d in client.diagnostics(uri(casa))] == ["W0323"]     # a file of no edition: said
+    assert client.request("textDocument/hover", {"textDocument": {"uri": uri(casa)},
+                                                 "position": {"line": 1, "character": 14}}) is None
+
+
+@pytest.mark.slow
+def test_quick_edits_are_checked_once_the_typing_stops(client, workspace):
+    """Twenty changes in a row: the last state is the one checked, and a hover asked meanwhile answers."""
+    acciones = workspace / "aquelarre" / "acciones.rules"
+    text = acciones.read_text(encoding="utf-8")
+    open_doc(client, acciones, text)
+    assert client.diagnostics(uri(acciones)) == []
+    seen: list = []
+    for version in range(2, 22):
+        change(client, acciones, text.replace("requires en_pie(objetivo)", f"requires en_pie{version}(objetivo)"),
+               version)
+    line = text.split("\n").index("  requires en_pie(yo)")
+    assert client.request("textDocument/hover", {"textDocument": {"uri": uri(acciones)},
+                                                 "position": {"line": line, "character": 13}}) is not None
+    [d] = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                      and m["params"]["uri"] == uri(acciones) and m["params"]["diagnostics"], seen)["params"]["diagnostics"]
+    published = [m for m in seen if m.get("method") == "textDocument/publishDiagnostics"
+                 and m["params"]["uri"] == uri(acciones)]
+    assert "en_pie21" in d["message"]                 # the last state
+    assert len(published) < 5                          # not one check per change
+
+
+@pytest.mark.slow
+def test_a_plain_house_file_is_checked_over_its_edition_and_hover_names_what_it_replaces(client, workspace):
+    folder = workspace / "reglas_casa"
+    folder.mkdir()
+    house = folder / "quinto.rules"
+    text = ("# Crítico hasta la quinta parte.\nextends aquelarre\n"
+            "replace row 1 of check porcentaje:\n  | <= ceil(objetivo / 5) | crítico |\n")
+    house.write_text(text, encoding="utf-8")
+    open_doc(client, house)
+    assert client.diagnostics(uri(house)) == []
+    value = client.request("textDocument/hover", {"textDocument": {"uri": uri(house)},
+                                                  "position": {"line": 3, "character": 4}})["contents"]["value"]
+    assert 'house rules quinto' in value and 'replaces row 1 of check "porcentaje"' in value
+    assert "tiradas.rules:9" in value and "check porcentaje(objetivo) rolls tirada = d100:" in value
+    # A misspelled name in the house file: its diagnostic, with the quick fix, at the designer's line.
+    change(client, house, text.replace("porcentaje", "porcentage"))
+    [d] = client.diagnostics(uri(house), some=True)
+    assert d["range"]["start"]["line"] == 2 and d["data"] == {"suggestion": "porcentaje"}
+    # Without its extends line the file cannot be checked: it says so instead of ok.
+    change(client, house, text.replace("extends aquelarre\n", ""), version=3)
+    [d] = client.diagnostics(uri(house), some=True)
+    assert d["code"] == "E0323" and d["severity"] == 1

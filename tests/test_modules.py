@@ -421,3 +421,59 @@ def test_check_of_a_module_checks_it_with_the_editions_that_include_it(root, cap
         assert main(["check", str(path)]) == 2
         err = capsys.readouterr().err
         assert err.count('error[E0203]: nothing in these rules has a field "FEU"') == 1   # uno and dos: once
+
+
+# ---------------------------------------------------------------- expects call (what the round must call)
+
+RONDA = """\
+round ronda:
+  step turnos:
+    for c in combatants():
+      probar(c)
+"""
+
+
+def test_a_module_names_the_rules_the_round_must_call(root):
+    # "uno" has a round that calls probar (the module's rule): the module's needs are met.
+    write(root / "comun" / "modulo.rules", MODULE.replace("  expects outcome éxito\n",
+                                                          "  expects outcome éxito\n  expects call probar\n"))
+    write(root / "uno" / "ronda.rules", RONDA)
+    write(root / "uno" / "edicion.rules", UNO.replace('include "hoja.rules", module comun',
+                                                      'include "hoja.rules", module comun, "ronda.rules"'))
+    load_edition("uno", [root, bundled_root()])
+    # A round that never reaches it: E0270 at the include line, naming where the module asks.
+    write(root / "uno" / "ronda.rules", RONDA.replace("probar(c)", "pass"))
+    d = only(errors("uno", root), "E0270")
+    assert d.message == 'module "comun" needs the round to call rule "probar", and the round of edition "uno" never does'
+    assert (Path(d.span.file).name, d.span.line) == ("edicion.rules", 3)
+    assert "modulo.rules:9" in d.help
+    # Reached through a rule of the edition's own: met.
+    write(root / "uno" / "ronda.rules", RONDA.replace("probar(c)", "turno(c)") + "rule turno(c):\n  probar(c)\n")
+    load_edition("uno", [root, bundled_root()])
+
+
+def test_an_edition_without_a_round_has_no_turns_to_drive(root):
+    write(root / "comun" / "modulo.rules", MODULE.replace("  expects outcome éxito\n",
+                                                          "  expects outcome éxito\n  expects call probar\n"))
+    load_edition("uno", [root, bundled_root()])
+
+
+def test_expecting_a_call_to_a_rule_the_module_lacks(root):
+    write(root / "comun" / "modulo.rules", MODULE.replace("  expects outcome éxito\n",
+                                                          "  expects outcome éxito\n  expects call proba\n"))
+    d = only(errors("uno", root), "E0316")
+    assert d.message == 'module "comun" expects a call to rule "proba", and there is no such rule'
+    assert 'did you mean "probar"?' in d.help
+
+
+def test_aquelarre_estados_without_its_turns_is_told_what_the_module_needs(tmp_path):
+    # The bundled edition without turnos.rules (the patches that make the Asalto call the module).
+    src = bundled_root() / "aquelarre_estados"
+    for f in src.glob("*.rules"):
+        write(tmp_path / "ae2" / f.name, f.read_text(encoding="utf-8"))
+    entry = tmp_path / "ae2" / "edicion.rules"
+    write(entry, entry.read_text(encoding="utf-8").replace("edition aquelarre_estados:", "edition ae2:")
+          .replace('"turnos.rules", ', ""))
+    diags = errors("ae2", tmp_path)
+    assert [d.code for d in diags] == ["E0270", "E0270"]
+    assert ['"pierde_el_turno"' in diags[0].message, '"fin_de_ronda"' in diags[1].message] == [True, True]

@@ -15,6 +15,8 @@ from .agreement import check_agreement
 from .names import Resolver, Scope
 from .policy import check_policy
 from .resolver import resolve_ruleset
+from .coverage import coverage
+from .shadowing import dice_names
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -42,6 +44,8 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _cells(rs)
     out += check_formats(rs)
     out += check_agreement(rs)
+    out += dice_names(rs)
+    out += [d for d in coverage(rs) if d.severity != "warning"]
     out += resolve_ruleset(rs)
     return out
 

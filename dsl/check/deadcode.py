@@ -40,7 +40,10 @@ def dead_data(rs) -> list[Diagnostic]:
         if o.name not in options and o.name not in policy:
             out.append(_warn("W0705", f'no rule reads option "{o.name}"', o.span,
                              f'read it with "option {o.name}", or remove it'))
-    return out
+    from .coverage import coverage
+    from .shadowing import shadowed
+    # Not dead data, but what a run would miss as well: names that hide others, values no row answers.
+    return out + shadowed(rs) + [d for d in coverage(rs) if d.severity == "warning"]
 
 
 def _warn(code, message, span, help) -> Diagnostic:
@@ -116,6 +119,8 @@ def _unary(x: n.Unary, tables) -> Range:
 def _binary(x: n.Binary, tables) -> Range:
     left, right = key_range(x.left, tables), key_range(x.right, tables)
     if x.op == "%" and right and right[0] == right[1] and right[0] > 0:
+        if left and 0 <= left[0] and left[1] < right[0]:
+            return left                     # already below m: x % m is x
         return (0, right[0] - 1)            # whatever the left side: x % m is 0..m-1 for m > 0
     if left is None or right is None:
         return None

@@ -69,10 +69,25 @@ def check_settings(settings, facts: Facts) -> list[Diagnostic]:
     return out
 
 
+def set_twice(settings) -> list[Diagnostic]:
+    """E0325: one option set twice by one encounter (or one layer): the last would win in silence.
+    `settings`: (name, value node) in the order written."""
+    first: dict = {}
+    out = []
+    for name, value in settings:
+        span = setting_span(value)
+        if name in first:
+            out.append(Diagnostic("E0325", f'option "{name}" is set twice', span,
+                                  f"it is first set at line {first[name].line}; keep one of the two"))
+        else:
+            first[name] = span
+    return out
+
+
 def check_encounter(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
     """Every diagnostic of the encounter's combatants and pins, in the order of the text."""
     names = [c.name for c in enc.combatants]
-    out = []
+    out = set_twice(enc.settings)
     for c in enc.combatants:
         out += _combatant(c, facts)
     for pin in enc.pins:
@@ -209,6 +224,22 @@ def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
                     out.append(Diagnostic("E0201", f'there is no action or reaction "{words[0]}"', span,
                                           did_you_mean(words[0], facts.actions + facts.reactions) or
                                           "a choice is an action, a reaction, pass, none, or choose and a value"))
+                else:
+                    out += _near_combatants(words[1:], span, names)
+    return out
+
+
+def _near_combatants(values, span: Span, names: list) -> list[Diagnostic]:
+    """E0326: a value of a scripted choice spelled like a combatant of the encounter but none of them
+    (`atacar Bandid`): no rule can offer it, and the run would stop at this round."""
+    out = []
+    for word in values:
+        if word in names or not isinstance(word, str):
+            continue
+        near = did_you_mean(word, names)
+        if near:
+            out.append(Diagnostic("E0326", f'"{word}" is not a combatant of this encounter', span,
+                                  f"{near} (its combatants: {', '.join(names)})"))
     return out
 
 

@@ -67,6 +67,16 @@ def _column(rows, i):
                           for r in rows]))
 
 
+def cell_misfit(rows, i: int, value) -> tuple[str, str] | None:
+    """(the column's kind, the cell's) when a cell put in column i of these rows (a layer's `change`) is
+    surely of another kind than every other cell of the column shows; else None. Whole numbers and
+    fractions fit each other."""
+    col, k = _column(rows, i), kind(value, lambda name: None)
+    if col is None or k is None or col == k or (col in NUMERIC and k in NUMERIC):
+        return None
+    return col, k
+
+
 _ROWS: dict[int, tuple] = {}        # a table or condition's id -> (it, the kind of its rows)
 
 
@@ -201,7 +211,23 @@ def _unary(node, resolve):
     return k if k in (NUMBER, FRACTION, DICE) else None
 
 
+CHECK = "\0check "          # resolve(CHECK + name): the check declaration of that name (the resolver's)
+
+
+def _check_call(node, resolve):
+    """A check's result: a record of its parameters, its roll and its output (an outcome, as its rows give)."""
+    r = resolve(CHECK + node.name)
+    if r is None or r.kind != "check":
+        return None
+    d = r.target
+    out = join_all([kind(row.output, resolve) if isinstance(row.output, n.Node) else None for row in d.decide.rows])
+    fields = {p.name: None for p in d.params}
+    fields.update({d.roll_name: None, d.decide.output: out})
+    return Kind(f'the result of check "{d.name}"', fields=fields)
+
+
 KIND_OF = {
+    n.CheckCall: _check_call,
     n.Const: _const, n.DiceLit: lambda node, resolve: DICE, n.Roll: lambda node, resolve: NUMBER,
     n.Maximum: lambda node, resolve: NUMBER, n.Name: _name, n.Unary: _unary, n.Binary: _binary,
     n.Attr: _attr, n.Index: _index, n.Call: _call, n.Comprehension: _comprehension,
@@ -280,6 +306,23 @@ def check_order(node: n.Binary, resolve):
     _fail(node, f"{a} and {b} cannot be compared by order",
           "order compares numbers with numbers, texts with texts, and outcomes of one list or grades of "
           "one condition with each other")
+
+
+def _named_value(k) -> bool:
+    return k is not None and k.startswith(("an outcome of", "a grade of"))
+
+
+def check_equality(node: n.Binary, resolve):
+    """An outcome or a grade is a name, never a text: `t.resultado == "crítico"` is always false (E0234)."""
+    a, b = kind(node.left, resolve), kind(node.right, resolve)
+    for named, other, text in ((a, b, node.right), (b, a, node.left)):
+        if _named_value(named) and other == TEXT:
+            word = text.value if isinstance(text, n.Const) and isinstance(text.value, str) else None
+            raise GrimorioError(Diagnostic(
+                "E0234", f"{named} is never equal to a text: this is always "
+                         f"{'false' if node.op == '==' else 'true'}", node.span,
+                f"write the outcome without quotes: {word}" if word else
+                "outcomes and grades are names, written without quotes"))
 
 
 def check_field(node: n.Attr, resolve):

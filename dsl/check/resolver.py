@@ -252,7 +252,8 @@ class _Walker:
         loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
         if s.key is not None:
             self.expr(s.key, loop.typed("it", item))
-        inner = loop.typed(s.var, item)
+        # `for group`: the name holds the list of the items of one key (never empty), not an item.
+        inner = loop.typed(s.var, K.Kind(K.LIST, item, True) if s.group else item)
         if s.where is not None:
             self.expr(s.where, inner)
         self.nested(s, lambda: self.block(s.body, inner))
@@ -328,7 +329,8 @@ class _Walker:
     def x_Binary(self, x: n.Binary, scope):
         resolve = self.resolving(scope)
         check = {"<": K.check_order, "<=": K.check_order, ">": K.check_order, ">=": K.check_order,
-                 "in": K.check_membership, "notin": K.check_membership}.get(x.op)
+                 "in": K.check_membership, "notin": K.check_membership,
+                 "==": K.check_equality, "!=": K.check_equality}.get(x.op)
         if x.op in ("+", "-", "*", "/", "%"):
             check = K.check_arithmetic
         if check is not None:
@@ -357,6 +359,9 @@ class _Walker:
         def resolve(name):
             if name in kinds and name in scope.locals:
                 return Resolved("known", kinds[name])
+            if name.startswith(K.CHECK):
+                check = self.rs.space("check").get(name[len(K.CHECK):])
+                return Resolved("check", check) if isinstance(check, n.Check) else None
             return self.names.resolve(name, scope)
         return resolve
 
@@ -407,7 +412,9 @@ class _Walker:
 
     def x_Call(self, x: n.Call, scope):
         if not isinstance(x.func, n.Name):
-            self.fail("E0204", "only rules and builtins can be called", x.span)
+            self.fail("E0204", "only rules and builtins can be called", x.span,
+                      "this is dice, not a name: a rule cannot be named like dice (d20, 2d6); rename it"
+                      if isinstance(x.func, n.DiceLit) else None)
             self.expr(x.func, scope)
             self.args(x.args, scope)
             return

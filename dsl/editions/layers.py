@@ -51,6 +51,13 @@ def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = 
         rs.layers.append(layer)
     patches = [d for d in decls if isinstance(d, n.Patch)]
     for d in decls:
+        if isinstance(d, n.HouseHead):         # a house file's line (load_house takes it out first)
+            diags.append(Diagnostic("E0324", '"extends" at the margin is a house file\'s line', d.span,
+                                    f'in an edition, it goes in the edition\'s head, indented: '
+                                    f'"edition NAME:" then "  extends {d.edition}"'))
+    from ..check.encounter_check import set_twice
+    diags += set_twice([(p.target.name, p.new) for p in patches if p.op == "set"])
+    for d in decls:
         if isinstance(d, n.Decl):
             _declare(rs, layer, d, NAMESPACE[type(d)], diags)
     for p in patches:
@@ -192,6 +199,8 @@ def _part_key(p: n.Patch):
         return f"{p.column} of {t.key}"
     if t.part in ("step", "block", "grade", "react", "row"):
         return f"{t.part} {t.key}"
+    if t.part == "pref":
+        return f"{_line_name(t.key[0])} {t.key[1] or 'end'}"
     return t.part
 
 
@@ -302,7 +311,16 @@ def _block_insert(rs, layer, p, d):
 def _edge(rs, layer, p, d):
     """Statements at the start or end of a body: a rule's, an action's, a step's or a labeled block's."""
     t = p.target
-    add = lambda body: (p.new + body) if p.where == "start" else (body + p.new)  # noqa: E731
+
+    def add(body):
+        if p.where == "start":
+            return p.new + body
+        if ends(body):
+            raise _misfit(p.span, f"these statements would never run: {_edge_name(t)} ends at line "
+                                  f"{body[-1].span.line}, before them",
+                          f"put them before that line (insert before block NAME, or at start of ...), or "
+                          f"replace the block or {t.kind} that ends it")
+        return body + p.new
     if t.part == "block":
         return _with_block(d, p, lambda b: (replace(b, body=add(b.body)),)), \
             f'adds statements at the {p.where} of block "{t.key}"'
@@ -315,6 +333,27 @@ def _edge(rs, layer, p, d):
         raise _misfit(t.span, f'{t.kind} "{t.name}" has no statements of its own',
                       'name a step ("of step NAME in round ...") or a rule, action or reaction')
     return replace(d, body=add(d.body)), f"adds statements at the {p.where}"
+
+
+def ends(body) -> bool:
+    """Whether a body never runs past its end: its last statement returns or stops, or is an
+    `if ... else` each of whose branches does."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (n.Return, n.Stop)):
+        return True
+    if isinstance(last, n.Block):
+        return ends(last.body)
+    if isinstance(last, n.If):
+        return last.orelse is not None and all(ends(b) for _, b in last.branches) and ends(last.orelse)
+    return False
+
+
+def _edge_name(t: n.Target) -> str:
+    if t.part in ("block", "step"):
+        return f'{t.part} "{t.key}" of {t.kind} "{t.name}"'
+    return f'{t.kind} "{t.name}"'
 
 
 # ------------------------------------------------------------------ steps
@@ -410,6 +449,7 @@ def _change(rs, layer, p, d):
             value = b.value_cell(text, span)
         except GrimorioError as exc:
             raise LayerError(exc.diagnostics[0]) from None
+        _fits([cells for g, cells in d.rows if g != t.key], col, value, p, f'condition "{d.name}"')
         rows = tuple((g, cells[:col] + (value,) + cells[col + 1:]) if g == t.key else (g, cells)
                      for g, cells in d.rows)
         return replace(d, rows=rows), f'changes "{p.column}" of grade "{t.key}"'
@@ -422,12 +462,33 @@ def _change(rs, layer, p, d):
                             d.dice is not None)[0] if col == 0 else b.value_cell(text, span)
     except GrimorioError as exc:
         raise LayerError(exc.diagnostics[0]) from None
+    if col > 0 or d.dice is None:
+        _fits(d.rows[:i] + d.rows[i + 1:], col, value, p, f'table "{d.name}"')
     row = d.rows[i][:col] + (value,) + d.rows[i][col + 1:]
     rows = d.rows[:i] + (row,) + d.rows[i + 1:]
     return replace(d, rows=rows), f'changes "{p.column}" of row "{t.key}"'
 
 
 CELL_KINDS = ("table", "condition")
+
+
+def _fits(others, col: int, value, p: n.Patch, where: str) -> None:
+    """E0237: a changed cell of another kind than the rest of its column (a text where every other row
+    holds a number or dice): the rules that read the column would fail in the edition's files, not here."""
+    from ..check.kinds import cell_misfit
+    misfit = cell_misfit(others, col, value)
+    if misfit is None:
+        return
+    want, got = misfit
+    quoted = isinstance(value, n.Const) and isinstance(value.value, str)
+    raise LayerError(Diagnostic(
+        "E0237", f'column "{p.column}" of {where} holds {want}, not {got}', p.new[1],
+        ("a word or a quoted text in a cell is a text: " if quoted else "") +
+        f"write {EXAMPLES.get(want, want)}, as its other rows do"))
+
+
+EXAMPLES = {"a number": "a number in digits, without quotes (2)", "a fraction": "a number or a scale (x2, /2)",
+            "dice": "dice without quotes (2D6+1)"}
 
 
 def _check_rows(d: n.Check, p: n.Patch) -> tuple:
@@ -495,6 +556,75 @@ def _react(rs, layer, p, d: n.Tactic):
         f'replaces "react {p.target.key}"'
 
 
+def _line_name(event) -> str:
+    return f"react {event}" if event is not None else "act"
+
+
+def _pref_line(d: n.Tactic, p: n.Patch) -> tuple:
+    """The preferences of the line a patch names (its act line, or its react line for an event)."""
+    event = p.target.key[0]
+    if event is None:
+        return d.act
+    for e, prefs in d.react:
+        if e == event:
+            return prefs
+    if p.op == "add":
+        return ()                                    # a react line the tactic lacks: the patch starts it
+    events = [e for e, _ in d.react]
+    raise _missing(replace(p.target, key=event), "react line for", events, f'tactic "{d.name}"')
+
+
+def _pref_index(d: n.Tactic, p: n.Patch, prefs: tuple) -> int:
+    event, name = p.target.key
+    at = [i for i, pref in enumerate(prefs) if pref.name == name]
+    line = _line_name(event)
+    if not at:
+        names = list(dict.fromkeys(pref.name for pref in prefs))
+        raise LayerError(Diagnostic("E0308", f'the {line} line of tactic "{d.name}" has no preference "{name}"',
+                                    p.target.span, did_you_mean(name, names) or f"its preferences are: "
+                                    f"{', '.join(names)}"))
+    if len(at) > 1:
+        raise _misfit(p.target.span, f'tactic "{d.name}" has {len(at)} preferences "{name}" in its {line} line',
+                      f"a patch names one preference; to change one of these, replace the whole line: "
+                      f"replace {line} of tactic {d.name}: ...")
+    return at[0]
+
+
+def _with_line(d: n.Tactic, event, prefs: tuple) -> n.Tactic:
+    if event is None:
+        return replace(d, act=prefs)
+    if event not in [e for e, _ in d.react]:
+        return replace(d, react=d.react + ((event, prefs),))
+    return replace(d, react=tuple((e, prefs if e == event else old) for e, old in d.react))
+
+
+def _pref(rs, layer, p, d: n.Tactic):
+    """One preference of a tactic's act or react line: added at the end, inserted before or after
+    another, removed or replaced; the others keep their order."""
+    event, name = p.target.key
+    prefs = _pref_line(d, p)
+    line = _line_name(event)
+    if p.op == "add":
+        return _with_line(d, event, prefs + p.new), f'adds {_pref_names(p.new)} to its "{line}" line'
+    i = _pref_index(d, p, prefs)
+    if p.op == "remove":
+        if len(prefs) == 1:
+            raise _misfit(p.target.span, f'"{name}" is the only preference of the {line} line of tactic "{d.name}"',
+                          f"a line needs one; to drop the line, replace the tactic, or replace the line with "
+                          f"another preference")
+        new, what = prefs[:i] + prefs[i + 1:], f'removes "{name}" from'
+    elif p.op == "replace":
+        new, what = prefs[:i] + p.new + prefs[i + 1:], f'replaces "{name}" in'
+    else:
+        at = i if p.where == "before" else i + 1
+        new, what = prefs[:at] + p.new + prefs[at:], f'inserts {_pref_names(p.new)} {p.where} "{name}" in'
+    return _with_line(d, event, new), f'{what} its "{line}" line'
+
+
+def _pref_names(prefs) -> str:
+    return ", ".join(f'"{pref.name}"' for pref in prefs)
+
+
 def _choose(rs, layer, p, d: n.Tactic):
     return replace(d, choose=p.new), 'replaces "choose"'
 
@@ -538,6 +668,7 @@ PATCHES = {
     ("add", "rows"): _rows_add, ("change", "cell"): _change,
     ("remove", "grade"): _grade_remove, ("replace", "on receive"): _on_receive,
     ("replace", "act"): _act, ("replace", "react"): _react, ("replace", "choose"): _choose,
+    ("add", "pref"): _pref, ("insert", "pref"): _pref, ("remove", "pref"): _pref, ("replace", "pref"): _pref,
     ("add", "requires"): _requires, ("set", None): _set, ("add", "fields"): _fields_add,
 }
 

@@ -45,6 +45,26 @@ EXPECTABLE = {
        if cls not in (n.Edition, n.Module)},
 }
 
+# `expects call NAME`: a rule of the module that the including edition's round must call (directly or
+# through the rules, actions, reactions and tactics it runs): what the module needs done every turn
+# or every round. The rule itself must exist (E0316); a round that never reaches it is E0270.
+CALL = "call"
+
+
+def reached_from_round(rs: Ruleset) -> set[str]:
+    """The rules a round reaches: the calls in its steps, in the rules those call, and so on. Actions,
+    reactions and tactics count as reached, since the round runs them through act and events."""
+    from ..check.names import walk
+    rules = {r.name: r for r in rs.all(n.Rule)}
+    todo: list = [*rs.all(n.Round), *rs.all(n.Action), *rs.all(n.Reaction), *rs.all(n.Tactic)]
+    called: set[str] = set()
+    while todo:
+        for x in walk(todo.pop()):
+            if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.id in rules and x.func.id not in called:
+                called.add(x.func.id)
+                todo.append(rules[x.func.id])
+    return called
+
 
 # What a name clash caused by an included module means for the including edition.
 CLASHES = {
@@ -204,11 +224,12 @@ class Includer:
         return own + self.includes(mod.includes, ("module", name, entry), chain + (name,))
 
     def _check_kinds(self, mod: n.Module) -> None:
+        kinds = [*EXPECTABLE, CALL]
         for e in mod.expects:
-            if e.kind not in EXPECTABLE:
+            if e.kind not in kinds:
                 self.diags.append(Diagnostic("E0317", f'a module cannot expect a "{e.kind}"', e.kind_span,
-                                             did_you_mean(e.kind, EXPECTABLE)
-                                             or f"it can expect: {', '.join(sorted(EXPECTABLE))}"))
+                                             did_you_mean(e.kind, kinds)
+                                             or f"it can expect: {', '.join(sorted(kinds))}"))
 
     def relocate(self, diags: list[Diagnostic]) -> list[Diagnostic]:
         """A name of an included module that clashes with the edition's or its base's (E0202, E0306,
@@ -231,6 +252,8 @@ class Includer:
         """E0316, at the include, for everything an included module expects and the ruleset lacks."""
         for inc in self.mine:
             for e in inc.module.expects:
+                if e.kind == CALL:
+                    self._check_calls(ed, inc, e)
                 if e.kind not in EXPECTABLE:
                     continue
                 has, names = EXPECTABLE[e.kind]
@@ -243,6 +266,25 @@ class Includer:
                         (did_you_mean(name, names(self.rs)) + "; " if did_you_mean(name, names(self.rs)) else "")
                         + f"declare it in the edition or a file it includes (the module says what it expects at "
                           f"{name_span})"))
+
+    def _check_calls(self, ed: n.Edition, inc: Included, e: n.Expects) -> None:
+        """`expects call NAME`: E0316 when the module has no such rule, E0270 when the edition has a
+        round and it never reaches the rule. An edition without a round has no turns to drive."""
+        rules = [r.name for r in self.rs.all(n.Rule)]
+        reached = reached_from_round(self.rs) if self.rs.all(n.Round) else None
+        for name, name_span in e.names:
+            if name not in rules:
+                hint = did_you_mean(name, rules)
+                self.diags.append(Diagnostic(
+                    "E0316", f'module "{inc.module.name}" expects a call to rule "{name}", and there is no such rule',
+                    name_span, (hint + "; " if hint else "") + "name a rule the module declares"))
+            elif reached is not None and name not in reached:
+                self.diags.append(Diagnostic(
+                    "E0270", f'module "{inc.module.name}" needs the round to call rule "{name}", and the round of '
+                             f'edition "{ed.name}" never does', inc.span,
+                    f"call {name}(...) where the module says, from the round or a rule it runs (the module asks "
+                    f"for it at {name_span}; its comment says when); an edition that extends another patches "
+                    "that round: insert at start of rule ..., insert at end of step ..."))
 
 
 def check_module(entry: Path, roots, sources) -> list[Diagnostic]:

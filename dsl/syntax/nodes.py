@@ -437,6 +437,11 @@ class Target(Node):
     key: object = None         # the part's name, row number or row key
 
 
+class HouseHead(Node):
+    """`extends EDITION` at the margin of a house-rule file: the edition its patches are written for."""
+    edition: str
+
+
 class Patch(Node):
     """One change a layer makes to a declaration below it."""
     op: str                    # replace remove insert add change set

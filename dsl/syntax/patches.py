@@ -66,6 +66,9 @@ class PatchBuilder:
                 "write one `replace` before the declaration it replaces"))
         return n.Patch(self._span(t), "replace", n.Target(decl.span, KIND_OF[type(decl)], decl.name), new=decl)
 
+    def house_extends(self, t):
+        return n.HouseHead(self._span(t.children[0]), str(t.children[0]))
+
     def p_remove(self, t):
         kind, name = t.children
         return n.Patch(self._span(t), "remove", self._target(t, self._kind(kind), name))
@@ -162,6 +165,34 @@ class PatchBuilder:
         chooser, name, picks = t.children
         return n.Patch(self._span(t), "replace", self._target(t, "tactic", name, "choose"),
                        new=self.b.picks(chooser, picks))
+
+    # ------------------------------------------------------------ one preference of a tactic
+    @staticmethod
+    def _line(t):
+        """The event of a `react EVENT` line, or None for the act line."""
+        return str(t.children[0]) if t.data == "pl_react" else None
+
+    def _pref_target(self, t, line, name_tok, pref=None) -> n.Target:
+        return n.Target(self.b.span(name_tok), "tactic", str(name_tok), "pref",
+                        (self._line(line), pref))
+
+    def p_add_prefs(self, t):
+        line, prefs, name = t.children
+        return n.Patch(self._span(t), "add", self._pref_target(t, line, name), new=self.b.prefs(prefs))
+
+    def p_insert_prefs(self, t):
+        line, prefs, where, pref, name = t.children
+        return n.Patch(self._span(t), "insert", self._pref_target(t, line, name, str(pref)),
+                       where=str(where.children[0]), new=self.b.prefs(prefs))
+
+    def p_remove_pref(self, t):
+        line, pref, name = t.children
+        return n.Patch(self._span(t), "remove", self._pref_target(t, line, name, str(pref)))
+
+    def p_replace_pref(self, t):
+        line, pref, name, prefs = t.children
+        return n.Patch(self._span(t), "replace", self._pref_target(t, line, name, str(pref)),
+                       new=self.b.prefs(prefs))
 
     def p_add_requires(self, t):
         expr, kind, name = t.children

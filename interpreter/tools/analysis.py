@@ -21,7 +21,8 @@ from ...dsl.editions.loader import NAMESPACE, Ruleset, bundled_root, load_editio
 from ...dsl.editions.modules import editions_including
 from ...dsl.source import read_text
 
-from .checking import _roots
+from .checking import _roots, house_ruleset, unnamed_edition
+from ...dsl.check.checker import standalone
 from ..compile.compiler import compile_checked
 from ..run.encounter import Prepared, roots_for
 
@@ -133,9 +134,43 @@ def _rules(a: Analysis, text: str) -> None:
     if entry is None:
         a.sources.texts[str(a.path)] = text
         a.add(diags)
+        if not diags:
+            _house(a)
         return
     a.ruleset = load_entry(entry, _roots(entry.parent), a.sources)
     a.program = compile_checked(a.ruleset)
+
+
+def _house(a: Analysis) -> None:
+    """A rules file no edition holds is a house-rule file: checked as a layer over the edition its
+    `extends` line names, as `grimorio check` does."""
+    unnamed = unnamed_edition(a.path, a.decls)
+    if unnamed is not None:
+        a.add([unnamed])
+        return
+    a.ruleset = house_ruleset(a.path, a.decls, a.sources, _roots(a.path.parent))
+    a.program = compile_checked(a.ruleset)
+    a.add(standalone(a.ruleset))
+
+
+def changes_at(a: Analysis, line: int) -> list:
+    """What a layer's line (1-based) changes in the edition below it: the layer, and the declaration it
+    replaced or patched, where that was (the file being edited must be that layer)."""
+    ruleset = a.ruleset
+    if ruleset is None:
+        return []
+    return [c for c in ruleset.changes if c.span.line <= line <= (c.span.end_line or c.span.line)
+            and locate(c.span.file) == a.path]
+
+
+def change_text(change, sources: Sources) -> str:
+    """A hover's text for a layer's change: what it does, the layer, and the declaration below it."""
+    head = f"{change.layer}: {change.what}"
+    if change.below is None:
+        return head
+    below = Symbol(change.name, change.kind, change.below, None)
+    where = f"{change.below.file}:{change.below.line}"
+    return f"{head}, which was at {where}:\n\n```grimorio\n{declaration_text(below, sources)}\n```"
 
 
 def _encounter(a: Analysis, text: str) -> None:

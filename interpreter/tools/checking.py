@@ -16,7 +16,8 @@ from ...dsl.records import dataclass
 from ...dsl.editions.cache import build_rules
 from ...dsl.check.checker import standalone
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
-from ...dsl.editions.loader import bundled_root, duplicate_editions, edition_heads, entry_heads, load_entry, load_house
+from ...dsl.editions.loader import (bundled_root, duplicate_editions, edition_heads, entry_heads, house_heads,
+                                    load_edition, load_entry, load_house)
 from ...dsl.editions.modules import check_module, duplicate_modules, editions_including
 from ...dsl.source import read_text
 
@@ -136,7 +137,47 @@ def _rules(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagn
         if path.name in includes:
             return _edition(entry, sources, layers)
     sources.texts[str(path)] = text
-    return build_rules(text, str(path))[1]
+    decls, diags = build_rules(text, str(path))
+    if diags:
+        return diags
+    return _house(path, decls, sources, layers)
+
+
+def _house(path: Path, decls, sources: Sources, layers: Layers) -> list[Diagnostic]:
+    """A rules file no edition or module holds is a house-rule file: checked as a layer over the edition
+    its `extends` line names (or the --house files' edition given with it), never read for syntax alone."""
+    unnamed = unnamed_edition(path, decls)
+    if unnamed is not None:
+        return [unnamed]
+    try:
+        rs = house_ruleset(path, decls, sources, _roots(path.parent, layers.rules), layers.houses)
+        warnings = compile_checked(rs).warnings
+        return standalone(rs) + warnings
+    except GrimorioError as exc:
+        return exc.diagnostics
+
+
+def unnamed_edition(path: Path, decls) -> Diagnostic | None:
+    """What is said of a house-rule file without an `extends` line: an error when it patches (it cannot
+    be checked), a warning when it only declares (its syntax was checked); None when it names one."""
+    if house_heads(decls):
+        return None
+    how = ("name it on a line of its own at the top: extends EDITION (or check the file over an edition: "
+           "grimorio check --house FILE EDITION_FOLDER)")
+    if any(isinstance(d, n.Patch) for d in decls):
+        return Diagnostic("E0323", "these house rules do not say which edition they change", Span(str(path), 1, 1), how)
+    return Diagnostic("W0323", "only the syntax of this file was checked: no edition includes it, and it "
+                               "names none", Span(str(path), 1, 1), how, "warning")
+
+
+def house_ruleset(path: Path, decls, sources: Sources, roots, houses=()):
+    """The edition a house-rule file's `extends` line names, with the --house files and then the file
+    itself layered on it (the file read through `sources`, so an editor's unsaved text counts)."""
+    head = house_heads(decls)[0]
+    rs = load_edition(head.edition, roots, head.span, sources)
+    for house in (*houses, path):
+        load_house(rs, Path(house))
+    return rs
 
 
 def _encounter(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:

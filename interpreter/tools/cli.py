@@ -144,7 +144,10 @@ def _fmt_parser(sub):
 
 
 def _lsp_parser(sub):
-    sub.add_parser("lsp", help="serve the language server protocol on stdin/stdout (for editors)")
+    lsp = sub.add_parser("lsp", help="serve the language server protocol on stdin/stdout (for editors)")
+    # What VS Code's client (vscode-languageclient, TransportKind.stdio) and others pass: standard
+    # input and output are the only transport, so the flag is accepted and changes nothing.
+    lsp.add_argument("--stdio", action="store_true", help="speak over standard input and output (the default)")
 
 
 def _odds_parser(sub):

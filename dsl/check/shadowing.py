@@ -1,0 +1,72 @@
+"""Names that read as something else: a declaration or a local named like dice (`rule d20(adv):`
+is accepted, then every `d20(true)` reads as dice), an error; a `let` that takes the name of an
+outcome, a table, a condition, a var or a list of outcomes for the rest of its block (`let crítico =
+...` and `crítico` no longer means the outcome), a warning."""
+from __future__ import annotations
+
+import re
+
+from ..syntax import nodes as n
+from ..diagnostics import Diagnostic, Span
+from .names import walk
+
+DICE_NAME = re.compile(r"[0-9]*[dD][0-9]+")          # the grammar's DICE token, whole
+
+
+def dice_names(rs) -> list[Diagnostic]:
+    """E0235: a name the grammar reads as dice wherever it is written as a value or called."""
+    out = []
+    for space in rs.spaces.values():
+        for d in space.values():
+            if isinstance(d, n.Decl) and DICE_NAME.fullmatch(d.name) and not isinstance(d, (n.Edition, n.Module)):
+                kind = n.KIND_OF.get(type(d), "declaration")
+                out.append(_dice(kind, d.name, _name_span(d, kind)))
+            for x in walk(d) if isinstance(d, (n.Rule, n.Action, n.Reaction, n.Round, n.Condition)) else ():
+                if isinstance(x, n.Let) and DICE_NAME.fullmatch(x.name):
+                    out.append(_dice("local", x.name, x.span))
+            for p in getattr(d, "params", ()) or ():
+                if isinstance(p, n.Param) and DICE_NAME.fullmatch(p.name):
+                    out.append(_dice("parameter", p.name, p.span))
+    return out
+
+
+def _name_span(d, kind: str):
+    """Where a declaration's name is, on its first line after its keyword (`rule d20(...)`)."""
+    sp = d.span
+    col = sp.col + len(kind) + 1
+    return Span(sp.file, sp.line, col, sp.line, col + len(d.name))
+
+
+def _dice(what: str, name: str, span) -> Diagnostic:
+    return Diagnostic("E0235", f'a {what} cannot be named "{name}": that is dice', span,
+                      f"{name}(...) and {name} read as the dice {name.upper()}; give it a name that is not "
+                      f"dice, such as tirar_{name.lower()}")
+
+
+SHADOWED = {n.Table: "table", n.Condition: "condition", n.Var: "var", n.Outcomes: "list of outcomes"}
+
+
+def shadowed(rs) -> list[Diagnostic]:
+    """W0236: a `let` that hides an outcome, a table, a condition, a var or a list of outcomes."""
+    values = rs.space("value")
+    outcomes = {v: o for o in rs.all(n.Outcomes) for v in o.values}
+    out = []
+    for space in ("rule", "action", "reaction", "round", "value"):
+        for d in rs.space(space).values():
+            if not isinstance(d, (n.Rule, n.Action, n.Reaction, n.Round, n.Condition)):
+                continue
+            for x in walk(d):
+                if not isinstance(x, n.Let):
+                    continue
+                hidden = values.get(x.name)
+                if hidden is not None and type(hidden) in SHADOWED:
+                    what = f'{SHADOWED[type(hidden)]} "{x.name}"'
+                elif x.name in outcomes:
+                    what = f'outcome "{x.name}" of "{outcomes[x.name].name}"'
+                else:
+                    continue
+                out.append(Diagnostic(
+                    "W0236", f"this let hides the {what} for the rest of the block", x.span,
+                    f"after it, {x.name} is this local, not the {what.split(' ')[0]}; give the local another "
+                    "name", "warning"))
+    return out
