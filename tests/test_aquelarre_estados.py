@@ -251,13 +251,13 @@ def test_EALT_26_shock_grave_loses_the_turn_and_rolls_ts_vol_at_its_end_inside_t
     lost = "  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)"
     assert r.lines.count(lost) == 3
     at = r.lines.index(lost)
-    assert r.lines[at + 1] == "    Rodrigo hace una TS VOL por Shock Grave: d100=80 contra 70% (VOL 14 x 5) -> fallo"
+    assert r.lines[at + 1] == "    Rodrigo hace una TS VOL por Shock Grave: 1D100=80 contra 70% (VOL 14 x 5) -> fallo"
     assert "    Rodrigo no se defiende: no puede realizar ninguna Acción (Shock)" in r.lines
-    assert "    Rodrigo hace una TS VOL por Shock Grave: d100=20 contra 70% (VOL 14 x 5) -> éxito" in r.lines
+    assert "    Rodrigo hace una TS VOL por Shock Grave: 1D100=20 contra 70% (VOL 14 x 5) -> éxito" in r.lines
     assert "    Rodrigo: E.Alt de Shock Leve (desprevenido)" in r.lines
     assert "    Rodrigo: ya no sufre E.Alt de Shock" in r.lines
     # Fatiga Leve from the blow: -1, -10% (EALT-06 on a percentile check).
-    assert "  Rodrigo ataca a Bandido con Espada corta: d100=90 contra 50% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=90 contra 50% -> fallo" in r.lines
     assert not any(line.startswith("  Rodrigo ataca") for line in r.lines[:r.lines.index("Asalto 4")])
 
 
@@ -283,7 +283,7 @@ def test_EALT_25_shock_leve_costs_one_asalto_and_its_defences():
     assert "  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)" in r.lines[:asalto_2]
     assert "    Rodrigo: ya no sufre E.Alt de Shock" in r.lines[:asalto_2]
     assert not any("pierde su turno" in line for line in r.lines[asalto_2:])
-    assert "    Rodrigo para con Espada corta: d100=30 contra 60% -> éxito" in r.lines[asalto_2:]
+    assert "    Rodrigo para con Espada corta: 1D100=30 contra 60% -> éxito" in r.lines[asalto_2:]
 
 
 def test_the_module_s_clock_runs_one_ronda_of_twelve_seconds_an_asalto():
@@ -330,7 +330,7 @@ def test_the_module_s_clock_runs_one_ronda_of_twelve_seconds_an_asalto():
     assert r.lines.index("Asalto 3") > at > r.lines.index("Asalto 2")
     assert r.lines[r.lines.index("Asalto 3"):].index("  Bandido gasta su turno en levantarse (estaba \"derribado\")")
     assert "    [día 1, 0:00:12]" not in r.lines          # nothing happened at the end of Asalto 1
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo" in r.lines
 
 
 def _incapacitado(extra: str = "", bandido: str = "pass") -> str:
@@ -375,7 +375,7 @@ def test_the_module_s_accion_reads_as_a_percentile_roll():
     """, strict=False)).replace("rounds 1\n", "")
     text = text.replace('  armadura "Ropas gruesas"\n', '  armadura "Ropas gruesas"\n  holds Heridas Grave\n  holds Afección Leve\n')
     r = run_text(text)
-    assert "Rodrigo actúa con INT: d100=50 contra 50% (INT 11 - 1, CD 9) -> éxito" in r.lines
+    assert "Rodrigo actúa con INT: 1D100=50 contra 50% (INT 11 - 1, CD 9) -> éxito" in r.lines
     assert "    Bandido: E.Alt de Heridas Leve" in r.lines
 
 
