@@ -1,14 +1,13 @@
 """grimorio: a rules language and its interpreter for tabletop role-playing games.
 
-The small public API; everything else lives in `grimorio.dsl` (the language)
-and `grimorio.interpreter` (the runtime)::
+The small public API (docs/python-api.md); everything else lives in
+`grimorio.dsl` (the language) and `grimorio.interpreter` (the runtime)::
 
     import grimorio
-    program = grimorio.load_edition("aquelarre")
-    encounter = grimorio.prepare("duelo.enc")
-    outcome = grimorio.run(encounter, seed=7)
-    for line in grimorio.transcript(outcome):
-        print(line)
+    result = grimorio.run("duelo.enc", seed=7)
+    print(result.outcome.name, result.rounds)
+    sim = grimorio.simulate("duelo.enc", n=500, seed=1)
+    print(sim.outcomes)
 
 Imports are lazy, so `import grimorio` costs next to nothing.
 """
@@ -16,7 +15,14 @@ from __future__ import annotations
 
 import os as _os
 
-__all__ = ["GrimorioError", "load_edition", "prepare", "run", "transcript", "events"]
+TYPE_CHECKING = False          # typing is not imported at run time: the console script imports this first
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from .interpreter.tools.api import Run, Simulation
+
+__all__ = ["GrimorioError", "load_edition", "prepare", "run", "simulate", "transcript", "events"]
 
 # Installed, the subpackages sit inside this folder. In the source tree they
 # are the project's top-level folders dsl/, interpreter/ and rulesets/, beside it.
@@ -52,9 +58,28 @@ def prepare(encounter, edition: str | None = None, rules=()):
     return Prepared(enc, program)
 
 
-def run(prepared, seed: int | None = None, record: bool = True):
-    """Run a prepared encounter; the outcome holds the engine's events and the expectations' results."""
-    return prepared.run(seed=seed, record=record, json=True)
+def run(encounter, seed: int | None = None, *, edition: str | None = None, house: Iterable[str] = (),
+        sets: Mapping[str, Any] | None = None, rules: Iterable[str] = (), run_index: int | None = None,
+        record: bool = True) -> "Run":
+    """One run of an encounter (a path to a .enc file, or what `prepare` gave): its `outcome` (the
+    rules' one notion of it: `.name`, `.kind`, `.standing`), `winner` (the side, or None), `rounds`,
+    `transcript` (lines), `events` (dicts) and `expectations`. With `run_index`, run I of
+    `simulate(..., seed=seed)`: the same dice."""
+    from .interpreter.tools.api import run as run_
+    return run_(encounter, seed, edition=edition, house=house, sets=sets, rules=rules, run_index=run_index,
+                record=record)
+
+
+def simulate(encounter, n: int | None = None, seed: int | None = None, *, edition: str | None = None,
+             house: Iterable[str] = (), sets: Mapping[str, Any] | None = None, rules: Iterable[str] = (),
+             workers: int = 1, precision: float | None = None) -> "Simulation":
+    """Many runs of an encounter, as `grimorio simulate`: n runs (1000 by default), or, with
+    `precision` (a half-width such as 0.01), batches until every outcome's share is that precise
+    (n then the most, 100000 by default). The result has `summary`, `runs` (one record per run),
+    `outcomes`, `to_pandas()`, `to_polars()` and shows itself in a notebook."""
+    from .interpreter.tools.api import simulate as simulate_
+    return simulate_(encounter, n, seed, edition=edition, house=house, sets=sets, rules=rules, workers=workers,
+                     precision=precision)
 
 
 def transcript(outcome) -> list[str]:

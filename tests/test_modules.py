@@ -399,7 +399,7 @@ def test_the_including_edition_replaces_a_declaration_of_the_module(root, capsys
     assert [Path(c.below.file).name for c in rs.changes] == ["reglas.rules", "modulo.rules"]
     write(root / "uno" / "hoja.rules", HOJA_UNO + "\nrule doble(pj):\n  return 0\n")
     d = only(errors("uno", root), "E0202")
-    assert 'write "replace KIND NAME" to adapt the module\'s one' in d.help
+    assert 'write "replace" before the edition\'s declaration to adapt the module\'s one' in d.help
 
 
 def test_a_module_cannot_replace_a_declaration_of_its_own_layer(root):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ def compare_json(capsys, *args) -> dict:
 
 
 def by_side(s: dict) -> dict:
-    return {x["side"]: x for x in s["sides"]}
+    return {x["outcome"]: x for x in s["outcomes"]}
 
 
 def test_the_paired_difference_of_two_rates():
@@ -42,17 +43,18 @@ def test_one_run_gives_the_whole_range(capsys):
     d = difference(0, 1, 0, 1)
     assert (d["difference"], d["low"], d["high"]) == (-1.0, -1.0, 1.0)
     s = compare_json(capsys, "-n", "1", "--compare", "--house", QUINTO)
-    assert all(-1 <= x["low"] <= x["high"] <= 1 for x in s["sides"])
+    assert all(-1 <= x["low"] <= x["high"] <= 1 for x in s["outcomes"])
 
 
 @pytest.mark.slow
 def test_a_rule_set_against_itself_differs_in_nothing(capsys):
     s = compare_json(capsys, "-n", "40", "--edition", "aquelarre", "--edition", "aquelarre")
     assert s["runs"] == 40 and s["parted"] == 0 and s["common_dice"]
-    for x in s["sides"]:
+    for x in s["outcomes"]:
         assert x["difference"] == 0 and x["low"] == 0 and x["high"] == 0
         assert x["a"] == x["b"]
-    assert [x["side"] for x in s["sides"]] == ["cristianos", "bandidos", "none or several"]
+    assert [x["outcome"] for x in s["outcomes"]] == ["cristianos", "bandidos", "caen_todos"]
+    assert all(m["mean"] == 0 for m in s["measures"])
 
 
 @pytest.mark.slow
@@ -62,11 +64,11 @@ def test_the_second_rule_set_carries_the_house_files(capsys):
     # The first rate is the plain simulation's.
     assert main(["simulate", DUELO, "-n", "60", "--format", "json"]) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert [x["rate"] for x in plain["sides"]] == [x["a"]["rate"] for x in s["sides"][:2]]
+    assert [x["rate"] for x in plain["outcomes"]] == [x["a"]["rate"] for x in s["outcomes"]]
     # And the second is the simulation with the house rule.
     assert main(["simulate", DUELO, "-n", "60", "--format", "json", "--house", QUINTO]) == 0
     house = json.loads(capsys.readouterr().out)
-    assert [x["rate"] for x in house["sides"]] == [x["b"]["rate"] for x in s["sides"][:2]]
+    assert [x["rate"] for x in house["outcomes"]] == [x["b"]["rate"] for x in s["outcomes"]]
     assert 0 < s["parted"] < 60
 
 
@@ -96,8 +98,9 @@ def test_the_text_form(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Duelo en el camino: 20 runs of each rule set on common dice, seed 7"
     assert out[1] == "  A: aquelarre" and out[2] == f"  B: aquelarre + {QUINTO}"
-    assert out[4].startswith("  cristianos ") and "B - A" in out[4] and "independent runs: ±" in out[4]
-    assert out[-1].startswith("runs whose outcome differs between A and B: ")
+    assert out[4].startswith("  side cristianos ") and "B - A" in out[4] and "independent runs: ±" in out[4]
+    assert any(line.startswith("runs whose outcome differs between A and B: ") for line in out)
+    assert re.search(r"^  Rodrigo: puntos_perdidos +[+-][\d.]+", "\n".join(out), re.M)
 
 
 @pytest.mark.slow
@@ -113,7 +116,7 @@ def test_a_worker_prepares_the_house_rules_from_the_spec():
         argv = _portable_argv(_parser().parse_args(argv))
         tally = Tally()
         Runner(prepare_from_argv(list(argv))).run_all(tally, ((i, run_seed(7, i)) for i in range(60)))
-        return argv, tally.standing
+        return argv, tally.outcomes
 
     argv, house = standing(["simulate", DUELO, "--house", QUINTO])
     assert argv[-2:] == ("--house", str(Path(QUINTO).resolve()))
@@ -125,8 +128,8 @@ def test_a_worker_prepares_the_house_rules_from_the_spec():
     (["--edition", "aquelarre", "--edition", "aquelarre", "--edition", "aquelarre"],
      "grimorio simulate compares two rule sets", None),
     (["--compare"], "grimorio simulate compares two rule sets", None),
-    (["--compare", "--house", QUINTO, "--report", "r.html"],
-     "a comparison of two rule sets does not take --report", "--report"),
+    (["--compare", "--house", QUINTO, "--sweep", "malus_parada=0..10:5"],
+     "a sweep runs one rule set: it does not go with a comparison", "malus_parada=0..10:5"),
     (["--compare", "--house", QUINTO, "--backend", "dask"],
      "a comparison of two rule sets does not take --backend", "--backend"),
     (["--independent-dice"], "--independent-dice goes with a comparison of two rule sets", "--independent-dice"),

@@ -94,8 +94,8 @@ def simulate_summary(argv, n, seed, workers=1, backend="local", scheduler=None):
 def test_summary_counts_every_run_once(duelo):
     n = duelo["runs"]
     assert n == 400 and duelo["rounds"]["runs"] == n
-    assert sum(x["runs"] for x in duelo["sides"]) + duelo["undecided"]["runs"] == n
-    assert [x["side"] for x in duelo["sides"]] == ["cristianos", "bandidos"]
+    assert sum(x["runs"] for x in duelo["outcomes"]) == n
+    assert [x["outcome"] for x in duelo["outcomes"] if x["kind"] == "side"] == ["cristianos", "bandidos"]
     assert sum(c for _v, c in duelo["rounds"]["histogram"]) == n
 
 
@@ -106,7 +106,7 @@ def test_ruleset_tallies_are_measured_per_combatant_and_per_run(duelo):
     # In a duel what one loses the other caused: two tallies, measured apart, agree.
     assert rodrigo["tallies"]["puntos_perdidos"]["histogram"] == bandido["tallies"]["puntos_causados"]["histogram"]
     # A side wins alone exactly when its only combatant stands and the other does not.
-    cristianos = duelo["sides"][0]["runs"]
+    cristianos = duelo["outcomes"][0]["runs"]
     assert cristianos <= rodrigo["tallies"]["stands"]["true"]
     # "muertos" (per run) counts the deaths the conditions held at the end show.
     deaths = sum(x["runs"] for c in duelo["combatants"] for x in c["conditions"] if x["condition"] == "muerto")
@@ -132,7 +132,7 @@ def test_text_summary(capsys):
     assert main(["simulate", DUELO, "-n", "50"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Duelo en el camino (edition aquelarre): 50 runs, seed 7\n")
-    assert re.search(r"^  cristianos +\d+ +\d+\.\d% +\[\d+\.\d%, \d+\.\d%\]$", out, re.M)
+    assert re.search(r"^  side cristianos +\d+ +\d+\.\d% +\[\d+\.\d%, \d+\.\d%\]$", out, re.M)
     assert re.search(r"^rounds: mean [\d.]+; p5 \d+", out, re.M)
     assert "Rodrigo (side cristianos):" in out and "puntos_perdidos" in out
 
@@ -197,7 +197,9 @@ def test_memory_does_not_grow_with_the_runs():
     def entries(n):
         t = Tally()
         runner.run_all(t, ((i, run_seed(3, i)) for i in range(n)))
-        return len(t.rounds.counts) + len(t.standing) + len(t.held) + sum(len(h.counts) for h in t.measures.values())
+        # The runs to read: one per (outcome, rounds), however many runs end so.
+        assert len(t.examples) == len(t.ends) <= len(t.outcomes) * len(t.rounds.counts)
+        return len(t.rounds.counts) + len(t.outcomes) + len(t.held) + sum(len(h.counts) for h in t.measures.values())
     assert entries(1000) < 1.5 * entries(100)
 
 
@@ -218,8 +220,8 @@ def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch)
     monkeypatch.setattr(module, "_runners", {})
     fresh, failure = module.run_share(spec, 0, 400)
     assert failure is None and module._runners and fresh.__dict__.keys() == here.__dict__.keys()
-    assert (fresh.runs, fresh.rounds.counts, fresh.standing, fresh.held) == \
-        (here.runs, here.rounds.counts, here.standing, here.held)
+    assert (fresh.runs, fresh.rounds.counts, fresh.outcomes, fresh.examples, fresh.held) == \
+        (here.runs, here.rounds.counts, here.outcomes, here.examples, here.held)
     assert {k: h.counts for k, h in fresh.measures.items()} == {k: h.counts for k, h in here.measures.items()}
 
 
@@ -298,7 +300,7 @@ def test_a_dask_scheduler_that_does_not_answer(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-n", "0"], "argument -n/--runs: invalid count value: '0'"),
+    (["-n", "0"], "argument -n: invalid count value: '0'"),
     (["--workers", "x"], "argument --workers: invalid count value: 'x'"),
     (["--scheduler", "tcp://h:1"], "--scheduler names a Dask scheduler: it goes with --backend dask"),
 ])
@@ -352,7 +354,8 @@ do:
     assert dict(map(tuple, hurt)) == {0: 200 - dict(map(tuple, hurt))[1], 1: dict(map(tuple, hurt))[1]}
     out = ren["tallies"]["stands"]["runs"] - ren["tallies"]["stands"]["true"]
     assert out == dict(map(tuple, hurt))[0] > 0
-    assert [x["runs"] for x in s["sides"]] == [out, 0] and s["undecided"]["runs"] == 200 - out
+    rows = {x["outcome"]: x["runs"] for x in s["outcomes"]}
+    assert rows == {"kitsune": out, "tengu": 0, "several sides standing": 200 - out}
     assert sum(v * c for v, c in s["tallies"]["fuera"]["histogram"]) == out
 
 
@@ -366,3 +369,224 @@ def test_a_worker_that_cannot_prepare_the_encounter_reports_why(tmp_path, monkey
         module.run_share(Spec(("simulate", str(tmp_path / "gone.enc")), 1), 0, 10)
     again = pickle.loads(pickle.dumps(caught.value))        # as it comes back from the worker
     assert [d.code for d in again.diagnostics] == ["E0001"]
+
+
+# ---------------------------------------------------------------- one notion of the outcome, runs to open
+EMBOSCADA = str(ROOT / "rulesets" / "aquelarre" / "emboscada.enc")
+
+
+def records(tmp_path, capsys, *args) -> tuple[dict, list[dict]]:
+    path = tmp_path / "runs.jsonl"
+    s = simulate_json(capsys, *args, "--runs", str(path))
+    return s, [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def outcome_of_last_line(line: str, sides: dict) -> tuple[str, list[str]]:
+    """What Aquelarre's last line says: who is still in the fight, and so the outcome."""
+    m = re.fullmatch(r"Fin del combate\. En pie: (.*)|Se llega al límite de \d+ Asaltos sin que ningún bando "
+                     r"caiga\. Siguen en pie: (.*)", line)
+    assert m, line
+    names = [] if (m.group(1) or m.group(2)) == "-" else (m.group(1) or m.group(2)).split(", ")
+    up = {sides[name] for name in names}
+    outcome = up.pop() if len(up) == 1 else "caen_todos" if not up else "several sides standing"
+    return outcome, names
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("encounter", [DUELO, EMBOSCADA])
+def test_every_runs_outcome_is_the_last_line_of_its_transcript(encounter, tmp_path, capsys):
+    """Done-when of issue 21: on seeds 1 to 50, simulate's outcome of each run is what the last
+    line of `grimorio run` of that run says, by its own seed and by --run-index."""
+    s, runs = records(tmp_path, capsys, encounter, "-n", "50", "--seed", "1")
+    sides = {b[1]: b[2] for b in prepare_from_argv(["run", encounter]).blueprints}
+    assert [r["index"] for r in runs] == list(range(50)) and len(runs) == s["runs"]
+    for r in runs:
+        assert r["seed"] == run_seed(1, r["index"])
+        assert main(["run", encounter, "--seed", str(r["seed"])]) == 0
+        transcript = capsys.readouterr().out
+        assert main(["run", encounter, "--seed", "1", "--run-index", str(r["index"])]) == 0
+        assert capsys.readouterr().out == transcript
+        outcome, names = outcome_of_last_line(transcript.rstrip("\n").splitlines()[-1], sides)
+        assert (r["outcome"], r["standing"]) == (outcome, names), r["index"]
+    counted = {x["outcome"]: x["runs"] for x in s["outcomes"]}
+    assert all(counted.get(o, 0) == sum(r["outcome"] == o for r in runs) for o in counted)
+    assert "nobody standing" not in counted and "several sides standing" not in counted
+
+
+@pytest.mark.slow
+def test_run_records_are_the_same_on_any_number_of_workers(tmp_path, capsys):
+    _, one = records(tmp_path, capsys, DUELO, "-n", "120", "--seed", "3")
+    _, two = records(tmp_path, capsys, DUELO, "-n", "120", "--seed", "3", "--workers", "2")
+    assert one == two
+    r = one[0]
+    assert set(r) == {"index", "seed", "outcome", "kind", "rounds", "standing", "tallies", "combatants"}
+    assert set(r["combatants"]["Rodrigo"]) == {"stands", "puntos_perdidos", "puntos_causados"}
+    assert set(r["tallies"]) == {"muertos"}
+
+
+@pytest.mark.slow
+def test_the_summary_names_runs_to_read(capsys):
+    s = simulate_json(capsys, DUELO, "-n", "200", "--seed", "9")
+    _, runs = None, None
+    for x in s["outcomes"]:
+        if not x["runs"]:
+            assert x["examples"] == {}
+            continue
+        ex = x["examples"]
+        assert ex["shortest"]["rounds"] <= ex["typical"]["rounds"] <= ex["longest"]["rounds"]
+        for k in ("typical", "shortest", "longest"):
+            assert ex[k]["seed"] == run_seed(9, ex[k]["index"])
+            r = grimorio_run(DUELO, ex[k]["seed"])
+            assert (r.outcome.name, r.rounds) == (x["outcome"], ex[k]["rounds"])
+    assert s["typical"]["outcome"] == max(s["outcomes"], key=lambda x: x["runs"])["outcome"]
+    assert main(["simulate", DUELO, "-n", "200", "--seed", "9"]) == 0
+    text = capsys.readouterr().out
+    typical = s["outcomes"][0]["examples"]["typical"]
+    assert f"run {typical['index']} (seed {typical['seed']}, {typical['rounds']} rounds)" in text
+    assert f"grimorio run {DUELO} --seed SEED" in text
+
+
+def grimorio_run(encounter, seed):
+    import grimorio
+    return grimorio.run(encounter, seed=seed)
+
+
+@pytest.mark.slow
+def test_the_outcome_rows_line_up(capsys):
+    assert main(["simulate", EMBOSCADA, "-n", "60"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(out) if line.startswith("outcome of each run")) + 1
+    rows = []
+    for line in out[start:]:
+        if not line.startswith("  "):
+            break
+        rows.append(line)
+    assert len(rows) >= 3
+    assert len({line.index("%") for line in rows}) == 1 and len({len(line) - len(line.lstrip()) for line in rows}) == 1
+
+
+@pytest.mark.slow
+def test_a_fully_scripted_encounter_warns_that_its_runs_are_one(capsys):
+    combate = str(ROOT / "rulesets" / "yokai" / "combate.enc")
+    s = simulate_json(capsys, combate, "-n", "20")
+    assert s["warnings"] and "the 20 runs are the same run" in s["warnings"][0]
+    assert main(["simulate", combate, "-n", "20"]) == 0
+    assert "warning: every die of this encounter is pinned" in capsys.readouterr().out
+    assert simulate_json(capsys, DUELO, "-n", "5")["warnings"] == []
+
+
+def test_run_index_counts_from_zero(capsys):
+    assert main(["run", DUELO, "--run-index", "-1"]) == 2
+    assert "--run-index counts runs from 0" in capsys.readouterr().err
+
+
+def test_runs_takes_a_file_and_n_a_count(capsys):
+    assert main(["simulate", DUELO, "--runs", "500"]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0042]" in err and "-n 500" in err
+
+
+# ---------------------------------------------------------------- sweeps
+
+
+@pytest.mark.slow
+def test_a_sweep_runs_every_value_on_the_same_dice(capsys):
+    s = simulate_json(capsys, DUELO, "-n", "80", "--sweep", "distancia_inicial=1..5:2")
+    assert s["sweep"] == ["distancia_inicial"] and [p["values"] for p in s["points"]] == [
+        {"distancia_inicial": 1}, {"distancia_inicial": 3}, {"distancia_inicial": 5}]
+    # Each point is the plain simulation with that value set: the same seeds, the same runs.
+    for p in s["points"]:
+        alone = simulate_json(capsys, DUELO, "-n", "80", "--set", f"distancia_inicial={p['values']['distancia_inicial']}")
+        assert p["summary"]["outcomes"] == alone["outcomes"] and p["summary"]["rounds"] == alone["rounds"]
+    # The differences from the first value are paired: the first is 0, the others have intervals.
+    second = s["points"][1]
+    assert all(x["low"] <= x["difference"] <= x["high"] for x in second["outcomes_from_first"])
+    assert {m["measure"] for m in second["measures_from_first"]} >= {"rounds", "muertos", "puntos_perdidos"}
+
+
+@pytest.mark.slow
+def test_a_grid_of_two_sweeps_and_its_table(capsys):
+    assert main(["simulate", DUELO, "-n", "30", "--sweep", "distancia_inicial=1..2",
+                 "--sweep", "regla_dj=true,false"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "sweep of distancia_inicial, regla_dj on common dice" in out[0]
+    table = out[out.index(next(x for x in out if x.startswith("outcome share by value"))) + 1:][:5]
+    assert re.match(r"^  distancia_inicial +regla_dj +side cristianos", table[0])
+    assert [x.split()[:2] for x in table[1:]] == [["1", "true"], ["1", "false"], ["2", "true"], ["2", "false"]]
+
+
+@pytest.mark.parametrize("sweep, message", [
+    ("malus_parada=20..0", "the range runs up from A to B by a STEP above 0"),
+    ("malus_parada", "write OPTION=A..B:STEP"),
+    ("malus_parada=0..100000", "more than 200"),
+])
+def test_bad_sweeps(capsys, sweep, message):
+    assert main(["simulate", DUELO, "-n", "3", "--sweep", sweep]) == 2
+    err = capsys.readouterr().err
+    assert "error[E0041]" in err and message in err
+
+
+# ---------------------------------------------------------------- precision
+
+
+def test_precision_keeps_its_coverage_on_a_known_split():
+    """The sequential rule (Chow-Robbins), run 400 times on a known split of 30%: every stop meets
+    the target, and the 95% Wilson interval reported at the stop holds the true share about 95% of
+    the time (the rule's point: looking after each batch does not spoil the coverage)."""
+    import random
+    from grimorio.interpreter.tools import precision as P
+    rng, target, p = random.Random(2026), 0.02, 0.3
+    covered, sizes = 0, []
+    for _ in range(400):
+        wins = 0
+
+        def step(start, stop):
+            nonlocal wins
+            wins += sum(rng.random() < p for _ in range(stop - start))
+            return [P.share_width(wins, stop), P.share_width(stop - wins, stop)]
+        runs, widest, met = P.sequential(step, target, 100_000)
+        low, high = wilson(wins, runs)
+        assert met and widest <= target and (high - low) / 2 <= target
+        covered += low <= p <= high
+        sizes.append(runs)
+    assert 0.93 <= covered / 400 <= 0.98
+    # About what the normal approximation says the target needs (z^2 p (1 - p) / target^2), never far below.
+    need = 1.96 ** 2 * p * (1 - p) / target ** 2
+    assert min(sizes) >= 0.9 * need and sorted(sizes)[200] <= 1.6 * need
+
+
+def test_precision_stops_at_the_cap_and_says_so():
+    from grimorio.interpreter.tools import precision as P
+    runs, widest, met = P.sequential(lambda a, b: [0.5 / (b ** 0.5)], 0.001, 1000)
+    assert runs == 1000 and not met and widest > 0.001
+
+
+@pytest.mark.parametrize("text, value", [("1%", 0.01), ("0.5%", 0.005), ("0.02", 0.02), ("50%", 0.5)])
+def test_precision_values(text, value):
+    from grimorio.interpreter.tools import precision as P
+    assert P.parse(text, None) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["0", "0%", "60%", "x", "1.5x", ""])
+def test_bad_precisions(text, capsys):
+    assert main(["simulate", DUELO, "-n", "3", "--precision", text]) == 2
+    assert "error[E0040]" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_precision_target_is_met_on_the_duel(capsys):
+    s = simulate_json(capsys, DUELO, "--precision", "3%", "--seed", "8")
+    p = s["precision"]
+    assert p["met"] and p["widest"] <= 0.03 and s["runs"] == p["runs"] < 100_000
+    assert all((x["high"] - x["low"]) / 2 <= 0.03 for x in s["outcomes"])
+    capped = simulate_json(capsys, DUELO, "--precision", "0.5%", "-n", "300", "--seed", "8")
+    assert capped["runs"] == 300 and not capped["precision"]["met"]
+
+
+@pytest.mark.slow
+def test_a_precision_target_holds_the_differences_of_a_comparison(capsys):
+    quinto = str(ROOT / "rulesets" / "casa" / "criticos_quinto.rules")
+    s = simulate_json(capsys, DUELO, "--compare", "--house", quinto, "--precision", "4%", "--workers", "2")
+    assert s["precision"]["met"]
+    assert all(x["half_width"] <= 0.04 for x in s["outcomes"])
+    assert all((x[k]["high"] - x[k]["low"]) / 2 <= 0.04 for x in s["outcomes"] for k in "ab")

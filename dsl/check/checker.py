@@ -102,12 +102,12 @@ def _tactics(rs) -> list[Diagnostic]:
 
 
 def _tallies(rs) -> list[Diagnostic]:
-    """A tally gives a number, or true or false (a `stands` tally: true or false)."""
+    """A tally gives a number, or true or false (`stands` and a `draw`: true or false)."""
     out, names = [], Resolver(rs)
     for d in rs.all(n.Tally):
         scope = Scope({d.param} if d.param else set())
         k = K.kind(d.value, lambda name, scope=scope: names.resolve(name, scope))
-        allowed = (K.BOOL,) if isinstance(d, n.Stands) else (K.NUMBER, K.BOOL)
+        allowed = (K.BOOL,) if isinstance(d, (n.Stands, n.Draw)) else (K.NUMBER, K.BOOL)
         if k is not None and k not in allowed:
             out.append(Diagnostic("E0030", f'"{d.name}" must give {", or ".join(allowed)}, not {k}', d.value.span,
                                   "a tally is summed over many runs: give it a number (len(...) counts a list), "

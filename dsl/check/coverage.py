@@ -1,7 +1,7 @@
 """What a lookup or a decision table can meet that no row answers, from the whole numbers the text
 shows it can take (deadcode.key_range: written numbers, lone rolls, + - *, % N, clamp, min, max):
 
-- E0238 a lookup of a dice table whose key can fall outside its rows (`localización[roll 1D20]` on a
+- E0238 a lookup of a dice table whose key can fall outside its rows (`zona[roll 1D20]` on a
   table of 1 to 10: the run would stop at 11);
 - E0239 a check, or a `decide first`, whose rows leave values of a known range unanswered;
 - W0239 a `decide first` on a number whose range the text does not show, whose rows leave numbers

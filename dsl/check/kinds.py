@@ -20,7 +20,7 @@ FRACTION, RECORD = "a fraction", "a record"
 COMBATANT = "the combatant"           # and its name: its fields are the sheet's, whatever it holds
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
-LIST_BUILTINS = {"combatants", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
+LIST_BUILTINS = {"combatants", "standing", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
 NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number"}
 
 
@@ -313,7 +313,7 @@ def _named_value(k) -> bool:
 
 
 def check_equality(node: n.Binary, resolve):
-    """An outcome or a grade is a name, never a text: `t.resultado == "crítico"` is always false (E0234)."""
+    """An outcome or a grade is a name, never a text: `t.outcome == "top"` is always false (E0234)."""
     a, b = kind(node.left, resolve), kind(node.right, resolve)
     for named, other, text in ((a, b, node.right), (b, a, node.left)):
         if _named_value(named) and other == TEXT:

@@ -16,6 +16,7 @@ from ..records import dataclass, field, fields
 # Builtin functions of the language: name -> (min args, max args, what it does).
 BUILTINS = {
     "combatants": (0, 0, "every combatant, in the encounter's order"),
+    "standing": (0, 0, "the combatants still standing, as the rules' stands declaration says"),
     "has": (2, 3, "whether a combatant holds a condition (of a grade)"),
     "cards": (2, 2, "the grades of a condition a combatant holds"),
     "all_conditions": (0, 0, "every condition, in order of declaration"),

@@ -1,7 +1,7 @@
 """Names that read as something else: a declaration or a local named like dice (`rule d20(adv):`
 is accepted, then every `d20(true)` reads as dice), an error; a `let` that takes the name of an
-outcome, a table, a condition, a var or a list of outcomes for the rest of its block (`let crítico =
-...` and `crítico` no longer means the outcome), a warning."""
+outcome, a table, a condition, a var or a list of outcomes for the rest of its block (`let top =
+...` and `top` no longer means the outcome), a warning."""
 from __future__ import annotations
 
 import re

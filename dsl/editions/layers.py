@@ -109,11 +109,18 @@ def _declare(rs, layer, d: n.Decl, space_name: str, diags, explicit: bool = Fals
         return
     if not explicit and old != d:              # one the same as the one below changes nothing: no warning
         rs.warnings.append(Diagnostic("W0701", f"this replaces {below}", d.span,
-                                      f'write "replace {kind} {d.name}" to say so; to change a part of it, '
+                                      f"write {_replacing(rs, d)} to say so; to change a part of it, "
                                       "patch only that part (docs/house-rules.md)", "warning"))
     space[d.name] = d
     _record(rs, layer, d.span, f'replaces {below}', kind, d.name, old.span)
     rs.origin[(space_name, d.name)] = layer.name
+
+
+def _replacing(rs, d: n.Decl) -> str:
+    """The declaration's first line with "replace" before it, as the layer would write it."""
+    line = rs.sources.line(d.span.file, d.span.line)
+    head = line[d.span.col - 1:].split("#", 1)[0].strip() if line else ""
+    return f'"replace {head}"' if head else '"replace" before it'
 
 
 def _owner(rs, space_name: str, name: str) -> str:

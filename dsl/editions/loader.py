@@ -26,7 +26,7 @@ NAMESPACE = {
     n.Rule: "rule", n.Table: "value", n.Condition: "value", n.Var: "value", n.Outcomes: "value",
     n.Option: "option", n.Sheet: "sheet", n.Check: "check", n.Message: "message", n.Event: "event",
     n.Action: "action", n.Reaction: "reaction", n.Tactic: "tactic", n.Round: "round", n.Edition: "edition",
-    n.Tally: "tally", n.Stands: "tally", n.Format: "format",
+    n.Tally: "tally", n.Stands: "tally", n.Draw: "tally", n.Format: "format",
 }
 
 
@@ -345,7 +345,7 @@ def _display(path: Path) -> str:
 
 
 # How much rules text one ruleset (an edition, what it extends and includes, its house files) may hold
-# in all: what checks in a few seconds (over 7 times the bundled Aquelarre; 512 KiB of the smallest
+# in all: what checks in a few seconds (over 7 times the largest bundled edition; 512 KiB of the smallest
 # rules checks in about 6 s on one core, 1 MiB in 13 s). Past it, E0322 before anything is parsed.
 MAX_RULES_BYTES = 512 * 1024
 

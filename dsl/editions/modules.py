@@ -69,7 +69,7 @@ def reached_from_round(rs: Ruleset) -> set[str]:
 # What a name clash caused by an included module means for the including edition.
 CLASHES = {
     "E0202": "a module's names are the same in every edition that includes it: rename the edition's one, "
-             "or write \"replace KIND NAME\" to adapt the module's one to this edition",
+             "or write \"replace\" before the edition's declaration to adapt the module's one to this edition",
     "E0306": "a module's names are the same in every edition that includes it: rename the edition's one",
     "W0701": "the module's declaration takes the place of the one below, and the rules below use it",
 }

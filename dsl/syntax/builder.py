@@ -311,6 +311,10 @@ class Builder:
         param, value = t.children
         return n.Stands(self.span(t), "stands", str(param), self.expr(value))
 
+    def d_draw(self, t):
+        name, value = t.children
+        return n.Draw(self.span(t), str(name), None, self.expr(value))
+
     def params(self, t):
         out = []
         for p in t.children:

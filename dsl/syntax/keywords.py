@@ -16,7 +16,7 @@ import sys
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "declaration": ("edition", "module", "option", "var", "sheet", "outcomes", "condition", "table", "check", "rule",
                     "action", "reaction", "event", "tactic", "message", "round", "step", "encounter",
-                    "combatant", "dice", "tally", "stands", "format"),
+                    "combatant", "dice", "tally", "stands", "draw", "format"),
     "control": ("if", "elif", "else", "for", "while", "where", "return", "pass", "stop", "decide", "first", "all",
                 "until", "finally", "do", "expect", "requires", "cost", "by", "to", "when", "ordered", "desc",
                 "group", "as", "rolls", "grades", "on", "receive", "extends", "include", "expects", "title", "description",
@@ -32,7 +32,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 
 # The names of a declaration follow these words.
 NAMED = ("edition", "module", "option", "var", "sheet", "outcomes", "condition", "table", "check", "rule", "action",
-         "reaction", "event", "tactic", "message", "round", "step", "combatant", "tally")
+         "reaction", "event", "tactic", "message", "round", "step", "combatant", "tally", "draw")
 
 TEXTMATE_SCOPES = {
     "declaration": "storage.type.grimorio", "control": "keyword.control.grimorio",

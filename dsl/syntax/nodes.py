@@ -384,6 +384,10 @@ class Tally(Decl):
 class Stands(Tally):
     """Whether a combatant is still in the encounter when it ends (named "stands")."""
 
+
+class Draw(Tally):
+    """A named outcome of a run that no side won alone (`draw todos_huyeron: ...`): true or false."""
+
 # ------------------------------------------------------------------ encounters
 
 
@@ -456,5 +460,5 @@ KIND_OF = {
     Rule: "rule", Action: "action", Reaction: "reaction", Message: "message", Table: "table",
     Check: "check", Tactic: "tactic", Condition: "condition", Option: "option", Event: "event",
     Var: "var", Round: "round", Outcomes: "outcomes", Sheet: "sheet", Edition: "edition", Module: "module",
-    Tally: "tally", Stands: "stands", Format: "format",
+    Tally: "tally", Stands: "stands", Draw: "draw", Format: "format",
 }

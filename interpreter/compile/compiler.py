@@ -549,6 +549,9 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             m = self.gid("round", d.name)
             self.rounds.append((d.name, g[f"r_{m}"], g[f"f_{m}"]))
         self.tallies = [(d, g[self.gid("tally", d.name)]) for d in rs.all(n.Tally)]
+        self.stands = next((fn for d, fn in self.tallies if isinstance(d, n.Stands)), None)
+        self.stands_decl = next((d for d, fn in self.tallies if isinstance(d, n.Stands)), None)
+        self.draws = [(d, fn) for d, fn in self.tallies if isinstance(d, n.Draw)]
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(self.gids.get(("receive", name)))
         self.sheet_defaults = g["sheet_defaults"]

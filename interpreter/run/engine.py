@@ -213,6 +213,11 @@ class Engine:
     def combatants(self):
         return list(self.cb)
 
+    def standing(self):
+        """The combatants the rules' `stands` declaration says are still standing (run/outcome.py)."""
+        from .outcome import standing
+        return standing(self)
+
     def all_conditions(self):
         return list(self.p.conditions.values())
 

@@ -84,6 +84,9 @@ def _run_parser(sub):
     r = sub.add_parser("run", help="run an encounter and print its transcript")
     _encounter_arguments(r)
     r.add_argument("--seed", type=int, help="the dice seed, instead of the encounter's")
+    r.add_argument("--run-index", type=int, metavar="I",
+                   help="run I of `grimorio simulate` with this --seed (its base seed): the same dice, the same "
+                        "transcript, on any number of workers")
     r.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
@@ -104,7 +107,15 @@ def _simulate_parser(sub):
     s.add_argument("--independent-dice", action="store_true",
                    help="with --compare: roll the second rule set's runs on other dice (to measure what common "
                         "dice save)")
-    s.add_argument("-n", "--runs", type=_count, default=1000, metavar="N", help="how many runs (default 1000)")
+    s.add_argument("-n", type=_count, default=None, metavar="N",
+                   help="how many runs (default 1000); with --precision, the most it may run (default 100000)")
+    s.add_argument("--runs", metavar="FILE.jsonl", help="also write one record per run there: its index, seed, "
+                                                         "outcome, rounds and every tally")
+    s.add_argument("--sweep", action="append", default=[], metavar="OPTION=A..B:STEP",
+                   help="run every value of an option on the same dice (repeat it for a grid): a table by value")
+    s.add_argument("--precision", metavar="P",
+                   help="run in batches until every share's 95%% interval (and every difference's) is at most "
+                        "P wide on each side: 1%% or 0.01 (docs/performance.md says how; -n is the most)")
     s.add_argument("--seed", type=int, help="the base seed (default: the encounter's); run i gets a seed made "
                                             "from it and i")
     s.add_argument("--workers", type=_count, default=1, metavar="W", help="processes to run on (default 1)")
@@ -271,6 +282,13 @@ def prepare_from_argv(argv):
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     prepared = prepare(args, sources, cl)
+    if args.run_index is not None:
+        from .simulate import run_seed
+        if args.run_index < 0:
+            raise GrimorioError(Diagnostic("E0002", "--run-index counts runs from 0", cl.span(str(args.run_index)),
+                                           "give the index simulate printed (or wrote in --runs)"))
+        base = args.seed if args.seed is not None else (prepared.enc.seed or 0)
+        args.seed = run_seed(base, args.run_index)
     setup = None
     if args.load_state:
         from ..run.state import StateFile
@@ -343,7 +361,7 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
                 raise
             runs.append(exc.outcome)
             stopped.append((names[-1], exc))
-    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1])
+    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1], ended=not stopped)
     sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
     if stopped:                  # both sides may stop on the same error: it is told once
         told = []

@@ -13,12 +13,14 @@ from difflib import SequenceMatcher
 from ..run.transcript import lines
 
 
-def transcript_diff(left, right, left_name: str, right_name: str) -> tuple[str, bool]:
-    """The two runs' transcripts as a line diff (text), and whether they differ."""
+def transcript_diff(left, right, left_name: str, right_name: str, ended: bool = True) -> tuple[str, bool]:
+    """The two runs' transcripts as a line diff (text), and whether they differ; with how each run
+    ended when both `ended` (neither stopped on an error)."""
     a, b = lines(left.engine), lines(right.engine)
     ta, tb = [t for t, _ in a], [t for t, _ in b]
+    ends = _outcomes(left, right, left_name, right_name) if ended else ""
     if ta == tb:
-        return f"same transcript under {left_name} and {right_name} ({len(ta)} lines)\n", False
+        return f"same transcript under {left_name} and {right_name} ({len(ta)} lines)\n" + ends, False
     out = [f"--- {left_name}", f"+++ {right_name}"]
     ops = SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
     first = next(i1 for tag, i1, _i2, _j1, _j2 in ops if tag != "equal")
@@ -29,8 +31,21 @@ def transcript_diff(left, right, left_name: str, right_name: str) -> tuple[str, 
             continue
         out += [f"- {t}    [{why}]" for t, why in a[i1:i2]]
         out += [f"+ {t}    [{why}]" for t, why in b[j1:j2]]
+    out += [ends.rstrip("\n")] if ends else []
     out += _changes(right.program.ruleset, left.program.ruleset)
     return "\n".join(out) + "\n", True
+
+
+def _outcomes(left, right, left_name: str, right_name: str) -> str:
+    """How each run ended, as the rules' one notion of the outcome says (run/outcome.py); nothing
+    for a run that stopped on an error."""
+    from ...dsl.diagnostics import GrimorioError
+    from ..run.outcome import outcome_of
+    try:
+        a, b = outcome_of(left.engine), outcome_of(right.engine)
+    except GrimorioError:
+        return ""
+    return f"outcome: {a.name} under {left_name}, {b.name} under {right_name}\n"
 
 
 def _changes(rs, base) -> list[str]:

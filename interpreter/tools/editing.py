@@ -19,7 +19,7 @@ IN_BRACKET = re.compile(r"(?P<table>[^\W\d]\w*)\[\s*\"?[^\"\]]*$")
 AFTER_SET = re.compile(r"^\s*(?:set|change)\s+\w*$")
 AFTER_CONDITION = re.compile(r"(?:\b(?:add|remove|receive)\s+[^\W\d][\w.]*\s+|\b(?:has|held)\(\s*[^,()]+,\s*)\w*$")
 AFTER_ACT = re.compile(r"\b(?:act|react)\s+\w*$")
-SCRIPT_LINE = re.compile(r"^\s+[^\W\d][\w ]*:\s*(?:[^,:]+,\s*)*\w*$")      # "  Rodrigo: atacar Bandido, " in a round
+SCRIPT_LINE = re.compile(r"^\s+[^\W\d][\w ]*:\s*(?:[^,:]+,\s*)*\w*$")      # "  Ana: act1 Bea, " in a round
 STATEMENT_START = re.compile(r"^\s+\w*$")
 DECLARED = ("rule", "action", "reaction", "table", "condition", "var", "outcomes", "check", "message",
             "event", "tactic", "option", "sheet", "round", "tally", "stands", "format", "edition")
@@ -64,13 +64,13 @@ def _catalogue_keys(table: n.Table) -> list[str]:
 
 
 def _owner_table(owner: str) -> str | None:
-    """The table an owner reads a row of (`armas["Daga"]`, `t[x]`), if it ends in a lookup."""
+    """The table an owner reads a row of (`things["key"]`, `t[x]`), if it ends in a lookup."""
     m = re.search(r"([^\W\d]\w*)\[[^\[\]]*\]$", owner)
     return m.group(1) if m else None
 
 
 def _row_field_table(name: str, decls: list[n.Decl]) -> str | None:
-    """The table a sheet's row field (`arma: row armas`) reads its row from."""
+    """The table a sheet's row field (`gear: row things`) reads its row from."""
     for d in decls:
         if isinstance(d, n.Sheet):
             for f in d.fields:

@@ -1,100 +1,29 @@
-"""`grimorio simulate` of two rule sets on common dice: which side ends alone
-standing under each, and the difference, with its interval.
+"""`grimorio simulate` of two rule sets on common dice: each outcome's share
+under each, and the difference, with its interval; and the difference of the
+rounds and of every tally.
 
 Run i of both rule sets uses the same seed, `run_seed(S, i)`, and every die
 is drawn from a stream keyed by (seed, who, purpose, count): a rule change
 leaves the unrelated rolls of run i alone, so the two outcomes of a run are
-strongly correlated. The difference of the win rates is then estimated from
+strongly correlated. The difference of the shares is then estimated from
 the per-run differences d_i = b_i - a_i (a paired estimate), whose variance
 is var(a) + var(b) - 2 cov(a, b): far smaller than the var(a) + var(b) of
 two independent simulations. Both intervals are reported.
 
-Everything counted is a joint table, (sides standing under the first rule
-set, sides standing under the second) -> runs: tables of disjoint runs add
-up, so the result does not depend on how the runs were split among workers.
-`independent` draws the second rule set's runs from other seeds, to measure
-what common dice save with the same code.
+What is counted (simulate.Paired) is a joint table, (outcome under the first
+rule set, outcome under the second) -> runs, and the sums of the per-run
+differences of each number: tables of disjoint runs add up, so the result
+does not depend on how the runs were split among workers. `independent`
+(--independent-dice) draws the second rule set's runs from other seeds, to
+measure what common dice save with the same code.
 """
 from __future__ import annotations
 
-import hashlib
 import math
-import sys
 from collections import Counter
-from ...dsl.records import dataclass
 
-from .simulate import RunError, Spec, merged, run_seed, runner_for, shares
-from .tally import Z95, Tally, wilson
-
-
-def other_seed(seed: int, index: int) -> int:
-    """A seed for run `index` unrelated to run_seed(seed, index): dice not in common."""
-    digest = hashlib.blake2b(f"{seed}:{index}:other".encode(), digest_size=6).digest()
-    return int.from_bytes(digest, "big")
-
-
-@dataclass(frozen=True)
-class Pair:
-    """The two rule sets' specs (their argv tell them apart) and whether their dice are in common."""
-    a: Spec
-    b: Spec
-    common: bool = True
-
-
-class Joint:
-    """(sides standing under a, sides standing under b) -> runs."""
-
-    def __init__(self):
-        self.runs = 0
-        self.counts: Counter = Counter()
-
-    def merge(self, other: "Joint") -> "Joint":
-        self.runs += other.runs
-        self.counts.update(other.counts)
-        return self
-
-
-def _standing(runner, index: int, seed: int) -> tuple:
-    one = Tally()
-    runner.run_all(one, ((index, seed),))
-    return next(iter(one.standing), ())
-
-
-def run_pair_share(pair: Pair, start: int, stop: int):
-    """Runs start..stop-1 under both rule sets: (Joint, None), or (None, RunError) for the first that failed."""
-    joint = Joint()
-    ra, rb = runner_for(pair.a), runner_for(pair.b)
-    try:
-        for i in range(start, stop):
-            seed = run_seed(pair.a.seed, i)
-            a = _standing(ra, i, seed)
-            b = _standing(rb, i, seed if pair.common else other_seed(pair.a.seed, i))
-            joint.counts[(a, b)] += 1
-            joint.runs += 1
-    except RunError as exc:
-        return None, exc
-    return joint, None
-
-
-def simulate_pair(pair: Pair, n: int, workers: int = 1, progress=None) -> Joint:
-    """The joint table of runs 0..n-1, on this process or on a pool of `workers` processes
-    (forked on Linux, where they find the runners this process kept)."""
-    if workers <= 1:
-        results = ((run_pair_share(pair, a, b), b - a) for a, b in shares(n))
-    else:
-        results = _pool(pair, n, workers)
-    return merged(results, Joint(), progress)
-
-
-def _pool(pair: Pair, n: int, workers: int):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    size = max(1, -(-n // (workers * 4)))
-    method = "fork" if sys.platform == "linux" else "spawn"
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
-        futures = {pool.submit(run_pair_share, pair, a, b): b - a for a, b in shares(n, min(size, 500))}
-        for f in as_completed(futures):
-            yield f.result(), futures[f]
+from .summary import outcome_label
+from .tally import Z95, mean_interval, wilson
 
 
 # ---------------------------------------------------------------- the comparison
@@ -119,20 +48,37 @@ def _rate(k: int, n: int) -> dict:
     return {"runs": k, "rate": k / n if n else 0.0, "low": low, "high": high}
 
 
-def compare(joint: Joint, sides: list[str], names: tuple[str, str], enc_title: str, seed: int, common: bool) -> dict:
-    n = joint.runs
-    out = {"encounter": enc_title, "a": names[0], "b": names[1], "runs": n, "seed": seed,
-           "common_dice": common, "sides": []}
-    groups = [(s, lambda t, s=s: t == (s,)) for s in sides]
-    groups.append(("none or several", lambda t: t not in {(s,) for s in sides}))
-    for label, wins in groups:
+def outcome_differences(joint: Counter, n: int, rows_a: list, rows_b: list) -> list[dict]:
+    """Each outcome either rule set reports: its share under each, and the paired difference."""
+    by_name = {r["outcome"]: r for r in rows_a}
+    by_name.update({r["outcome"]: r for r in rows_b if r["outcome"] not in by_name})
+    out = []
+    for name, row in by_name.items():
         c = Counter()
-        for (a, b), k in joint.counts.items():
-            c[(wins(a), wins(b))] += k
+        for (a, b), k in joint.items():
+            c[(a == name, b == name)] += k
         n11, n10, n01 = c[(True, True)], c[(True, False)], c[(False, True)]
-        out["sides"].append({"side": label, "a": _rate(n11 + n10, n), "b": _rate(n11 + n01, n),
-                             **difference(n11, n10, n01, n)})
-    out["parted"] = sum(k for (a, b), k in joint.counts.items() if a != b)
+        out.append({"outcome": name, "kind": row["kind"], "a": _rate(n11 + n10, n), "b": _rate(n11 + n01, n),
+                    **difference(n11, n10, n01, n)})
+    return out
+
+
+def measure_differences(paired) -> list[dict]:
+    """The rounds and each tally: the mean of the per-run differences, with its paired interval."""
+    return [{"combatant": who, "measure": name, **mean_interval(k, s, ss)}
+            for (who, name), (k, s, ss) in paired.diffs.items()]
+
+
+def compare(counts, summaries: list[dict], names: list, common: bool = True) -> dict:
+    a, b = summaries
+    paired = counts.paired[0]
+    n = paired.runs
+    out = {"comparison": True, "encounter": a["encounter"], "a": names[0], "b": names[1], "runs": n, "seed": a["seed"],
+           "common_dice": common, "outcome_rule": a["outcome_rule"],
+           "outcomes": outcome_differences(paired.joint, n, a["outcomes"], b["outcomes"]),
+           "measures": measure_differences(paired),
+           "parted": sum(k for (x, y), k in paired.joint.items() if x != y),
+           "summaries": summaries, "warnings": a["warnings"]}
     return out
 
 
@@ -147,63 +93,29 @@ def _signed(x: float) -> str:
 def render_text(s: dict) -> str:
     dice = "on common dice" if s["common_dice"] else "on independent dice"
     lines = [f"{s['encounter'] or 'encounter'}: {s['runs']} runs of each rule set {dice}, seed {s['seed']}",
-             f"  A: {s['a']}", f"  B: {s['b']}",
-             "side alone standing at the end: A, B (95% intervals), and B - A with its 95% interval "
-             f"({'paired run by run' if s['common_dice'] else 'runs apart'}; independent runs would give the last)"]
-    width = max([len(x["side"]) for x in s["sides"]] + [14])
-    for x in s["sides"]:
+             f"  A: {s['a']}", f"  B: {s['b']}"]
+    lines += [f"warning: {w}" for w in s.get("warnings", [])]
+    lines.append(f"outcome of each run: A, B (95% intervals), and B - A with its 95% interval "
+                 f"({'paired run by run' if s['common_dice'] else 'runs apart'}; independent runs would give the "
+                 f"last) ({s['outcome_rule']})")
+    width = max([len(outcome_label(x)) for x in s["outcomes"]] + [14])
+    for x in s["outcomes"]:
         a, b = x["a"], x["b"]
-        lines.append(f"  {x['side']:<{width}}  A {_pct(a['rate']):>6} [{_pct(a['low'])}, {_pct(a['high'])}]"
+        lines.append(f"  {outcome_label(x):<{width}}  A {_pct(a['rate']):>6} [{_pct(a['low'])}, {_pct(a['high'])}]"
                      f"  B {_pct(b['rate']):>6} [{_pct(b['low'])}, {_pct(b['high'])}]"
                      f"  B - A {_signed(x['difference'])} [{_signed(x['low'])}, {_signed(x['high'])}]"
                      f"  independent runs: ±{100 * x['independent_half_width']:.1f}%")
     parted = s["parted"]
     lines.append(f"runs whose outcome differs between A and B: {parted} of {s['runs']} "
                  f"({_pct(parted / s['runs'] if s['runs'] else 0.0)})")
+    lines.append("rounds and tallies, B - A: mean of the per-run differences (paired 95% interval)")
+    shown = [(f"{x['combatant']}: {x['measure']}" if x["combatant"] else x["measure"], x) for x in s["measures"]]
+    width = max([len(label) for label, _x in shown] + [1])
+    lines += [f"  {label:<{width}}  {_signed_number(x)}" for label, x in shown]
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------- the command line
-def compare_command(args, sources, cl) -> int:
-    """`grimorio simulate ENC --edition A --edition B` or `... --compare --house FILE`:
-    the second rule set carries the --house files, as in `grimorio diff`."""
-    import argparse
-    from ...dsl.diagnostics import Diagnostic, GrimorioError, render_all
-    from .cli import prepare
-    from .simulate import keep
-    from .simulate_cli import _portable_argv, _progress
-    editions = args.edition
-    for flag, given in (("--report", args.report), ("--backend", args.backend != "local"),
-                        ("--scheduler", args.scheduler)):
-        if given:
-            raise GrimorioError(Diagnostic("E0002", f"a comparison of two rule sets does not take {flag}",
-                                           cl.span(flag), "compare on local processes (--workers W), "
-                                                          "or simulate each rule set alone"))
-    if len(editions) > 2 or (len(editions) < 2 and not args.house):
-        raise GrimorioError(Diagnostic("E0002", "grimorio simulate compares two rule sets", cl.whole(),
-                                       "give --edition A --edition B, or one edition (or the encounter's) "
-                                       "and --house FILE"))
-    sets = [argparse.Namespace(**{**vars(args), "edition": editions[:1], "house": []}),
-            argparse.Namespace(**{**vars(args), "edition": editions[-1:]})]
-    prepared = [prepare(ns, sources, cl) for ns in sets]
-    seed = args.seed if args.seed is not None else (prepared[0].enc.seed or 0)
-    specs = [Spec(_portable_argv(ns), seed) for ns in sets]
-    for spec, p in zip(specs, prepared):
-        keep(spec, p)
-    pair = Pair(specs[0], specs[1], common=not args.independent_dice)
-    try:
-        with _progress(args.runs) as tick:
-            joint = simulate_pair(pair, args.runs, args.workers, tick)
-    except RunError as exc:
-        print(render_all(exc.diagnostics, sources), file=sys.stderr)
-        print(f"run {exc.index} failed; to see it: grimorio run {args.encounter} --seed {exc.seed}", file=sys.stderr)
-        return 2
-    names = tuple(" + ".join([p.p.ruleset.edition.name] + list(ns.house)) for p, ns in zip(prepared, sets))
-    sides = list(dict.fromkeys(side for _i, _name, side, *_rest in prepared[0].blueprints))
-    summary = compare(joint, sides, names, prepared[0].enc.title or "", seed, pair.common)
-    if args.format == "json":
-        import json
-        sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
-    else:
-        sys.stdout.write(render_text(summary))
-    return 0
+def _signed_number(x: dict) -> str:
+    if x["low"] is None:
+        return f"{x['mean']:+.3g}"
+    return f"{x['mean']:+.3g} [{x['low']:+.3g}, {x['high']:+.3g}]"

@@ -3,23 +3,30 @@
 Run i uses the seed `run_seed(S, i)`, a stable hash of the base seed and the
 run's index, so a run's dice do not depend on which process ran it: the same
 seed gives the same summary on one process, on W local processes, or on a
-Dask cluster. Each process loads the rules and prepares the encounter once
-(`Runner`), runs its share of the indices without a transcript, and hands
-back a `Tally`; the tallies of all the shares add up to the summary.
+Dask cluster, and `grimorio run ENC --seed S --run-index i` shows run i.
+Each process loads the rules and prepares the encounter once (`Runner`),
+runs its share of the indices without a transcript, and hands back its
+counts; the counts of all the shares add up to the summary.
+
+A `Job` runs one or several rule sets (its points: two in a comparison, one
+per value in a sweep) on the same indices, hence on common dice, and counts
+each point's runs (`Tally`) and each point's difference from the first
+(`Paired`), run by run.
 """
 from __future__ import annotations
 
 import hashlib
 import sys
 import threading
-from ...dsl.records import dataclass
 from fractions import Fraction
 
-from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError
+from ...dsl.records import dataclass
+from ...dsl.syntax import nodes as n
 from ..run import runtime_helpers as H
 from ..run.engine import locate
-from .tally import Tally
+from ..run.outcome import outcome_of, stands_of
+from .tally import Paired, Tally
 
 CONNECT_TIMEOUT = "10s"    # how long to try to reach a Dask scheduler
 CHUNK = 500          # runs per piece of work handed to a worker (progress moves by pieces)
@@ -31,6 +38,12 @@ def run_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest, "big")
 
 
+def other_seed(seed: int, index: int) -> int:
+    """A seed for run `index` unrelated to run_seed(seed, index): dice not in common."""
+    digest = hashlib.blake2b(f"{seed}:{index}:other".encode(), digest_size=6).digest()
+    return int.from_bytes(digest, "big")
+
+
 @dataclass(frozen=True)
 class Spec:
     """What a worker needs to prepare the encounter itself: the command line's
@@ -39,91 +52,138 @@ class Spec:
     seed: int
 
 
+@dataclass(frozen=True)
+class Job:
+    """Rule sets run on the same indices (`points`, all with the first's base seed), whether
+    the points after the first share its dice, and whether each run's record is kept."""
+    points: tuple[Spec, ...]
+    common: bool = True
+    records: bool = False
+
+    @property
+    def seed(self) -> int:
+        return self.points[0].seed
+
+
+class Counts:
+    """What a share of a job counted: each point's Tally, each later point's Paired against the
+    first, and (when the job keeps them) each point's run records."""
+
+    def __init__(self, k: int, records: bool = False):
+        self.tallies = [Tally() for _ in range(k)]
+        self.paired = [Paired() for _ in range(k - 1)]
+        self.records: list[list[dict]] | None = [[] for _ in range(k)] if records else None
+
+    @property
+    def runs(self) -> int:
+        return self.tallies[0].runs
+
+    def merge(self, other: "Counts") -> "Counts":
+        for mine, theirs in zip(self.tallies + self.paired, other.tallies + other.paired):
+            mine.merge(theirs)
+        if self.records is not None and other.records is not None:
+            for mine, theirs in zip(self.records, other.records):
+                mine.extend(theirs)
+        return self
+
+
 class Runner:
     """One prepared encounter and the program's tallies, reused for every run of a process."""
 
     def __init__(self, prepared):
         self.prepared = prepared
         p = prepared.p
-        self.per_run = [(d, fn) for d, fn in p.tallies if d.param is None]
-        self.per_combatant = [(d, fn) for d, fn in p.tallies if d.param is not None and not isinstance(d, n.Stands)]
-        self.stands = next(((d, fn) for d, fn in p.tallies if isinstance(d, n.Stands)), None)
+        self.names = [b[1] for b in prepared.blueprints]
+        plain = [(d, fn) for d, fn in p.tallies if not isinstance(d, (n.Stands, n.Draw))]
+        self.per_run = [(d, fn) for d, fn in plain if d.param is None]
+        self.per_combatant = [(d, fn) for d, fn in plain if d.param is not None]
+        self.stands = p.stands_decl
 
-    def run_all(self, tally: Tally, seeds):
-        """Run once per (index, seed), counting into `tally`; a run that fails raises RunError."""
-        prepared = self.prepared
-        names = [b[1] for b in prepared.blueprints]
-        per_run = [(d, fn, tally.histogram(None, d.name).counts, _KINDS) for d, fn in self.per_run]
-        per_combatant = [(d, fn, [tally.histogram(who, d.name).counts for who in names], _KINDS)
-                         for d, fn in self.per_combatant]
-        expectations = [span for span, _lead in prepared.expectation_spans]
-        stands = None
-        if self.stands is not None:
-            d, fn = self.stands
-            stands = (d, fn, [tally.histogram(who, d.name).counts for who in names], _TRUTH)
+    def sides(self) -> list[str]:
+        return list(dict.fromkeys(b[2] for b in self.prepared.blueprints))
+
+    def draws(self) -> list[str]:
+        return [d.name for d, _fn in self.prepared.p.draws]
+
+    def run_all(self, tally: Tally, seeds, records: list | None = None):
+        """Run once per (index, seed), counting into `tally` (and appending each run's record to
+        `records`, when given); a run that fails raises RunError."""
         for i, seed in seeds:
-            try:
-                outcome = prepared.run(seed=seed, record=False)
-                eng = outcome.engine
-                for d, fn, counts, kinds in per_run:
-                    v = fn(eng)
-                    if type(v) not in kinds:
-                        _refuse(d, v)
-                    counts[v] += 1
-                for d, fn, counts, kinds in per_combatant:
-                    for c, count in zip(eng.cb, counts):
-                        v = fn(eng, c)
-                        if type(v) not in kinds:
-                            _refuse(d, v)
-                        count[v] += 1
-                if stands is not None:
-                    tally.standing[self._standing(eng, *stands)] += 1
-            except GrimorioError as exc:
-                raise RunError(i, seed, exc.diagnostics) from None
-            except (Exception, RecursionError) as exc:  # noqa: BLE001 - a tally that fails is a diagnostic
-                raise RunError(i, seed, [locate(prepared.p, exc)]) from None
-            _count_the_end(tally, eng, outcome, expectations)
+            tally.count(self.one(i, seed, records))
 
-    @staticmethod
-    def _standing(eng, d, fn, counts, kinds) -> tuple:
-        """The sides with a combatant that stands, counting each combatant's "stands"."""
-        up = set()
-        for c, count in zip(eng.cb, counts):
-            v = fn(eng, c)
-            if type(v) not in kinds:
-                _refuse(d, v)
-            count[v] += 1
-            if v:
-                up.add(c.a_side)
-        return tuple(sorted(up))
+    def one(self, i: int, seed: int, records: list | None = None) -> "Ended":
+        """Run i, on its seed: what it ended with."""
+        prepared = self.prepared
+        try:
+            outcome = prepared.run(seed=seed, record=False)
+            eng = outcome.engine
+            up = stands_of(eng)
+            ended = Ended(i, seed, eng.round, outcome_of(eng, up), up,
+                          [_number(d, fn(eng)) for d, fn in self.per_run],
+                          [[_number(d, fn(eng, c)) for c in eng.cb] for d, fn in self.per_combatant],
+                          _held(eng), _met(outcome, prepared.expectation_spans), self)
+        except GrimorioError as exc:
+            raise RunError(i, seed, exc.diagnostics) from None
+        except (Exception, RecursionError) as exc:  # noqa: BLE001 - a tally that fails is a diagnostic
+            raise RunError(i, seed, [locate(prepared.p, exc)]) from None
+        if records is not None:
+            records.append(ended.record())
+        return ended
 
 
-def _count_the_end(tally: Tally, eng, outcome, expectations):
-    """What every run tells without a tally: its rounds, the cards held, the expectations met.
-    An expectation (by its index in `expectations`, where each is written) is met in a run
-    when none of its checks in that run failed."""
-    tally.runs += 1
-    tally.rounds.counts[eng.round] += 1
-    held = tally.held
+class Ended:
+    """How one run ended: everything a Tally counts of it, and its record."""
+    __slots__ = ("index", "seed", "rounds", "outcome", "up", "per_run", "per_combatant", "held", "met", "runner")
+
+    def __init__(self, index, seed, rounds, outcome, up, per_run, per_combatant, held, met, runner):
+        self.index, self.seed, self.rounds, self.outcome, self.up = index, seed, rounds, outcome, up
+        self.per_run, self.per_combatant, self.held, self.met, self.runner = per_run, per_combatant, held, met, runner
+
+    def record(self) -> dict:
+        """The run as one line of `simulate --runs FILE.jsonl`."""
+        r = self.runner
+        combatants = {who: {"stands": up} for who, up in zip(r.names, self.up)}
+        for (d, _fn), values in zip(r.per_combatant, self.per_combatant):
+            for who, v in zip(r.names, values):
+                combatants[who][d.name] = _plain(v)
+        return {"index": self.index, "seed": self.seed, "outcome": self.outcome.name, "kind": self.outcome.kind,
+                "rounds": self.rounds, "standing": list(self.outcome.standing),
+                "tallies": {d.name: _plain(v) for (d, _fn), v in zip(r.per_run, self.per_run)},
+                "combatants": combatants}
+
+
+def _plain(v):
+    if isinstance(v, Fraction):
+        return v.numerator if v.denominator == 1 else float(v)
+    return v
+
+
+def _held(eng) -> list:
+    out = []
     for c in eng.cb:
         for cond, grades in c.cards.items():
             for g in set(grades):
-                held[(c.a_name, cond, g.name if g is not None else None)] += 1
-    if expectations:
-        failed = {verdict.span for verdict in outcome.expectations if not verdict.ok}
-        for k, span in enumerate(expectations):
-            if span not in failed:
-                tally.expected[k] += 1
+                out.append((c.a_name, cond, g.name if g is not None else None))
+    return out
+
+
+def _met(outcome, spans) -> list[int]:
+    """The expectations (by index, where each is written) none of whose checks failed in this run."""
+    if not spans:
+        return []
+    failed = {verdict.span for verdict in outcome.expectations if not verdict.ok}
+    return [k for k, (span, _lead) in enumerate(spans) if span not in failed]
 
 
 _KINDS = frozenset((int, Fraction, bool))
-_TRUTH = frozenset((bool,))
 
 
-def _refuse(d, v):
-    what = "true or false" if isinstance(d, n.Stands) else "a number, or true or false"
-    raise GrimorioError(Diagnostic("E0031", f'"{d.name}" gave {H.show(v)}, not {what}', d.value.span,
-                                   f"a tally is summed over many runs: it must give {what} in every run"))
+def _number(d, v):
+    if type(v) not in _KINDS:
+        raise GrimorioError(Diagnostic("E0031", f'"{d.name}" gave {H.show(v)}, not a number, or true or false',
+                                       d.value.span, "a tally is summed over many runs: it must give a number, "
+                                                     "or true or false in every run"))
+    return v
 
 
 class RunError(GrimorioError):
@@ -160,61 +220,92 @@ def keep(spec: Spec, prepared) -> Runner:
     return runner
 
 
-def run_share(spec: Spec, start: int, stop: int):
-    """Runs start..stop-1 of a simulation: (Tally, None), or (None, RunError) for the first that failed."""
-    tally = Tally()
+def run_job_share(job: Job, start: int, stop: int):
+    """Runs start..stop-1 of a job: (Counts, None), or (None, RunError) for the first that failed."""
+    counts = Counts(len(job.points), job.records)
+    runners = [runner_for(spec) for spec in job.points]
+    records = counts.records or [None] * len(runners)
     try:
-        runner_for(spec).run_all(tally, ((i, run_seed(spec.seed, i)) for i in range(start, stop)))
+        for i in range(start, stop):
+            seed = run_seed(job.seed, i)
+            first = runners[0].one(i, seed, records[0])
+            counts.tallies[0].count(first)
+            for k, runner in enumerate(runners[1:], 1):
+                ended = runner.one(i, seed if job.common else other_seed(job.seed, i), records[k])
+                counts.tallies[k].count(ended)
+                counts.paired[k - 1].count(first, ended)
     except RunError as exc:
         return None, exc
-    return tally, None
+    return counts, None
 
 
-def shares(n: int, size: int = CHUNK):
-    return [(start, min(n, start + size)) for start in range(0, n, size)]
+def run_share(spec: Spec, start: int, stop: int):
+    """Runs start..stop-1 of one rule set: (Tally, None), or (None, RunError)."""
+    counts, failure = run_job_share(Job((spec,)), start, stop)
+    return (counts.tallies[0] if counts is not None else None), failure
+
+
+def shares(n: int, size: int = CHUNK, start: int = 0):
+    return [(a, min(n, a + size)) for a in range(start, n, size)]
 
 
 # ---------------------------------------------------------------- backends
-def run_local(spec: Spec, n: int, workers: int):
-    """Every share on this process (workers 1) or on a pool of processes. On Linux
-    they are forked, and find the encounter this process prepared; elsewhere they
-    start afresh and prepare it from the spec (shares are plain, picklable ranges)."""
+def run_pieces(job: Job, start: int, stop: int, workers: int = 1, backend: str = "local",
+               scheduler: str | None = None):
+    """Runs start..stop-1 of a job, in pieces, on this process, a pool of local processes, or a Dask
+    cluster: yields ((Counts, None) or (None, RunError), runs in the piece) as pieces finish. The
+    one place that hands work out: every simulation (alone, compared, swept, to a precision) comes
+    through here. Local workers are forked on Linux, and find the encounters this process prepared;
+    elsewhere they start afresh and prepare them from the specs (pieces are plain, picklable ranges)."""
+    n = stop - start
+    size = max(1, min(CHUNK, -(-n // (max(1, workers) * 4))))
+    if backend == "dask":
+        yield from _on_dask(job, shares(stop, size, start), scheduler, workers)
+        return
     if workers <= 1:
-        for start, stop in shares(n):
-            yield run_share(spec, start, stop), stop - start
+        for a, b in shares(stop, CHUNK, start):
+            yield run_job_share(job, a, b), b - a
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
-    size = max(1, min(CHUNK, -(-n // (workers * 4))))
     method = "fork" if sys.platform == "linux" else "spawn"
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
-        futures = {pool.submit(run_share, spec, a, b): b - a for a, b in shares(n, size)}
+        futures = {pool.submit(run_job_share, job, a, b): b - a for a, b in shares(stop, size, start)}
         for f in as_completed(futures):
             yield f.result(), futures[f]
 
 
-def run_dask(spec: Spec, n: int, address: str | None, workers: int):
-    """Every share on a Dask distributed cluster (or a local one when no address is given)."""
+def _on_dask(job: Job, pieces, address: str | None, workers: int):
     from distributed import Client, as_completed
     client = Client(address, timeout=CONNECT_TIMEOUT) if address else Client(n_workers=max(1, workers))
     try:
-        size = max(1, min(CHUNK, -(-n // (max(1, workers) * 4))))
-        futures = {client.submit(run_share, spec, a, b, pure=False): b - a for a, b in shares(n, size)}
+        futures = {client.submit(run_job_share, job, a, b, pure=False): b - a for a, b in pieces}
         for f in as_completed(futures):
             yield f.result(), futures[f]
     finally:
         client.close()
 
 
+def simulate_job(job: Job, start: int, stop: int, workers: int = 1, backend: str = "local",
+                 scheduler: str | None = None, progress=None, total: Counts | None = None) -> Counts:
+    """The counts of runs start..stop-1 of a job, added to `total`; `progress(k)` is told as each
+    piece of k runs is done. Records come back in the order of the runs."""
+    total = total if total is not None else Counts(len(job.points), job.records)
+    merged(run_pieces(job, start, stop, workers, backend, scheduler), total, progress)
+    if total.records is not None:
+        for kept in total.records:
+            kept.sort(key=lambda r: r["index"])
+    return total
+
+
 def simulate(spec: Spec, n: int, workers: int = 1, backend: str = "local", scheduler: str | None = None,
              progress=None) -> Tally:
-    """The tally of runs 0..n-1; `progress(k)` is told as each share of k runs is done."""
-    results = run_dask(spec, n, scheduler, workers) if backend == "dask" else run_local(spec, n, workers)
-    return merged(results, Tally(), progress)
+    """The tally of runs 0..n-1 of one rule set."""
+    return simulate_job(Job((spec,)), 0, n, workers, backend, scheduler, progress).tallies[0]
 
 
 def merged(results, total, progress=None):
-    """Shares' ((summary, failure), count) merged into `total`; the first failure by run index, if any,
+    """Pieces' ((counts, failure), runs) merged into `total`; the first failure by run index, if any,
     raised: the same one on any backend and any number of workers."""
     failures = []
     for (part, failure), count in results:

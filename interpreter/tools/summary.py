@@ -1,16 +1,22 @@
 """A simulation's counts as a summary: a JSON-ready dict, and its text form.
 
 Every measure comes from the rules or the encounter: the sides are the
-combatants' `side`, a side wins a run when it is the only one with a
-combatant the ruleset's `stands` declaration says still stands, the
-measures are the ruleset's `tally` declarations, the conditions are the
-cards held when the run ended, the expectations are the encounter's.
+combatants' `side`; each run's outcome is what run/outcome.py makes of the
+ruleset's `stands` and `draw` declarations (the one notion the transcript's
+`standing()` reads too); the measures are the ruleset's `tally`
+declarations, the conditions are the cards held when the run ended, the
+expectations are the encounter's. Each outcome names the runs to read: a
+typical one (the median of its rounds) and its shortest and longest.
 """
 from __future__ import annotations
 
 import json
 
+from ..run.outcome import categories
 from .tally import Histogram, Tally, wilson
+
+EXPLAINED = "a side alone standing wins; else the first draw the rules declare that holds; " \
+            "else nobody, or several sides, still standing"
 
 
 def share(k: int, n: int) -> dict:
@@ -18,23 +24,68 @@ def share(k: int, n: int) -> dict:
     return {"runs": k, "rate": k / n if n else 0.0, "low": low, "high": high}
 
 
-def summarize(tally: Tally, runner, seed: int, sources) -> dict:
+def outcome_rows(tally: Tally, runner) -> list[dict]:
+    """Each outcome: the sides and the declared draws always, "nobody" and "several" when some run
+    ended so; with its share and the runs to read."""
+    n = tally.runs
+    people = [(b[1], b[2]) for b in runner.prepared.blueprints]
+    rows = []
+    for name, kind in categories(runner.sides(), runner.draws()):
+        k = tally.outcomes.get(name, 0)
+        if kind in ("nobody", "several") and k == 0:
+            continue
+        row = {"outcome": name, "kind": kind, **share(k, n)}
+        if kind == "side":
+            row["combatants"] = [c for c, s in people if s == name]
+        row["examples"] = examples(tally, name)
+        rows.append(row)
+    return rows
+
+
+def examples(tally: Tally, outcome: str) -> dict:
+    """The runs to read of an outcome: typical (its median rounds), shortest and longest."""
+    ends = sorted((r, k) for (o, r), k in tally.ends.items() if o == outcome)
+    if not ends:
+        return {}
+    total, seen, median = sum(k for _r, k in ends), 0, ends[-1][0]
+    for r, k in ends:
+        seen += k
+        if 2 * seen >= total:
+            median = r
+            break
+
+    def run(r):
+        i, seed = tally.examples[(outcome, r)]
+        return {"index": i, "seed": seed, "rounds": r}
+    return {"typical": run(median), "shortest": run(ends[0][0]), "longest": run(ends[-1][0])}
+
+
+def over_by_round(rounds: dict) -> list[list]:
+    """[round N, share of the runs over by round N], for every round some run ended on."""
+    n, seen, out = rounds.get("runs", 0), 0, []
+    for r, k in rounds.get("histogram", []):
+        seen += k
+        out.append([r, seen / n if n else 0.0])
+    return out
+
+
+def summarize(tally: Tally, runner, seed: int, sources, replay: str = "") -> dict:
     prepared = runner.prepared
     enc, n = prepared.enc, tally.runs
     people = [(name, side) for _i, name, side, *_rest in prepared.blueprints]
-    sides = list(dict.fromkeys(side for _name, side in people))
-    out = {"encounter": enc.title or "", "edition": prepared.p.ruleset.edition.name, "runs": n, "seed": seed,
-           "rounds": tally.rounds.describe()}
-    if runner.stands is not None:
-        out["sides"] = [dict(side=s, combatants=[c for c, cs in people if cs == s],
-                             **share(tally.standing.get((s,), 0), n)) for s in sides]
-        alone = sum(tally.standing.get((s,), 0) for s in sides)
-        out["undecided"] = share(n - alone, n)
-    tallies = [d for d, _fn in prepared.p.tallies]
+    out = {"encounter": enc.title or "", "edition": prepared.p.ruleset.edition.name,
+           "house": [layer.name for layer in prepared.p.ruleset.layers if layer.house],
+           "runs": n, "seed": seed, "replay": replay, "outcome_rule": EXPLAINED,
+           "outcomes": outcome_rows(tally, runner), "rounds": tally.rounds.describe()}
+    out["over_by_round"] = over_by_round(out["rounds"])
+    top = max(out["outcomes"], key=lambda r: r["runs"], default=None)
+    out["typical"] = dict(outcome=top["outcome"], **top["examples"]["typical"]) if top and top["runs"] else None
+    tallies = [d for d, _fn in runner.per_run + runner.per_combatant]
     out["combatants"] = [_combatant(tally, name, side, tallies, n) for name, side in people]
-    out["tallies"] = {d.name: _described(tally, None, d.name) for d in tallies if d.param is None}
+    out["tallies"] = {d.name: _described(tally, None, d.name) for d, _fn in runner.per_run}
     out["expectations"] = [dict(text=lead + _text(sources, span), line=span.line, **share(tally.expected.get(i, 0), n))
                            for i, (span, lead) in enumerate(prepared.expectation_spans)]
+    out["warnings"] = []
     return out
 
 
@@ -45,7 +96,8 @@ def _described(tally, who, name):
 def _combatant(tally, name, side, tallies, n):
     held = sorted(((cond, grade), k) for (who, cond, grade), k in tally.held.items() if who == name)
     return {"name": name, "side": side,
-            "tallies": {d.name: _described(tally, name, d.name) for d in tallies if d.param is not None},
+            "tallies": {"stands": _described(tally, name, "stands"),
+                        **{d.name: _described(tally, name, d.name) for d in tallies if d.param is not None}},
             "conditions": [dict(condition=cond, grade=grade, **share(k, n)) for (cond, grade), k in held]}
 
 
@@ -108,15 +160,39 @@ def _measure(d: dict) -> str:
             f"p75 {_num(d['p75'])}, p95 {_num(d['p95'])}; min {_num(d['min'])}, max {_num(d['max'])}")
 
 
+def outcome_label(x: dict) -> str:
+    """An outcome as the summary names it."""
+    return {"side": f"side {x['outcome']}", "draw": f"draw {x['outcome']}"}.get(x["kind"], x["outcome"])
+
+
+def _run(x: dict) -> str:
+    return f"run {x['index']} (seed {x['seed']}, {x['rounds']} round{'s' if x['rounds'] != 1 else ''})"
+
+
+def _examples(ex: dict) -> str:
+    """An outcome's runs to read, each once: typical, shortest, longest."""
+    seen, out = {}, []
+    for k in ("typical", "shortest", "longest"):
+        i = ex[k]["index"]
+        if i in seen:
+            out[seen[i]] = out[seen[i]].replace(" run ", f", {k} run ", 1)
+            continue
+        seen[i] = len(out)
+        out.append(f"{k} {_run(ex[k])}")
+    return "; ".join(out)
+
+
 def render_text(s: dict) -> str:
-    lines = [f"{s['encounter'] or 'encounter'} (edition {s['edition']}): {s['runs']} runs, seed {s['seed']}"]
-    if "sides" in s:
-        lines.append("side alone standing at the end (runs, share, 95% interval):")
-        width = max([len(x["side"]) for x in s["sides"]] + [14])
-        lines += [f"  {x['side']:<{width}} {_rate(x)}" for x in s["sides"]]
-        lines.append(f"  {'none or several':<{width}} {_rate(s['undecided'])}")
-    else:
-        lines.append("the rules declare no \"stands\": no side is counted as standing")
+    lines = [f"{s['encounter'] or 'encounter'} (edition {s['edition']}"
+             f"{''.join(' + ' + h for h in s.get('house', []))}): {s['runs']} runs, seed {s['seed']}"]
+    lines += [f"warning: {w}" for w in s.get("warnings", [])]
+    lines.append(f"outcome of each run: runs, share, 95% interval ({s['outcome_rule']})")
+    width = max([len(outcome_label(x)) for x in s["outcomes"]] + [14])
+    lines += [f"  {outcome_label(x):<{width}} {_rate(x)}" for x in s["outcomes"]]
+    seen = [x for x in s["outcomes"] if x["examples"]]
+    if seen:
+        lines.append(f"runs to read, each with: {s.get('replay') or 'grimorio run ENCOUNTER'} --seed SEED")
+        lines += [f"  {outcome_label(x):<{width}} {_examples(x['examples'])}" for x in seen]
     lines.append(f"rounds: {_measure(s['rounds'])}")
     bars = bins(s["rounds"].get("histogram", []))
     top = max([c for _, c in bars] + [1])
