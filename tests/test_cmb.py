@@ -1841,3 +1841,21 @@ def test_CMB_28_the_tactic_extends_its_parada_to_a_second_enemy_and_keeps_its_at
     """, extra="do:\n  set Rodrigo.Esquiva = 30\n"))
     assert "    Rodrigo para con Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
     assert any(ln.startswith("  Rodrigo ataca a ") for ln in r.lines)
+
+
+@pytest.mark.parametrize("action, metros", [("avanzar Bandido, pass", 14), ("retirarse Bandido, pass", 26),
+                                            ("avanzar Bandido, correr Bandido", 2)])
+def test_CMB_08_a_move_happens_even_when_no_transcript_is_kept(action, metros):
+    # simulate runs without recording what is said: a move must not live inside a say.
+    text = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo correr 30
+    """, f"""
+        round 1:
+          Rodrigo: {action}
+          Bandido: pass
+    """, strict=False, extra=AT.format(m=20) + "  set Rodrigo.Correr = 50\n"
+                                + f"expect distancia(Rodrigo, Bandido) == {metros}\n")
+    run_text(text, record=False)
+    run_text(text, record=True)
