@@ -1799,32 +1799,26 @@ def test_CMB_35_on_foot_out_of_formation_the_long_lance_cannot_parry_either(form
     assert allowed is ok, out
 
 
-def test_CMB_53_shooting_an_unconscious_man_kills_him_without_a_roll():
+@pytest.mark.parametrize("action, arma, extra", [
+    ("disparar", "Arco corto", ARQUERO.format(m=10)),     # shot at from 10 m
+    ("lanzarse", "Daga", "do:\n"),                       # a Melé launched at him
+])
+def test_CMB_53_shooting_or_launching_at_an_unconscious_man_kills_him_without_a_roll(action, arma, extra):
+    # No attack roll is pinned (dice strict): the hit is automatic, whatever the attack.
     r = run_text(duel("""
         Rodrigo iniciativa 9
-    """, """
+    """, f"""
         round 1:
-          Rodrigo: disparar Bandido, pass
-    """, arma_r='"Arco corto"', extra=ARQUERO.format(m=10) + "  add Bandido inconsciente\n"))
-    assert "  Rodrigo remata a Bandido, que está inconsciente, con Arco corto: impacta de manera automática" in r.lines
-    assert r.has("Bandido", "muerto")
-
-
-def test_CMB_53_a_mele_launched_at_an_unconscious_man_kills_him_without_a_roll():
-    r = run_text(duel("""
-        Rodrigo iniciativa 9
-    """, """
-        round 1:
-          Rodrigo: lanzarse Bandido, pass
-    """, arma_r='"Daga"', extra="do:\n  add Bandido inconsciente\n"))
-    assert "  Rodrigo remata a Bandido, que está inconsciente, con Daga: impacta de manera automática" in r.lines
+          Rodrigo: {action} Bandido, pass
+    """, arma_r=f'"{arma}"', extra=extra + "  add Bandido inconsciente\n"))
+    assert f"  Rodrigo remata a Bandido, que está inconsciente, con {arma}: impacta de manera automática" in r.lines
     assert r.has("Bandido", "muerto")
 
 
 def test_CMB_28_the_tactic_extends_its_parada_to_a_second_enemy_and_keeps_its_attack():
     # Unscripted Rodrigo, last in the round: a Parada against Bandido (one action); against
-    # Compinche he extends it (60 - 25 = 35%, not worse than his Esquiva 40%? no: 35 < 40,
-    # so he would dodge) -- with Esquiva 30 he extends and keeps his action to attack.
+    # Compinche he extends it (60 - 25 = 35%, not worse than his Esquiva of 30%) and keeps
+    # his second action to attack.
     r = run_text(trio("""
         Rodrigo iniciativa 1
         Bandido iniciativa 9
