@@ -205,7 +205,7 @@ def _wrong_edition(rs: Ruleset, heads) -> list[Diagnostic]:
     """A house file's `extends` line names the edition it is written for: the edition it is layered on,
     or one that edition extends (E0324); one line is enough (a second is E0324 too)."""
     out = []
-    chain = [name for name in rs.space("edition")]
+    chain = list(rs.space("edition"))              # the editions loaded, the lowest first
     for h in heads[1:]:
         out.append(Diagnostic("E0324", f'a second "extends" line: this file is for edition "{heads[0].edition}"',
                               h.span, f"it was named at {heads[0].span}; a house file changes one edition"))
@@ -213,10 +213,8 @@ def _wrong_edition(rs: Ruleset, heads) -> list[Diagnostic]:
         h = heads[0]
         out.append(Diagnostic("E0324", f'these house rules are for edition "{h.edition}", not for '
                                        f'"{rs.edition.name}"', h.span,
-                              f'"{rs.edition.name}" extends {", ".join(chain[:-1][::-1]) or "no edition"}; '
-                              f'run them with an encounter of edition {h.edition}, or change this line'
-                              if len(chain) > 1 else
-                              f'run them with an encounter of edition {h.edition}, or change this line'))
+                              (f'"{rs.edition.name}" extends {", ".join(chain[:-1][::-1])}; ' if len(chain) > 1
+                               else "") + f"run them with an encounter of edition {h.edition}, or change this line"))
     return out
 
 
@@ -335,8 +333,10 @@ def _inherit_settings(ed: n.Edition, base: n.Edition) -> n.Edition:
 
 
 def _display(path: Path) -> str:
-    """How a file is named in diagnostics: relative to the working folder, or to the bundled rulesets."""
-    for base, prefix in ((Path.cwd, ""), (lambda: Path(cache.consult("resolve", bundled_root())), "rulesets/")):
+    """How a file is named in diagnostics: a bundled one as rulesets/..., wherever grimorio is installed (so its
+    name, and the key its built form is shipped under, do not depend on the working folder); another relative
+    to the working folder."""
+    for base, prefix in ((lambda: Path(cache.consult("resolve", bundled_root())), "rulesets/"), (Path.cwd, "")):
         try:
             return prefix + str(Path(cache.consult("resolve", path)).relative_to(base()))
         except (ValueError, OSError):       # elsewhere; or the working folder was deleted

@@ -171,13 +171,20 @@ class Grade(Ranked):
 class ConditionType:
     """A condition: special state (no grades) or graded."""
 
-    __slots__ = ("name", "grades", "by_name", "on_receive")
+    __slots__ = ("name", "grades", "by_name", "on_receive", "data")
 
     def __init__(self, name, grades):
         self.name = name
         self.grades = grades
         self.by_name = {g.name: g for g in grades}
         self.on_receive = None
+        self.data = {}            # a state's row of data: mangled column name -> value
+
+    def __getattr__(self, attr):
+        data = object.__getattribute__(self, "data")
+        if attr in data:
+            return data[attr]
+        raise AttributeError(attr)
 
     def __str__(self):
         return self.name
@@ -331,6 +338,17 @@ class Refusal(Exception):
     @property
     def help(self) -> str | None:
         return self.text()[1]
+
+
+def hash_key(v):
+    """A value as a key of a dict or a set the rules look values up in (a catalogue's index, a memo):
+    true and false kept apart from 1 and 0, which Python takes for the same key (True == 1)."""
+    return (bool, v) if v.__class__ is bool else v
+
+
+def unhash_key(k):
+    """The value `hash_key` made a key of."""
+    return k[1] if k.__class__ is tuple and len(k) == 2 and k[0] is bool else k
 
 
 def kind(v) -> str:

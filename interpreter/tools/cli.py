@@ -1,4 +1,4 @@
-"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds.
+"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds, new.
 
 Each command imports what it needs when it runs, so `--help` and
 `editions` start without loading the language or the runtime.
@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, escape, render, render_all
 
 from . import stdio
 
@@ -124,6 +124,9 @@ def _simulate_parser(sub):
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler's address (tcp://host:8786)")
     s.add_argument("--format", choices=["text", "json"], default="text", help="the summary as text or JSON")
     s.add_argument("--report", metavar="FILE.html", help="also write an HTML page with plots")
+    s.add_argument("--exact", action="store_true", help="beside the simulated shares, the exact odds of the "
+                                                         "encounter's expectations and tallies (grimorio odds), "
+                                                         "where they can be reckoned within 20 s")
 
 
 def _diff_parser(sub):
@@ -183,8 +186,16 @@ def _odds_parser(sub):
     _layer_args(o)
 
 
+def _new_parser(sub):
+    w = sub.add_parser("new", help="start a new edition: a folder with a sheet, a round, an action and an "
+                                   "encounter that checks clean and runs")
+    w.add_argument("folder", help="the folder to make; its last part is the edition's name (my_game, "
+                                  "games/my_game)")
+
+
 PARSERS = {"run": _run_parser, "simulate": _simulate_parser, "diff": _diff_parser, "check": _check_parser,
-           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "odds": _odds_parser}
+           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "odds": _odds_parser,
+           "new": _new_parser}
 
 
 def _encounter_arguments(p, editions="store"):
@@ -254,9 +265,11 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
+    roots = roots_for(args.encounter, rules_roots(args.rules, cl))
     program = program_for(edition, enc.edition_span if not given else cl.span(given), sources,
-                          roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
+                          roots, house_files(args.house, cl))
     print_warnings(program, sources)
+    _shadowing(program, roots, len(args.rules), enc.edition_span if not given else cl.span(given), sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
@@ -264,7 +277,30 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
                                            f"for example: --set {item or 'name'}={_example(program, item)}"))
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
-    return Prepared(enc, program, overrides)
+    state = None
+    if getattr(args, "load_state", None) is not None:        # checked whole before anything runs
+        from ..run.state import StateFile
+        state = StateFile(args.load_state, program, sources, cl.span(args.load_state),
+                          [c.name for c in enc.combatants])
+    return Prepared(enc, program, overrides, state)
+
+
+def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
+    """Warn (E0011) when the edition is taken from a folder beside the encounter (not one --rules names)
+    while a bundled edition has that name: in a folder others can write (/tmp) it may be someone else's."""
+    from ...dsl.editions.loader import bundled_root, edition_heads
+    edition = program.ruleset.edition
+    if not roots[named:-1] or edition.name not in edition_heads([bundled_root()]):
+        return
+    shown = Path(edition.span.file)           # as the loader names it: from the working folder, or rulesets/...
+    entry = (shown if shown.is_file() else bundled_root().parent / shown).resolve()
+    if any(entry.is_relative_to(Path(r).resolve()) for r in [*roots[:named], roots[-1]]):
+        return                                 # the bundled edition itself, or one --rules names
+    print(render(Diagnostic("E0011", f'edition "{edition.name}" is taken from {entry}, beside the encounter, '
+                                     "not the bundled one", at,
+                            "an edition folder next to the encounter comes first; move the encounter, or "
+                            "rename that folder's edition, if it is not yours", "warning"), sources),
+          file=sys.stderr)
 
 
 def _example(program, name: str) -> str:
@@ -281,6 +317,10 @@ def prepare_from_argv(argv):
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    if args.load_state == "":
+        raise GrimorioError(Diagnostic("E0002", "--load-state needs a file name", cl.span("--load-state"),
+                                       "--load-state FILE; an empty name is often a variable that was not set"))
+    outputs = _outputs(args, cl)
     prepared = prepare(args, sources, cl)
     if args.run_index is not None:
         from .simulate import run_seed
@@ -289,12 +329,8 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
                                            "give the index simulate printed (or wrote in --runs)"))
         base = args.seed if args.seed is not None else (prepared.enc.seed or 0)
         args.seed = run_seed(base, args.run_index)
-    setup = None
-    if args.load_state:
-        from ..run.state import StateFile
-        loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
-        given = prepared.given_fields()
-        setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
+    outputs(prepared)
+    setup = prepared.state_setup()
     try:
         outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup,
                                budget=_budget(args, cl))
@@ -316,6 +352,24 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     return 0
 
 
+def _outputs(args, cl: CommandLine):
+    """Check the run's output (--save-state) before anything runs: not the encounter, a house file or an
+    edition's file (the state it loads it may replace); then again once the edition's files are known."""
+    if args.save_state is None:
+        return lambda prepared: None
+    from .outputs import check_output
+    at, inputs = cl.span(args.save_state), [args.encounter, *args.house]
+    allowed = [args.load_state] if args.load_state else []
+    check_output(args.save_state, "--save-state", at, inputs, allowed)
+
+    def with_the_edition(prepared):
+        from ...dsl.editions.loader import bundled_root
+        files = list(prepared.p.ruleset.sources.texts)
+        check_output(args.save_state, "--save-state", at,
+                     files + [str(bundled_root().parent / f) for f in files], allowed)
+    return with_the_edition
+
+
 def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
     from .simulate_cli import simulate_command
     return simulate_command(args, sources, cl)
@@ -330,7 +384,7 @@ def _write_failed(outcome, sources: Sources):
 def _write_transcript(outcome, args):
     from ..run.transcript import render_jsonl, render_text
     engine = outcome.engine
-    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else escape(render_text(engine, args.explain)))
     sys.stdout.flush()
 
 
@@ -362,7 +416,7 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
             runs.append(exc.outcome)
             stopped.append((names[-1], exc))
     text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1], ended=not stopped)
-    sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
+    sys.stdout.write(escape(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped)))
     if stopped:                  # both sides may stop on the same error: it is told once
         told = []
         for d in (d for _name, exc in stopped for d in exc.diagnostics):
@@ -439,7 +493,7 @@ def cmd_editions(args, sources, cl) -> int:
     width = max([12] + [len(name) for name, _ in editions + modules])       # one column for every name
     for name, heads in editions:
         extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
-        print(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip())
+        print(escape(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip()))
     if modules:
         print('\nmodules (an edition includes one with "include module NAME"):')
     for name, heads in modules:
@@ -468,8 +522,18 @@ def cmd_fmt(args, sources, cl) -> int:
     return fmt(args, sources, cl)
 
 
+def cmd_new(args, sources, cl) -> int:
+    from .scaffold import create
+    folder = Path(args.folder)
+    written = create(folder, cl.span(args.folder))
+    for path in written:
+        print(f"created {path.as_posix()}")
+    print(f"next: grimorio check {folder.as_posix()}\n      grimorio run {(folder / 'first.enc').as_posix()}")
+    return 0
+
+
 COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check": cmd_check, "editions": cmd_editions,
-            "fmt": cmd_fmt, "lsp": cmd_lsp, "odds": cmd_odds}
+            "fmt": cmd_fmt, "lsp": cmd_lsp, "odds": cmd_odds, "new": cmd_new}
 
 
 def main(argv=None) -> int:
