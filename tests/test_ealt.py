@@ -771,6 +771,20 @@ def test_house_rule_heridas_leve_does_not_heal_by_descanso_in_two_lines(edition,
     assert [g.name for g in akira.cards["Heridas"]] == ["Leve"]
 
 
+@pytest.mark.slow
+def test_the_house_rule_runs_over_the_bundled_encounter_its_comment_names(capsys):
+    # The second reader (issue 20): over recuperacion.enc it printed a right transcript and
+    # exited 2 with five "E0505: this pinned roll was never made" (the encounter's dice were
+    # strict, and the rule removes those TS).
+    house = CASA / "heridas_leve_sin_descanso.rules"
+    assert "grimorio run rulesets/yokai/recuperacion.enc --house rulesets/casa/heridas_leve_sin_descanso.rules" in (
+        house.read_text(encoding="utf-8"))
+    assert main(["run", str(BUNDLED / "recuperacion.enc"), "--house", str(house)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "TS FUE por Heridas Leve" not in out
+    assert out.splitlines()[-1] == "Akira, Acción de AGI: Obstáculos -1, Facilidades +0 -> -1"   # still Heridas Leve
+
+
 # Each recovery path and each escalation of the module: a rule a layer replaces alone.
 HOOKS = {
     "recovery": ["fatiga_persistente_con_descanso", "heridas_leve_con_descanso", "heridas_persistente_con_descanso",
