@@ -124,6 +124,9 @@ def _simulate_parser(sub):
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler's address (tcp://host:8786)")
     s.add_argument("--format", choices=["text", "json"], default="text", help="the summary as text or JSON")
     s.add_argument("--report", metavar="FILE.html", help="also write an HTML page with plots")
+    s.add_argument("--exact", action="store_true", help="beside the simulated shares, the exact odds of the "
+                                                         "encounter's expectations and tallies (grimorio odds), "
+                                                         "where they can be reckoned within 20 s")
 
 
 def _diff_parser(sub):

@@ -98,7 +98,35 @@ def _simulation(s: dict, key: str = "", name: str = "") -> list[str]:
         rows = [(expectation_label(x), f"{key}expectations.{i}", x) for i, x in enumerate(s["expectations"])]
         parts += ["<h2>Expectations met</h2>", _rate_chart(name + "expectations", rows, "expectation"),
                   _rate_table(rows)]
+    if s.get("exact"):
+        parts.append(_exact(s, key))
     return parts
+
+
+def _exact(s: dict, key: str) -> str:
+    """The exact odds (simulate --exact) beside the shares the runs gave."""
+    out = ["<h2>Exact odds</h2><p class='note'>Reckoned by <code>grimorio odds</code> from the same rules, "
+           "every roll enumerated.</p>"]
+    exact = s["exact"]
+    if "beyond" in exact:
+        return out[0] + f"<p data-key='{escape(key)}exact.beyond'>{escape(exact['beyond'])}</p>"
+    rows = [x for x in s["expectations"] if "exact" in x]
+    if rows:
+        out.append("<table><tr><th>expectation</th><th>exact</th><th>simulated</th><th>inside its interval</th></tr>")
+        for i, x in enumerate(rows):
+            e = x["exact"]
+            out.append(f"<tr><td>{escape(expectation_label(x))}</td>"
+                       f"<td>{_val(f'{key}expectations.{i}.exact.fraction', e['fraction'])} "
+                       f"({_pct(f'{key}expectations.{i}.exact.share', e['share'])})</td>"
+                       f"<td>{_pct(f'{key}expectations.{i}.rate', x['rate'])}</td>"
+                       f"<td>{'yes' if e['inside'] else 'NO'}</td></tr>")
+        out.append("</table>")
+    out.append("<table><tr><th>tally</th><th>exact mean</th><th>exact distribution</th></tr>")
+    for label, t in exact["tallies"].items():
+        mean = "-" if t["mean"] is None else _val(f"{key}exact.tallies.{label}.mean", t["mean"])
+        shares = ", ".join(f"{o['value']}: {100 * o['share']:.2f}%" for o in t["outcomes"])
+        out.append(f"<tr><td>{escape(label)}</td><td>{mean}</td><td>{escape(shares)}</td></tr>")
+    return "".join(out) + "</table>"
 
 
 def _once(drawn: dict, label: str, d: dict, draw) -> str:

@@ -48,6 +48,9 @@ def simulate_command(args, sources, cl) -> int:
             s["precision"] = precision
     if args.runs:
         _write_runs(args.runs, counts, sets, cl)
+    if args.exact:
+        from .odds_beside import add_exact
+        add_exact(summaries[0], prepared[0])
     out = _render(args, sets, summaries, counts, compare, precision)
     sys.stdout.write(render_json(out) if args.format == "json" else out.pop("_text"))
     if args.report:
@@ -68,8 +71,9 @@ def _render(args, sets, summaries, counts, compare, precision) -> dict:
         out = summarize_sweep([label for _ns, label in sets], summaries, counts)
         out["_text"] = sweep_text(out)
     else:
+        from .odds_beside import exact_text
         out = summaries[0]
-        out["_text"] = render_text(out)
+        out["_text"] = render_text(out) + exact_text(out)
     if precision is not None:
         out["precision"] = precision
         out["_text"] += _precision_text(precision)
@@ -159,6 +163,10 @@ def _usable(args, cl, compare):
     if args.scheduler and args.backend != "dask":
         raise GrimorioError(Diagnostic("E0002", "--scheduler names a Dask scheduler: it goes with --backend dask",
                                        cl.span(args.scheduler), "add --backend dask, or leave out --scheduler"))
+    if args.exact and (compare or args.sweep):
+        raise GrimorioError(Diagnostic("E0044", "--exact shows the exact odds of one rule set beside its runs",
+                                       cl.span("--exact"), "leave out --exact, or ask grimorio odds of each rule "
+                                                           "set on its own"))
     if args.runs and args.runs.isdigit():
         raise GrimorioError(Diagnostic("E0042", f'--runs names the file of run records, not how many ("{args.runs}")',
                                        cl.span(args.runs), f"to run {args.runs} times: -n {args.runs}; "
