@@ -670,7 +670,7 @@ BAD_PHRASES = ["ya fue tratado", "una nueva Heridas", "(Afección del paciente",
                # the second reader (issue 20): jargon, an object in brackets, "a el", a subject that
                # switches, "con" for whom one treats, an unlabelled zero
                "golpe que pasa", "para combatir (", "para huir (", "lo que le alteraba (", " a el ", " de el ",
-               "ya la recibió, y", '" con ', "(0 por", " 0 por los E.Alt"]
+               "ya la recibió, y", "la nueva Heridas", '" con ', "(0 por", " 0 por los E.Alt"]
 ENCOUNTERS = sorted(BUNDLED.glob("*.enc")) + sorted((BUNDLED.parent / "aquelarre_estados").glob("*.enc"))
 
 
@@ -977,14 +977,13 @@ def test_EALT_18_the_transcript_says_fatiga_persistente_and_shock_leve_come_toge
         "Akira: E.Alt de Fatiga Grave, Persistente",
         'Akira queda "desprevenido" (EALT-23: mientras esté en Shock)',
         "Akira: E.Alt de Shock Leve (desprevenido)",
-        "Akira: E.Alt de Fatiga Grave, Persistente",
-    ]
+    ]                                   # (its Fatiga said once: it said it twice, found on seed 2)
 
 
 def test_EALT_18_on_fatiga_persistente_too_it_says_the_heridas_come_instead():
     r = run_text(scene(holds="Fatiga Grave; Fatiga Persistente", do="receive Akira Fatiga Leve"))
-    assert said(r)[:2] == ["Akira: ya tenía Fatiga Grave y Persistente: en su lugar recibe Heridas Leve (EALT-18)",
-                           "Akira: E.Alt de Heridas Leve"]
+    assert said(r) == ["Akira: ya tenía Fatiga Grave y Persistente: en su lugar recibe Heridas Leve (EALT-18)",
+                       "Akira: E.Alt de Heridas Leve"]
 
 
 @pytest.mark.parametrize("tipo", ["Heridas", "Fatiga", "Shock"])
@@ -1002,7 +1001,7 @@ def test_EALT_04_on_a_persistente_card_it_says_the_grave_is_added_beside_it():
 
 def test_EALT_13_and_EALT_24_say_what_happens_on_a_grave_card():
     r = run_text(scene(holds="Heridas Grave", do="receive Akira Heridas Leve"))
-    assert said(r)[:2] == ["Akira: ya tenía Heridas Grave: la nueva Heridas no añade carta (EALT-13)",
+    assert said(r)[:2] == ["Akira: ya tenía Heridas Grave: el nuevo E.Alt de Heridas no añade carta (EALT-13)",
                            'Akira sufre el E.Esp "incapacitado"']
     r = run_text(scene(holds="Shock Grave; Shock Persistente; desprevenido", do="receive Akira Shock Leve"))
     assert said(r)[0] == "Akira: ya tenía Shock Grave y Persistente: en su lugar recibe Fatiga Leve (EALT-24)"
