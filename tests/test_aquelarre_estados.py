@@ -474,3 +474,20 @@ def test_EALT_03_simulate_counts_an_incapacitado_as_out(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     stands = {c["name"]: c["tallies"]["stands"]["true"] for c in out["combatants"]}
     assert stands == {"Rodrigo": 1, "Bandido": 0}
+
+
+def test_a_fighter_who_fled_is_not_standing_at_the_end():
+    # Found re-reading duelo seeds 2 and 6: Rodrigo fled in the last Asalto and the final
+    # line said "Siguen en pie: Rodrigo, Bandido" (the edition's own stands read en_pie,
+    # which a fugitive still is); aquelarre's stands, en_lucha, leaves him out.
+    from tests.aquelarre import duel
+    r = run_text(estados(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: huir
+          Bandido: pass
+    """)))
+    assert "  Rodrigo huye del combate" in r.lines
+    assert r.lines[-1] == "Fin del combate. En pie: Bandido"
