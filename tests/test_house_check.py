@@ -325,3 +325,43 @@ def test_an_option_set_twice_in_an_encounter_and_a_misspelled_combatant_are_refu
     assert 'did you mean "Bandido"?' in out
     enc = write(tmp_path, "f.enc", ENCOUNTER.format(sets="set malus_parada = 10\n", target="Bandido"))
     assert check(capsys, enc)[0] == 0
+
+
+@pytest.mark.slow
+def test_a_scripted_action_given_values_it_has_no_parameters_for_is_refused_by_check(tmp_path, capsys):
+    # `check` said ok; the run stopped at round 1 ("atacar" takes 1 choice after it, not 2).
+    enc = write(tmp_path, "e.enc", ENCOUNTER.format(sets="", target="Bandido Rodrigo, huir Bandido"))
+    code, out = check(capsys, enc)
+    assert code == 2
+    assert 'error[E0504]: "atacar" takes 1 choice after it, not 2' in out and "its parameters: objetivo" in out
+    assert 'error[E0504]: "huir" takes 0 choices after it, not 1' in out
+
+
+@pytest.mark.slow
+def test_a_folder_of_house_files_is_checked_file_by_file(tmp_path, capsys):
+    # `grimorio check rulesets/casa` said the folder holds no edition, and `check rulesets` skipped it:
+    # its house files were never checked.
+    folder = tmp_path / "casa"
+    folder.mkdir()
+    write(folder, "buena.rules", "extends aquelarre\nset malus_parada = 10\n")
+    write(folder, "mala.rules", "extends aquelarre\nreplace rule bono_dano(c, arma):\n  return 0\n")
+    write(folder, "sin.rules", "set malus_parada = 10\n")
+    code, out = check(capsys, folder)
+    assert code == 2
+    assert "mala.rules:2:" in out and 'there is no rule "bono_dano"' in out and "sin.rules:1:1" in out
+    assert "buena.rules" not in out and out.rstrip().endswith("2 errors")
+
+
+def test_which_action_parameters_are_chosen_among_combatants():
+    from grimorio.dsl.check.encounter_check import combatant_choices
+    got = combatant_choices(load_edition("aquelarre"))
+    assert got["atacar"] == (True,) and got["huir"] == ()            # rivales(yo): enemies(c) kept by a filter
+
+
+@pytest.mark.slow
+def test_a_scripted_value_no_combatant_is_named_is_refused_by_check(tmp_path, capsys):
+    # `Rodrigo: atacar Pedro` with no Pedro: check said ok, the run stopped at round 1.
+    enc = write(tmp_path, "e.enc", ENCOUNTER.format(sets="", target="Pedro"))
+    code, out = check(capsys, enc)
+    assert code == 2 and 'error[E0326]: "Pedro" is not a combatant of this encounter' in out
+    assert '"atacar" chooses it among combatants: Rodrigo, Bandido' in out

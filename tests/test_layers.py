@@ -708,3 +708,29 @@ def too_large(tmp_path):
         load_edition("grande", roots=[tmp_path], houses=[house])
     d, = exc.value.diagnostics
     assert d.code == "E0322" and d.span.file.endswith("casa.rules") and d.span.line == 1
+
+
+def test_running_out_of_memory_compiling_is_a_size_error_not_too_complex(tmp_path, monkeypatch):
+    # Issue 27: under a memory cap, a large file failed with a misleading "too complex" (E0106).
+    import grimorio.interpreter.compile.compiler as compiler
+
+    def no_memory(source, filename):
+        raise MemoryError
+    monkeypatch.setattr(compiler, "python_code", no_memory)
+    folder = tmp_path / "mini"
+    folder.mkdir()
+    (folder / "edicion.rules").write_text('edition mini:\n  title "M"\n\nsheet s:\n  x: int = 0\n', encoding="utf-8")
+    with pytest.raises(GrimorioError) as exc:
+        compile_checked(load_edition("mini", roots=[tmp_path]))
+    d, = exc.value.diagnostics
+    assert d.code == "E0322" and d.message == "these rules are too large to compile in the memory available"
+
+
+def test_statements_inserted_after_a_block_that_returns_are_refused(tmp_path):
+    d, = load_errors(tmp_path, "replace rule malherido(c):\n  block fin:\n    return c.pv * 4 <= c.RES\n"
+                               "insert after block fin in rule malherido:\n  say huye(c)\n")
+    assert d.code == "E0309" and d.span.line == 4
+    assert d.message == 'these statements would never run: block "fin" of rule "malherido" ends at line 3, before them'
+    rs = ruleset(tmp_path, "replace rule malherido(c):\n  block fin:\n    return c.pv * 4 <= c.RES\n"
+                           "insert before block fin in rule malherido:\n  say huye(c)\n")
+    assert len(rs.space("rule")["malherido"].body) == 2

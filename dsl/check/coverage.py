@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic
 from .deadcode import key_range
-from .names import walk
+from .shadowing import nodes_of
 
 INF = float("inf")
 
@@ -23,16 +23,14 @@ def coverage(rs) -> list[Diagnostic]:
     tables = {t.name: t for t in rs.all(n.Table)}
     out = []
     seen = set()
-    for space in rs.spaces.values():
-        for d in space.values():
-            for x in walk(d) if isinstance(d, n.Decl) else ():
-                if id(x) in seen:
-                    continue
-                seen.add(id(x))
-                if isinstance(x, n.Index) and isinstance(x.obj, n.Name):
-                    out += _lookup(x, tables.get(x.obj.id), tables)
-                elif isinstance(x, n.Decide) and x.policy == "first" and len(x.inputs) == 1:
-                    out += _decide(x, key_range(x.inputs[0], tables), "decide")
+    for _d, x in nodes_of(rs):
+        if type(x) not in (n.Index, n.Decide) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, n.Index) and isinstance(x.obj, n.Name):
+            out += _lookup(x, tables.get(x.obj.id), tables)
+        elif isinstance(x, n.Decide) and x.policy == "first" and len(x.inputs) == 1:
+            out += _decide(x, key_range(x.inputs[0], tables), "decide")
     for c in rs.all(n.Check):
         dice = c.dice
         reach = (dice.count, dice.count * dice.sides) if isinstance(dice, n.DiceLit) else key_range(dice, tables)

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic
-from .names import walk
 
 Range = tuple[int, int] | None          # whole numbers low..high, or None: could be anything
 
 
 def dead_data(rs) -> list[Diagnostic]:
     from ..editions.loader import prelude
-    nodes = [x for space in rs.spaces.values() for d in space.values() for x in walk(d)]
+    from .shadowing import nodes_of
+    nodes = [x for _d, x in nodes_of(rs)]
     read = {x.name for x in nodes if isinstance(x, n.Attr)}
     # A column can also be read by a value that names it (fila[zona]): a text equal to its name, written
     # anywhere in the rules or their tables, may be such a key.

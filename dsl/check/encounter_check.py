@@ -27,6 +27,8 @@ class Facts:
     actions: tuple = ()     # action names
     reactions: tuple = ()   # reaction names
     options: dict = None    # option name -> its value before the encounter sets it
+    action_params: dict = None   # action name -> the names of the parameters a script gives values for
+    combatant_params: dict = None    # action name -> for each of those, whether it is chosen among combatants
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -125,9 +127,32 @@ def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
     f = facts.fields.get(name)
     if f is None:
         at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
-        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at,
-                           did_you_mean(name, list(facts.fields) + list(BUILTIN_FIELDS)))]
+        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at, _fields_like(name, value, facts))]
     return check_value(f, value, span, facts)
+
+
+def _fields_like(name: str, value, facts: Facts) -> str:
+    """The help for a field the sheet lacks: the nearest name, and the sheet's fields that take the value
+    given (a number or a percentage: its percentages, the skills, and its numbers), so a skill the edition
+    does not have shows what it has."""
+    from difflib import get_close_matches
+    kinds = {bool: ("bool",), int: ("percent", "int"), str: ("text", "row"), list: ("list",)}.get(type(value), ())
+    # The first kind the value fits that the sheet has (a number: its percentages, the skills, first).
+    words, same = next(((KIND_WORDS[k], names) for k in kinds
+                        for names in [[f.name for f in facts.fields.values() if f.type == k]] if names),
+                       ("fields", []))
+    near = did_you_mean(name, [f.name for f in facts.fields.values() if f.type in kinds])
+    if near is None and same:
+        close = get_close_matches(name.lower(), [f.lower() for f in same], n=1, cutoff=0.4)
+        near = next((f'the nearest is "{f}"' for f in same if close and f.lower() == close[0]), None)
+    if not same:
+        near, same = did_you_mean(name, list(facts.fields) + list(BUILTIN_FIELDS)), list(facts.fields)
+    listed = f"the sheet's {words}: {', '.join(same)}"
+    return f"{near} ({listed})" if near else listed
+
+
+KIND_WORDS = {"percent": "percentages", "int": "numbers", "bool": "yes/no fields", "text": "texts",
+              "row": "rows of tables", "list": "lists"}
 
 
 def _holds(cond: str, grade, span: Span, facts: Facts) -> list[Diagnostic]:
@@ -225,8 +250,57 @@ def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
                                           did_you_mean(words[0], facts.actions + facts.reactions) or
                                           "a choice is an action, a reaction, pass, none, or choose and a value"))
                 else:
-                    out += _near_combatants(words[1:], span, names)
+                    out += _action_arity(words, span, facts) + _near_combatants(words[1:], span, names)
+                    out += _not_combatants(words, span, names, facts)
     return out
+
+
+def offers_combatants(x, rules: dict, depth: int = 0) -> bool:
+    """Whether the list an action's parameter is chosen from holds only combatants, as the text shows:
+    combatants(), a comprehension that keeps the items of such a list, or a rule every `return` of which
+    gives one (enemies(c), others(c) over it)."""
+    from .names import walk
+    if isinstance(x, n.Comprehension):
+        return isinstance(x.elt, n.Name) and x.elt.id == x.var and offers_combatants(x.iter, rules, depth)
+    if not isinstance(x, n.Call) or not isinstance(x.func, n.Name):
+        return False
+    rule = rules.get(x.func.id)
+    if rule is None:
+        return x.func.id == "combatants"
+    if depth > 8:
+        return False
+    returns = [r.value for r in walk(rule.body) if isinstance(r, n.Return)]
+    return bool(returns) and all(v is not None and offers_combatants(v, rules, depth + 1) for v in returns)
+
+
+def combatant_choices(rs) -> dict:
+    """Action name -> for each parameter after the first, whether it is chosen among combatants."""
+    rules = rs.space("rule")
+    return {a.name: tuple(p.domain is not None and offers_combatants(p.domain, rules) for p in a.params[1:])
+            for a in rs.all(n.Action)}
+
+
+def _not_combatants(words, span: Span, names: list, facts: Facts) -> list[Diagnostic]:
+    """E0326: a scripted value for a parameter chosen among combatants that names none of the encounter's
+    (the rules can never offer it; a near spelling is reported by _near_combatants)."""
+    flags = (facts.combatant_params or {}).get(words[0], ())
+    out = []
+    for word, among in zip(words[1:], flags):
+        if among and word not in names and not did_you_mean(word, names):
+            out.append(Diagnostic("E0326", f'"{word}" is not a combatant of this encounter', span,
+                                  f'"{words[0]}" chooses it among combatants: {", ".join(names)}'))
+    return out
+
+
+def _action_arity(words, span: Span, facts: Facts) -> list[Diagnostic]:
+    """E0504 before the run: a scripted action given more or fewer values than it has parameters to choose
+    (the run stopped at that round with the same words)."""
+    params = (facts.action_params or {}).get(words[0])
+    if params is None or len(words) - 1 == len(params) or words[0] in facts.reactions:   # a reaction of that name
+        return []
+    return [Diagnostic("E0504", f'"{words[0]}" takes {len(params)} choice{"s" if len(params) != 1 else ""} '
+                                f"after it, not {len(words) - 1}", span,
+                       f"its parameters: {', '.join(params) or 'none'}")]
 
 
 def _near_combatants(values, span: Span, names: list) -> list[Diagnostic]:

@@ -12,6 +12,22 @@ from .names import walk
 
 DICE_NAME = re.compile(r"[0-9]*[dD][0-9]+")          # the grammar's DICE token, whole
 
+_NODES: dict[tuple, tuple] = {}     # the declarations' ids -> (them, every (declaration, node) under them)
+
+
+def nodes_of(rs) -> list[tuple]:
+    """(declaration, node) for every node under every declaration, walked once for a set of declarations
+    (the checker and the warnings both read them; the declarations are frozen, and held here so that their
+    ids stay theirs)."""
+    decls = tuple(d for space in rs.spaces.values() for d in space.values())
+    key = tuple(map(id, decls))
+    held = _NODES.get(key)
+    if held is None:
+        held = _NODES[key] = (decls, [(d, x) for d in decls if isinstance(d, n.Decl) for x in walk(d)])
+        while len(_NODES) > 8:
+            del _NODES[next(iter(_NODES))]
+    return held[1]
+
 
 def dice_names(rs) -> list[Diagnostic]:
     """E0235: a name the grammar reads as dice wherever it is written as a value or called."""
@@ -21,12 +37,11 @@ def dice_names(rs) -> list[Diagnostic]:
             if isinstance(d, n.Decl) and DICE_NAME.fullmatch(d.name) and not isinstance(d, (n.Edition, n.Module)):
                 kind = n.KIND_OF.get(type(d), "declaration")
                 out.append(_dice(kind, d.name, _name_span(d, kind)))
-            for x in walk(d) if isinstance(d, (n.Rule, n.Action, n.Reaction, n.Round, n.Condition)) else ():
-                if isinstance(x, n.Let) and DICE_NAME.fullmatch(x.name):
-                    out.append(_dice("local", x.name, x.span))
-            for p in getattr(d, "params", ()) or ():
-                if isinstance(p, n.Param) and DICE_NAME.fullmatch(p.name):
-                    out.append(_dice("parameter", p.name, p.span))
+    for _d, x in nodes_of(rs):
+        if isinstance(x, n.Let) and DICE_NAME.fullmatch(x.name):
+            out.append(_dice("local", x.name, x.span))
+        elif isinstance(x, n.Param) and DICE_NAME.fullmatch(x.name):
+            out.append(_dice("parameter", x.name, x.span))
     return out
 
 
@@ -51,22 +66,18 @@ def shadowed(rs) -> list[Diagnostic]:
     values = rs.space("value")
     outcomes = {v: o for o in rs.all(n.Outcomes) for v in o.values}
     out = []
-    for space in ("rule", "action", "reaction", "round", "value"):
-        for d in rs.space(space).values():
-            if not isinstance(d, (n.Rule, n.Action, n.Reaction, n.Round, n.Condition)):
-                continue
-            for x in walk(d):
-                if not isinstance(x, n.Let):
-                    continue
-                hidden = values.get(x.name)
-                if hidden is not None and type(hidden) in SHADOWED:
-                    what = f'{SHADOWED[type(hidden)]} "{x.name}"'
-                elif x.name in outcomes:
-                    what = f'outcome "{x.name}" of "{outcomes[x.name].name}"'
-                else:
-                    continue
-                out.append(Diagnostic(
-                    "W0236", f"this let hides the {what} for the rest of the block", x.span,
-                    f"after it, {x.name} is this local, not the {what.split(' ')[0]}; give the local another "
-                    "name", "warning"))
+    for _d, x in nodes_of(rs):
+        if not isinstance(x, n.Let):
+            continue
+        hidden = values.get(x.name)
+        if hidden is not None and type(hidden) in SHADOWED:
+            what = f'{SHADOWED[type(hidden)]} "{x.name}"'
+        elif x.name in outcomes:
+            what = f'outcome "{x.name}" of "{outcomes[x.name].name}"'
+        else:
+            continue
+        out.append(Diagnostic(
+            "W0236", f"this let hides the {what} for the rest of the block", x.span,
+            f"after it, {x.name} is this local, not the {what.split(' ')[0]}; give the local another "
+            "name", "warning"))
     return out

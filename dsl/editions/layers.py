@@ -311,8 +311,14 @@ def _block_replace(rs, layer, p, d):
 
 def _block_insert(rs, layer, p, d):
     new = n.Block(p.span, f"{p.where} {p.target.key}", p.new)
-    return _with_block(d, p, lambda b: (new, b) if p.where == "before" else (b, new)), \
-        f'inserts statements {p.where} block "{p.target.key}"'
+
+    def place(b):
+        if p.where == "before":
+            return new, b
+        if ends(b.body):
+            raise _never_runs(p, f'block "{b.name}" of {p.target.kind} "{p.target.name}"', b.body, "block")
+        return b, new
+    return _with_block(d, p, place), f'inserts statements {p.where} block "{p.target.key}"'
 
 
 def _edge(rs, layer, p, d):
@@ -323,10 +329,7 @@ def _edge(rs, layer, p, d):
         if p.where == "start":
             return p.new + body
         if ends(body):
-            raise _misfit(p.span, f"these statements would never run: {_edge_name(t)} ends at line "
-                                  f"{body[-1].span.line}, before them",
-                          f"put them before that line (insert before block NAME, or at start of ...), or "
-                          f"replace the block or {t.kind} that ends it")
+            raise _never_runs(p, _edge_name(t), body, f"block or {t.kind}")
         return body + p.new
     if t.part == "block":
         return _with_block(d, p, lambda b: (replace(b, body=add(b.body)),)), \
@@ -355,6 +358,14 @@ def ends(body) -> bool:
     if isinstance(last, n.If):
         return last.orelse is not None and all(ends(b) for _, b in last.branches) and ends(last.orelse)
     return False
+
+
+def _never_runs(p: n.Patch, what: str, body, ender: str) -> LayerError:
+    """E0309: statements a patch puts after the end of a body that always returns (or stops) first."""
+    return _misfit(p.span, f"these statements would never run: {what} ends at line {body[-1].span.line}, "
+                           "before them",
+                   f"put them before that line (insert before block NAME, or at start of ...), or replace the "
+                   f"{ender} that ends it")
 
 
 def _edge_name(t: n.Target) -> str:

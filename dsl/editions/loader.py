@@ -205,7 +205,7 @@ def _wrong_edition(rs: Ruleset, heads) -> list[Diagnostic]:
     """A house file's `extends` line names the edition it is written for: the edition it is layered on,
     or one that edition extends (E0324); one line is enough (a second is E0324 too)."""
     out = []
-    chain = [name for name in rs.space("edition")]
+    chain = list(rs.space("edition"))              # the editions loaded, the lowest first
     for h in heads[1:]:
         out.append(Diagnostic("E0324", f'a second "extends" line: this file is for edition "{heads[0].edition}"',
                               h.span, f"it was named at {heads[0].span}; a house file changes one edition"))
@@ -213,10 +213,8 @@ def _wrong_edition(rs: Ruleset, heads) -> list[Diagnostic]:
         h = heads[0]
         out.append(Diagnostic("E0324", f'these house rules are for edition "{h.edition}", not for '
                                        f'"{rs.edition.name}"', h.span,
-                              f'"{rs.edition.name}" extends {", ".join(chain[:-1][::-1]) or "no edition"}; '
-                              f'run them with an encounter of edition {h.edition}, or change this line'
-                              if len(chain) > 1 else
-                              f'run them with an encounter of edition {h.edition}, or change this line'))
+                              (f'"{rs.edition.name}" extends {", ".join(chain[:-1][::-1])}; ' if len(chain) > 1
+                               else "") + f"run them with an encounter of edition {h.edition}, or change this line"))
     return out
 
 

@@ -20,6 +20,16 @@ RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 SCALE = re.compile(r"^\s*(x|/)\s*(\d+)\s*$")
 
 
+def _placeholder(d: Diagnostic, inner: str, where: Span) -> Diagnostic:
+    """A placeholder that does not read: say what a placeholder holds, not which tokens could come."""
+    if re.fullmatch(r"\s*[^\W\d]\w*(\s+[^\W\d]\w*)+\s*", inner):
+        return Diagnostic("E0105", f'a placeholder holds one value: "{inner.strip()}" is {len(inner.split())} names',
+                          where, f"names have no spaces ({'_'.join(inner.split())}); a placeholder is a value "
+                                  "such as {c}, {c.score} or {floor(x / 2)}")
+    return Diagnostic(d.code, d.message, d.span, "a placeholder is one value or expression, such as {c}, {c.score} or "
+                                                 '{floor(x / 2)}; write "{{" for a brace')
+
+
 def _unquote(s: str) -> str:
     return re.sub(r'\\(.)', r'\1', s[1:-1])
 
@@ -198,7 +208,10 @@ class Builder:
             if not inner.strip():
                 raise GrimorioError(Diagnostic("E0105", "this placeholder is empty", where,
                                                'put a value between the braces, such as {c} or {c.FIELD}'))
-            tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
+            try:
+                tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
+            except GrimorioError as exc:
+                raise GrimorioError([_placeholder(d, inner, where) for d in exc.diagnostics]) from None
             parts.append(_relocate(self.expr(tree.children[0]), where))
             i = j + 1
         if lit:
@@ -276,15 +289,17 @@ class Builder:
         return tuple(out)
 
     def d_round(self, t):
-        steps, until, final = [], None, None
+        steps, until, final, start = [], None, None, None
         for it in t.children[1:]:
-            if it.data == "step":
+            if it.data == "round_start":
+                start = self.body(it.children[0])
+            elif it.data == "step":
                 steps.append(n.Step(self.span(it), str(it.children[0]), self.body(it.children[1])))
             elif it.data == "until":
                 until = self.expr(it.children[0])
             else:
                 final = self.body(it.children[0])
-        return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final)
+        return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final, start)
 
     def d_tally(self, t):
         name, param, value = t.children
@@ -479,12 +494,14 @@ class Builder:
 
     def for_stmt(self, c, sp, group: bool):
         var, it, order, where, body = c
-        key, desc = None, False
+        key, desc, more = None, False, ()
         if order is not None:
             key = self.expr(order.children[0])
-            desc = order.children[1] is not None
+            desc = _descending(order.children[1])
+            more = tuple(n.OrderKey(self.span(k), self.expr(k.children[0]), _descending(k.children[1]))
+                         for k in order.children[2:])
         return n.For(sp, str(var), self.expr(it), key, desc, self.expr(where) if where is not None else None,
-                     self.body(body), group)
+                     self.body(body), group, more)
 
     # -------------------------------------------------------------- expressions
     def args(self, t):
@@ -497,6 +514,10 @@ class Builder:
             name, value = a.children
             out.append(n.Arg(self.span(a), str(name) if name is not None else None, self.expr(value)))
         return tuple(out)
+
+    def comp_for(self, t) -> n.CompFor:
+        var, it, cond = t.children
+        return n.CompFor(self.span(t), str(var), self.expr(it), self.expr(cond) if cond is not None else None)
 
     def dice_token(self, tok) -> n.DiceLit:
         text = str(tok).lower()
@@ -647,7 +668,8 @@ _EXPRESSIONS = {
     "option_ref": lambda self, c, sp: n.OptionRef(sp, str(c[0])),
     "list_": lambda self, c, sp: n.ListExp(sp, tuple(self.expr(x) for x in c if x is not None)),
     "comprehension": lambda self, c, sp: n.Comprehension(sp, self.expr(c[0]), str(c[1]), self.expr(c[2]),
-                                                         self.expr(c[3]) if c[3] is not None else None),
+                                                         self.expr(c[3]) if c[3] is not None else None,
+                                                         tuple(self.comp_for(f) for f in c[4:])),
     "record": lambda self, c, sp: n.RecordExp(sp, tuple((str(f.children[0]), self.expr(f.children[1]))
                                                         for f in c if f is not None)),
     "roll": lambda self, c, sp: n.Roll(sp, self.expr(c[0]), self.expr(c[1]) if c[1] is not None else None,
@@ -725,3 +747,8 @@ def _whole(text: str, span) -> int:
         raise GrimorioError(Diagnostic("E0506", f"this number has more than {MAX_DIGITS} digits", span,
                                        f"numbers hold at most {MAX_DIGITS} digits; a rule needs no larger one"))
     return value
+
+
+def _descending(word) -> bool:
+    """A key of `ordered by` is ascending unless it says `desc` (`asc` says so explicitly)."""
+    return word is not None and str(word) == "desc"

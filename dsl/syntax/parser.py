@@ -296,6 +296,17 @@ def _expected(names, parser: Lark) -> str:
     return ", ".join(order[:-1]) + " or " + order[-1] if len(order) > 1 else "".join(order)
 
 
+def _sentence(expected, word: str) -> str:
+    """What to write instead of a long list of tokens: whether the line was complete before the word, or a
+    value was wanted there."""
+    if "_NL" in expected or "$END" in expected:
+        return (f"the line reads as complete before {_show(word)}: end the line there, or join what follows "
+                "with an operator (+, and, ==, ...) or a comma")
+    if "NAME" in expected and "INT" in expected:
+        return "a value goes here: a number, a name, dice, a quoted text, a list or an expression in brackets"
+    return f"{_show(word)} cannot stand here"
+
+
 def _keywords(names, parser: Lark) -> list[str]:
     words = _words(parser)
     return [words[n].strip('"') for n in names if words.get(n, "")[1:2].isalpha() and words[n][:1] == '"']
@@ -416,6 +427,8 @@ def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
         known = _known_mistake(_Spot(tok, frozenset(exc.expected), src[:col - 1], src), file, line, col, width)
         if known:
             return known
+        if expected and len(exc.expected) > 7:
+            expected = _sentence(exc.expected, str(tok))
         if tok.type == "NAME":
             close = did_you_mean(str(tok), _keywords(exc.expected, parser))
             expected = close or expected
@@ -467,6 +480,12 @@ def _misspelled_line_word(s: _Spot):
     return None
 
 
+def _late_start(s: _Spot):
+    if str(s.tok) == "start" and not s.before.strip() and any("STEP" in e for e in s.expected):
+        return len(s.before) + 1, len(s.before) + len("start") + 1
+    return None
+
+
 def _decimal_point(s: _Spot):
     m = re.search(r"(\d+)\.$", s.before)
     if str(s.tok)[:1].isdigit() and m:          # an INT, or whatever a contextual lexer made of the digits
@@ -479,6 +498,86 @@ def _else_if(s: _Spot):
     if str(s.tok) == "if" and m:
         return m.start() + 1, len(s.before) + 3
     return None
+
+
+def _until_outside_a_round(s: _Spot):
+    m = re.match(r"(\s+)(until)\b", s.line)
+    if m and len(s.before) >= m.end(2):
+        return m.start(2) + 1, m.end(2) + 1
+    return None
+
+
+_DECIMAL = re.compile(r"(?:^|(?<=[\s|(\[=,+*-]))([x/]?)(\d+)$")
+
+
+def _decimal_comma(s: _Spot):
+    """A number written with a decimal comma (1,5 60,5% x1,5), where no comma can follow a number, or where a
+    comma stands with no space between two numbers of a combatant's line."""
+    rest = s.line[len(s.before):]
+    if str(s.tok) == "," and re.match(r",\d", rest) and _DECIMAL.search(s.before):
+        m = _DECIMAL.search(s.before)
+        end = len(s.before) + 1 + len(re.match(r",(\d+%?)", rest).group(1))
+        return m.start() + 1, end + 1
+    m = re.search(r"(?:^|(?<=[\s|(\[=,+*-]))([x/]?)(\d+),$", s.before)
+    if m and re.match(r"\d+%?", str(s.tok)):
+        return m.start() + 1, len(s.before) + len(str(s.tok)) + 1
+    return None
+
+
+def _decimal_parts(s: _Spot):
+    """(scale prefix, whole part, decimals, percent) of the number the mistake is about."""
+    at = _decimal_comma(s)
+    text = s.line[at[0] - 1:at[1] - 1]
+    m = re.match(r"([x/]?)(\d+),(\d+)(%?)", text)
+    return m.groups()
+
+
+def _decimal_message(s: _Spot) -> str:
+    scale, _whole, _dec, pct = _decimal_parts(s)
+    return ("a scale has no decimals" if scale else "percentages have no decimals" if pct
+            else "numbers have no decimals") + " (a comma is not a decimal point)"
+
+
+def _decimal_help(s: _Spot) -> str:
+    from fractions import Fraction
+    scale, whole, dec, pct = _decimal_parts(s)
+    value = Fraction(f"{whole}.{dec}")
+    low = value.numerator // value.denominator
+    if pct:
+        return f"write a whole percentage: {low}% or {low + 1}%"
+    if re.search(r"[^\W\d]\w*\s+$", s.line[:_decimal_comma(s)[0] - 1]) and "=" not in s.before:
+        return f"a combatant's value is a whole number: {low} or {low + 1}"     # FUE 14,5
+    frac = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else f"{value.numerator}"
+    if scale:
+        return f"scales are xN, /N or a fraction: x{frac} for {whole},{dec}"
+    return f'write a fraction with "/": {frac} is {whole},{dec}'
+
+
+def _by_with_nothing_after(s: _Spot):
+    m = re.search(r"\b(?:roll|check)\b.*\b(by|as)\s*$", s.before)
+    if m and s.tok.type in ("_NL", "$END", "_DEDENT"):
+        return m.start(1) + 1, m.end(1) + 1
+    return None
+
+
+def _last_word(s: _Spot) -> str:
+    return re.search(r"(\w+)\s*$", s.before).group(1)
+
+
+NEEDS = {"by": ('who rolls', 'write who makes the roll after "by": roll 1D6 by c (or leave "by" out)'),
+         "as": ("a quoted text", 'write what the roll is for, in quotes: roll 1D6 as "luck" (or leave "as" out); '
+                                 "an encounter's dice lines name it")}
+
+
+def _by_after_arithmetic(s: _Spot):
+    m = re.search(r"\broll\s+(.+?)\s*$", s.before)
+    if str(s.tok) in ("by", "as") and m and s.tok.type != "NAME" and re.search(r"[-+*/%]", m.group(1)):
+        return len(s.before) + 1, len(s.before) + len(str(s.tok)) + 1
+    return None
+
+
+def _roll_dice(s: _Spot) -> str:
+    return re.search(r"\broll\s+(.+?)\s*$", s.before).group(1)
 
 
 def _count(s: _Spot) -> str:
@@ -512,11 +611,42 @@ MISTAKES: tuple[Mistake, ...] = (
             _decimal_point,
             lambda s: "numbers have no decimals",
             lambda s: 'write a fraction with "/" (1/2 is a half, 3/2 one and a half) or a percentage (50%)'),
+    Mistake("until outside a round",
+            (("rules_file", "rule f(c):\n  let x = 1\n  until c.score <= 0\n"),
+             ("rules_file", "round r:\n  step a:\n    pass\n    until true\n")),
+            _until_outside_a_round,
+            lambda s: '"until" belongs to a round, after its steps',
+            lambda s: 'a round repeats until its "until CONDITION" holds, written after its steps at their '
+                      'indentation; inside a rule or a step, repeat with "while not CONDITION:"'),
+    Mistake("a decimal comma",
+            (("rules_file", "var x = 1,5\n"), ("rules_file", "table t:\n  | k | f |\n  | a | x1,5 |\n"),
+             ("rules_file", "table t:\n  | k | f |\n  | a | 1,5 |\n"),
+             ("encounter_file", "combatant Ana:\n  Arte 60,5%\n"),
+             ("encounter_file", "combatant Ana:\n  FUE 14,5\n")),
+            _decimal_comma, _decimal_message, _decimal_help),
+    Mistake("roll by with nothing after",
+            (("rules_file", "rule f(c):\n  return roll 1d6 by\n"),
+             ("rules_file", "rule f(c):\n  return roll 1D6 as\n")),
+            _by_with_nothing_after,
+            lambda s: f'"{_last_word(s)}" needs {NEEDS[_last_word(s)][0]} after it',
+            lambda s: NEEDS[_last_word(s)][1]),
+    Mistake("roll by after arithmetic",
+            (("rules_file", "rule f(c):\n  return roll 1D20 + mod(c.DEX) by c\n"),
+             ("rules_file", 'rule f(c):\n  return roll 1D6 + 2 as "luck"\n')),
+            _by_after_arithmetic,
+            lambda s: f'"{s.tok}" follows the dice right after "roll", not a sum',
+            lambda s: f'roll takes one value: to roll the sum, put it in brackets: roll ({_roll_dice(s)}) {s.tok} ...; '
+                      f'or roll the dice alone and add after: (roll DICE {s.tok} ...) + ...'),
     Mistake("else if",
             (("rules_file", "rule f(c):\n  if c:\n    pass\n  else if c:\n    pass\n"),),
             _else_if,
             lambda s: 'write "elif", not "else if"',
             lambda s: "elif CONDITION: starts the next branch of an if"),
+    Mistake("a round's start after a step",
+            (("rules_file", "round r:\n  step a:\n    pass\n  start:\n    pass\n"),),
+            _late_start,
+            lambda s: "a round's start: comes before its steps",
+            lambda s: "move start: and its lines above the round's first step: it runs once, before round 1"),
 )
 
 

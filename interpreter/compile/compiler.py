@@ -130,7 +130,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
         try:
             return python_code(source, filename)
-        except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+        except MemoryError:
+            raise GrimorioError(Diagnostic("E0322", "these rules are too large to compile in the memory "
+                                           "available", self.ruleset.edition.span,
+                                           "split the edition, or run grimorio with more memory")) from None
+        except (SyntaxError, RecursionError, ValueError) as exc:
             line = (getattr(exc, "lineno", None) or 0) - 1
             span = self.line_spans[line] if 0 <= line < len(self.line_spans) else None
             raise GrimorioError(Diagnostic("E0106", "this is too complex to run", span or self.ruleset.edition.span,
@@ -466,8 +470,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
                 self.owner = f"round {d.name}, step {s.name}"
                 self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
                 self.block(s.body, 1, Scope())
+        if d.start:
+            self.round_start(d)
         self.owner = f"round {d.name}"
         self.emit(0, f"def r_{m}(_E):", d.span)
+        if d.start:
+            self.emit(1, f"{self.gid('start', d.name)}(_E)", d.span)
         self.emit(1, "while _E.round < _E.max_rounds:", d.span)
         self.emit(2, "_E.round += 1", d.span)
         self.emit(2, "_E.steps += 1", d.span)             # each round is a step
@@ -489,6 +497,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.block(d.final, 1, Scope())
         else:
             self.emit(1, "pass")
+
+    def round_start(self, d: n.Round):
+        """A round's `start:` part: a function of its own (a `return` ends it), run once before round 1."""
+        self.owner = f"round {d.name}, start"
+        self.emit(0, f"def {self.gid('start', d.name)}(_E):", d.span)
+        self.block(d.start, 1, Scope())
 
     def tally(self, d: n.Tally):
         """A measure taken at the end of a run: a number, or true or false."""

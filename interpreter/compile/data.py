@@ -144,6 +144,9 @@ class DataBuilder:
                     data[mangle(col)] = self._const_value(cell) if cell is not None else None
                 ct.grades.append(Grade(g, i, d.name, data))
             ct.by_name = {g.name: g for g in ct.grades}
+            if not d.grades and d.rows:         # a state's one row of data (the checker's)
+                ct.data = {mangle(col): self._const_value(cell) if cell is not None else None
+                           for col, cell in zip(d.columns, d.rows[0][1])}
             self.conditions[d.name] = ct
         self.tables: dict[str, Table] = {}
         for d in rs.all(n.Table):

@@ -10,7 +10,8 @@ from ...dsl.syntax import nodes as n
 from ...dsl.editions.cache import build_encounter
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
 from ...dsl.records import dataclass, field, fields
-from ...dsl.check.encounter_check import Facts, check_encounter, check_names, check_script, check_settings, decision_kind, setting_value
+from ...dsl.check.encounter_check import (Facts, check_encounter, check_names, check_script, check_settings,
+                                          combatant_choices, decision_kind, setting_value)
 from ...dsl.check.format_kinds import default_side
 from ...dsl.check.policy import DEFAULT_SIDE
 from ...dsl.editions.loader import bundled_root
@@ -307,4 +308,6 @@ def facts_of(program: Program) -> Facts:
     return Facts({f.name: f for f in program.sheet.fields}, tuple(program.tactics),
                  {name: tuple(g.name for g in ct.grades) for name, ct in program.conditions.items()},
                  {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes),
-                 tuple(program.actions), tuple(program.reaction_by_name), program.options)
+                 tuple(program.actions), tuple(program.reaction_by_name), program.options,
+                 {name: tuple(a.params[1:]) for name, a in program.actions.items()},
+                 combatant_choices(program.ruleset))

@@ -171,13 +171,20 @@ class Grade(Ranked):
 class ConditionType:
     """A condition: special state (no grades) or graded."""
 
-    __slots__ = ("name", "grades", "by_name", "on_receive")
+    __slots__ = ("name", "grades", "by_name", "on_receive", "data")
 
     def __init__(self, name, grades):
         self.name = name
         self.grades = grades
         self.by_name = {g.name: g for g in grades}
         self.on_receive = None
+        self.data = {}            # a state's row of data: mangled column name -> value
+
+    def __getattr__(self, attr):
+        data = object.__getattribute__(self, "data")
+        if attr in data:
+            return data[attr]
+        raise AttributeError(attr)
 
     def __str__(self):
         return self.name

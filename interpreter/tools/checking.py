@@ -84,7 +84,11 @@ def _modules(folder: Path) -> list[Path]:
 def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool = True) -> list[Diagnostic]:
     """`top` is false for the folders under the one named: their modules' editions are checked there."""
     entries, modules = _entries(folder), _modules(folder)
-    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and (_entries(p) or _modules(p))]
+    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and (_entries(p) or _modules(p) or _houses(p))]
+    if not entries and not modules and _houses(folder):
+        # A folder of house-rule files (rulesets/casa): each checked as a layer over the edition it names.
+        return [d for f in _houses(folder) for d in _rules(f, sources, at, layers)] + \
+            [d for sub in subfolders for d in _folder(sub, sources, at, layers, top=False)]
     if not entries and not modules and not subfolders:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
                            'an edition folder has one .rules file that starts with "edition", '
@@ -101,6 +105,15 @@ def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool 
     for sub in subfolders:
         out += _folder(sub, sources, at, layers, top=False)
     return out
+
+
+def _houses(folder: Path) -> list[Path]:
+    """The .rules files of a folder that holds no edition and no module: house-rule files."""
+    try:
+        files = sorted(f for f in folder.glob("*.rules") if f.is_file())
+    except OSError:
+        return []
+    return files if files and not _entries(folder) and not _modules(folder) else []
 
 
 def _module(entry: Path, sources: Sources, layers: Layers, with_users: bool = True) -> list[Diagnostic]:

@@ -1,4 +1,4 @@
-"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds.
+"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds, new.
 
 Each command imports what it needs when it runs, so `--help` and
 `editions` start without loading the language or the runtime.
@@ -186,8 +186,16 @@ def _odds_parser(sub):
     _layer_args(o)
 
 
+def _new_parser(sub):
+    w = sub.add_parser("new", help="start a new edition: a folder with a sheet, a round, an action and an "
+                                   "encounter that checks clean and runs")
+    w.add_argument("folder", help="the folder to make; its last part is the edition's name (my_game, "
+                                  "games/my_game)")
+
+
 PARSERS = {"run": _run_parser, "simulate": _simulate_parser, "diff": _diff_parser, "check": _check_parser,
-           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "odds": _odds_parser}
+           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "odds": _odds_parser,
+           "new": _new_parser}
 
 
 def _encounter_arguments(p, editions="store"):
@@ -471,8 +479,18 @@ def cmd_fmt(args, sources, cl) -> int:
     return fmt(args, sources, cl)
 
 
+def cmd_new(args, sources, cl) -> int:
+    from .scaffold import create
+    folder = Path(args.folder)
+    written = create(folder, cl.span(args.folder))
+    for path in written:
+        print(f"created {path.as_posix()}")
+    print(f"next: grimorio check {folder.as_posix()}\n      grimorio run {(folder / 'first.enc').as_posix()}")
+    return 0
+
+
 COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check": cmd_check, "editions": cmd_editions,
-            "fmt": cmd_fmt, "lsp": cmd_lsp, "odds": cmd_odds}
+            "fmt": cmd_fmt, "lsp": cmd_lsp, "odds": cmd_odds, "new": cmd_new}
 
 
 def main(argv=None) -> int:

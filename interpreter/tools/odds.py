@@ -413,7 +413,7 @@ def tally_odds(prepared, name: str, who: str | None = None, budget: Budget | Non
 
 
 # ---------------------------------------------------------------- questions written as text
-_DICE_CALLS = ("keep_highest", "keep_lowest", "dice")
+_DICE_CALLS = ("keep_highest", "keep_lowest", "dice", "dice_times", "repeated")
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 
 
@@ -450,8 +450,8 @@ def _roll_if_dice(node):
 
 
 def _dice_shaped(node) -> bool:
-    """Whether an expression is dice as written: a dice literal, keep_highest/keep_lowest/dice, and
-    sums and differences of them with numbers."""
+    """Whether an expression is dice as written: a dice literal, a builtin that makes dice (_DICE_CALLS),
+    and sums and differences of them with numbers."""
     from ...dsl.syntax import nodes as n
     if isinstance(node, n.DiceLit):
         return True
