@@ -11,10 +11,11 @@ from ..syntax import nodes as n
 from .constants import NotConstant, kind_of, plain
 from ..diagnostics import Diagnostic, Span, did_you_mean
 from .policy import check_policy
-from ..records import dataclass
+from ..records import dataclass, replace
+from .sheets import unknown_sheet
 
 # Lines a combatant may give besides its sheet's fields.
-BUILTIN_FIELDS = ("side", "tactic")
+BUILTIN_FIELDS = ("side", "tactic", "sheet")
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Facts:
     options: dict = None    # option name -> its value before the encounter sets it
     action_params: dict = None   # action name -> the names of the parameters a script gives values for
     combatant_params: dict = None    # action name -> for each of those, whether it is chosen among combatants
+    sheets: dict = None     # sheet name -> its fields by name (`fields`: the first sheet's, the base)
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -99,6 +101,12 @@ def check_encounter(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
 
 def _combatant(c: n.Combatant, facts: Facts) -> list[Diagnostic]:
     out = []
+    sheet = next(((v, sp) for k, v, sp in c.fields if k == "sheet"), None)
+    if sheet is not None and facts.sheets is not None:
+        if str(sheet[0]) not in facts.sheets:
+            out.append(unknown_sheet(sheet[0], sheet[1], facts.sheets))
+        else:
+            facts = replace(facts, fields=facts.sheets[str(sheet[0])])
     given = set()
     for name, value, span in c.fields:
         if name in given:
@@ -122,7 +130,7 @@ def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
         if value in facts.tactics:
             return []
         return [Diagnostic("E0201", f'there is no tactic "{value}"', span, did_you_mean(str(value), facts.tactics))]
-    if name == "side":
+    if name in ("side", "sheet"):
         return []
     f = facts.fields.get(name)
     if f is None:

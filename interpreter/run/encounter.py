@@ -14,6 +14,7 @@ from ...dsl.check.encounter_check import (Facts, check_encounter, check_names, c
                                           combatant_choices, decision_kind, setting_value)
 from ...dsl.check.format_kinds import default_side
 from ...dsl.check.policy import DEFAULT_SIDE
+from ...dsl.check.sheets import SHEET_LINE
 from ...dsl.editions.loader import bundled_root
 from ...dsl.source import read_text
 
@@ -92,7 +93,7 @@ class Prepared:
         self.enc, self.p = enc, program
         diags: list[Diagnostic] = check_names(enc)
         names = [c.name for c in enc.combatants]
-        self.fields = {f.name: f for f in program.sheet.fields}
+        self.sheet_of = {c.name: _sheet_named(c, program) for c in enc.combatants}
         facts = facts_of(program)
         settings = list(enc.settings) + list((option_overrides or {}).items())
         diags += check_settings(settings, facts) + check_encounter(enc, facts) + check_script(enc, facts)
@@ -129,8 +130,9 @@ class Prepared:
         for i, c in enumerate(self.enc.combatants):
             given = {k: v for k, v, _ in c.fields}
             attrs = []
+            fields = {f.name: f for f in self.p.sheet_fields_by[self.sheet_of[c.name]]}
             for k, v in given.items():
-                f = self.fields.get(k)
+                f = fields.get(k)
                 if f is not None:
                     attrs.append((mangle(k), self.p.tables[f.table].lookup(v) if f.type == "row" else v))
             holds = [(self.p.conditions[cond], grade) for cond, grade, _ in c.holds]
@@ -152,10 +154,10 @@ class Prepared:
         self.blueprints = blueprints
         scratch = Engine(self.p, [], record=False)
         made = self.make_combatants(scratch)
-        slots = [mangle(f.name) for f in self.p.sheet.fields]
+        slots = {s: [mangle(f.name) for f in fields] for s, fields in self.p.sheet_fields_by.items()}
         self.defaults_done = True
         self._makers = None
-        return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots], given, holds)
+        return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots[obj.a_sheet]], given, holds)
                 for obj, (i, name, side, tactic, _attrs, given, holds) in zip(made, blueprints)]
 
     def given_fields(self) -> dict:
@@ -166,18 +168,18 @@ class Prepared:
         makers = self._makers
         if makers is None:
             makers = self._makers = self._combatant_makers()
-        cls, fill, defaults = self.p.combatant_class, self.p.fill_sheet, self.defaults_done
+        cls, fills, defaults, sheet_of = self.p.combatant_class, self.p.fill_sheet_by, self.defaults_done, self.sheet_of
         made = []
         for name, side, tactic, (acts, reacts), values, lists, holds, _given in makers:
             obj = cls()
             obj.a_name, obj.side_, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
-            obj.acts, obj.reacts = acts, reacts
+            obj.acts, obj.reacts, obj.a_sheet = acts, reacts, sheet_of[name]
             if lists:                              # each run gets its own copy of a list value
                 values = list(values)
                 for k in lists:
                     values[k] = list(values[k])
             if defaults:                           # every field known: one assignment
-                fill(obj, values)
+                fills[obj.a_sheet](obj, values)
             else:
                 for attr, v in zip(self._attrs[name], values):
                     setattr(obj, attr, v)
@@ -188,7 +190,7 @@ class Prepared:
         p = self.p
         for obj, maker in zip(made, makers):
             if not defaults:
-                guarded(p, p.sheet_defaults, eng, obj, maker[7])
+                guarded(p, p.sheet_defaults_by[obj.a_sheet], eng, obj, maker[7])
             holds = maker[6]
             if holds:
                 cards = obj.cards
@@ -296,6 +298,11 @@ def _no_tactic(_engine, _combatant):
     return False
 
 
+def _sheet_named(c: n.Combatant, program) -> str:
+    """The sheet a combatant's `sheet NAME` line names (the encounter check knows it), or the base sheet."""
+    return next((str(v) for k, v, _ in c.fields if k == SHEET_LINE), program.sheet.name)
+
+
 def _pinned(pin: n.Pin, names: list) -> dict:
     """A pinned roll as the run reads it: who rolls (if named), what for (if named), its faces."""
     words = list(pin.words)
@@ -310,4 +317,5 @@ def facts_of(program: Program) -> Facts:
                  {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes),
                  tuple(program.actions), tuple(program.reaction_by_name), program.options,
                  {name: tuple(a.params[1:]) for name, a in program.actions.items()},
-                 combatant_choices(program.ruleset))
+                 combatant_choices(program.ruleset),
+                 {name: {f.name: f for f in fs} for name, fs in program.sheet_fields_by.items()})

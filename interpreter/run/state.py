@@ -72,13 +72,15 @@ def snapshot(engine) -> dict:
     """Everything a run leaves that the next run can start from."""
     p = engine.p
     rows = {id(row): (t.name, i) for t in p.tables.values() for i, row in enumerate(t.rows)}
-    fields = [f.name for f in p.sheet.fields]
     combatants = {}
     for c in engine.cb:
+        fields = [f.name for f in p.sheet_fields_by[c.a_sheet]]
         combatants[c.a_name] = {
             "cards": {cond: [g.name if g is not None else None for g in held] for cond, held in c.cards.items()},
             "fields": {f: _encode(getattr(c, mangle(f), None), rows) for f in fields},
         }
+        if c.a_sheet != p.sheet.name:                  # a sheet other than the base is recorded
+            combatants[c.a_name]["sheet"] = c.a_sheet
     return {"format": FORMAT, "version": VERSION, "edition": p.ruleset.edition.name,
             "vars": {v.name: _encode(getattr(engine.v, mangle(v.name), None), rows) for v in p.vars},
             "combatants": combatants}
@@ -202,7 +204,6 @@ class StateFile:
             if name not in known_vars:
                 self.fail("E0805", f'the state has a var "{name}" these rules do not declare', name)
             setattr(engine.v, mangle(name), self.decode(value, by_name, name))
-        fields = {f.name for f in p.sheet.fields}
         for who, saved in self.data["combatants"].items():
             c = by_name.get(who)
             if c is None:
@@ -210,6 +211,10 @@ class StateFile:
             if not isinstance(saved, dict) or not isinstance(saved.get("cards", {}), dict) \
                     or not isinstance(saved.get("fields", {}), dict):
                 self.fail("E0805", f"the state of {who} is not a table of cards and fields", who)
+            if saved.get("sheet", p.sheet.name) != c.a_sheet:
+                self.fail("E0805", f'the state saved {who} with sheet "{saved.get("sheet", p.sheet.name)}", '
+                                   f'and the encounter gives it sheet "{c.a_sheet}"', who)
+            fields = {f.name for f in p.sheet_fields_by[c.a_sheet]}
             c.cards = self.cards(who, saved.get("cards", {}))
             for field, value in saved.get("fields", {}).items():
                 if field not in fields:
