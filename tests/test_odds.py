@@ -302,7 +302,7 @@ def simulated_counts(prep, tally: str, who: str, seeds, runs: int) -> tuple[dict
     for base in seeds:
         t = Tally()
         Runner(prep).run_all(t, ((i, run_seed(base, i)) for i in range(runs)))
-        for v, k in t.histogram(who, tally).counts.items():
+        for v, k in t.histogram(who, tally).values():
             counts[v] = counts.get(v, 0) + k
         n += runs
     return counts, n

@@ -7,7 +7,9 @@ over values of every kind gives the same value or the same diagnostic.
 """
 from __future__ import annotations
 
+import atexit
 import functools
+import shutil
 import itertools
 from fractions import Fraction
 import os
@@ -90,6 +92,7 @@ sheet ficha:
 @functools.lru_cache(maxsize=None)
 def tiny(optimize: bool):
     folder = Path(tempfile.mkdtemp(prefix="grimorio-plain-")) / "prueba"
+    atexit.register(shutil.rmtree, folder.parent, True)        # nothing left in the temporary folder
     folder.mkdir()
     (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n', encoding="utf-8")
     (folder / "reglas.rules").write_text(TINY, encoding="utf-8")

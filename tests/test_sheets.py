@@ -151,6 +151,18 @@ def test_an_extending_sheet_needs_the_fields_its_base_leaves_without_default(tmp
 
 
 # ------------------------------------------------------------------ saved state
+# The combatants again, with their sheets but no values: those come from the state (saved state wins).
+LOADED = """
+edition kinds
+combatant Gob:
+  side Gob
+combatant Ana:
+  sheet hero
+combatant Zog:
+  sheet boss
+"""
+
+
 def test_the_state_records_a_sheet_other_than_the_base_and_checks_it(tmp_path, capsys):
     state = tmp_path / "state.json"
     code, _out, err = run(tmp_path, capsys, TWO, "--save-state", str(state))
@@ -162,18 +174,22 @@ def test_the_state_records_a_sheet_other_than_the_base_and_checks_it(tmp_path, c
     data["combatants"]["Zog"]["fields"]["roar"] = 7
     state.write_text(json.dumps(data), encoding="utf-8")
     again = tmp_path / "again.json"
-    code, _out, err = run(tmp_path, capsys, TWO + "expect Zog.roar == 7\n", "--load-state", str(state),
+    code, _out, err = run(tmp_path, capsys, LOADED + "expect Zog.roar == 7\n", "--load-state", str(state),
                           "--save-state", str(again))
     assert (code, err) == (0, "")
     assert json.loads(again.read_text(encoding="utf-8")) == data
     data["combatants"]["Ana"]["sheet"] = "boss"
     state.write_text(json.dumps(data), encoding="utf-8")
-    code, _out, err = run(tmp_path, capsys, TWO, "--load-state", str(state))
+    code, _out, err = run(tmp_path, capsys, LOADED, "--load-state", str(state))
     assert code != 0 and 'error[E0805]: the state saved Ana with sheet "boss"' in err
     del data["combatants"]["Ana"]["sheet"]
     state.write_text(json.dumps(data), encoding="utf-8")
-    code, _out, err = run(tmp_path, capsys, TWO, "--load-state", str(state))
-    assert code != 0 and 'the state saved Ana with sheet "creature"' in err
+    code, _out, err = run(tmp_path, capsys, LOADED, "--load-state", str(state))
+    assert code != 0 and 'error[E0805]: the state gives Ana a field "luck" the sheet does not have' in err
+    data["combatants"]["Ana"]["sheet"] = "dragon"
+    state.write_text(json.dumps(data), encoding="utf-8")
+    code, _out, err = run(tmp_path, capsys, LOADED, "--load-state", str(state))
+    assert code != 0 and 'error[E0805]: the state gives Ana sheet "dragon", which these rules do not declare' in err
 
 
 # ------------------------------------------------------------------ both compiler paths

@@ -88,18 +88,20 @@ def set_twice(settings) -> list[Diagnostic]:
     return out
 
 
-def check_encounter(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
-    """Every diagnostic of the encounter's combatants and pins, in the order of the text."""
+def check_encounter(enc: n.Encounter, facts: Facts, loaded: frozenset = frozenset()) -> list[Diagnostic]:
+    """Every diagnostic of the encounter's combatants and pins, in the order of the text. `loaded`: the
+    combatants a state file (--load-state) gives: their sheet comes from it (saved state wins), and a
+    value the encounter gives one of them is refused unless written as a change ("change FUE 4")."""
     names = [c.name for c in enc.combatants]
     out = set_twice(enc.settings)
     for c in enc.combatants:
-        out += _combatant(c, facts)
+        out += _combatant(c, facts, c.name in loaded)
     for pin in enc.pins:
         out += _pin(pin, names, facts)
     return out
 
 
-def _combatant(c: n.Combatant, facts: Facts) -> list[Diagnostic]:
+def _combatant(c: n.Combatant, facts: Facts, loaded: bool = False) -> list[Diagnostic]:
     out = []
     sheet = next(((v, sp) for k, v, sp in c.fields if k == "sheet"), None)
     if sheet is not None and facts.sheets is not None:
@@ -114,7 +116,12 @@ def _combatant(c: n.Combatant, facts: Facts) -> list[Diagnostic]:
             continue
         given.add(name)
         out += _line(name, value, span, facts)
-    missing = [f.name for f in facts.fields.values() if f.default is None and f.name not in given]
+        if loaded and name in facts.fields and name not in c.changes:
+            at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
+            out.append(Diagnostic("E0808", f"{c.name}'s {name} comes from the loaded state; the encounter gives it "
+                                           "too", at, f"to change the saved value on purpose, write the line as "
+                                           f"\"change {name} ...\"; else remove it (saved state wins)"))
+    missing = [] if loaded else [f.name for f in facts.fields.values() if f.default is None and f.name not in given]
     if missing:
         listed = ", ".join(f'"{m}"' for m in missing)
         out.append(Diagnostic("E0206", f"{c.name} needs a value for {listed}", c.span,

@@ -1,6 +1,8 @@
 """Lark syntax trees to the AST, with table cells parsed on their own."""
 from __future__ import annotations
 
+import unicodedata
+
 import re
 from fractions import Fraction
 
@@ -8,7 +10,7 @@ from lark import Token, Tree
 
 from . import nodes as n
 from ..editions.cache import collector_paused
-from ..bounds import MAX_DIGITS, int_literal
+from ..bounds import MAX_DICE, MAX_DIGITS, int_literal
 from ..diagnostics import Diagnostic, GrimorioError, Span
 from ..diagnostics import _span  # Span(...) without the frozen __init__: a file makes spans by the thousand
 from .parser import MAX_DIGITS as MAX_WRITTEN, parse_cell, parse_text, too_long
@@ -107,6 +109,9 @@ class Builder:
 
     def d_var(self, t):
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
+
+    def d_session_var(self, t):
+        return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]), session=True)
 
     def d_sheet(self, t):
         name, parent, *fields = t.children
@@ -529,9 +534,9 @@ class Builder:
         if sides < 1 or count < 1:
             raise GrimorioError(Diagnostic("E0204", f'"{tok}" rolls no dice', sp,
                                            "dice need at least one die of at least one face, such as 1D6"))
-        if count > 1000 or sides > 1000000:
+        if count > MAX_DICE or sides > 1000000:
             raise GrimorioError(Diagnostic("E0204", f'"{tok}" is too many dice', sp,
-                                           "at most 1000 dice of at most 1000000 faces"))
+                                           f"at most {MAX_DICE} dice of at most 1000000 faces"))
         return n.DiceLit(sp, count, sides)
 
     def expr(self, t):
@@ -621,8 +626,10 @@ class Builder:
 
     def combatant(self, t):
         name = _word(t.children[0])
-        fields, holds = [], []
+        fields, holds, changes = [], [], set()
         for line in t.children[1:]:
+            if line is None:                # "combatant Akira:" alone: everything from a loaded state
+                continue
             if line.data == "c_holds":
                 cond, grade = line.children
                 holds.append((str(cond), str(grade) if grade is not None else None, self.span(line)))
@@ -630,7 +637,9 @@ class Builder:
             for pair in line.children:
                 fname, value = pair.children
                 fields.append((str(fname), self.c_value(value), self.span(pair)))
-        return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
+                if line.data == "c_changes":
+                    changes.add(str(fname))
+        return n.Combatant(self.span(t), name, tuple(fields), tuple(holds), frozenset(changes))
 
 
 # A statement's tree to its node, by the tree's rule: (builder, children, span) -> node.
@@ -727,7 +736,13 @@ def _number(digits: str, span: Span) -> int:
     return _whole(digits, span)
 
 
+def nfc(text: str) -> str:
+    """The text with every character composed (NFC): "ñ" typed as n and a combining tilde is the name "ñ"."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
+    text = nfc(text)
     with collector_paused():
         trees, diags = parse_text(text, file, "rules_file")
         b = Builder(file)
@@ -736,6 +751,7 @@ def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
 
 
 def build_encounter(text: str, file: str) -> tuple[n.Encounter, list[Diagnostic]]:
+    text = nfc(text)
     with collector_paused():
         trees, diags = parse_text(text, file, "encounter_file")
         b = Builder(file)

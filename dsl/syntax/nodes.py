@@ -277,6 +277,7 @@ class Format(Decl):
 
 class Var(Decl):
     value: Node
+    session: bool = False      # "session var": every run starts it afresh; a saved state does not keep it
 
 
 class Field(Node):
@@ -417,6 +418,7 @@ class Combatant(Node):
     name: str
     fields: tuple[tuple[str, object, Span], ...]
     holds: tuple[tuple[str, str | None, Span], ...]
+    changes: frozenset = frozenset()      # the fields given by "change" lines (a saved value changed on purpose)
 
 
 class Pin(Node):

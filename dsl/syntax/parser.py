@@ -6,24 +6,24 @@ the errors of the declarations after it. A chunk is parsed as it stands and
 its positions are then moved down to its place in the file, so parsing time
 grows with the file's length, not with its square.
 
-The parser is built once per grammar and kept on disk (see cache.py).
+The parser's tables are built when the package is built and shipped in it (setup.py); a source
+tree builds them once and keeps them in the user's cache (see cache.py).
 """
 from __future__ import annotations
 
 import hashlib
-import sys
+import marshal
 import re
 from functools import lru_cache
 from typing import Callable, NamedTuple
 from importlib import resources
-from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
 from ..bounds import MAX_DIGITS as HELD_DIGITS
-from ..editions.cache import place
+from ..editions import cache
 from .trees import FastLark, tree_depth
 from ..diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
@@ -125,20 +125,83 @@ def grammar_text() -> str:
 
 @lru_cache(maxsize=None)
 def lark_parser(strict: bool = False) -> Lark:
-    """The one parser of files and table cells (a start rule each), loaded from the cache when it can be."""
-    cache = _cache_file(strict)
-    return FastLark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
-                start=START, propagate_positions=True, maybe_placeholders=True, strict=strict,
-                cache=str(cache) if cache else False)
+    """The one parser of files and table cells (a start rule each): from the tables shipped in the package,
+    else from the user's cache, else built (and kept in the cache)."""
+    key = tables_key(strict)
+    for found in (_shipped_tables, _cached_tables):
+        tables = found(key)
+        if tables is not None:
+            try:
+                return _from_tables(tables)
+            except Exception:  # noqa: BLE001 - tables of another Lark, or damaged: built again
+                pass
+    parser = _build(strict)
+    data = tables_bytes(parser, key)
+    if data is not None:
+        cache.keep(_cache_name(key), data)
+    return parser
 
 
-def _cache_file(strict: bool) -> Path | None:
-    """Where the built parser is kept (see cache.py): named by the grammar's hash and Lark's and Python's
-    versions, so a changed grammar or library gets a new file; Lark also checks the hash inside the file
-    and rebuilds a stale or damaged one."""
+def _build(strict: bool) -> Lark:
+    return FastLark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(), start=START,
+                    propagate_positions=True, maybe_placeholders=True, strict=strict)
+
+
+# Lark's tables as data: the file shipped in the package (made when the package is built, see setup.py)
+# and the cache entries hold marshal of {"key", "data", "memo"}, plain dicts, lists, texts and numbers
+# (Lark's own serialization without its pickle); the key names the grammar's text, Lark's version and
+# the strictness, so tables of another grammar or Lark are never used.
+TABLES_FILE = "grammar.tables"
+
+
+def tables_key(strict: bool) -> str:
     import lark
-    key = hashlib.sha256(f"{grammar_text()}|{lark.__version__}|{sys.version_info[:2]}|{strict}".encode()).hexdigest()
-    return place(f"grammar-{key[:24]}.lark-cache")
+    return hashlib.sha256(f"{grammar_text()}|{lark.__version__}|{strict}".encode()).hexdigest()
+
+
+def tables_bytes(parser: Lark, key: str) -> bytes | None:
+    from lark.lark import _LOAD_ALLOWED_OPTIONS
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+    try:
+        data, memo = parser.memo_serialize([TerminalDef, Rule])
+        data["options"] = {k: v for k, v in data["options"].items() if k not in _LOAD_ALLOWED_OPTIONS}
+        return marshal.dumps({"key": key, "data": data, "memo": memo})
+    except (ValueError, TypeError, AttributeError):       # something Lark serializes that is not plain data
+        return None
+
+
+def _tables(raw: bytes | None, key: str) -> dict | None:
+    if raw is None:
+        return None
+    try:
+        tables = marshal.loads(raw)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return tables if isinstance(tables, dict) and tables.get("key") == key else None
+
+
+def _shipped_tables(key: str) -> dict | None:
+    try:
+        raw = resources.files(__package__).joinpath(TABLES_FILE).read_bytes()
+    except (OSError, ValueError):
+        return None
+    return _tables(raw, key)
+
+
+def _cache_name(key: str) -> str:
+    return f"grammar-{key[:24]}.tables"
+
+
+def _cached_tables(key: str) -> dict | None:
+    return _tables(cache.kept(_cache_name(key)), key)
+
+
+def _from_tables(tables: dict) -> Lark:
+    parser = FastLark.__new__(FastLark)
+    parser._load({"data": tables["data"], "memo": tables["memo"]}, postlex=_Indenter(), propagate_positions=True)
+    parser.speed_up()
+    return parser
 
 
 def chunks(text: str) -> list[tuple[int, str]]:

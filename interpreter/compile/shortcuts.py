@@ -43,7 +43,9 @@ class Shortcuts:
                 if table.dice is None and not self.unnamed:
                     # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
                     row, k = self.tmp(), self.tmp()
-                    return f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None else {ref}.lookup({k}))"
+                    # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
+                    return (f"({row} if {S.type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
+                            f"is not None else {ref}.lookup({k}))")
                 return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         # (Both pure: read after the key, the object is the one H.index would be given first.)

@@ -89,16 +89,20 @@ def load_encounter(path, sources: Sources, at: Span | None = None) -> n.Encounte
 class Prepared:
     """An encounter validated and compiled against a program: run it many times."""
 
-    def __init__(self, enc: n.Encounter, program: Program, option_overrides=None):
-        self.enc, self.p = enc, program
+    def __init__(self, enc: n.Encounter, program: Program, option_overrides=None, state=None):
+        """`state`: a StateFile (--load-state), checked against this encounter: the combatants it holds take
+        their sheet from it (saved state wins), but for the values the encounter changes on purpose."""
+        self.enc, self.p, self.state = enc, program, state
         diags: list[Diagnostic] = check_names(enc)
         names = [c.name for c in enc.combatants]
         self.sheet_of = {c.name: _sheet_named(c, program) for c in enc.combatants}
         facts = facts_of(program)
         settings = list(enc.settings) + list((option_overrides or {}).items())
-        diags += check_settings(settings, facts) + check_encounter(enc, facts) + check_script(enc, facts)
+        diags += check_settings(settings, facts) + check_encounter(enc, facts, state.loaded() if state else frozenset()) + check_script(enc, facts)
         if diags:
             raise GrimorioError(diags)
+        if state is not None:
+            state.check_sheets(self.sheet_of)
         self.options = {name: setting_value(value) for name, value in settings}
         self.pins = [_pinned(pin, names) for pin in enc.pins]
         self.script = {}
@@ -127,6 +131,7 @@ class Prepared:
         default_tactic = self._default_tactic()
         side = {**self.p.options, **self.options}[DEFAULT_SIDE]      # the prelude's option, or the edition's
         out = []
+        loaded = self.state.loaded() if self.state is not None else frozenset()
         for i, c in enumerate(self.enc.combatants):
             given = {k: v for k, v, _ in c.fields}
             attrs = []
@@ -135,10 +140,15 @@ class Prepared:
                 f = fields.get(k)
                 if f is not None:
                     attrs.append((mangle(k), self.p.tables[f.table].lookup(v) if f.type == "row" else v))
+            names = frozenset(given)
+            if c.name in loaded:        # saved state wins: its sheet, as if the encounter gave it, but the changes
+                saved = self.state.plain_fields(c.name)
+                attrs += [(mangle(k), v) for k, v in saved.items() if k not in given]
+                names |= self.state.field_names(c.name)
             holds = [(self.p.conditions[cond], grade) for cond, grade, _ in c.holds]
             holds = [(ct, ct.by_name.get(grade) if grade else None) for ct, grade in holds]
             out.append((i, c.name, given["side"] if "side" in given else default_side(side, c.name), given.get("tactic", default_tactic), attrs,
-                        frozenset(given), holds))
+                        names, holds))
         if self.p.pure_defaults:
             out = self._with_defaults(out)
         return out
@@ -163,6 +173,17 @@ class Prepared:
     def given_fields(self) -> dict:
         """The sheet fields each combatant's lines give."""
         return {name: given for _i, name, _s, _t, _a, given, _h in self.blueprints}
+
+    def changes(self) -> dict:
+        """The fields each combatant's lines change on purpose over a loaded state ("change FUE 4")."""
+        return {c.name: c.changes for c in self.enc.combatants}
+
+    def state_setup(self):
+        """What puts the loaded state into a run once its combatants are made (None: no state)."""
+        if self.state is None:
+            return None
+        changes = self.changes()
+        return lambda eng: self.state.apply(eng, changes)
 
     def make_combatants(self, eng):
         makers = self._makers

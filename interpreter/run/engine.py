@@ -14,7 +14,7 @@ from . import answers as A
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import bound_help
-from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, described, unmangle
+from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, described, hash_key, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -159,8 +159,10 @@ class Engine:
         """memo_walked of a rule of one parameter keyed by its side: the same, with less to ask."""
         if not isinstance(c, Combatant):
             return self.memo_walked(rule, "s", c)
+        side = c.side_
+        key = (rule, side) if side.__class__ is not bool else (rule, bool, side)     # a side true is not 1
         try:
-            changes, value = self.memos[rule, c.side_]
+            changes, value = self.memos[key]
             if changes == SIDE_CHANGES[0]:
                 return value
         except KeyError:
@@ -169,7 +171,7 @@ class Engine:
             return rule(self, c)
         changes = SIDE_CHANGES[0]
         value = rule(self, c)
-        self.memos[rule, c.side_] = (changes, value)
+        self.memos[key] = (changes, value)
         return value
 
     def memo_walked(self, rule, kinds, *args):
@@ -177,7 +179,7 @@ class Engine:
         list: nobody keeps it or changes it). `kinds` says how each argument makes the key;
         an argument that cannot calls the rule as it is."""
         if kinds == "s" and isinstance(args[0], Combatant):   # the usual case: keyed by its side
-            key = (rule, args[0].side_)
+            key = (rule, hash_key(args[0].side_))
         else:
             key = _memo_key(rule, kinds, args)
             if key is None:
@@ -476,11 +478,11 @@ def _memo_key(rule, kinds, args):
     key = [rule]
     for kind, a in zip(kinds, args):
         if kind == "v":
-            key.append(a)
+            key.append(hash_key(a))            # memo(true) is not memo(1)
         elif not isinstance(a, Combatant):
             return None
         else:
-            key.append(a.side_ if kind == "s" else a)
+            key.append(hash_key(a.side_) if kind == "s" else a)
     return tuple(key)
 
 
@@ -500,8 +502,10 @@ def locate(program, exc) -> Diagnostic:
         return Diagnostic("E0504" if not isinstance(exc, _PinError) else "E0503", exc.message, exc.span, exc.help)
     span = None
     tb = exc.__traceback__
+    rule_frames = 0
     while tb is not None:
         if tb.tb_frame.f_code.co_filename.startswith(FILENAME):
+            rule_frames += 1
             # Generated code keeps its line spans in its own globals: the program's, or an encounter's.
             spans = tb.tb_frame.f_globals.get("__spans__", ())
             line = tb.tb_lineno - 1
@@ -517,6 +521,9 @@ def locate(program, exc) -> Diagnostic:
                           f"the budget is {exc.args[0] if exc.args else STEP_BUDGET} steps (each rule call, loop turn, list element, "
                           f"round, event and die counts one) and {EMIT_DEPTH} nested events; if the rules are "
                           "right, raise it with grimorio run --budget N")
+    if isinstance(exc, RecursionError) and rule_frames < 100:       # deep in a value, not in the rules' calls
+        return Diagnostic("E0502", "a value nests lists (or records) too deep to compare or show", span,
+                          "a list appended into a list again and again, thousands of levels deep; keep lists flat")
     if isinstance(exc, RecursionError):
         return Diagnostic("E0502", "the rules call themselves without end", span,
                           "a rule that calls itself needs a case that returns without the call")

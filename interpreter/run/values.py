@@ -341,6 +341,17 @@ class Refusal(Exception):
         return self.text()[1]
 
 
+def hash_key(v):
+    """A value as a key of a dict or a set the rules look values up in (a catalogue's index, a memo):
+    true and false kept apart from 1 and 0, which Python takes for the same key (True == 1)."""
+    return (bool, v) if v.__class__ is bool else v
+
+
+def unhash_key(k):
+    """The value `hash_key` made a key of."""
+    return k[1] if k.__class__ is tuple and len(k) == 2 and k[0] is bool else k
+
+
 def kind(v) -> str:
     """A value's kind, in a designer's words."""
     t = type(v)

@@ -9,6 +9,8 @@ checked with each edition beside it (or bundled) that includes it by name.
 """
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 from ...dsl.syntax import nodes as n
@@ -83,11 +85,17 @@ def _modules(folder: Path) -> list[Path]:
 
 def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool = True) -> list[Diagnostic]:
     """`top` is false for the folders under the one named: their modules' editions are checked there."""
+    unread = _unreadable(folder, at)
+    if unread and unread[0].span is at:
+        return unread                   # the folder named itself
     entries, modules = _entries(folder), _modules(folder)
-    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and (_entries(p) or _modules(p) or _houses(p))]
+    subfolders = [p for p in sorted(folder.iterdir())
+                  if p.is_dir() and not _unread(p) and (_entries(p) or _modules(p) or _houses(p))]
+    if unread and not entries and not modules and not subfolders:
+        return unread
     if not entries and not modules and _houses(folder):
         # A folder of house-rule files (rulesets/casa): each checked as a layer over the edition it names.
-        return [d for f in _houses(folder) for d in _rules(f, sources, at, layers)] + \
+        return unread + [d for f in _houses(folder) for d in _rules(f, sources, at, layers)] + \
             [d for sub in subfolders for d in _folder(sub, sources, at, layers, top=False)]
     if not entries and not modules and not subfolders:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
@@ -104,6 +112,29 @@ def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool 
         out += _path(f, sources, at, layers)
     for sub in subfolders:
         out += _folder(sub, sources, at, layers, top=False)
+    return unread + out
+
+
+def _unread(folder: Path) -> str | None:
+    """Why a folder cannot be listed (None: it can)."""
+    try:
+        with os.scandir(folder):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def _unreadable(folder: Path, at: Span) -> list[Diagnostic]:
+    """E0012 for the folder, or each folder in it, that cannot be read: check never says ok without looking."""
+    why = _unread(folder)
+    if why is not None:
+        return [Diagnostic("E0012", f'the folder "{folder}" cannot be read: {why}', at,
+                           "nothing in it was checked; give yourself read access, or check another folder")]
+    out = []
+    for p in sorted(folder.iterdir()):
+        if p.is_dir() and not p.name.startswith(".") and (why := _unread(p)) is not None:
+            out.append(Diagnostic("E0012", f'the folder "{p}" cannot be read: {why}', Span(str(p), 0, 0),
+                                  "nothing in it was checked; give yourself read access, or leave it out"))
     return out
 
 

@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, escape, render, render_all
 
 from . import stdio
 
@@ -265,9 +265,11 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
+    roots = roots_for(args.encounter, rules_roots(args.rules, cl))
     program = program_for(edition, enc.edition_span if not given else cl.span(given), sources,
-                          roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
+                          roots, house_files(args.house, cl))
     print_warnings(program, sources)
+    _shadowing(program, roots, len(args.rules), enc.edition_span if not given else cl.span(given), sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
@@ -275,7 +277,30 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
                                            f"for example: --set {item or 'name'}={_example(program, item)}"))
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
-    return Prepared(enc, program, overrides)
+    state = None
+    if getattr(args, "load_state", None) is not None:        # checked whole before anything runs
+        from ..run.state import StateFile
+        state = StateFile(args.load_state, program, sources, cl.span(args.load_state),
+                          [c.name for c in enc.combatants])
+    return Prepared(enc, program, overrides, state)
+
+
+def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
+    """Warn (E0011) when the edition is taken from a folder beside the encounter (not one --rules names)
+    while a bundled edition has that name: in a folder others can write (/tmp) it may be someone else's."""
+    from ...dsl.editions.loader import bundled_root, edition_heads
+    edition = program.ruleset.edition
+    if not roots[named:-1] or edition.name not in edition_heads([bundled_root()]):
+        return
+    shown = Path(edition.span.file)           # as the loader names it: from the working folder, or rulesets/...
+    entry = (shown if shown.is_file() else bundled_root().parent / shown).resolve()
+    if any(entry.is_relative_to(Path(r).resolve()) for r in [*roots[:named], roots[-1]]):
+        return                                 # the bundled edition itself, or one --rules names
+    print(render(Diagnostic("E0011", f'edition "{edition.name}" is taken from {entry}, beside the encounter, '
+                                     "not the bundled one", at,
+                            "an edition folder next to the encounter comes first; move the encounter, or "
+                            "rename that folder's edition, if it is not yours", "warning"), sources),
+          file=sys.stderr)
 
 
 def _example(program, name: str) -> str:
@@ -292,6 +317,10 @@ def prepare_from_argv(argv):
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    if args.load_state == "":
+        raise GrimorioError(Diagnostic("E0002", "--load-state needs a file name", cl.span("--load-state"),
+                                       "--load-state FILE; an empty name is often a variable that was not set"))
+    outputs = _outputs(args, cl)
     prepared = prepare(args, sources, cl)
     if args.run_index is not None:
         from .simulate import run_seed
@@ -300,12 +329,8 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
                                            "give the index simulate printed (or wrote in --runs)"))
         base = args.seed if args.seed is not None else (prepared.enc.seed or 0)
         args.seed = run_seed(base, args.run_index)
-    setup = None
-    if args.load_state:
-        from ..run.state import StateFile
-        loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
-        given = prepared.given_fields()
-        setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
+    outputs(prepared)
+    setup = prepared.state_setup()
     try:
         outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup,
                                budget=_budget(args, cl))
@@ -327,6 +352,24 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
     return 0
 
 
+def _outputs(args, cl: CommandLine):
+    """Check the run's output (--save-state) before anything runs: not the encounter, a house file or an
+    edition's file (the state it loads it may replace); then again once the edition's files are known."""
+    if args.save_state is None:
+        return lambda prepared: None
+    from .outputs import check_output
+    at, inputs = cl.span(args.save_state), [args.encounter, *args.house]
+    allowed = [args.load_state] if args.load_state else []
+    check_output(args.save_state, "--save-state", at, inputs, allowed)
+
+    def with_the_edition(prepared):
+        from ...dsl.editions.loader import bundled_root
+        files = list(prepared.p.ruleset.sources.texts)
+        check_output(args.save_state, "--save-state", at,
+                     files + [str(bundled_root().parent / f) for f in files], allowed)
+    return with_the_edition
+
+
 def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
     from .simulate_cli import simulate_command
     return simulate_command(args, sources, cl)
@@ -341,7 +384,7 @@ def _write_failed(outcome, sources: Sources):
 def _write_transcript(outcome, args):
     from ..run.transcript import render_jsonl, render_text
     engine = outcome.engine
-    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else escape(render_text(engine, args.explain)))
     sys.stdout.flush()
 
 
@@ -373,7 +416,7 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
             runs.append(exc.outcome)
             stopped.append((names[-1], exc))
     text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1], ended=not stopped)
-    sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
+    sys.stdout.write(escape(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped)))
     if stopped:                  # both sides may stop on the same error: it is told once
         told = []
         for d in (d for _name, exc in stopped for d in exc.diagnostics):
@@ -450,7 +493,7 @@ def cmd_editions(args, sources, cl) -> int:
     width = max([12] + [len(name) for name, _ in editions + modules])       # one column for every name
     for name, heads in editions:
         extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
-        print(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip())
+        print(escape(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip()))
     if modules:
         print('\nmodules (an edition includes one with "include module NAME"):')
     for name, heads in modules:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render_all
 from .formatter import format_source
-from ...dsl.source import read_text
+from ...dsl.source import read_bounded, read_text
 
 SUFFIXES = (".rules", ".enc")
 
@@ -31,14 +31,22 @@ def files_under(path: Path, at: Span) -> list[Path]:
 
 
 def write_atomically(path: Path, text: str, expected: bytes) -> None:
-    """Replace a file's text, unless it changed since it was read (`expected`)."""
+    """Replace a file's text, unless it changed since it was read (`expected`). A read-only file is left as
+    it is; a file with other names (hard links) is rewritten in place, so they keep naming it; otherwise a
+    temporary file beside it, synced, renamed over it, with the file's mode and (run as root) its owner."""
     target = path.resolve()
     where = Span(str(path), 0, 0)
     try:
-        if target.read_bytes() != expected:
+        if read_bounded(target) != expected:
             raise GrimorioError(Diagnostic("E0021", f'"{path}" changed while it was being formatted; left as it is',
                                            where, "run grimorio fmt again"))
-        mode = stat.S_IMODE(target.stat().st_mode)
+        st = target.stat()
+        if not st.st_mode & 0o222:
+            raise GrimorioError(Diagnostic("E0021", f'"{path}" is read-only; left as it is', where,
+                                           "make it writable (chmod u+w) to format it"))
+        if st.st_nlink > 1:
+            _rewrite_in_place(target, text)
+            return
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
         raise GrimorioError(Diagnostic("E0021", f'cannot write "{path}": {exc.strerror or exc}', where)) from None
@@ -47,7 +55,9 @@ def write_atomically(path: Path, text: str, expected: bytes) -> None:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(tmp, mode)
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        if hasattr(os, "geteuid") and os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
+            os.chown(tmp, st.st_uid, st.st_gid)          # root formats a user's file: it stays the user's
         os.replace(tmp, target)
     except OSError as exc:
         try:
@@ -58,14 +68,22 @@ def write_atomically(path: Path, text: str, expected: bytes) -> None:
                                        "the file is unchanged")) from None
 
 
+def _rewrite_in_place(target: Path, text: str) -> None:
+    with open(target, "r+", encoding="utf-8", newline="\n") as out:
+        out.write(text)
+        out.truncate()
+        out.flush()
+        os.fsync(out.fileno())
+
+
 def format_file(path: Path, sources: Sources, check: bool, at: Span | None = None) -> bool:
     """Format one file (or only look, with `check`); True when its text is not (or was not) canonical."""
     display = str(path)
+    text = read_text(path, display, at, sources)    # a regular file of at most 4 MiB, never blocking
     try:
-        raw = path.read_bytes()         # what is on disk now: written over only if it is still there
+        raw = read_bounded(path)        # what is on disk now: written over only if it is still there
     except OSError:
-        raw = None                      # read_text says why
-    text = read_text(path, display, at, sources)
+        raw = None
     sources.texts[display] = text
     result, diags = format_source(text, display)
     if diags:

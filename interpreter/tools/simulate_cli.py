@@ -10,10 +10,10 @@ import os
 import shlex
 import sys
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, render_all
+from ...dsl.diagnostics import Diagnostic, GrimorioError, escape, render_all
 from ..run.outcome import categories
 from .cli import prepare
-from .simulate import Job, RunError, Spec, keep, simulate_job
+from .simulate import Job, RunError, SchedulerError, Spec, keep, simulate_job
 from .summary import render_json, render_text, summarize
 
 RUNS = 1000          # runs by default
@@ -52,7 +52,7 @@ def simulate_command(args, sources, cl) -> int:
         from .odds_beside import add_exact
         add_exact(summaries[0], prepared[0])
     out = _render(args, sets, summaries, counts, compare, precision)
-    sys.stdout.write(render_json(out) if args.format == "json" else out.pop("_text"))
+    sys.stdout.write(render_json(out) if args.format == "json" else escape(out.pop("_text")))
     if args.report:
         from .report import write_report
         out.pop("_text", None)
@@ -114,7 +114,7 @@ def _precision_text(p: dict) -> str:
 def _backend(work, args, cl):
     try:
         return work()
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, SchedulerError) as exc:
         if args.backend != "dask":
             raise
         raise GrimorioError(Diagnostic("E0034", f"the Dask scheduler cannot be reached ({exc})",
@@ -160,6 +160,17 @@ def _usable(args, cl, compare):
     if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
         raise GrimorioError(Diagnostic("E0032", "the dask backend needs Dask distributed, which is not installed",
                                        cl.span("dask"), 'install it with: pip install "grimorio[dask]"'))
+    if args.scheduler is not None:                 # checked before anything starts (simulate.scheduler_address)
+        from .simulate import SchedulerError, scheduler_address
+        try:
+            args.scheduler = scheduler_address(args.scheduler)
+        except SchedulerError as exc:
+            raise GrimorioError(Diagnostic("E0002", f"--scheduler: {exc}", cl.span(args.scheduler),
+                                           "a Dask scheduler's address: tcp://HOST:PORT (tcp://10.0.0.5:8786)")) \
+                from None
+    if args.report is not None:                    # an output that is no input, before anything runs
+        from .outputs import check_output
+        check_output(args.report, "--report", cl.span(args.report), [args.encounter, *args.house])
     if args.scheduler and args.backend != "dask":
         raise GrimorioError(Diagnostic("E0002", "--scheduler names a Dask scheduler: it goes with --backend dask",
                                        cl.span(args.scheduler), "add --backend dask, or leave out --scheduler"))
