@@ -126,6 +126,13 @@ def test_the_checker_refuses_a_field_no_sheet_has_and_allows_one_some_sheets_hav
     assert [d.code for d in diags] == ["E0203"] and 'did you mean "slots"' in diags[0].help
 
 
+def test_comparing_a_combatants_sheet_with_a_text_that_names_no_sheet(tmp_path):
+    diags = checked(tmp_path, EDITION.replace('c.sheet == "creature"', '"creatur" == c.sheet'))
+    assert [d.code for d in diags] == ["E0247"] and 'did you mean "creature"' in diags[0].help
+    assert (diags[0].span.line, diags[0].span.col) == (15, 10)
+    assert checked(tmp_path, EDITION.replace('c.sheet == "creature"', 'c.sheet != "boss"')) == []
+
+
 def test_a_cost_may_be_paid_from_a_field_of_an_extending_sheet(tmp_path):
     diags = checked(tmp_path, EDITION + "action wait(me):\n  cost luck 1\n  pass\n")
     assert diags == []

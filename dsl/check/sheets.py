@@ -3,10 +3,13 @@ extends creature:`) and has its fields, then its own. A combatant names its shee
 `sheet NAME` line (the base sheet without one).
 
 `fields_by_sheet` gives each sheet's whole list of fields, in order; `check_sheets` the
-diagnostics of how the sheets extend each other (E0243, E0244)."""
+diagnostics of how the sheets extend each other (E0243, E0244);
+`sheet_texts` those of a text compared with `c.sheet` that names no sheet (E0247)."""
 from __future__ import annotations
 
+from ..syntax import nodes as n
 from ..diagnostics import Diagnostic, did_you_mean
+from .names import walk
 
 # The line of a combatant that names its sheet, and what `c.sheet` reads.
 SHEET_LINE = "sheet"
@@ -105,3 +108,30 @@ def sheet_of(given: dict, sheets: dict, base: str | None) -> str | None:
 def unknown_sheet(name, span, sheets) -> Diagnostic:
     return Diagnostic("E0246", f'there is no sheet "{name}"', span,
                       did_you_mean(str(name), sheets) or f"the sheets are: {', '.join(sheets) or 'none'}")
+
+
+def sheet_texts(rs, sheets) -> list[Diagnostic]:
+    """E0247: `c.sheet == "heroe"` (or !=) compares a combatant's sheet with a text that names no sheet:
+    always false (true), a typo the run would never tell."""
+    names = [s.name for s in sheets]
+    out = []
+    if any(SHEET_LINE in t.columns for t in rs.all(n.Table) + rs.all(n.Condition)):
+        return out                          # `.sheet` may be a column too: not only a combatant's sheet
+    for space in rs.spaces.values():
+        for d in space.values():
+            for x in walk(d):
+                if type(x) is n.Binary and x.op in ("==", "!="):
+                    out += [_no_such_sheet(text, names) for text in _compared_with_sheet(x)
+                            if text.value not in names]
+    return out
+
+
+def _compared_with_sheet(x) -> list:
+    pairs = ((x.left, x.right), (x.right, x.left))
+    return [text for attr, text in pairs if type(attr) is n.Attr and attr.name == SHEET_LINE
+            and type(text) is n.Const and isinstance(text.value, str)]
+
+
+def _no_such_sheet(text, names) -> Diagnostic:
+    return Diagnostic("E0247", f'there is no sheet "{text.value}": this comparison is never true', text.span,
+                      did_you_mean(text.value, names) or f"the sheets are: {', '.join(names) or 'none'}")
