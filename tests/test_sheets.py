@@ -149,7 +149,8 @@ def test_an_encounter_giving_a_field_the_combatants_sheet_lacks(tmp_path, capsys
     assert code != 0 and 'error[E0203]: the sheet has no field "slot"' in err
     assert "the sheet's numbers: might, hp" in err and "slots" not in err
     code, _out, err = run(tmp_path, capsys, "edition kinds\ncombatant Ana:\n  sheet hero\n  might 1, slot 3\n")
-    assert code != 0 and 'did you mean "slots"?' in err and "might, hp, slots, luck" in err
+    assert code != 0 and 'error[E0203]: sheet "hero" has no field "slot"' in err
+    assert 'did you mean "slots"?' in err and "the sheet's numbers: might, hp, slots, luck" in err
 
 
 def test_an_extending_sheet_needs_the_fields_its_base_leaves_without_default(tmp_path, capsys):
@@ -240,4 +241,6 @@ def test_the_formatter_keeps_a_sheet_that_extends_another():
 def test_completion_after_a_dot_offers_the_fields_of_every_sheet():
     rs, _diags = build_rules(textwrap.dedent(EDITION).lstrip(), "kinds.rules")
     offered = fields_of("c", list(rs))
-    assert {"might", "hp", "slots", "luck", "roar"} <= set(offered)
+    assert {"might", "hp", "slots", "luck", "roar", "sheet"} <= set(offered)
+    one, _diags = build_rules("sheet a:\n  x: int = 1\n", "one.rules")
+    assert "sheet" not in fields_of("c", list(one)) and "x" in fields_of("c", list(one))

@@ -31,6 +31,7 @@ class Facts:
     action_params: dict = None   # action name -> the names of the parameters a script gives values for
     combatant_params: dict = None    # action name -> for each of those, whether it is chosen among combatants
     sheets: dict = None     # sheet name -> its fields by name (`fields`: the first sheet's, the base)
+    sheet: str | None = None    # the sheet `fields` are of, when a combatant names one
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -108,7 +109,7 @@ def _combatant(c: n.Combatant, facts: Facts, loaded: bool = False) -> list[Diagn
         if str(sheet[0]) not in facts.sheets:
             out.append(unknown_sheet(sheet[0], sheet[1], facts.sheets))
         else:
-            facts = replace(facts, fields=facts.sheets[str(sheet[0])])
+            facts = replace(facts, fields=facts.sheets[str(sheet[0])], sheet=str(sheet[0]))
     given = set()
     for name, value, span in c.fields:
         if name in given:
@@ -142,7 +143,8 @@ def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
     f = facts.fields.get(name)
     if f is None:
         at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
-        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at, _fields_like(name, value, facts))]
+        whose = f'sheet "{facts.sheet}"' if facts.sheet else "the sheet"
+        return [Diagnostic("E0203", f'{whose} has no field "{name}"', at, _fields_like(name, value, facts))]
     return check_value(f, value, span, facts)
 
 
