@@ -27,15 +27,15 @@ def test_the_edition_checks_clean(capsys):
 
 
 def test_the_scripted_duel_meets_its_expectations_and_keeps_its_transcript(capsys, snapshot):
-    code, out, err = cli(capsys, "run", str(ARENA / "duel.enc"))
+    code, out, err = cli(capsys, "run", str(ARENA / "duel.enc"), "--quiet")
     assert code == 0, err
     assert out == snapshot
     for seed in ("2", "99"):         # dice strict: every die is pinned, the seed changes nothing
-        assert cli(capsys, "run", str(ARENA / "duel.enc"), "--seed", seed)[1] == out
+        assert cli(capsys, "run", str(ARENA / "duel.enc"), "--seed", seed, "--quiet")[1] == out
 
 
 def test_the_brawl_plays_by_the_tactics_to_one_side_left(capsys, snapshot):
-    code, out, err = cli(capsys, "run", str(ARENA / "brawl.enc"))
+    code, out, err = cli(capsys, "run", str(ARENA / "brawl.enc"), "--quiet")
     assert code == 0, err
     lines = out.splitlines()
     # The order of play is rolled once, in the round's start:, before bout 1.

@@ -27,7 +27,8 @@ def test_installed_grimorio_runs_the_bundled_editions(tmp_path):
     enc.write_text((ROOT / "rulesets" / "aquelarre" / "duelo.enc").read_text(encoding="utf-8"), encoding="utf-8")
     run = grimorio("run", "duelo.enc")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("Asalto 1\n") and "Fin del combate" in run.stdout
+    assert run.stdout.startswith('# encounter "Duelo en el camino", edition aquelarre, layers: none, seed 7\nAsalto 1\n')
+    assert "Fin del combate" in run.stdout
     # It ran the installed package: a copy in site-packages, or (installed with pip -e) this source tree.
     where = subprocess.run([sys.executable, "-c", "import grimorio.interpreter as i; print(i.__file__)"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -63,7 +64,7 @@ def test_one_import_name_beside_a_foreign_interpreter_package(tmp_path):
     (site / "interpreter").mkdir()
     (site / "interpreter" / "__init__.py").write_text("WHO = 'someone else'\n", encoding="utf-8")
     probe = ("import interpreter, grimorio\n"
-             "from grimorio.interpreter.run.encounter import program_for\n"
+             "from grimorio.interpreter.compile.programs import program_for\n"
              "assert interpreter.WHO == 'someone else'\n"
              "print(grimorio.load_edition('aquelarre').ruleset.edition.name)\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120,

@@ -13,7 +13,9 @@ import icepool
 import pytest
 
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.tools import odds as O
 from grimorio.interpreter.tools.cli import main
 

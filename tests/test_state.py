@@ -142,7 +142,7 @@ def test_the_loaded_session_opens_with_its_time_stamp(tmp_path, capsys):
     assert code == 0 and out.splitlines()[-3] == "[día 1, 1:00:00]", err + out
     assert "momento_dicho" not in json.loads(state.read_text(encoding="utf-8"))["vars"]
     enc = write(tmp_path, "s2.enc", SESSION_2.replace("  pass\n", '  sentir(Hana, "miedo", "el oni")\n'))
-    code, out, err = run(capsys, enc, "--load-state", str(state))
+    code, out, err = run(capsys, enc, "--load-state", str(state), "--quiet")
     assert code == 0, err
     assert out.startswith("[día 1, 1:00:00]\nHana recibe"), out[:200]
 

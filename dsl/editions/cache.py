@@ -32,7 +32,6 @@ file and folder listing it read reads the same (`unchanged`).
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import hmac
 import marshal
@@ -45,9 +44,12 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from ..pause import collector_paused  # noqa: F401 - the one helper (dsl/pause.py); callers reach it here too
+
 # The modules whose source decides what a file builds to.
 LANGUAGE_FILES = ("syntax/grammar.lark", "syntax/parser.py", "syntax/trees.py", "syntax/lexer.py", "syntax/builder.py",
-                  "syntax/patches.py", "syntax/nodes.py", "records.py", "bounds.py", "diagnostics.py", "editions/cache.py")
+                  "syntax/patches.py", "syntax/nodes.py", "records.py", "bounds.py", "diagnostics.py", "editions/cache.py",
+                  "pause.py")
 KEEP = 256            # built files kept on disk; the oldest are dropped beyond this
 KEEP_BY_KIND = {"program": 16}    # compiled programs are larger: fewer are kept
 MAX_ENTRY = 256 * 1024 * 1024     # an entry larger than this is not read (no program comes near it)
@@ -249,23 +251,6 @@ def build_rules(text: str, file: str):
 def build_encounter(text: str, file: str):
     """The encounter and diagnostics of an encounter file, built or taken from the cache."""
     return _built("encounter", text, file)
-
-
-@contextmanager
-def collector_paused():
-    """Python's cycle collector paused meanwhile. Building a file, and pickling or unpickling what was
-    built, make objects by the hundred thousand and no cycles, and every collection pass walks all the
-    objects alive, the file's trees included: for 16,000 rules the passes were a third of the build and
-    three fifths of the pickling. Re-enabled at the end (and on any error); anything cyclic made
-    meanwhile is collected then. A caller that paused it already keeps it paused."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def built_key(kind: str, text: str, file: str) -> str:

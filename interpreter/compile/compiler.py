@@ -14,7 +14,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
 from ...dsl.check.sheets import fields_by_sheet
-from ...dsl.check.resolver import resolve_script
+from ...dsl.check.front import check_edition, facts_of
 
 from ...dsl.editions.cache import python_code
 from ..run import runtime_helpers as H
@@ -34,13 +34,7 @@ def compile_checked(ruleset, optimize: bool = True) -> "Program":
     """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
     it finds, and the compiler never sees a ruleset the checker refused. `optimize`: with
     the shortcuts of shortcuts.py (the default), or plain (docs/performance.md)."""
-    from ...dsl.check.checker import check_ruleset
-    from ...dsl.check.deadcode import dead_data
-    from ...dsl.editions.layers import blame
-    diags = check_ruleset(ruleset)
-    if diags:
-        raise GrimorioError(blame(ruleset, diags))
-    return Program(ruleset, list(ruleset.warnings) + dead_data(ruleset), optimize)
+    return Program(ruleset, check_edition(ruleset), optimize)
 
 
 class Program:
@@ -56,7 +50,7 @@ class Program:
         kind = Compiler if optimize else PlainCompiler
         compiler = kind(ruleset)
         state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
-        state.update(warnings=list(warnings), _requirements={}, optimized=optimize)
+        state.update(warnings=list(warnings), _requirements={}, optimized=optimize, facts=facts_of(ruleset))
         object.__setattr__(self, "__dict__", state)
 
     def __setattr__(self, name, value):
@@ -582,10 +576,8 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         """Compile an encounter's own statements and expectations against this program, into
-        a namespace of their own: the program reads the same after a thousand encounters."""
-        diags = resolve_script(self.ruleset, stmts, exprs, combatants, self.resolver)
-        if diags:
-            raise GrimorioError(diags)
+        a namespace of their own: the program reads the same after a thousand encounters. The
+        front end checked them first (dsl/check/front.py: check_encounter)."""
         saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts
         self.lines, self.line_spans, self.line_owner = [], [], []
         self.ns, self.consts = dict(self.ns), dict(self.consts)

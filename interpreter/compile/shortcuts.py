@@ -123,7 +123,8 @@ class Shortcuts:
             left, right = self.expr(a.left, scope), self.expr(a.right, scope)
             call = f"S.{fn.__name__}({left}, {right})"
             if self.pure(left) and self.pure(right):
-                return self.if_whole(whole.format(a=left, b=right), self.whole_guard(left, right), call)
+                guard = self.nonzero(right, self.whole_guard(left, right))
+                return self.if_whole(whole.format(a=left, b=right), guard, call)
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
             return f"S.floor_mul({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
@@ -283,7 +284,17 @@ class Shortcuts:
         if op in self.GROWS and not fits:
             # Past the bound, the semantics work it out again and refuse it (E0506).
             return self.within_bound(op, a, b, "" if guard == "True" else guard + " and ", fn)
+        if op == "%":
+            guard = self.nonzero(b, guard)
         return self.if_whole(f"{a} {op} {b}", guard, fn)
+
+    @staticmethod
+    def nonzero(divisor: str, guard: str) -> str:
+        """`guard`, and the divisor not zero (the semantics refuse a zero divisor, E0501),
+        unless it is a written whole number other than 0."""
+        if S.WHOLE.match(divisor) and int(divisor) != 0:
+            return guard
+        return divisor if guard == "True" else f"{guard} and {divisor}"
 
     def within_bound(self, op, a, b, guard: str, otherwise: str) -> str:
         """`a op b` on two whole numbers (once `guard` holds), named as it is tested to be within

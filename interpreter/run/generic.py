@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from ...dsl.check.builtin_values import dice_problem, item_problem, keep_problem, range_problem, whole
 from .dice import Dice
-from .runtime_helpers import RuleFailure
+from .refusals import RuleFailure
 from .values import kind, same
 
 

@@ -2,19 +2,8 @@
 has no access to anything else (rules are hermetic)."""
 from __future__ import annotations
 
-from .values import Combatant, ConditionType, Grade, Ranked, Refusal, Struct, is_none, kind, mangle, member, same, show, unmangle  # (used by generated code)
-
-
-class RuleFailure(Refusal):
-    """A rule did something the language forbids; located by the engine."""
-
-
-EMIT_DEPTH = 16
-STEP_BUDGET = 1_000_000
-
-
-class Budget(Exception):
-    """A loop or a cascade of events ran past its budget."""
+from .values import Combatant, ConditionType, Grade, Ranked, Struct, is_none, kind, mangle, member, same, show, unmangle  # (used by generated code)
+from .refusals import EMIT_DEPTH, STEP_BUDGET, Budget, RuleFailure, StopRun  # noqa: F401 - (used by generated code)
 
 
 def counted(engine, items):
@@ -28,7 +17,7 @@ def counted(engine, items):
                       "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
-ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
+from .values import ORDER_HELP  # noqa: E402,F401 - (used by the engine)
 
 
 def reactors(whos):
@@ -65,10 +54,6 @@ def not_a_question(who, items) -> RuleFailure:
     return RuleFailure("choose()'s second argument must be a list to choose from, not {0} (" + kind(items) + ")",
                        "choose(COMBATANT, LIST): the combatant whose controller picks one item of the list",
                        "E0204", (items,))
-
-
-class StopRun(Exception):
-    """The `stop` statement: ends the encounter."""
 
 
 def eq(value, test):

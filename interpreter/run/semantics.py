@@ -144,10 +144,15 @@ def mul(a, b):
     return _refuse("*", a, b, "only numbers multiply; to repeat a list or a text, use a for or a comprehension")
 
 
+def by_zero() -> Refusal:
+    """What / and % say of a divisor that is zero, and floor or ceil of a division by it."""
+    return Refusal("division by zero", "test the divisor first: if d != 0: ...", "E0501")
+
+
 def div(a, b):
     if is_number(a) and is_number(b):
         if b == 0:
-            raise ZeroDivisionError
+            raise by_zero()
         return bounded(Fraction(a) / b)
     return _refuse("/", a, b, "only numbers divide; a text is not a number (write the number itself)")
 
@@ -155,7 +160,7 @@ def div(a, b):
 def mod(a, b):
     if is_number(a) and is_number(b):
         if b == 0:
-            raise ZeroDivisionError
+            raise by_zero()
         return bounded(a % b)
     return _refuse("%", a, b, "% is the remainder of two numbers; messages put values in texts with {placeholders}")
 

@@ -3,7 +3,7 @@
 `grimorio run ENC --save-state FILE` writes, after a run that ended well,
 every combatant's held cards and sheet fields and every var of the rules
 (but `session` vars), as versioned JSON; `--load-state FILE` starts a run
-from it. The file is written atomically (interpreter/tools/outputs.py), so a
+from it. The file is written atomically (interpreter/tools/outputs.py, given by the command line), so a
 run that fails or is killed never leaves a half-written file, and the
 previous one stays whole.
 
@@ -107,9 +107,9 @@ def dumps(data: dict) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
 
 
-def save(path, engine, at: Span) -> None:
-    """Write the state atomically (interpreter/tools/outputs.py); the target was checked before the run."""
-    from ..tools.outputs import write_atomically
+def save(path, engine, at: Span, write_atomically) -> None:
+    """Write the state with `write_atomically(path, text)` (the command line gives
+    interpreter/tools/outputs.py's: the runtime imports no tool); the target was checked before the run."""
     try:
         text = dumps(snapshot(engine))
     except _Unsaveable as exc:

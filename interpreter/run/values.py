@@ -45,6 +45,9 @@ def unmangle(attr: str) -> str:
     return attr
 
 
+ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
+
+
 class Ranked:
     """A name with a place in an order: an outcome, or a grade of a condition."""
 
@@ -55,7 +58,7 @@ class Ranked:
 
     def _cmp(self, other):
         if not isinstance(other, Ranked) or other.kind != self.kind:
-            raise TypeError(f"{self.name} and {show(other)} cannot be compared by order")
+            raise Refusal("{0} and {1} cannot be compared by order", ORDER_HELP, "E0204", (self, other))
         return other.rank
 
     def __lt__(self, other):
@@ -165,7 +168,7 @@ class Grade(Ranked):
         data = object.__getattribute__(self, "data")
         if attr in data:
             return data[attr]
-        raise AttributeError(attr)
+        raise MissingField(attr, self)
 
 
 class ConditionType:
@@ -365,3 +368,13 @@ def kind(v) -> str:
 _KINDS = {str: "a text", list: "a list", type(None): "none", Dice: "dice"}
 _BASES = ((Ranked, "an outcome or a grade"), (Struct, "a record"), (Combatant, "a combatant"),
           (ConditionType, "a condition"))
+
+
+class MissingField(Refusal, AttributeError):
+    """A field a value does not have, asked by its own lookup (a grade's columns): a refusal
+    of the language (E0203), and an AttributeError still, so getattr(v, name, None) works."""
+
+    def __init__(self, attr: str, obj):
+        Refusal.__init__(self, "{0} has no field \"" + unmangle(attr) + "\"",
+                         "check the spelling against the sheet, the table columns or the event", "E0203", (obj,))
+        self.name, self.obj = attr, obj

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render_all
+from . import colour
 from .formatter import format_source
 from ...dsl.source import read_bounded, read_text
 
@@ -95,7 +96,49 @@ def format_file(path: Path, sources: Sources, check: bool, at: Span | None = Non
     return True
 
 
+STDIN = "-"
+
+
+def format_stdin(args, sources: Sources, cl) -> int:
+    """`grimorio fmt -`: standard input formatted onto standard output (as editors and pipes want it);
+    with --check, nothing is written and the exit says whether it needed formatting."""
+    from ...dsl.source import MAX_BYTES, decode
+    if len(args.paths) > 1:
+        raise GrimorioError(Diagnostic("E0002", '"-" (standard input) is formatted alone', cl.span(STDIN),
+                                       "format the files in a command of their own"))
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise GrimorioError(Diagnostic("E0001", "the standard input is larger than 4 MiB", cl.span(STDIN),
+                                       "rules and encounters are short text files"))
+    text = decode(data, "<stdin>", cl.span(STDIN), sources)
+    name = f"<stdin>{_stdin_kind(text)}"
+    sources.texts[name] = text
+    result, diags = format_source(text, name)
+    if diags:
+        raise GrimorioError(diags)
+    if args.check:
+        changed = result.encode("utf-8") != data
+        if changed:
+            print(f"would reformat {STDIN}", file=sys.stderr)
+        return 1 if changed else 0
+    sys.stdout.write(result)
+    return 0
+
+
+def _stdin_kind(text: str) -> str:
+    """Whether standard input holds an encounter or rules (it has no file name to say): what reads
+    cleanly as one; else what its first line suggests (an encounter starts with "encounter")."""
+    from .formatter import build
+    for suffix in (".enc", ".rules"):
+        if not build(text, f"<stdin>{suffix}")[1]:
+            return suffix
+    first = next((ln.strip() for ln in text.split("\n") if ln.strip() and not ln.strip().startswith("#")), "")
+    return ".enc" if first.split(" ", 1)[0] in ("encounter", "combatant") else ".rules"
+
+
 def cmd_fmt(args, sources: Sources, cl) -> int:
+    if STDIN in args.paths:
+        return format_stdin(args, sources, cl)
     diags: list[Diagnostic] = []
     changed, seen, failed = [], 0, 0
     for name in args.paths:
@@ -121,6 +164,6 @@ def cmd_fmt(args, sources: Sources, cl) -> int:
         print(f"{len(changed)} file{'s' if len(changed) != 1 else ''} {verb}, {left} already formatted"
               + (f", {failed} not read" if failed else ""))
     if diags:
-        print(render_all(diags, sources), file=sys.stderr)
+        colour.error(render_all(diags, sources))
         return 2
     return 1 if changed and args.check else 0

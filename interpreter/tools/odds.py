@@ -421,11 +421,15 @@ def question_from_text(prepared, text: str, file: str, sources) -> Question:
     """A question written as an expression (`--expr`, or a rule call `--rule`), over the names of the
     encounter's rules and combatants, evaluated once the encounter has run."""
     from ...dsl.syntax.builder import Builder
+    from ...dsl.check.resolver import resolve_script
     from ...dsl.syntax.parser import parse_cell
     sources.texts[file] = text
     node = Builder(file).expr(parse_cell(text, "cell_value", file, 1, 1).children[0])
     node = rolled(node)
     names = [b[1] for b in prepared.blueprints]
+    diags = resolve_script(prepared.p.ruleset, (), [node], names, prepared.p.resolver)    # the front end checks it
+    if diags:
+        raise GrimorioError(diags)
     fn = prepared.p.compile_snippet(f"odds{next(_names)}", (), [node], names)["expects"][0]
     return Question(prepared, lambda eng: fn(eng)[0], text)
 

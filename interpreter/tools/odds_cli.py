@@ -42,7 +42,7 @@ def _prepared(args, sources, cl):
         raise GrimorioError(Diagnostic("E0071", "grimorio odds needs an encounter, or an edition for a bare --expr",
                                        cl.whole(), 'grimorio odds ENCOUNTER [--expr "..."], or grimorio odds '
                                                    '--edition E --expr "..."'))
-    from ..run.encounter import program_for
+    from ..compile.programs import program_for
     from .cli import house_files, print_warnings, rules_roots
     program = program_for(args.edition, cl.span(args.edition), sources, rules_roots(args.rules, cl) or None,
                           house_files(args.house, cl))
