@@ -104,7 +104,8 @@ def test_reading_a_field_the_combatants_sheet_lacks_stops_the_run_where_it_is_re
     edition = EDITION.replace('if c.sheet == "creature":', "if false:")
     code, _out, err = run(tmp_path, capsys, TWO, edition=edition)
     assert code != 0
-    assert 'error[E0203]: Gob has no field "slots"' in err and "kinds.rules:18:" in err
+    assert 'error[E0203]: Gob has no field "slots": its sheet is "creature"' in err and "kinds.rules:18:" in err
+    assert 'help: the sheets "hero", "boss" have it: test the sheet first, as in if c.sheet == "hero":' in err
 
 
 # ------------------------------------------------------------------ checker
