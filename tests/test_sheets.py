@@ -156,6 +156,12 @@ def test_an_encounter_giving_a_field_the_combatants_sheet_lacks(tmp_path, capsys
     assert 'did you mean "slots"?' in err and "the sheet's numbers: might, hp, slots, luck" in err
 
 
+def test_an_encounter_giving_a_field_of_another_sheet_is_told_which_sheet_has_it(tmp_path, capsys):
+    code, _out, err = run(tmp_path, capsys, "edition kinds\ncombatant Gob:\n  might 1, roar 3\n")
+    assert code != 0 and 'error[E0203]: the sheet has no field "roar"' in err
+    assert 'help: sheet "boss" has it: give the combatant the line "sheet boss"' in err
+
+
 def test_an_extending_sheet_needs_the_fields_its_base_leaves_without_default(tmp_path, capsys):
     code, _out, err = run(tmp_path, capsys, "edition kinds\ncombatant Ana:\n  sheet hero\n  luck 1\n")
     assert code != 0 and 'error[E0206]: Ana needs a value for "might"' in err

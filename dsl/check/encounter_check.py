@@ -144,7 +144,10 @@ def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
     if f is None:
         at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
         whose = f'sheet "{facts.sheet}"' if facts.sheet else "the sheet"
-        return [Diagnostic("E0203", f'{whose} has no field "{name}"', at, _fields_like(name, value, facts))]
+        others = [s for s, fields in (facts.sheets or {}).items() if name in fields]
+        help = (f'sheet "{others[0]}" has it: give the combatant the line "sheet {others[0]}"' if others
+                else _fields_like(name, value, facts))
+        return [Diagnostic("E0203", f'{whose} has no field "{name}"', at, help)]
     return check_value(f, value, span, facts)
 
 
