@@ -136,6 +136,12 @@ def test_comparing_a_combatants_sheet_with_a_text_that_names_no_sheet(tmp_path):
     assert checked(tmp_path, EDITION.replace('c.sheet == "creature"', 'c.sheet != "boss"')) == []
 
 
+def test_an_encounter_comparing_a_sheet_with_a_text_that_names_no_sheet(tmp_path, capsys):
+    code, _out, err = run(tmp_path, capsys, TWO + 'expect Ana.sheet == "heroe"\n')
+    assert code != 0 and 'error[E0247]: there is no sheet "heroe"' in err and 'did you mean "hero"?' in err
+    assert "x.enc:10:" in err
+
+
 def test_a_cost_may_be_paid_from_a_field_of_an_extending_sheet(tmp_path):
     diags = checked(tmp_path, EDITION + "action wait(me):\n  cost luck 1\n  pass\n")
     assert diags == []

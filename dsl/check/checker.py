@@ -27,7 +27,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
         out += _dice_rows(t) if t.dice is not None else _keys(t)
     for c in rs.all(n.Condition):
         out += _condition(c)
-    out += _sheets(rs.all(n.Sheet), tables) + sheet_texts(rs, rs.all(n.Sheet))
+    out += _sheets(rs.all(n.Sheet), tables) + sheet_texts(rs)
     fields = all_fields(rs.all(n.Sheet))
     for d in rs.all(n.Action) + rs.all(n.Reaction):
         for (name, _), sp in zip(d.costs, d.cost_spans):

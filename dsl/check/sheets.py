@@ -110,19 +110,19 @@ def unknown_sheet(name, span, sheets) -> Diagnostic:
                       did_you_mean(str(name), sheets) or f"the sheets are: {', '.join(sheets) or 'none'}")
 
 
-def sheet_texts(rs, sheets) -> list[Diagnostic]:
+def sheet_texts(rs, nodes=None) -> list[Diagnostic]:
     """E0247: `c.sheet == "heroe"` (or !=) compares a combatant's sheet with a text that names no sheet:
-    always false (true), a typo the run would never tell."""
-    names = [s.name for s in sheets]
+    always false (true), a typo the run would never tell. `nodes`: where to look (an encounter's
+    statements and expectations); by default, every declaration of the rules."""
+    names = [s.name for s in rs.all(n.Sheet)]
     out = []
     if any(SHEET_LINE in t.columns for t in rs.all(n.Table) + rs.all(n.Condition)):
         return out                          # `.sheet` may be a column too: not only a combatant's sheet
-    for space in rs.spaces.values():
-        for d in space.values():
-            for x in walk(d):
-                if type(x) is n.Binary and x.op in ("==", "!="):
-                    out += [_no_such_sheet(text, names) for text in _compared_with_sheet(x)
-                            if text.value not in names]
+    if nodes is None:
+        nodes = tuple(d for space in rs.spaces.values() for d in space.values())
+    for x in walk(nodes):
+        if type(x) is n.Binary and x.op in ("==", "!="):
+            out += [_no_such_sheet(text, names) for text in _compared_with_sheet(x) if text.value not in names]
     return out
 
 
