@@ -5,13 +5,16 @@ saved state and both compiler paths know each combatant's sheet."""
 from __future__ import annotations
 
 import json
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grimorio.dsl.check.checker import check_ruleset
-from grimorio.dsl.diagnostics import Sources
+from grimorio.dsl.diagnostics import GrimorioError, Sources
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.dsl.syntax.builder import build_rules
 from grimorio.dsl.syntax import nodes as n
@@ -22,6 +25,7 @@ from grimorio.interpreter.run.transcript import render_text
 from grimorio.interpreter.tools.cli import main
 from grimorio.interpreter.tools.editing import fields_of
 from grimorio.interpreter.tools.formatter import format_source
+from tests.test_fuzz import assert_located, fuzz_settings
 
 EDITION = """
 edition kinds:
@@ -259,3 +263,49 @@ def test_completion_after_a_dot_offers_the_fields_of_every_sheet():
     assert {"might", "hp", "slots", "luck", "roar", "sheet"} <= set(offered)
     one, _diags = build_rules("sheet a:\n  x: int = 1\n", "one.rules")
     assert "sheet" not in fields_of("c", list(one)) and "x" in fields_of("c", list(one))
+
+
+# ------------------------------------------------------------------ fuzzing
+SHEET_NAMES = ["base", "hero", "boss", "heroe"]
+FIELD_NAMES = ["might", "hp", "slots", "roar", "luck", "rage", "mana", "wits"]
+
+
+@st.composite
+def sheet_graphs(draw):
+    """Sheets that extend each other at random (unknown names, loops, fields twice among them), and an
+    encounter whose combatants name sheets at random and give fields at random; most examples run."""
+    lines = ['edition kinds:', '  title "k"']
+    names = draw(st.permutations(SHEET_NAMES))[:draw(st.integers(1, 4))]
+    used = []
+    for i, name in enumerate(names):
+        parent = draw(st.sampled_from([None] * 6 + ["hero"] if i == 0 else list(names[:i]) * 6 + [None, "nope"]))
+        lines.append(f"sheet {name}" + (f" extends {parent}:" if parent else ":"))
+        for f in draw(st.lists(st.sampled_from(FIELD_NAMES), min_size=1, max_size=2, unique=True)):
+            used.append(f)
+            lines.append(f"  {f}: int" + draw(st.sampled_from([" = 1", " = 1", " = 2 * 2", " = 3", ""])))
+    lines += ["round r:", "  step s:", "    for c in combatants():",
+              f'      if c.sheet == "{draw(st.sampled_from(list(names) * 6 + ["nope"]))}":',
+              f"        set c.{draw(st.sampled_from(used))} = 3", "    stop"]
+    enc = ["edition kinds"]
+    for i in range(draw(st.integers(1, 3))):
+        enc.append(f"combatant C{i}:")
+        sheet = draw(st.sampled_from([None] + list(names) * 2 + ["nope"]))
+        enc.append(f"  sheet {sheet}" if sheet else f"  side C{i}")
+        enc += [f"  {f} 2" for f in draw(st.lists(st.sampled_from(used), max_size=1, unique=True))]
+    return "\n".join(lines) + "\n", "\n".join(enc) + "\n"
+
+
+@pytest.mark.slow
+@fuzz_settings(60, 2000)
+@given(sheet_graphs())
+def test_any_graph_of_sheets_checks_runs_or_is_refused_at_a_place(graph):
+    rules, encounter = graph
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write(Path(tmp), encounter, rules)
+        sources = Sources()
+        for optimize in (False, True):
+            try:
+                program = compile_checked(load_edition("kinds", roots=[Path(tmp)], sources=sources), optimize)
+                Prepared(load_encounter(path, sources), program).run(seed=1)
+            except GrimorioError as exc:
+                assert_located(exc.diagnostics, sources)
