@@ -93,6 +93,12 @@ def test_an_edition_beside_the_encounter_that_shadows_a_bundled_one_is_named(tmp
     (tmp_path / "mias").mkdir()
     enc = tmp_path / "mias" / "duelo.enc"
     shutil.copy(ROOT / "rulesets" / "aquelarre" / "duelo.enc", enc)
+    assert main(["run", str(enc)]) == 0          # an exact copy of the bundled edition: nothing to warn of
+    assert "E0011" not in capsys.readouterr().err
+    changed = tmp_path / "aquelarre" / "tablas.rules"
+    changed.write_text(changed.read_text(encoding="utf-8") + "# someone else's\n", encoding="utf-8")
+    enc = tmp_path / "mias" / "duelo.enc"
+    shutil.copy(ROOT / "rulesets" / "aquelarre" / "duelo.enc", enc)
     assert main(["run", str(enc)]) == 0
     err = capsys.readouterr().err
     assert f'warning[E0011]: edition "aquelarre" is taken from {tmp_path / "aquelarre"}' in err

@@ -323,11 +323,24 @@ def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
     entry = (shown if shown.is_file() else bundled_root().parent / shown).resolve()
     if any(entry.is_relative_to(Path(r).resolve()) for r in [*roots[:named], roots[-1]]):
         return                                 # the bundled edition itself, or one --rules names
+    if _same_files(entry.parent, bundled_root() / entry.parent.name):
+        return                                 # a copy of the bundled edition, as in grimorio's own checkout
     print(render(Diagnostic("E0011", f'edition "{edition.name}" is taken from {entry}, beside the encounter, '
                                      "not the bundled one", at,
                             "an edition folder next to the encounter comes first; move the encounter, or "
                             "rename that folder's edition, if it is not yours", "warning"), sources),
           file=sys.stderr)
+
+
+def _same_files(folder: Path, bundled: Path) -> bool:
+    """Whether an edition folder holds exactly the bundled folder's rules files, byte for byte."""
+    try:
+        mine = sorted(p.name for p in folder.glob("*.rules"))
+        if mine != sorted(p.name for p in bundled.glob("*.rules")):
+            return False
+        return all((folder / name).read_bytes() == (bundled / name).read_bytes() for name in mine)
+    except OSError:
+        return False
 
 
 def _example(program, name: str) -> str:
