@@ -108,6 +108,19 @@ def cold_start(repeats):
     line("", f"paired ratio {spread(ratios, 'x')} (target <= 2x)")
 
 
+def check_start(repeats):
+    """`grimorio check` of the bundled Aquelarre, whole process, against `import lark` (issue 19:
+    check compiles nothing, so it costs the front end only), warm as cold_start is."""
+    lark = [sys.executable, "-c", "import lark"]
+    check = [sys.executable, "-m", "grimorio.interpreter.tools.cli", "check", str(ROOT / "rulesets" / "aquelarre")]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    child_cpu(check, env=env), child_cpu(lark, env=env)
+    ours, base = interleaved(lambda: child_cpu(check, env=env), lambda: child_cpu(lark, env=env), repeats)
+    ratios = [o / b for o, b in zip(ours, base)]
+    line("check aquelarre / import lark", f"check {spread(ours, ' s')}; import lark {spread(base, ' s')}")
+    line("", f"paired ratio {spread(ratios, 'x')} (target <= 1.5x)")
+
+
 def simulate_throughput(repeats, n):
     from grimorio.interpreter.tools.cli import prepare_from_argv
     from grimorio.interpreter.tools.simulate import Runner, run_seed
@@ -200,7 +213,9 @@ def parse_large(repeats):
 def prepared_duel():
     """The duel under the frozen rules the twin implements (benchmarks/duelo_referencia)."""
     from grimorio.dsl.diagnostics import Sources
-    from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+    from grimorio.interpreter.run.encounter import Prepared
+    from grimorio.dsl.check.front import load_encounter
+    from grimorio.interpreter.compile.programs import program_for
     bench = ROOT / "benchmarks"
     return Prepared(load_encounter(bench / "duelo_referencia" / "duelo.enc", Sources()),
                     program_for("duelo_referencia", roots=[bench]))
@@ -209,7 +224,7 @@ def prepared_duel():
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats and runs (a smoke test, not figures)")
-    p.add_argument("--only", choices=["twin", "bytecodes", "dice", "start", "simulate", "memory", "crowd", "parse"],
+    p.add_argument("--only", choices=["twin", "bytecodes", "dice", "start", "check", "simulate", "memory", "crowd", "parse"],
                    action="append",
                    help="run only these benchmarks (repeatable)")
     args = p.parse_args(argv)
@@ -220,6 +235,7 @@ def main(argv=None) -> int:
         "bytecodes": bytecodes_vs_twin,
         "dice": lambda: dice_vs_d20(r),
         "start": lambda: cold_start(r),
+        "check": lambda: check_start(r),
         "simulate": lambda: simulate_throughput(r, 2000 if args.quick else 10_000),
         "memory": lambda: peak_memory((1000, 10_000) if args.quick else (10_000, 100_000)),
         "crowd": lambda: (combatant_rounds((2, 16, 128, 256), r),

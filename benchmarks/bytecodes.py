@@ -98,7 +98,7 @@ def programs(side: str) -> list:
         from benchmarks.__main__ import prepared_duel
         return [prepared_duel().p]
     if side == "simulate":
-        from grimorio.interpreter.run.encounter import program_for
+        from grimorio.interpreter.compile.programs import program_for
         return [program_for("aquelarre")]
     return []
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 
 ROUNDS = 3
 REFERENCE = "duelo_referencia"

@@ -41,6 +41,11 @@ def read_text(path: Path | str, display: str | None = None, at: Span | None = No
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise GrimorioError(Diagnostic("E0001", f'cannot read "{name}": {reason}', where)) from None
+    return decode(data, name, at, sources)
+
+
+def decode(data: bytes, name: str, at: Span | None = None, sources=None) -> str:
+    """The text of bytes read from a file (or standard input) named `name`: UTF-8, "\n" line ends, no BOM."""
     nul = data.find(b"\x00")
     if nul >= 0:
         raise GrimorioError(Diagnostic("E0001", f'"{name}" is a binary file, not text', at or _nul(name, data, nul, sources),

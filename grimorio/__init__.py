@@ -33,6 +33,9 @@ if not _os.path.isdir(_os.path.join(_here, "dsl")) and _os.path.isdir(_os.path.j
 
 
 def __getattr__(name):
+    if name == "__version__":          # read when asked: importlib.metadata costs an import
+        from ._version import version
+        return version()
     if name == "GrimorioError":
         from .dsl.diagnostics import GrimorioError
         return GrimorioError
@@ -44,14 +47,16 @@ def load_edition(name: str, rules=()):
     from pathlib import Path
 
     from .dsl.editions.loader import bundled_root
-    from .interpreter.run.encounter import program_for
+    from .interpreter.compile.programs import program_for
     return program_for(name, roots=[Path(r) for r in rules] + [bundled_root()])
 
 
 def prepare(encounter, edition: str | None = None, rules=()):
     """An encounter (a path to a .enc file) checked and compiled, ready to run many times."""
     from .dsl.diagnostics import Sources
-    from .interpreter.run.encounter import Prepared, load_encounter, program_for, roots_for
+    from .interpreter.run.encounter import Prepared
+    from .dsl.check.front import load_encounter, roots_for
+    from .interpreter.compile.programs import program_for
     sources = Sources()
     enc = load_encounter(encounter, sources)
     program = program_for(edition or enc.edition, enc.edition_span, sources, roots_for(encounter, rules))

@@ -9,7 +9,9 @@ import pytest
 
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.tools.cli import main
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter
+from grimorio.interpreter.compile.programs import program_for
 
 FOLDER = Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre"
 

@@ -9,7 +9,7 @@ from grimorio.dsl.check.checker import check_ruleset
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.tools.cli import main
-from grimorio.interpreter.run.encounter import program_for
+from grimorio.interpreter.compile.programs import program_for
 
 
 def write_edition(tmp_path, rules: str, name: str = "prueba"):

@@ -158,7 +158,8 @@ CLEAN = {
 @pytest.mark.parametrize("name", CLEAN)
 def test_kinds_the_checker_follows_refuse_nothing_that_runs(tmp_path, name):
     from grimorio.dsl.syntax.builder import build_encounter
-    from grimorio.interpreter.run.encounter import Prepared, program_for
+    from grimorio.interpreter.run.encounter import Prepared
+    from grimorio.interpreter.compile.programs import program_for
     rules, value = CLEAN[name]
     write_edition(tmp_path, BASE + rules)
     assert check_ruleset(load_edition("prueba", roots=[tmp_path])) == []

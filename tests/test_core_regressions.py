@@ -13,7 +13,8 @@ from grimorio.dsl.check.checker import check_ruleset
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.tools.checking import check_path
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.test_checker import write_edition
 
 BASE = """
@@ -233,7 +234,7 @@ def test_no_cards_equals_none_as_in_a_decision_table(tmp_path):
 def test_preparing_encounters_leaves_the_program_as_it_was():
     from pathlib import Path
 
-    from grimorio.interpreter.run.encounter import load_encounter
+    from grimorio.dsl.check.front import load_encounter
     program = program_for("aquelarre")
     enc = load_encounter(Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre" / "duelo.enc", Sources())
     Prepared(enc, program)

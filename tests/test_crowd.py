@@ -15,7 +15,8 @@ from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.dsl.check.names import Resolver
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.engine import STEP_BUDGET
 from grimorio.interpreter.compile.hoisting import Purity
 from grimorio.interpreter.run.transcript import render_text

@@ -89,7 +89,7 @@ def test_warnings_are_printed_and_do_not_fail(tmp_path, capsys):
     assert out.startswith("ok (") and "warning[W0704]" in err
     assert main(["run", str(enc), "--house", str(house)]) == 0
     out, err = capsys.readouterr()
-    assert out.startswith("Asalto 1") and "warning[W0704]" in err and "error" not in err
+    assert out.startswith("# encounter ") and "\nAsalto 1" in out and "warning[W0704]" in err and "error" not in err
     assert isinstance(expr("1"), n.Const)
 
 

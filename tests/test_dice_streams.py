@@ -10,7 +10,9 @@ import pytest
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.tools.cli import main
 from grimorio.interpreter.run.dice import stream
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter
+from grimorio.interpreter.compile.programs import program_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "rulesets" / "aquelarre" / "duelo.enc"
@@ -63,9 +65,9 @@ def test_a_pinned_roll_still_counts_in_its_stream(tmp_path, capsys):
     free, pinned = tmp_path / "libre.enc", tmp_path / "fijo.enc"
     free.write_text(text, encoding="utf-8")
     pinned.write_text(text + "dice:\n  Rodrigo iniciativa 1\n", encoding="utf-8")
-    assert main(["run", str(free)]) == 0
+    assert main(["run", "--quiet", str(free)]) == 0
     a = capsys.readouterr().out.splitlines()
-    assert main(["run", str(pinned)]) == 0
+    assert main(["run", "--quiet", str(pinned)]) == 0
     b = capsys.readouterr().out.splitlines()
     assert a[1] != b[1] and b[1].startswith("  Iniciativa: Rodrigo 13 (1D10=1")
 
@@ -79,9 +81,9 @@ def test_a_pinned_roll_still_counts_in_its_stream(tmp_path, capsys):
 def test_diff_of_the_demo_under_criticals_at_a_fifth(tmp_path, capsys):
     house = tmp_path / "critico5.rules"
     house.write_text(CRITICO5, encoding="utf-8")
-    assert main(["run", str(DEMO)]) == 0
+    assert main(["run", "--quiet", str(DEMO)]) == 0
     base = capsys.readouterr().out.splitlines()
-    assert main(["diff", str(DEMO), "--house", str(house)]) == 0
+    assert main(["diff", str(DEMO), "--house", str(house)]) == 1          # 1: the transcripts differ
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "--- aquelarre" and out[1] == f"+++ aquelarre + {house}"
     first = int(out[2].rsplit(" ", 1)[1])
@@ -102,12 +104,12 @@ def test_diff_of_two_editions_and_of_the_same_rules(tmp_path, capsys):
     folder = tmp_path / "critico5"
     folder.mkdir()
     (folder / "edicion.rules").write_text("edition critico5:\n  extends aquelarre\n" + CRITICO5, encoding="utf-8")
-    assert main(["diff", str(DEMO), "--edition", "aquelarre", "--edition", "critico5", "--rules", str(folder)]) == 0
+    assert main(["diff", str(DEMO), "--edition", "aquelarre", "--edition", "critico5", "--rules", str(folder)]) == 1
     out = capsys.readouterr().out
     assert "+++ critico5" in out and "-> crítico" in out
     same = tmp_path / "nada.rules"
     same.write_text("# nada\n", encoding="utf-8")
-    assert main(["diff", str(DEMO), "--house", str(same)]) == 0
+    assert main(["diff", str(DEMO), "--house", str(same)]) == 0           # 0: the same transcript
     assert capsys.readouterr().out.startswith("same transcript under aquelarre and aquelarre + ")
     assert main(["diff", str(DEMO)]) == 2
     assert "compares two rule sets" in capsys.readouterr().err

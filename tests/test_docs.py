@@ -32,7 +32,8 @@ import pytest
 from grimorio.dsl.syntax.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
 from grimorio.dsl.check.names import BUILTINS
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.transcript import render_text
 
 ROOT = Path(__file__).resolve().parent.parent

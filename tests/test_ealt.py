@@ -10,7 +10,9 @@ from grimorio.interpreter.tools.cli import main
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.editions.loader import bundled_root
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.run.transcript import render_text
 from tests.conftest import run_text

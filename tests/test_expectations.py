@@ -9,7 +9,8 @@ import pytest
 
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.aquelarre import duel
 from tests.conftest import diagnostics_of, run_text
 

@@ -28,7 +28,8 @@ from grimorio.dsl.syntax.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import Span, GrimorioError, Sources, render
 from grimorio.dsl.editions.loader import load_entry, load_house
 from grimorio.interpreter.compile.compiler import compile_checked
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 
 pytestmark = pytest.mark.slow      # each example loads, checks and compiles an edition (tests/conftest.py)
 

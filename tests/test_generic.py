@@ -7,7 +7,8 @@ import pytest
 
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.conftest import diagnostics_of, run_text
 from tests.test_checker import write_edition
 

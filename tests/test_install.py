@@ -27,7 +27,8 @@ def test_installed_grimorio_runs_the_bundled_editions(tmp_path):
     enc.write_text((ROOT / "rulesets" / "aquelarre" / "duelo.enc").read_text(encoding="utf-8"), encoding="utf-8")
     run = grimorio("run", "duelo.enc")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("Asalto 1\n") and "Fin del combate" in run.stdout
+    assert run.stdout.startswith('# encounter "Duelo en el camino", edition aquelarre, layers: none, seed 7\nAsalto 1\n')
+    assert "Fin del combate" in run.stdout
     # It ran the installed package: a copy in site-packages, or (installed with pip -e) this source tree.
     where = subprocess.run([sys.executable, "-c", "import grimorio.interpreter as i; print(i.__file__)"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -63,10 +64,58 @@ def test_one_import_name_beside_a_foreign_interpreter_package(tmp_path):
     (site / "interpreter").mkdir()
     (site / "interpreter" / "__init__.py").write_text("WHO = 'someone else'\n", encoding="utf-8")
     probe = ("import interpreter, grimorio\n"
-             "from grimorio.interpreter.run.encounter import program_for\n"
+             "from grimorio.interpreter.compile.programs import program_for\n"
              "assert interpreter.WHO == 'someone else'\n"
              "print(grimorio.load_edition('aquelarre').ruleset.edition.name)\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "aquelarre"
+
+
+def _tree(folder: Path) -> dict:
+    """Every file and folder under `folder`, with its size and time of change."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        st = p.lstat()
+        out[str(p.relative_to(folder))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def test_a_read_only_install_runs_and_writes_nothing_beside_itself(tmp_path):
+    """Issue 25: the wheel installed where nothing can be written, run by a user whose cache is empty: the
+    run works, the parser's tables come from the wheel (none built into the cache), the cache is the
+    user's (XDG_CACHE_HOME), and nothing under the install changed. As root, who may write anywhere,
+    "nothing changed" is the proof; the folder is also made read-only."""
+    wheels = tmp_path / "wheels"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel = next(wheels.glob("grimorio-*.whl"))
+    shipped = zipfile.ZipFile(wheel).namelist()
+    assert "grimorio/dsl/syntax/grammar.tables" in shipped and "grimorio/dsl/editions/built.pickle" in shipped
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    for p in [site, *site.rglob("*")]:
+        p.chmod(p.stat().st_mode & ~0o222)
+    before = _tree(site)
+    home = tmp_path / "home"
+    home.mkdir()
+    enc = tmp_path / "duelo.enc"
+    enc.write_text((ROOT / "rulesets" / "aquelarre" / "duelo.enc").read_text(encoding="utf-8"), encoding="utf-8")
+    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(home / "xdg")}
+    try:
+        for _ in range(2):           # cold, then warm
+            out = subprocess.run([sys.executable, "-c", "import sys; from grimorio._entry import main; sys.exit(main())",
+                                  "run", str(enc)], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+            assert out.returncode == 0, out.stderr
+            assert out.stdout.startswith("Asalto 1\n") and out.stderr == ""
+        assert _tree(site) == before, "the run wrote under the installed package"
+        cache = home / "xdg" / "grimorio"
+        # The parser's tables and the bundled rules' files came from the wheel: only the encounter was built.
+        kept = sorted(p.name for p in cache.iterdir())
+        assert len(list(cache.glob("built-*"))) == 1 and not list(cache.glob("grammar-*")), kept
+    finally:
+        for p in [site, *site.rglob("*")]:
+            p.chmod(p.stat().st_mode | 0o200)

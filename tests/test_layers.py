@@ -43,7 +43,7 @@ def houses(tmp_path, *texts) -> list[str]:
 
 def run(tmp_path, capsys, enc: str, *texts, code: int = 0, args=()) -> tuple[list[str], str]:
     path = write(tmp_path, "escena.enc", enc)
-    got = main(["run", str(path), *houses(tmp_path, *texts), *args])
+    got = main(["run", "--quiet", str(path), *houses(tmp_path, *texts), *args])       # the transcript alone
     out, err = capsys.readouterr()
     assert got == code, err
     return out.splitlines(), err

@@ -32,6 +32,7 @@ def test_every_known_mistake_gets_its_message(mistake, start, text):
                                     "whole percentage" if "%" in text else "14 or 15" if "FUE" in text else "1,5"),
                 "roll by with nothing after": ("needs", "roll 1D6"),
                 "roll by after arithmetic": ('follows the dice right after "roll"', "put it in brackets"),
+                "a round's start after a step": ("comes before its steps", "above the round's first step"),
                 }[mistake.name]
     assert expected[0] in d.message and expected[1] in d.help, d
 

@@ -93,7 +93,7 @@ def root(tmp_path) -> Path:
 
 
 def run(capsys, enc: Path, *args) -> tuple[int, str, str]:
-    code = main(["run", str(enc), *args])
+    code = main(["run", "--quiet", str(enc), *args])          # the transcript alone, without its header line
     out, err = capsys.readouterr()
     return code, out, err
 

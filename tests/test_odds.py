@@ -13,7 +13,9 @@ import icepool
 import pytest
 
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.tools import odds as O
 from grimorio.interpreter.tools.cli import main
 
@@ -302,7 +304,7 @@ def simulated_counts(prep, tally: str, who: str, seeds, runs: int) -> tuple[dict
     for base in seeds:
         t = Tally()
         Runner(prep).run_all(t, ((i, run_seed(base, i)) for i in range(runs)))
-        for v, k in t.histogram(who, tally).counts.items():
+        for v, k in t.histogram(who, tally).values():
             counts[v] = counts.get(v, 0) + k
         n += runs
     return counts, n

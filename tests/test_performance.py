@@ -17,7 +17,9 @@ import pytest
 
 from benchmarks.twin_duelo import duelo
 from grimorio.dsl.diagnostics import Sources
-from grimorio.interpreter.run.encounter import Prepared, load_encounter, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.dsl.check.front import load_encounter
+from grimorio.interpreter.compile.programs import program_for
 
 pytestmark = pytest.mark.slow      # it times hundreds of duels
 

@@ -10,7 +10,8 @@ import pytest
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources
 from grimorio.dsl.editions.loader import bundled_root
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.transcript import render_text
 from tests.aquelarre import duel
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grimorio.dsl.editions import cache
-from grimorio.interpreter.run import encounter
+from grimorio.interpreter.compile import programs as encounter   # where the process keeps its programs
 from grimorio.interpreter.compile import stored
 from grimorio.interpreter.tools.cli import main
 from tests.test_modules import HOJA_UNO, MODULE, REGLAS, UNO

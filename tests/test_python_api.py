@@ -39,7 +39,7 @@ def test_every_example_of_the_page_runs(k, monkeypatch):
 def test_a_run_has_the_outcome_the_transcript_ends_with(capsys):
     r = grimorio.run(DUELO, seed=3)
     assert r.seed == 3 and r.rounds >= 1
-    assert main(["run", DUELO, "--seed", "3"]) == 0
+    assert main(["run", DUELO, "--seed", "3", "--quiet"]) == 0         # the lines alone, without the header line
     assert r.transcript == capsys.readouterr().out.splitlines()
     assert r.transcript[-1] == "Fin del combate. En pie: " + (", ".join(r.outcome.standing) or "-")
     assert (r.winner is None) == (r.outcome.kind != "side")

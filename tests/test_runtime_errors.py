@@ -9,7 +9,8 @@ import pytest
 
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.test_checker import write_edition
 
 RULES = """
@@ -134,7 +135,8 @@ def test_a_run_stopped_by_an_error_prints_its_transcript_then_the_diagnostic(tmp
     # The attack roll is not pinned: the run stops there, after the initiative lines.
     code, out = _cli(tmp_path, capsys)
     assert code == 2
-    assert out.out.splitlines() == ["Asalto 1", "  Iniciativa: Rodrigo 21 (1D10=9 + AGI 12)",
+    assert out.out.splitlines() == ['# encounter "corto", edition aquelarre, layers: none, seed 0',
+                                    "Asalto 1", "  Iniciativa: Rodrigo 21 (1D10=9 + AGI 12)",
                                     "  Iniciativa: Bandido 11 (1D10=1 + AGI 10)"]
     assert "error[E0503]: the script has no pinned dice left for Rodrigo ataque" in out.err
 
@@ -144,7 +146,7 @@ def test_a_run_stopped_by_an_error_keeps_its_jsonl_events(tmp_path, capsys):
     code, out = _cli(tmp_path, capsys, "--format", "jsonl")
     assert code == 2
     events = [json.loads(line) for line in out.out.splitlines()]
-    assert [e["event"] for e in events][:2] == ["say", "roll"]
+    assert [e["event"] for e in events][:5] == ["header", "combatant", "combatant", "say", "roll"]
     assert [e["total"] for e in events if e["event"] == "roll"] == [9, 1]
     assert "error[E0503]" in out.err
 
@@ -154,7 +156,7 @@ def test_expectations_failed_before_the_error_are_printed_with_it(tmp_path, caps
     code, out = _cli_with(tmp_path, capsys, STRICT_TOO_SHORT.replace(
         "round 1:", 'do:\n  expect Rodrigo.FUE == 2\n  expect said "zzz"\n  expect Rodrigo.FUE == 14\nround 1:'))
     assert code == 2
-    assert out.out.splitlines()[0] == "Asalto 1"
+    assert out.out.splitlines()[1] == "Asalto 1"
     codes = re.findall(r"^error\[(E\d+)\]", out.err, re.M)
     assert codes == ["E0601", "E0601", "E0503"]
     assert "the left side is 14, the right side is 2" in out.err and 'no line so far contains "zzz"' in out.err
@@ -232,3 +234,62 @@ def test_a_rule_that_calls_itself_or_many_is_a_step_of_its_own(tmp_path):
     with pytest.raises(GrimorioError) as exc:        # a cycle still meets the budget
         Prepared(enc, program).run(budget=5)
     assert exc.value.diagnostics[0].code == "E0502"
+
+
+# ------------------------------------------------------------ errors of the language's own (issue 19, Build 5)
+def _raised_in_rule_text(source: str) -> Exception:
+    """The exception a line of code compiled as generated code (engine.FILENAME) raises."""
+    from grimorio.interpreter.run.refusals import FILENAME
+    ns: dict = {"__spans__": [None]}
+    exec(compile(f"def f():\n    {source}\n", FILENAME, "exec"), ns)  # noqa: S102 - the test's own line
+    try:
+        ns["f"]()
+    except Exception as exc:  # noqa: BLE001 - the test looks at whatever it is
+        return exc
+    raise AssertionError("the line raised nothing")
+
+
+def test_a_python_error_no_refusal_explains_is_grimorio_s_bug_whatever_its_message():
+    # Regression: locate read Python's message, so a TypeError that merely said "cannot be
+    # compared by order" became the designer's E0204; a bug in grimorio looked like theirs.
+    from grimorio.interpreter.run.engine import locate
+    for line in ('raise TypeError("a and b cannot be compared by order")', "return 1 + 'a'", "return {}['k']",
+                 "return [][3]", "return 1 // 0", "raise ValueError('x')"):
+        assert locate(None, _raised_in_rule_text(line)).code == "E0003", line
+
+
+def test_a_field_a_runtime_helper_lacks_is_grimorio_s_bug_not_a_missing_field():
+    # Regression: any AttributeError became E0203 "has no field", also one raised inside
+    # the runtime (a bug of grimorio's); only a field the rule text itself reads is the designer's.
+    from grimorio.interpreter.run.engine import locate
+    try:
+        Sources().nothing_here     # noqa: B018 - an attribute error raised outside generated code
+    except AttributeError as exc:
+        assert locate(None, exc).code == "E0003"
+    else:
+        raise AssertionError("no AttributeError")
+
+
+def test_a_field_the_rule_text_reads_of_a_value_without_it_is_told_by_the_exception_s_fields():
+    from types import SimpleNamespace
+
+    from grimorio.interpreter.run.engine import locate
+    from grimorio.interpreter.run.values import show
+    program = SimpleNamespace(format=SimpleNamespace(show=show))
+    d = locate(program, _raised_in_rule_text("return (3).a_FUE"))
+    assert (d.code, d.message) == ("E0203", '3 has no field "FUE"')
+    d = locate(program, _raised_in_rule_text("return None.cards"))
+    assert (d.code, d.message) == ("E0204", "this value is not a combatant")
+
+
+def test_a_zero_divisor_is_refused_on_the_optimized_path_too(tmp_path):
+    # The optimized % and floor(a / b) ran Python's own operator on whole numbers, whose
+    # ZeroDivisionError reached the designer only through the old reading of Python's errors.
+    write_edition(tmp_path, RULES + "rule resto(a, b):\n  return a % b\nrule suelo(a, b):\n  return floor(a / b)\n")
+    for call in ("resto(7, 0)", "suelo(7, 0)", "resto(7, Ana.FUE - 3)"):
+        text = HEAD + f"do:\n  let y = {call}\n"
+        enc, diags = build_encounter(text, "x.enc")
+        assert not diags
+        with pytest.raises(GrimorioError) as failed:
+            Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
+        assert [(d.code, d.message) for d in failed.value.diagnostics] == [("E0501", "division by zero")], call

@@ -11,7 +11,8 @@ import pytest
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources
 from grimorio.interpreter.tools.checking import check_path
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.test_checker import write_edition
 
 EDITION = """

@@ -13,7 +13,7 @@ from grimorio.interpreter.run.dice import Dice, ValueBound, make_roll
 from grimorio.interpreter.compile.expressions import ExpressionCompiler
 from grimorio.interpreter.run.runtime_helpers import RuleFailure
 from grimorio.interpreter.compile.shortcuts import Shortcuts
-from grimorio.interpreter.run.values import Combatant, ConditionType, Grade, Ranked, Scale, make_struct, record
+from grimorio.interpreter.run.values import Combatant, ConditionType, Grade, Ranked, Refusal, Scale, make_struct, record
 
 
 class Optimizing(Shortcuts, ExpressionCompiler):
@@ -112,8 +112,11 @@ def test_values_are_bounded():
         S.add(Dice.of(6000, 6), Dice.of(6000, 6))
     with pytest.raises(ValueBound):
         S.add("x" * 600_000, "x" * 600_000)
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(Refusal) as refused:       # the language's own refusal, never Python's ZeroDivisionError
         S.div(1, 0)
+    assert (refused.value.code, refused.value.message) == ("E0501", "division by zero")
+    with pytest.raises(Refusal):
+        S.mod(1, 0)
 
 
 values = st.one_of(numbers, st.text(max_size=3), st.lists(st.integers(), max_size=2), st.none(), st.booleans())
@@ -560,7 +563,8 @@ def test_a_builtin_refuses_a_kind_it_does_not_take_in_words_where_it_runs(tmp_pa
     # the engine's catch-all "these values cannot be used together here".
     from grimorio.dsl.syntax.builder import build_encounter
     from grimorio.dsl.diagnostics import GrimorioError
-    from grimorio.interpreter.run.encounter import Prepared, program_for
+    from grimorio.interpreter.run.encounter import Prepared
+    from grimorio.interpreter.compile.programs import program_for
     from tests.test_checker import write_edition
     write_edition(tmp_path, f"sheet s:\n  x: int = 3\n\nrule r(x):\n  let y = {call}\n  return y\n")
     enc, _ = build_encounter("edition prueba\ncombatant Ana:\n  x 3\nexpect r(3) == 1\n", "x.enc")
@@ -635,13 +639,13 @@ def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
         return Resolved("builtin", name) if name in ("floor", "ceil") else None
     try:
         value = semantic_value(node, x)
-    except (ValueBound, ZeroDivisionError):
+    except (ValueBound, Refusal):
         value = None
     if value is not None:
         assert abs(value) <= made.magnitude(node, resolve)
     if isinstance(node, n.Binary) and node.op in made.GROWS and made.result_size(node, resolve) < S.BIG:
         try:
             a, b = semantic_value(node.left, x), semantic_value(node.right, x)
-        except (ValueBound, ZeroDivisionError):
+        except (ValueBound, Refusal):
             return
         assert abs({"+": a + b, "-": a - b, "*": a * b}[node.op]) < S.BIG

@@ -8,7 +8,8 @@ import pytest
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.dsl.syntax.builder import build_encounter
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.test_checker import check, only, write_edition
 from tests.conftest import diagnostics_of, run_text
 

@@ -31,7 +31,7 @@ def cache_dir(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_the_parser_is_kept_on_disk_and_loaded_from_there(cache_dir):
     first = parser.lark_parser()
-    files = list(cache_dir.glob("grammar-*.lark-cache"))
+    files = list(cache_dir.glob("grammar-*.tables"))
     assert len(files) == 1
     parser.lark_parser.cache_clear()
     second = parser.lark_parser()
@@ -43,7 +43,7 @@ def test_the_parser_is_kept_on_disk_and_loaded_from_there(cache_dir):
 @pytest.mark.slow
 def test_a_damaged_parser_cache_is_rebuilt(cache_dir):
     parser.lark_parser()
-    (cached,) = cache_dir.glob("grammar-*.lark-cache")
+    (cached,) = cache_dir.glob("grammar-*.tables")
     cached.write_bytes(b"not a parser\n\x80\x04garbage")
     parser.lark_parser.cache_clear()
     rebuilt = parser.lark_parser()

@@ -12,7 +12,8 @@ from grimorio.dsl.syntax.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import GrimorioError, Sources
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.compile.compiler import compile_checked
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.values import mangle
 from tests.test_checker import check, write_edition
 

@@ -22,7 +22,8 @@ def test_demo_duel_runs_to_its_end(capsys, snapshot):
     code, out, err = run_cli(capsys, DEMO)
     assert code == 0 and "error" not in err            # warnings of dead data may come, on stderr
     lines = out.splitlines()
-    assert lines[0] == "Asalto 1"
+    assert lines[0] == '# encounter "Duelo en el camino", edition aquelarre, layers: none, seed 7'
+    assert lines[1] == "Asalto 1"
     # Unscripted: both fight by the ruleset's tactic until one side is down.
     assert lines[-1].startswith("Fin del combate. En pie: ")
     assert any(ln.endswith(" se desmaya") or ln.endswith(" muere") for ln in lines)
@@ -33,8 +34,8 @@ def test_scripted_duel_reproduces_its_transcript_byte_for_byte(capsys, snapshot)
     code, out, err = run_cli(capsys, SCRIPTED)
     assert code == 0, err
     assert out == snapshot
-    for seed in ("1", "99"):          # every die is pinned: the seed changes nothing
-        assert run_cli(capsys, SCRIPTED, "--seed", seed)[1] == out
+    for seed in ("1", "99"):          # every die is pinned: the seed changes nothing but the header's seed
+        assert run_cli(capsys, SCRIPTED, "--seed", seed)[1] == out.replace(", seed 0\n", f", seed {seed}\n", 1)
 
 
 def test_same_inputs_and_seed_give_the_same_bytes(capsys):
@@ -51,11 +52,11 @@ def test_jsonl_has_one_structured_event_per_line(capsys):
     events = [json.loads(line) for line in out.splitlines()]
     rolls = [e for e in events if e["event"] == "roll"]
     assert rolls[0] == {"event": "roll", "by": "Rodrigo", "purpose": "iniciativa", "dice": "1D10",
-                        "faces": [7], "total": 7}
+                        "faces": [7], "total": 7, "round": 1}
     checks = [e for e in events if e["event"] == "check"]
     assert checks[0]["result"]["resultado"] == "éxito" and checks[0]["result"]["objetivo"] == 60
     says = [e for e in events if e["event"] == "say"]
-    assert says[0] == {"event": "say", "message": "asalto", "text": "Asalto 1", "args": [1]}
+    assert says[0] == {"event": "say", "message": "asalto", "text": "Asalto 1", "args": [1], "round": 1}
 
 
 def test_explain_names_the_rule_behind_each_line(capsys):

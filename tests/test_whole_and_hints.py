@@ -10,7 +10,8 @@ import pytest
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.check.builtin_values import dice_problem
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.interpreter.run.encounter import Prepared, program_for
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.compile.programs import program_for
 from tests.conftest import diagnostics_of, run_text
 from tests.test_checker import write_edition
 
@@ -55,7 +56,7 @@ def test_a_fraction_that_is_not_whole_is_refused_with_a_hint():
 
 def test_too_many_faces_is_not_too_many_dice():
     assert dice_problem(3, 10 ** 12)[0] == "dice(3, 1000000000000) has too many faces (at most 1000000)"
-    assert "too many dice" in dice_problem(5000, 6)[0]
+    assert "too many dice" in dice_problem(10001, 6)[0]
     d = _diagnostic("let n = 1000000 * 1000000|let x = dice(3, n)")
     assert d.message == "dice(3, 1000000000000) has too many faces (at most 1000000)"
 

@@ -10,7 +10,8 @@ from ..syntax import nodes as n
 from .constants import NotConstant, plain, written
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 
-MAX_BUILT_DICE, MAX_FACES, MAX_RANGE = 1000, 1_000_000, 100_000
+from ..bounds import MAX_DICE as MAX_BUILT_DICE      # the documented bound of a dice value (10,000)
+MAX_FACES, MAX_RANGE = 1_000_000, 100_000
 
 
 def whole(v) -> int | None:

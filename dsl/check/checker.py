@@ -309,6 +309,8 @@ def _condition(c: n.Condition) -> list[Diagnostic]:
     if not c.header_spans:
         return out
     out += _columns(c.name, ("",) + c.columns, c.header_spans, "the table of condition")
+    if not c.grades:
+        return out + _state_row(c)
     seen = {}
     for (grade, _), sp in zip(c.rows, c.row_spans):
         if grade not in c.grades:
@@ -325,6 +327,19 @@ def _condition(c: n.Condition) -> list[Diagnostic]:
         if g not in seen:
             out.append(Diagnostic("E0206", f'the table of condition "{c.name}" has no row for grade "{g}"',
                                   c.header_spans[0], f'add a row "| {g} | ... |"; write "-" in cells it does not use'))
+    return out
+
+
+def _state_row(c: n.Condition) -> list[Diagnostic]:
+    """A state's table: one row, named after the state, its data read as `STATE.column`."""
+    out = []
+    for i, ((name, _), sp) in enumerate(zip(c.rows, c.row_spans)):
+        if name != c.name:
+            out.append(Diagnostic("E0201", f'the row of state "{c.name}" names "{name}"', sp,
+                                  f'a state without grades has one row, named after it: "| {c.name} | ... |"'))
+        elif i > 0:
+            out.append(Diagnostic("E0202", f'state "{c.name}" has two rows', sp,
+                                  "a state without grades has one row of data; keep one"))
     return out
 
 

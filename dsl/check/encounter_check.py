@@ -86,18 +86,20 @@ def set_twice(settings) -> list[Diagnostic]:
     return out
 
 
-def check_encounter(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
-    """Every diagnostic of the encounter's combatants and pins, in the order of the text."""
+def check_encounter(enc: n.Encounter, facts: Facts, loaded: frozenset = frozenset()) -> list[Diagnostic]:
+    """Every diagnostic of the encounter's combatants and pins, in the order of the text. `loaded`: the
+    combatants a state file (--load-state) gives: their sheet comes from it (saved state wins), and a
+    value the encounter gives one of them is refused unless written as a change ("change FUE 4")."""
     names = [c.name for c in enc.combatants]
     out = set_twice(enc.settings)
     for c in enc.combatants:
-        out += _combatant(c, facts)
+        out += _combatant(c, facts, c.name in loaded)
     for pin in enc.pins:
         out += _pin(pin, names, facts)
     return out
 
 
-def _combatant(c: n.Combatant, facts: Facts) -> list[Diagnostic]:
+def _combatant(c: n.Combatant, facts: Facts, loaded: bool = False) -> list[Diagnostic]:
     out = []
     given = set()
     for name, value, span in c.fields:
@@ -106,7 +108,12 @@ def _combatant(c: n.Combatant, facts: Facts) -> list[Diagnostic]:
             continue
         given.add(name)
         out += _line(name, value, span, facts)
-    missing = [f.name for f in facts.fields.values() if f.default is None and f.name not in given]
+        if loaded and name in facts.fields and name not in c.changes:
+            at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
+            out.append(Diagnostic("E0808", f"{c.name}'s {name} comes from the loaded state; the encounter gives it "
+                                           "too", at, f"to change the saved value on purpose, write the line as "
+                                           f"\"change {name} ...\"; else remove it (saved state wins)"))
+    missing = [] if loaded else [f.name for f in facts.fields.values() if f.default is None and f.name not in given]
     if missing:
         listed = ", ".join(f'"{m}"' for m in missing)
         out.append(Diagnostic("E0206", f"{c.name} needs a value for {listed}", c.span,
@@ -258,7 +265,7 @@ def check_script(enc: n.Encounter, facts: Facts) -> list[Diagnostic]:
 def offers_combatants(x, rules: dict, depth: int = 0) -> bool:
     """Whether the list an action's parameter is chosen from holds only combatants, as the text shows:
     combatants(), a comprehension that keeps the items of such a list, or a rule every `return` of which
-    gives one (enemies(c), rivales(c) over it)."""
+    gives one (enemies(c), others(c) over it)."""
     from .names import walk
     if isinstance(x, n.Comprehension):
         return isinstance(x.elt, n.Name) and x.elt.id == x.var and offers_combatants(x.iter, rules, depth)

@@ -21,7 +21,7 @@ COMBATANT = "the combatant"           # and its name: its fields are the sheet's
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
 LIST_BUILTINS = {"combatants", "standing", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
-NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number"}
+NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number", "dice_count", "dice_faces", "dice_modifier"}
 
 
 class Kind(str):
@@ -108,6 +108,8 @@ def _name(node, resolve):
         return f'an outcome of "{r.target[0].name}"'
     if r.kind == "grade":
         return row_kind(r.target[0])
+    if r.kind == "condition" and not r.target.grades and r.target.columns:
+        return Kind(f"the condition {node.id}", fields=row_kind(r.target).fields)    # a state with data
     if r.kind in ("condition", "table"):
         return f"the {r.kind} {node.id}"
     if r.kind == "combatant":
@@ -142,6 +144,8 @@ def _binary(node, resolve):
 def _attr(node, resolve):
     if isinstance(node.obj, n.Name):
         r = resolve(node.obj.id)
+        if r is not None and r.kind == "condition" and not r.target.grades:
+            return (row_kind(r.target).fields or {}).get(node.name)     # a state's data: STATE.column
         if r is not None and r.kind == "condition":
             return row_kind(r.target)            # Condition.Grade
     k = kind(node.obj, resolve)
@@ -158,6 +162,21 @@ def _index(node, resolve):
     return k.item if k == LIST and isinstance(k, Kind) and kind(node.key, resolve) == NUMBER else None
 
 
+def _rows(node, resolve):
+    """rows(TABLE): a list of the table's rows, their columns known."""
+    arg = node.args[0].value if len(node.args) == 1 else None
+    r = resolve(arg.id) if isinstance(arg, n.Name) else None
+    if r is None or r.kind != "table":
+        return LIST
+    return Kind(LIST, row_kind(r.target), bool(r.target.rows))
+
+
+def expect_table(node, resolve, what):
+    k = kind(node, resolve)
+    if k is not None and not k.startswith("the table"):
+        _fail(node, f"{what} takes a table, not {k}", "name a table declared with \"table\": rows(NAME)")
+
+
 def _item(k):
     return k.item if isinstance(k, Kind) and k == LIST else None
 
@@ -169,6 +188,8 @@ def _call(node, resolve):
     if r is None or r.kind != "builtin":
         return None
     name, args = r.target, [kind(a.value, resolve) for a in node.args]
+    if name == "rows":
+        return _rows(node, resolve)
     if name in ("first", "choose") and len(args) == (1 if name == "first" else 2):
         listed = args[-1]
         return listed.item if isinstance(listed, Kind) and listed == LIST and listed.filled else None
@@ -178,7 +199,7 @@ def _call(node, resolve):
         return Kind(LIST, NUMBER)
     if name in ("abs", "sum") and args:
         return FRACTION if (args[0] if name == "abs" else _item(args[0])) == FRACTION else NUMBER
-    if name in ("dice", "keep_highest", "keep_lowest"):
+    if name in ("dice", "keep_highest", "keep_lowest", "dice_times", "repeated"):
         return DICE
     if name in LIST_BUILTINS:
         return LIST
@@ -190,11 +211,17 @@ def _call(node, resolve):
 
 
 def _comprehension(node, resolve):
-    item = _item(kind(node.iter, resolve))
-
-    def inner(name):
-        return resolve(name) if name != node.var else Resolved("known", item) if item else Resolved("local")
+    inner = resolve
+    for var, items, _cond in node.clauses():      # each clause sees the variables of those before it
+        inner = _binding(inner, var, _item(kind(items, inner)))
     return Kind(LIST, kind(node.elt, inner))
+
+
+def _binding(resolve, var, item):
+    """`resolve`, with `var` a comprehension's variable holding items of this kind (None: unknown)."""
+    def inner(name):
+        return resolve(name) if name != var else Resolved("known", item) if item else Resolved("local")
+    return inner
 
 
 def _const(node, resolve):
@@ -372,6 +399,8 @@ ARGUMENT_KINDS = {
     "slice": ({LIST}, WHOLE, WHOLE), "without": ({LIST}, None), "choose": (None, {LIST}),
     "dice": (WHOLE, WHOLE), "range": (WHOLE, WHOLE),
     "keep_highest": ({DICE}, WHOLE), "keep_lowest": ({DICE}, WHOLE),
+    "dice_count": ({DICE},), "dice_faces": ({DICE},), "dice_modifier": ({DICE},),
+    "dice_times": ({DICE}, WHOLE), "repeated": ({DICE}, WHOLE),
 }
 
 
@@ -388,7 +417,9 @@ def expect_list(node, resolve):
     """What a for or a comprehension walks: a list."""
     k = kind(node, resolve)
     if k is not None and k != LIST:
-        _fail(node, f"only a list can be walked, not {k}", "for and comprehensions walk lists: [x for x in LIST]")
+        table = k.startswith("the table ") and isinstance(node, n.Name)
+        _fail(node, f"only a list can be walked, not {k}", f"walk its rows: rows({node.id})" if table else
+              "for and comprehensions walk lists: [x for x in LIST]")
 
 
 def held(k):

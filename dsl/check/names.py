@@ -36,6 +36,12 @@ BUILTINS = {
     "dice": (2, 2, "dice(n, f): n dice of f faces, from numbers"),
     "keep_highest": (2, 2, "keep_highest(4D6, 3): the dice, of which the 3 highest count"),
     "keep_lowest": (2, 2, "keep_lowest(2D20, 1): the dice, of which the lowest counts"),
+    "dice_count": (1, 1, "dice_count(2D6+1): how many dice, 2"),
+    "dice_faces": (1, 1, "dice_faces(2D6+1): the faces of each die, 6"),
+    "dice_modifier": (1, 1, "dice_modifier(2D6+1): the number added to the dice, 1"),
+    "dice_times": (2, 2, "dice_times(1D6+2, 2): twice the dice, the modifier once: 2D6+2"),
+    "repeated": (2, 2, "repeated(1D6+2, 2): the whole roll twice, added up: 2D6+4"),
+    "rows": (1, 1, "rows(TABLE): the rows of a table, in order"),
     "range": (2, 2, "range(a, b): the whole numbers from a to b"),
     "slice": (3, 3, "slice(list, a, b): the items a to b, counted from 1"),
     "without": (2, 2, "without(list, x): the list without x"),
@@ -244,6 +250,12 @@ def check_attr(resolver: "Resolver", x: n.Attr, scope: Scope) -> None:
     """`Condition.Grade` names a grade it has (E0201); any other `.name` is a field something declares (E0203)."""
     if isinstance(x.obj, n.Name):
         r = resolver.resolve(x.obj.id, scope)
+        if r is not None and r.kind == "condition" and not r.target.grades and r.target.columns:
+            if x.name not in r.target.columns:          # a state's data: STATE.column
+                raise GrimorioError(Diagnostic("E0203", f'state "{r.target.name}" has no column "{x.name}"',
+                                               x.name_span or x.span, did_you_mean(x.name, r.target.columns) or
+                                               f"its columns are: {', '.join(r.target.columns)}"))
+            return
         if r is not None and r.kind == "condition":
             grades = r.target.grades
             if x.name not in grades:

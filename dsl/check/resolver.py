@@ -71,6 +71,7 @@ class _Walker:
         for d in rs.all(n.Tactic):
             self.tactic(d)
         for d in rs.all(n.Round):
+            self.block(d.start or (), Scope())      # once, before round 1: a function of its own
             for s in d.steps:               # inside the round's loop, unless a step that returns (a function)
                 self.loops = 0 if any(isinstance(x, n.Return) for x in walk(s.body)) else 1
                 self.block(s.body, Scope())
@@ -204,14 +205,29 @@ class _Walker:
     def s_CardOp(self, s: n.CardOp, scope):
         self.expr(s.who, scope)
         ct = self.conditions.get(s.condition)
-        if ct is None:
+        if ct is None and s.condition in scope.locals:
+            self.held_condition(s, scope)
+        elif ct is None:
             self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
-                      did_you_mean(s.condition, self.conditions))
+                      did_you_mean(s.condition, self.conditions) or
+                      f"{s.op} names a condition declared with \"condition\", or a local holding one")
         else:
             self.card_grade(s, ct, scope)
         if isinstance(getattr(s, "data", None), n.Node):      # add ... with VALUE
             self.expr(s.data, scope)
         return scope
+
+    def held_condition(self, s: n.CardOp, scope):
+        """`remove c cond [g]` with `cond` a local: it must hold a condition (where the text shows what it
+        holds); a grade named by a word must be a grade of some condition (which one holds is read when
+        it runs)."""
+        where = s.cond_span or s.span
+        self.collect(K.expect_condition, n.Name(where, s.condition), self.resolving(scope), f'"{s.op}"')
+        if s.grade is not None and s.grade not in scope.locals:
+            grades = {g for c in self.conditions.values() for g in c.grades}
+            if s.grade not in grades:
+                self.fail("E0201", f'no condition has a grade "{s.grade}"', s.span,
+                          did_you_mean(s.grade, grades) or "a grade's name, or a local holding a grade")
 
     def card_grade(self, s: n.CardOp, ct: n.Condition, scope):
         """The grade a card op names: one the condition has, or a local holding one; none only to remove."""
@@ -248,8 +264,8 @@ class _Walker:
         self.expr(s.iter, scope)
         item = K.held(K.item_kind(s.iter, self.resolving(scope)))
         loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
-        if s.key is not None:
-            self.expr(s.key, loop.typed("it", item))
+        for key in (s.key, *(k.key for k in s.more)) if s.key is not None else ():
+            self.expr(key, loop.typed("it", item))
         # `for group`: the name holds the list of the items of one key (never empty), not an item.
         inner = loop.typed(s.var, K.Kind(K.LIST, item, True) if s.group else item)
         if s.where is not None:
@@ -434,14 +450,18 @@ class _Walker:
             self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
         if r is not None and r.kind == "builtin" and r.target == "grades" and x.args:
             self.collect(K.expect_condition, x.args[0].value, self.resolving(scope), "grades()")
+        if r is not None and r.kind == "builtin" and r.target == "rows" and x.args:
+            self.collect(K.expect_table, x.args[0].value, self.resolving(scope), "rows()")
         self.args(x.args, scope)
 
     def x_Comprehension(self, x: n.Comprehension, scope):
-        self.collect(K.expect_list, x.iter, self.resolving(scope))
-        self.expr(x.iter, scope)
-        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
-        if x.cond is not None:
-            self.expr(x.cond, inner)
+        inner = scope
+        for var, items, cond in x.clauses():     # each clause sees the variables of those before it
+            self.collect(K.expect_list, items, self.resolving(inner))
+            self.expr(items, inner)
+            inner = inner.typed(var, K.held(K.item_kind(items, self.resolving(inner))))
+            if cond is not None:
+                self.expr(cond, inner)
         self.expr(x.elt, inner)
 
     def x_RecordExp(self, x: n.RecordExp, scope):

@@ -333,8 +333,10 @@ def _inherit_settings(ed: n.Edition, base: n.Edition) -> n.Edition:
 
 
 def _display(path: Path) -> str:
-    """How a file is named in diagnostics: relative to the working folder, or to the bundled rulesets."""
-    for base, prefix in ((Path.cwd, ""), (lambda: Path(cache.consult("resolve", bundled_root())), "rulesets/")):
+    """How a file is named in diagnostics: a bundled one as rulesets/..., wherever grimorio is installed (so its
+    name, and the key its built form is shipped under, do not depend on the working folder); another relative
+    to the working folder."""
+    for base, prefix in ((lambda: Path(cache.consult("resolve", bundled_root())), "rulesets/"), (Path.cwd, "")):
         try:
             return prefix + str(Path(cache.consult("resolve", path)).relative_to(base()))
         except (ValueError, OSError):       # elsewhere; or the working folder was deleted

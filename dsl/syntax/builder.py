@@ -1,6 +1,8 @@
 """Lark syntax trees to the AST, with table cells parsed on their own."""
 from __future__ import annotations
 
+import unicodedata
+
 import re
 from fractions import Fraction
 
@@ -8,7 +10,7 @@ from lark import Token, Tree
 
 from . import nodes as n
 from ..editions.cache import collector_paused
-from ..bounds import MAX_DIGITS, int_literal
+from ..bounds import MAX_DICE, MAX_DIGITS, int_literal
 from ..diagnostics import Diagnostic, GrimorioError, Span
 from ..diagnostics import _span  # Span(...) without the frozen __init__: a file makes spans by the thousand
 from .parser import MAX_DIGITS as MAX_WRITTEN, parse_cell, parse_text, too_long
@@ -25,8 +27,8 @@ def _placeholder(d: Diagnostic, inner: str, where: Span) -> Diagnostic:
     if re.fullmatch(r"\s*[^\W\d]\w*(\s+[^\W\d]\w*)+\s*", inner):
         return Diagnostic("E0105", f'a placeholder holds one value: "{inner.strip()}" is {len(inner.split())} names',
                           where, f"names have no spaces ({'_'.join(inner.split())}); a placeholder is a value "
-                                  "such as {c}, {c.pv} or {floor(x / 2)}")
-    return Diagnostic(d.code, d.message, d.span, "a placeholder is one value or expression, such as {c}, {c.pv} or "
+                                  "such as {c}, {c.score} or {floor(x / 2)}")
+    return Diagnostic(d.code, d.message, d.span, "a placeholder is one value or expression, such as {c}, {c.score} or "
                                                  '{floor(x / 2)}; write "{{" for a brace')
 
 
@@ -107,6 +109,9 @@ class Builder:
 
     def d_var(self, t):
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]))
+
+    def d_session_var(self, t):
+        return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]), session=True)
 
     def d_sheet(self, t):
         return n.Sheet(self.span(t), str(t.children[0]), self.fields(t.children[1:]))
@@ -289,15 +294,17 @@ class Builder:
         return tuple(out)
 
     def d_round(self, t):
-        steps, until, final = [], None, None
+        steps, until, final, start = [], None, None, None
         for it in t.children[1:]:
-            if it.data == "step":
+            if it.data == "round_start":
+                start = self.body(it.children[0])
+            elif it.data == "step":
                 steps.append(n.Step(self.span(it), str(it.children[0]), self.body(it.children[1])))
             elif it.data == "until":
                 until = self.expr(it.children[0])
             else:
                 final = self.body(it.children[0])
-        return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final)
+        return n.Round(self.span(t), str(t.children[0]), tuple(steps), until, final, start)
 
     def d_tally(self, t):
         name, param, value = t.children
@@ -492,12 +499,14 @@ class Builder:
 
     def for_stmt(self, c, sp, group: bool):
         var, it, order, where, body = c
-        key, desc = None, False
+        key, desc, more = None, False, ()
         if order is not None:
             key = self.expr(order.children[0])
-            desc = order.children[1] is not None
+            desc = _descending(order.children[1])
+            more = tuple(n.OrderKey(self.span(k), self.expr(k.children[0]), _descending(k.children[1]))
+                         for k in order.children[2:])
         return n.For(sp, str(var), self.expr(it), key, desc, self.expr(where) if where is not None else None,
-                     self.body(body), group)
+                     self.body(body), group, more)
 
     # -------------------------------------------------------------- expressions
     def args(self, t):
@@ -511,6 +520,10 @@ class Builder:
             out.append(n.Arg(self.span(a), str(name) if name is not None else None, self.expr(value)))
         return tuple(out)
 
+    def comp_for(self, t) -> n.CompFor:
+        var, it, cond = t.children
+        return n.CompFor(self.span(t), str(var), self.expr(it), self.expr(cond) if cond is not None else None)
+
     def dice_token(self, tok) -> n.DiceLit:
         text = str(tok).lower()
         count, sides = text.split("d")
@@ -519,9 +532,9 @@ class Builder:
         if sides < 1 or count < 1:
             raise GrimorioError(Diagnostic("E0204", f'"{tok}" rolls no dice', sp,
                                            "dice need at least one die of at least one face, such as 1D6"))
-        if count > 1000 or sides > 1000000:
+        if count > MAX_DICE or sides > 1000000:
             raise GrimorioError(Diagnostic("E0204", f'"{tok}" is too many dice', sp,
-                                           "at most 1000 dice of at most 1000000 faces"))
+                                           f"at most {MAX_DICE} dice of at most 1000000 faces"))
         return n.DiceLit(sp, count, sides)
 
     def expr(self, t):
@@ -611,8 +624,10 @@ class Builder:
 
     def combatant(self, t):
         name = _word(t.children[0])
-        fields, holds = [], []
+        fields, holds, changes = [], [], set()
         for line in t.children[1:]:
+            if line is None:                # "combatant Akira:" alone: everything from a loaded state
+                continue
             if line.data == "c_holds":
                 cond, grade = line.children
                 holds.append((str(cond), str(grade) if grade is not None else None, self.span(line)))
@@ -620,7 +635,9 @@ class Builder:
             for pair in line.children:
                 fname, value = pair.children
                 fields.append((str(fname), self.c_value(value), self.span(pair)))
-        return n.Combatant(self.span(t), name, tuple(fields), tuple(holds))
+                if line.data == "c_changes":
+                    changes.add(str(fname))
+        return n.Combatant(self.span(t), name, tuple(fields), tuple(holds), frozenset(changes))
 
 
 # A statement's tree to its node, by the tree's rule: (builder, children, span) -> node.
@@ -660,7 +677,8 @@ _EXPRESSIONS = {
     "option_ref": lambda self, c, sp: n.OptionRef(sp, str(c[0])),
     "list_": lambda self, c, sp: n.ListExp(sp, tuple(self.expr(x) for x in c if x is not None)),
     "comprehension": lambda self, c, sp: n.Comprehension(sp, self.expr(c[0]), str(c[1]), self.expr(c[2]),
-                                                         self.expr(c[3]) if c[3] is not None else None),
+                                                         self.expr(c[3]) if c[3] is not None else None,
+                                                         tuple(self.comp_for(f) for f in c[4:])),
     "record": lambda self, c, sp: n.RecordExp(sp, tuple((str(f.children[0]), self.expr(f.children[1]))
                                                         for f in c if f is not None)),
     "roll": lambda self, c, sp: n.Roll(sp, self.expr(c[0]), self.expr(c[1]) if c[1] is not None else None,
@@ -716,7 +734,13 @@ def _number(digits: str, span: Span) -> int:
     return _whole(digits, span)
 
 
+def nfc(text: str) -> str:
+    """The text with every character composed (NFC): "ñ" typed as n and a combining tilde is the name "ñ"."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
+    text = nfc(text)
     with collector_paused():
         trees, diags = parse_text(text, file, "rules_file")
         b = Builder(file)
@@ -725,6 +749,7 @@ def build_rules(text: str, file: str) -> tuple[list[n.Decl], list[Diagnostic]]:
 
 
 def build_encounter(text: str, file: str) -> tuple[n.Encounter, list[Diagnostic]]:
+    text = nfc(text)
     with collector_paused():
         trees, diags = parse_text(text, file, "encounter_file")
         b = Builder(file)
@@ -738,3 +763,8 @@ def _whole(text: str, span) -> int:
         raise GrimorioError(Diagnostic("E0506", f"this number has more than {MAX_DIGITS} digits", span,
                                        f"numbers hold at most {MAX_DIGITS} digits; a rule needs no larger one"))
     return value
+
+
+def _descending(word) -> bool:
+    """A key of `ordered by` is ascending unless it says `desc` (`asc` says so explicitly)."""
+    return word is not None and str(word) == "desc"

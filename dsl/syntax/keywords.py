@@ -16,9 +16,9 @@ import sys
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "declaration": ("edition", "module", "option", "var", "sheet", "outcomes", "condition", "table", "check", "rule",
                     "action", "reaction", "event", "tactic", "message", "round", "step", "encounter",
-                    "combatant", "dice", "tally", "stands", "draw", "format"),
+                    "combatant", "dice", "tally", "stands", "draw", "format", "session"),
     "control": ("if", "elif", "else", "for", "while", "where", "return", "pass", "stop", "decide", "first", "all",
-                "until", "finally", "do", "expect", "requires", "cost", "by", "to", "when", "ordered", "desc",
+                "until", "finally", "do", "expect", "requires", "cost", "by", "to", "when", "ordered", "desc", "asc",
                 "group", "as", "rolls", "grades", "on", "receive", "extends", "include", "expects", "title", "description",
                 "seed", "rounds", "holds", "strict", "act", "react", "choose", "highest", "lowest", "any", "said",
                 "refused"),

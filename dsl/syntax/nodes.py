@@ -81,6 +81,18 @@ class Comprehension(Node):
     var: str
     iter: Node
     cond: Node | None
+    more: tuple = ()        # the clauses after the first (CompFor): [e for a in A for b in B if q]
+
+    def clauses(self) -> list:
+        """(variable, list, condition) of every `for` clause, outermost first."""
+        return [(self.var, self.iter, self.cond)] + [(c.var, c.iter, c.cond) for c in self.more]
+
+
+class CompFor(Node):
+    """A `for` clause of a comprehension after its first: each item of the clauses before walks it."""
+    var: str
+    iter: Node
+    cond: Node | None
 
 
 class RecordExp(Node):
@@ -202,6 +214,13 @@ class For(Node):
     where: Node | None
     body: tuple
     group: bool = False
+    more: tuple = ()        # the keys of `ordered by` after the first (OrderKey), each breaking the ties of those before
+
+
+class OrderKey(Node):
+    """A key of `ordered by` after the first: `it.agility desc`."""
+    key: Node
+    desc: bool
 
 
 class While(Node):
@@ -258,6 +277,7 @@ class Format(Decl):
 
 class Var(Decl):
     value: Node
+    session: bool = False      # "session var": every run starts it afresh; a saved state does not keep it
 
 
 class Field(Node):
@@ -372,6 +392,7 @@ class Round(Decl):
     steps: tuple[Step, ...]
     until: Node | None
     final: tuple | None
+    start: tuple | None = None      # `start:`, run once before round 1
 
 
 class Tally(Decl):
@@ -395,6 +416,7 @@ class Combatant(Node):
     name: str
     fields: tuple[tuple[str, object, Span], ...]
     holds: tuple[tuple[str, str | None, Span], ...]
+    changes: frozenset = frozenset()      # the fields given by "change" lines (a saved value changed on purpose)
 
 
 class Pin(Node):

@@ -6,24 +6,24 @@ the errors of the declarations after it. A chunk is parsed as it stands and
 its positions are then moved down to its place in the file, so parsing time
 grows with the file's length, not with its square.
 
-The parser is built once per grammar and kept on disk (see cache.py).
+The parser's tables are built when the package is built and shipped in it (setup.py); a source
+tree builds them once and keeps them in the user's cache (see cache.py).
 """
 from __future__ import annotations
 
 import hashlib
-import sys
+import marshal
 import re
 from functools import lru_cache
 from typing import Callable, NamedTuple
 from importlib import resources
-from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
 from ..bounds import MAX_DIGITS as HELD_DIGITS
-from ..editions.cache import place
+from ..editions import cache
 from .trees import FastLark, tree_depth
 from ..diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
@@ -125,20 +125,83 @@ def grammar_text() -> str:
 
 @lru_cache(maxsize=None)
 def lark_parser(strict: bool = False) -> Lark:
-    """The one parser of files and table cells (a start rule each), loaded from the cache when it can be."""
-    cache = _cache_file(strict)
-    return FastLark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(),
-                start=START, propagate_positions=True, maybe_placeholders=True, strict=strict,
-                cache=str(cache) if cache else False)
+    """The one parser of files and table cells (a start rule each): from the tables shipped in the package,
+    else from the user's cache, else built (and kept in the cache)."""
+    key = tables_key(strict)
+    for found in (_shipped_tables, _cached_tables):
+        tables = found(key)
+        if tables is not None:
+            try:
+                return _from_tables(tables)
+            except Exception:  # noqa: BLE001 - tables of another Lark, or damaged: built again
+                pass
+    parser = _build(strict)
+    data = tables_bytes(parser, key)
+    if data is not None:
+        cache.keep(_cache_name(key), data)
+    return parser
 
 
-def _cache_file(strict: bool) -> Path | None:
-    """Where the built parser is kept (see cache.py): named by the grammar's hash and Lark's and Python's
-    versions, so a changed grammar or library gets a new file; Lark also checks the hash inside the file
-    and rebuilds a stale or damaged one."""
+def _build(strict: bool) -> Lark:
+    return FastLark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(), start=START,
+                    propagate_positions=True, maybe_placeholders=True, strict=strict)
+
+
+# Lark's tables as data: the file shipped in the package (made when the package is built, see setup.py)
+# and the cache entries hold marshal of {"key", "data", "memo"}, plain dicts, lists, texts and numbers
+# (Lark's own serialization without its pickle); the key names the grammar's text, Lark's version and
+# the strictness, so tables of another grammar or Lark are never used.
+TABLES_FILE = "grammar.tables"
+
+
+def tables_key(strict: bool) -> str:
     import lark
-    key = hashlib.sha256(f"{grammar_text()}|{lark.__version__}|{sys.version_info[:2]}|{strict}".encode()).hexdigest()
-    return place(f"grammar-{key[:24]}.lark-cache")
+    return hashlib.sha256(f"{grammar_text()}|{lark.__version__}|{strict}".encode()).hexdigest()
+
+
+def tables_bytes(parser: Lark, key: str) -> bytes | None:
+    from lark.lark import _LOAD_ALLOWED_OPTIONS
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+    try:
+        data, memo = parser.memo_serialize([TerminalDef, Rule])
+        data["options"] = {k: v for k, v in data["options"].items() if k not in _LOAD_ALLOWED_OPTIONS}
+        return marshal.dumps({"key": key, "data": data, "memo": memo})
+    except (ValueError, TypeError, AttributeError):       # something Lark serializes that is not plain data
+        return None
+
+
+def _tables(raw: bytes | None, key: str) -> dict | None:
+    if raw is None:
+        return None
+    try:
+        tables = marshal.loads(raw)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return tables if isinstance(tables, dict) and tables.get("key") == key else None
+
+
+def _shipped_tables(key: str) -> dict | None:
+    try:
+        raw = resources.files(__package__).joinpath(TABLES_FILE).read_bytes()
+    except (OSError, ValueError):
+        return None
+    return _tables(raw, key)
+
+
+def _cache_name(key: str) -> str:
+    return f"grammar-{key[:24]}.tables"
+
+
+def _cached_tables(key: str) -> dict | None:
+    return _tables(cache.kept(_cache_name(key)), key)
+
+
+def _from_tables(tables: dict) -> Lark:
+    parser = FastLark.__new__(FastLark)
+    parser._load({"data": tables["data"], "memo": tables["memo"]}, postlex=_Indenter(), propagate_positions=True)
+    parser.speed_up()
+    return parser
 
 
 def chunks(text: str) -> list[tuple[int, str]]:
@@ -480,6 +543,12 @@ def _misspelled_line_word(s: _Spot):
     return None
 
 
+def _late_start(s: _Spot):
+    if str(s.tok) == "start" and not s.before.strip() and any("STEP" in e for e in s.expected):
+        return len(s.before) + 1, len(s.before) + len("start") + 1
+    return None
+
+
 def _decimal_point(s: _Spot):
     m = re.search(r"(\d+)\.$", s.before)
     if str(s.tok)[:1].isdigit() and m:          # an INT, or whatever a contextual lexer made of the digits
@@ -559,7 +628,7 @@ def _last_word(s: _Spot) -> str:
 
 
 NEEDS = {"by": ('who rolls', 'write who makes the roll after "by": roll 1D6 by c (or leave "by" out)'),
-         "as": ("a quoted text", 'write what the roll is for, in quotes: roll 1D6 as "daño" (or leave "as" out); '
+         "as": ("a quoted text", 'write what the roll is for, in quotes: roll 1D6 as "luck" (or leave "as" out); '
                                  "an encounter's dice lines name it")}
 
 
@@ -606,7 +675,7 @@ MISTAKES: tuple[Mistake, ...] = (
             lambda s: "numbers have no decimals",
             lambda s: 'write a fraction with "/" (1/2 is a half, 3/2 one and a half) or a percentage (50%)'),
     Mistake("until outside a round",
-            (("rules_file", "rule f(c):\n  let x = 1\n  until c.pv <= 0\n"),
+            (("rules_file", "rule f(c):\n  let x = 1\n  until c.score <= 0\n"),
              ("rules_file", "round r:\n  step a:\n    pass\n    until true\n")),
             _until_outside_a_round,
             lambda s: '"until" belongs to a round, after its steps',
@@ -615,7 +684,7 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake("a decimal comma",
             (("rules_file", "var x = 1,5\n"), ("rules_file", "table t:\n  | k | f |\n  | a | x1,5 |\n"),
              ("rules_file", "table t:\n  | k | f |\n  | a | 1,5 |\n"),
-             ("encounter_file", "combatant Ana:\n  Espadas 60,5%\n"),
+             ("encounter_file", "combatant Ana:\n  Arte 60,5%\n"),
              ("encounter_file", "combatant Ana:\n  FUE 14,5\n")),
             _decimal_comma, _decimal_message, _decimal_help),
     Mistake("roll by with nothing after",
@@ -626,7 +695,7 @@ MISTAKES: tuple[Mistake, ...] = (
             lambda s: NEEDS[_last_word(s)][1]),
     Mistake("roll by after arithmetic",
             (("rules_file", "rule f(c):\n  return roll 1D20 + mod(c.DEX) by c\n"),
-             ("rules_file", 'rule f(c):\n  return roll 1D6 + 2 as "daño"\n')),
+             ("rules_file", 'rule f(c):\n  return roll 1D6 + 2 as "luck"\n')),
             _by_after_arithmetic,
             lambda s: f'"{s.tok}" follows the dice right after "roll", not a sum',
             lambda s: f'roll takes one value: to roll the sum, put it in brackets: roll ({_roll_dice(s)}) {s.tok} ...; '
@@ -636,6 +705,11 @@ MISTAKES: tuple[Mistake, ...] = (
             _else_if,
             lambda s: 'write "elif", not "else if"',
             lambda s: "elif CONDITION: starts the next branch of an if"),
+    Mistake("a round's start after a step",
+            (("rules_file", "round r:\n  step a:\n    pass\n  start:\n    pass\n"),),
+            _late_start,
+            lambda s: "a round's start: comes before its steps",
+            lambda s: "move start: and its lines above the round's first step: it runs once, before round 1"),
 )
 
 

@@ -157,6 +157,10 @@ class FastLark(Lark):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.speed_up()
+
+    def speed_up(self) -> None:
+        """The loop and the lexer replaced by the fast ones (once built, or loaded from tables)."""
         self.parser.parser.parser.__class__ = _Loop      # built or loaded from the cache alike
         lexer = getattr(self.parser.lexer, "lexer", self.parser.lexer)      # behind the indenter
         if type(lexer) is ContextualLexer:

@@ -13,7 +13,7 @@ from fractions import Fraction
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
-from ...dsl.check.resolver import resolve_script
+from ...dsl.check.front import check_edition, facts_of
 
 from ...dsl.editions.cache import python_code
 from ..run import runtime_helpers as H
@@ -33,13 +33,7 @@ def compile_checked(ruleset, optimize: bool = True) -> "Program":
     """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
     it finds, and the compiler never sees a ruleset the checker refused. `optimize`: with
     the shortcuts of shortcuts.py (the default), or plain (docs/performance.md)."""
-    from ...dsl.check.checker import check_ruleset
-    from ...dsl.check.deadcode import dead_data
-    from ...dsl.editions.layers import blame
-    diags = check_ruleset(ruleset)
-    if diags:
-        raise GrimorioError(blame(ruleset, diags))
-    return Program(ruleset, list(ruleset.warnings) + dead_data(ruleset), optimize)
+    return Program(ruleset, check_edition(ruleset), optimize)
 
 
 class Program:
@@ -55,7 +49,7 @@ class Program:
         kind = Compiler if optimize else PlainCompiler
         compiler = kind(ruleset)
         state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
-        state.update(warnings=list(warnings), _requirements={}, optimized=optimize)
+        state.update(warnings=list(warnings), _requirements={}, optimized=optimize, facts=facts_of(ruleset))
         object.__setattr__(self, "__dict__", state)
 
     def __setattr__(self, name, value):
@@ -470,8 +464,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
                 self.owner = f"round {d.name}, step {s.name}"
                 self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
                 self.block(s.body, 1, Scope())
+        if d.start:
+            self.round_start(d)
         self.owner = f"round {d.name}"
         self.emit(0, f"def r_{m}(_E):", d.span)
+        if d.start:
+            self.emit(1, f"{self.gid('start', d.name)}(_E)", d.span)
         self.emit(1, "while _E.round < _E.max_rounds:", d.span)
         self.emit(2, "_E.round += 1", d.span)
         self.emit(2, "_E.steps += 1", d.span)             # each round is a step
@@ -493,6 +491,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.block(d.final, 1, Scope())
         else:
             self.emit(1, "pass")
+
+    def round_start(self, d: n.Round):
+        """A round's `start:` part: a function of its own (a `return` ends it), run once before round 1."""
+        self.owner = f"round {d.name}, start"
+        self.emit(0, f"def {self.gid('start', d.name)}(_E):", d.span)
+        self.block(d.start, 1, Scope())
 
     def tally(self, d: n.Tally):
         """A measure taken at the end of a run: a number, or true or false."""
@@ -566,10 +570,8 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         """Compile an encounter's own statements and expectations against this program, into
-        a namespace of their own: the program reads the same after a thousand encounters."""
-        diags = resolve_script(self.ruleset, stmts, exprs, combatants, self.resolver)
-        if diags:
-            raise GrimorioError(diags)
+        a namespace of their own: the program reads the same after a thousand encounters. The
+        front end checked them first (dsl/check/front.py: check_encounter)."""
         saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts
         self.lines, self.line_spans, self.line_owner = [], [], []
         self.ns, self.consts = dict(self.ns), dict(self.consts)

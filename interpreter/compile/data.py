@@ -11,7 +11,7 @@ from ...dsl.check.constants import NotConstant, constant
 
 from ..run import runtime_helpers as H
 from ..run.dice import Dice
-from ..run.values import ConditionType, Grade, Ranked, Scale, kind, make_struct, mangle
+from ..run.values import ConditionType, Grade, Ranked, Scale, hash_key, kind, make_struct, mangle, unhash_key
 
 
 class ActionDef:
@@ -60,7 +60,7 @@ class Table:
 
     def lookup(self, key):
         if self.dice is None:
-            row = self.index.get(key)
+            row = self.index.get(hash_key(key))      # true is no row of 1
         elif type(key) is int and self.rolls is not None:
             row = self.rolls.get(key)
         else:
@@ -73,7 +73,7 @@ class Table:
         """Why no row answers `key`, its values shown by the edition's formats (each key quoted if a text)."""
         message = f'table "{self.name}" has no row for {{0}}'
         if self.dice is None:
-            keys = list(self.index)[:12]
+            keys = [unhash_key(k) for k in list(self.index)[:12]]
             return H.RuleFailure(message, "its keys are " + ", ".join(f"{{{i}}}" for i in range(1, len(keys) + 1)),
                                  "E0501", (key, *keys))
         covers = f"it covers rolls {self.low} to {self.high}"
@@ -144,6 +144,9 @@ class DataBuilder:
                     data[mangle(col)] = self._const_value(cell) if cell is not None else None
                 ct.grades.append(Grade(g, i, d.name, data))
             ct.by_name = {g.name: g for g in ct.grades}
+            if not d.grades and d.rows:         # a state's one row of data (the checker's)
+                ct.data = {mangle(col): self._const_value(cell) if cell is not None else None
+                           for col, cell in zip(d.columns, d.rows[0][1])}
             self.conditions[d.name] = ct
         self.tables: dict[str, Table] = {}
         for d in rs.all(n.Table):
@@ -178,7 +181,7 @@ class DataBuilder:
             if d.dice is not None:
                 ranges.append((row[0][0], row[0][1], obj))
             else:
-                index[values[0]] = obj
+                index[hash_key(values[0])] = obj
         if d.dice is not None:
             dice = Dice.of(d.dice.count, d.dice.sides)
             return Table(d.name, rows, index, dice, dice.min, dice.max, tuple(ranges))

@@ -83,6 +83,8 @@ class ExpressionCompiler:
     def x_Attr(self, x, scope):
         if isinstance(x.obj, n.Name):
             r = self.resolver.resolve(x.obj.id, scope)
+            if r is not None and r.kind == "condition" and not self.conditions[x.obj.id].grades:
+                return f"{self.k(self.conditions[x.obj.id], 'cond')}.{mangle(x.name)}"     # a state's data
             if r is not None and r.kind == "condition":
                 return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
@@ -206,13 +208,16 @@ class ExpressionCompiler:
         return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
 
     def x_Comprehension(self, x, scope):
-        items = f"H.counted(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
-        # The comprehension's variable is a binding of its own: neither an argument compiled in
-        # place for a parameter (a requirement tested in place) nor a name of the caller can meet it.
-        inner = self.fresh(scope, x.var)
-        var = inner.ids[x.var]
-        cond = f" if {self.expr(x.cond, inner)}" if x.cond is not None else ""
-        return f"[{self.expr(x.elt, inner)} for {var} in {items}{cond}]"
+        # The comprehension's variables are bindings of their own: neither an argument compiled in
+        # place for a parameter (a requirement tested in place) nor a name of the caller can meet them.
+        # Each clause's list is paid for from the step budget every time it is walked, as a loop's is.
+        clauses, inner = [], scope
+        for var, items, cond in x.clauses():
+            walked = f"H.counted(_E, {self.walked(items, lambda: self.unnamed_expr(items, inner))})"
+            inner = self.fresh(inner, var)
+            test = f" if {self.expr(cond, inner)}" if cond is not None else ""
+            clauses.append(f"for {inner.ids[var]} in {walked}{test}")
+        return f"[{self.expr(x.elt, inner)} {' '.join(clauses)}]"
 
     def x_RecordExp(self, x, scope):
         names = tuple(f for f, _ in x.fields)

@@ -53,7 +53,7 @@ def _listed(x, scope, resolve, uses) -> bool:
     if isinstance(x, n.Call) and isinstance(x.func, n.Name) and not x.args:
         r = resolve(x.func.id, scope)
         return r is not None and r.kind == "builtin" and r.target == "combatants"
-    if isinstance(x, n.Comprehension):
+    if isinstance(x, n.Comprehension) and not x.more:
         inner, within = scope.child(x.var), uses.hide(x.var)
         return (_listed(x.iter, scope, resolve, uses) and isinstance(x.elt, n.Name) and x.elt.id == x.var
                 and (x.cond is None or _test(x.cond, inner, resolve, within)))

@@ -43,7 +43,9 @@ class Shortcuts:
                 if table.dice is None and not self.unnamed:
                     # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
                     row, k = self.tmp(), self.tmp()
-                    return f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None else {ref}.lookup({k}))"
+                    # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
+                    return (f"({row} if {S.type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
+                            f"is not None else {ref}.lookup({k}))")
                 return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
@@ -121,7 +123,8 @@ class Shortcuts:
             left, right = self.expr(a.left, scope), self.expr(a.right, scope)
             call = f"S.{fn.__name__}({left}, {right})"
             if self.pure(left) and self.pure(right):
-                return self.if_whole(whole.format(a=left, b=right), self.whole_guard(left, right), call)
+                guard = self.nonzero(right, self.whole_guard(left, right))
+                return self.if_whole(whole.format(a=left, b=right), guard, call)
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
             return f"S.floor_mul({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
@@ -281,7 +284,17 @@ class Shortcuts:
         if op in self.GROWS and not fits:
             # Past the bound, the semantics work it out again and refuse it (E0506).
             return self.within_bound(op, a, b, "" if guard == "True" else guard + " and ", fn)
+        if op == "%":
+            guard = self.nonzero(b, guard)
         return self.if_whole(f"{a} {op} {b}", guard, fn)
+
+    @staticmethod
+    def nonzero(divisor: str, guard: str) -> str:
+        """`guard`, and the divisor not zero (the semantics refuse a zero divisor, E0501),
+        unless it is a written whole number other than 0."""
+        if S.WHOLE.match(divisor) and int(divisor) != 0:
+            return guard
+        return divisor if guard == "True" else f"{guard} and {divisor}"
 
     def within_bound(self, op, a, b, guard: str, otherwise: str) -> str:
         """`a op b` on two whole numbers (once `guard` holds), named as it is tested to be within

@@ -79,7 +79,8 @@ class StatementCompiler:
                 keyed = self.fresh(scope, "it")
                 key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
                 fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
-                items = f"{fn}({items}, lambda {keyed.ids['it']}: {key}, {s.desc})"
+                items = f"{fn}({items}, lambda {keyed.ids['it']}: {key}, {s.desc})" if not s.more else \
+                    self.ordered_by_keys(s, items, keyed, key)
             inner = self.bind(scope, s.var)
             var = inner.ids[s.var]
             if s.where is not None:
@@ -99,6 +100,12 @@ class StatementCompiler:
         if isinstance(s, n.Block):
             return self.block(s.body, depth, scope)      # a label only: its names stay known after it
         raise AssertionError(f"no statement {type(s).__name__}")
+
+    def ordered_by_keys(self, s: n.For, items: str, keyed, first: str) -> str:
+        """`ordered by` several keys: each key a tuple item, each with its direction (S.ordered_by_keys)."""
+        keys = ", ".join([first] + [self.unnamed_expr(k.key, keyed) for k in s.more])
+        descs = (s.desc, *(k.desc for k in s.more))
+        return f"S.ordered_by_keys({items}, lambda {keyed.ids['it']}: ({keys},), {descs}, {s.group})"
 
     def verdict(self, e, scope) -> str:
         """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
@@ -120,6 +127,8 @@ class StatementCompiler:
         return scope
 
     def card_op(self, s: n.CardOp, depth, scope):
+        if s.condition not in self.conditions:  # the checker's: a local holding a condition
+            return self.held_card_op(s, depth, scope)
         ct = self.conditions[s.condition]        # the checker's: the condition, and a grade it has
         who = self.expr(s.who, scope)
         cref = self.k(ct, "cond")
@@ -134,6 +143,18 @@ class StatementCompiler:
         else:
             # A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`.
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data, scope)})", s.span)
+
+    def held_card_op(self, s: n.CardOp, depth, scope):
+        """A card statement on a condition held in a local (`remove c cond g`): the condition and the
+        grade are taken as a written one would be, or refused, when it runs (runtime_helpers)."""
+        who = self.expr(s.who, scope)
+        cond = self.tmp()
+        checked = ", True" if s.op == "receive" and s.data is not None else ""
+        self.emit(depth, f"{cond} = H.card_condition({scope.ids[s.condition]}{checked})", s.span)
+        given = "None" if s.grade is None else scope.ids[s.grade] if s.grade in scope.locals else repr(s.grade)
+        grade = f"H.card_grade({cond}, {given}, {s.op!r})"
+        data = "" if s.data is None else f", {self.expr(s.data, scope)}"
+        self.emit(depth, f"_E.{s.op}({who}, {cond}, {grade}{data})", s.span)
 
     def decide(self, d: n.Decide, depth, scope) -> Scope:
         bound = scope if d.output == "then" else self.bind(scope, d.output)

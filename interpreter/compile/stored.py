@@ -23,7 +23,6 @@ kept (see `dumps`), never kept half.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import io
 import marshal
@@ -37,12 +36,13 @@ from pathlib import Path
 from ...dsl.editions import cache
 from ...dsl.editions.cache import python_code
 from ...dsl.diagnostics import Sources
+from ...dsl.pause import collector_paused
 from ..run import values
 from .compiler import FILENAME, Program, compile_checked
 from .data import kept_lists
 from ..run.values import Combatant, Struct, make_struct
 
-FORMAT = 2      # bump when the layout below changes
+FORMAT = 3      # bump when the layout below changes
 # A program of fewer generated lines is not kept: compiling it again costs about what writing it
 # costs (10 ms each for a 20-line program), and a test suite makes hundreds that are never read.
 KEEP_FROM_LINES = 100
@@ -53,13 +53,8 @@ def program(edition: str, span, own: Sources, roots, houses=()) -> Program:
     `own` receives the texts of its files, for diagnostics. The cyclic collector pauses meanwhile: loading
     or making a program allocates tens of thousands of objects that all live on, and each of its passes
     would walk them again (a tenth of the load)."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _program(edition, span, own, roots, houses)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:

@@ -42,6 +42,14 @@ class ValueBound(Exception):
         self.message, self.bound = message, bound
 
 
+def _merged(terms: tuple) -> tuple:
+    """Terms of the same sign and faces as one, where the first of them was: 1D8+1D4+1D8 is 2D8+1D4."""
+    counts: dict = {}
+    for s, c, f in terms:
+        counts[(s, f)] = counts.get((s, f), 0) + c
+    return tuple((s, c, f) for (s, f), c in counts.items())
+
+
 class Dice:
     """terms: tuple of (sign, count, sides); const: int; keep: None, or (k, "highest"|"lowest"):
     only the k highest (lowest) faces of a one-term roll count."""
@@ -49,6 +57,8 @@ class Dice:
     __slots__ = ("terms", "const", "_text", "max", "min", "single", "sides", "signed", "keep")
 
     def __init__(self, terms: tuple, const: int = 0, keep: tuple | None = None):
+        if len(terms) > 1 and len({(s, f) for s, _c, f in terms}) < len(terms):
+            terms = _merged(terms)
         if sum(c for _s, c, _f in terms) > MAX_DICE or len(terms) > MAX_DICE:
             raise ValueBound(f"dice of more than {MAX_DICE} dice", "MAX_DICE")
         self.terms = terms
@@ -99,11 +109,12 @@ class Dice:
         return 0 - self
 
     def __eq__(self, other):
-        return isinstance(other, Dice) and self.terms == other.terms and self.const == other.const \
-            and self.keep == other.keep
+        """The same dice, whatever the order they were written in: 1D8+1D4 is 1D4+1D8 (and 1D8+1D8 is 2D8)."""
+        return isinstance(other, Dice) and self.const == other.const and self.keep == other.keep \
+            and sorted(self.terms) == sorted(other.terms)
 
     def __hash__(self):
-        return hash((self.terms, self.const, self.keep))
+        return hash((tuple(sorted(self.terms)), self.const, self.keep))
 
     def roll(self, draw) -> "Roll":
         """Roll once, remembering the faces (the recording path; see engine.roll)."""

@@ -2,100 +2,50 @@
 and expectations, validated against a compiled program and run."""
 from __future__ import annotations
 
-import gc
 import itertools
-from pathlib import Path
 
 from ...dsl.syntax import nodes as n
-from ...dsl.editions.cache import build_encounter
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from ...dsl.records import dataclass, field, fields
-from ...dsl.check.encounter_check import (Facts, check_encounter, check_names, check_script, check_settings,
-                                          combatant_choices, decision_kind, setting_value)
+from ...dsl.check.encounter_check import decision_kind, setting_value
+from ...dsl.check.front import check_encounter
+from ...dsl.pause import collector_paused
 from ...dsl.check.format_kinds import default_side
 from ...dsl.check.policy import DEFAULT_SIDE
-from ...dsl.editions.loader import bundled_root
-from ...dsl.source import read_text
 
-from ..compile.compiler import Program
 from . import runtime_helpers as H
-from ..compile import stored
 from .engine import Engine, guarded
 from .values import mangle
 
 _counter = itertools.count()
-_programs: dict = {}
 
 
 @dataclass
 class Outcome:
     engine: Engine
     expectations: list = field(default_factory=list)   # Verdicts, in the order they were checked
-    program: Program | None = None
+    program: object = None       # the compiled program it ran on
 
     @property
     def failed(self):
         return [(v, v.left, v.right) for v in self.expectations if not v.ok]
 
 
-def roots_for(path, extra=()) -> list[Path]:
-    """Where an encounter's edition is looked for, first match first: the folders
-    named on the command line, the folder around the encounter's own folder (so an
-    encounter kept beside its edition finds it), then the bundled rulesets."""
-    here = Path(path).resolve().parent
-    return [Path(p) for p in extra] + [here.parent, bundled_root()]
-
-
-def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None,
-                houses=()) -> Program:
-    """One compiled program per edition (and house-rule files), shared by every run in this process."""
-    house_key = tuple((str(Path(h).resolve()), _text_or_none(h)) for h in houses)
-    # The first root that holds a name wins, so a root named twice changes nothing: an encounter
-    # beside the bundled editions (roots: its folder's parent, then the bundled root) shares
-    # the program of no roots at all.
-    key = (edition, tuple(dict.fromkeys(str(r) for r in roots or [bundled_root()])), house_key)
-    prog = _programs.get(key)
-    if prog is None:
-        own = Sources()
-        try:
-            prog = stored.program(edition, span, own, roots, houses)
-        finally:
-            if sources is not None:
-                sources.texts.update(own.texts)
-        _programs[key] = prog
-    elif sources is not None:
-        sources.texts.update(prog.ruleset.sources.texts)
-    return prog
-
-
-def _text_or_none(path) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None            # the loader reports it, at the command line
-
-
-def load_encounter(path, sources: Sources, at: Span | None = None) -> n.Encounter:
-    display = str(path)
-    text = read_text(Path(path), display, at, sources)
-    sources.texts[display] = text
-    enc, diags = build_encounter(text, display)
-    if diags:
-        raise GrimorioError(diags)
-    return enc
-
-
 class Prepared:
     """An encounter validated and compiled against a program: run it many times."""
 
-    def __init__(self, enc: n.Encounter, program: Program, option_overrides=None):
-        self.enc, self.p = enc, program
-        diags: list[Diagnostic] = check_names(enc)
+    def __init__(self, enc: n.Encounter, program, option_overrides=None, state=None):
+        """`program`: the compiled program (interpreter/compile: Program) it runs on; the encounter is
+        checked against its ruleset by the front end (dsl/check/front.py), then its own code compiled.
+        `state`: a StateFile (--load-state), checked against this encounter: the combatants it holds take
+        their sheet from it (saved state wins), but for the values the encounter changes on purpose."""
+        self.enc, self.p, self.state = enc, program, state
         names = [c.name for c in enc.combatants]
         self.fields = {f.name: f for f in program.sheet.fields}
-        facts = facts_of(program)
+        facts = program.facts
         settings = list(enc.settings) + list((option_overrides or {}).items())
-        diags += check_settings(settings, facts) + check_encounter(enc, facts) + check_script(enc, facts)
+        diags = check_encounter(enc, program.ruleset, facts, settings, program.resolver,
+                                state.loaded() if state else frozenset())
         if diags:
             raise GrimorioError(diags)
         self.options = {name: setting_value(value) for name, value in settings}
@@ -126,6 +76,7 @@ class Prepared:
         default_tactic = self._default_tactic()
         side = {**self.p.options, **self.options}[DEFAULT_SIDE]      # the prelude's option, or the edition's
         out = []
+        loaded = self.state.loaded() if self.state is not None else frozenset()
         for i, c in enumerate(self.enc.combatants):
             given = {k: v for k, v, _ in c.fields}
             attrs = []
@@ -133,10 +84,15 @@ class Prepared:
                 f = self.fields.get(k)
                 if f is not None:
                     attrs.append((mangle(k), self.p.tables[f.table].lookup(v) if f.type == "row" else v))
+            names = frozenset(given)
+            if c.name in loaded:        # saved state wins: its sheet, as if the encounter gave it, but the changes
+                saved = self.state.plain_fields(c.name)
+                attrs += [(mangle(k), v) for k, v in saved.items() if k not in given]
+                names |= self.state.field_names(c.name)
             holds = [(self.p.conditions[cond], grade) for cond, grade, _ in c.holds]
             holds = [(ct, ct.by_name.get(grade) if grade else None) for ct, grade in holds]
             out.append((i, c.name, given["side"] if "side" in given else default_side(side, c.name), given.get("tactic", default_tactic), attrs,
-                        frozenset(given), holds))
+                        names, holds))
         if self.p.pure_defaults:
             out = self._with_defaults(out)
         return out
@@ -161,6 +117,17 @@ class Prepared:
     def given_fields(self) -> dict:
         """The sheet fields each combatant's lines give."""
         return {name: given for _i, name, _s, _t, _a, given, _h in self.blueprints}
+
+    def changes(self) -> dict:
+        """The fields each combatant's lines change on purpose over a loaded state ("change FUE 4")."""
+        return {c.name: c.changes for c in self.enc.combatants}
+
+    def state_setup(self):
+        """What puts the loaded state into a run once its combatants are made (None: no state)."""
+        if self.state is None:
+            return None
+        changes = self.changes()
+        return lambda eng: self.state.apply(eng, changes)
 
     def make_combatants(self, eng):
         makers = self._makers
@@ -225,17 +192,12 @@ class Prepared:
         # A run frees what it makes by reference counting (rules build no cycles but by
         # accident): the cyclic collector only costs time here, about a tenth of a run.
         # It comes back on as the run ends, and collects what a run left in a cycle then.
-        paused = gc.isenabled()
-        if paused:
-            gc.disable()
         try:
-            self._run(eng, pins, setup)
+            with collector_paused():
+                self._run(eng, pins, setup)
         except GrimorioError as exc:
             exc.outcome = out
             raise
-        finally:
-            if paused:
-                gc.enable()
         return out
 
     def _run(self, eng, pins, setup=None):
@@ -244,6 +206,8 @@ class Prepared:
         guarded(p, p.init_vars, eng)
         if setup is not None:
             setup(eng)
+        if eng.json:
+            eng.events.start()                    # the sheets as they start: JSON lines show what changes
         try:
             guarded(p, self.code["do"], eng, stops=True)
             # Rounds run unless the script only does things (a do: block without "rounds N").
@@ -301,13 +265,3 @@ def _pinned(pin: n.Pin, names: list) -> dict:
     words = list(pin.words)
     who = words.pop(0) if words and words[0] in names else None
     return {"who": who, "purpose": words[0] if words else None, "faces": pin.faces, "span": pin.span}
-
-
-def facts_of(program: Program) -> Facts:
-    """What the encounter check needs to know of a compiled program."""
-    return Facts({f.name: f for f in program.sheet.fields}, tuple(program.tactics),
-                 {name: tuple(g.name for g in ct.grades) for name, ct in program.conditions.items()},
-                 {name: t.index for name, t in program.tables.items()}, frozenset(program.purposes),
-                 tuple(program.actions), tuple(program.reaction_by_name), program.options,
-                 {name: tuple(a.params[1:]) for name, a in program.actions.items()},
-                 combatant_choices(program.ruleset))

@@ -9,12 +9,13 @@ from types import SimpleNamespace
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
 from . import runtime_helpers as H
-from ..compile.compiler import FILENAME
+from .refusals import FILENAME
 from . import answers as A
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import bound_help
-from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, described, unmangle
+from .transcript import JsonEvents
+from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, described, hash_key, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -35,7 +36,7 @@ class Engine:
         self.streams: dict = {}           # (who, purpose) -> its dice stream's draw, made on first use
         self.rec = record
         self.json = json
-        self.events: list = []
+        self.events: list = JsonEvents(self) if json else []     # JSON lines: with rounds and sheet changes
         self.pins = list(pins)            # dicts: who, purpose, faces, span, used
         self.strict = strict
         self.script = script or {}        # (round, name) -> {"action": [...], "reaction": [...]}
@@ -115,7 +116,7 @@ class Engine:
                 shown = self.p.format.dice(dice)         # the edition's way of writing dice
                 if len(faces) == 1 and want > 1 and dice.min <= faces[0] <= dice.max:
                     raise H.RuleFailure(f"pinned roll {faces[0]} gives a total, but {shown} needs one face per die",
-                                        f"pin {want} faces, such as " + " ".join("1" for _ in range(want)))
+                                        f"pin {want} faces, such as " + " ".join("1" for _ in range(want)), "E0503")
                 raise _PinError(pin["span"], f"{shown} needs {want} face{'s' if want > 1 else ''}; this pin gives {len(faces)}")
             i = 0
             for _s, count, sides in dice.terms:
@@ -129,7 +130,7 @@ class Engine:
             what = " ".join(w for w in (who, purpose) if w)
             shown = self.p.format.dice(dice)
             raise H.RuleFailure(f"the script has no pinned dice left for {what or 'this roll'} ({shown})",
-                                f'add a line "{what + " " if what else ""}N" to the dice block')
+                                f'add a line "{what + " " if what else ""}N" to the dice block', "E0503")
         return None
 
     # ------------------------------------------------------------ transcript
@@ -159,8 +160,10 @@ class Engine:
         """memo_walked of a rule of one parameter keyed by its side: the same, with less to ask."""
         if not isinstance(c, Combatant):
             return self.memo_walked(rule, "s", c)
+        side = c.side_
+        key = (rule, side) if side.__class__ is not bool else (rule, bool, side)     # a side true is not 1
         try:
-            changes, value = self.memos[rule, c.side_]
+            changes, value = self.memos[key]
             if changes == SIDE_CHANGES[0]:
                 return value
         except KeyError:
@@ -169,7 +172,7 @@ class Engine:
             return rule(self, c)
         changes = SIDE_CHANGES[0]
         value = rule(self, c)
-        self.memos[rule, c.side_] = (changes, value)
+        self.memos[key] = (changes, value)
         return value
 
     def memo_walked(self, rule, kinds, *args):
@@ -177,7 +180,7 @@ class Engine:
         list: nobody keeps it or changes it). `kinds` says how each argument makes the key;
         an argument that cannot calls the rule as it is."""
         if kinds == "s" and isinstance(args[0], Combatant):   # the usual case: keyed by its side
-            key = (rule, args[0].side_)
+            key = (rule, hash_key(args[0].side_))
         else:
             key = _memo_key(rule, kinds, args)
             if key is None:
@@ -476,11 +479,11 @@ def _memo_key(rule, kinds, args):
     key = [rule]
     for kind, a in zip(kinds, args):
         if kind == "v":
-            key.append(a)
+            key.append(hash_key(a))            # memo(true) is not memo(1)
         elif not isinstance(a, Combatant):
             return None
         else:
-            key.append(a.side_ if kind == "s" else a)
+            key.append(hash_key(a.side_) if kind == "s" else a)
     return tuple(key)
 
 
@@ -495,79 +498,101 @@ class _PinError(_ScriptError):
 
 
 def locate(program, exc) -> Diagnostic:
-    """A Python exception raised in generated code, as a diagnostic at the rule text."""
+    """A failure of a run, as a diagnostic at the rule text. The language's own refusals carry
+    their code and message; a field the rule text asks of a value without it is told by the
+    exception's own fields (its name and object, never its message); any other Python
+    exception is a bug of grimorio's (E0003), never shown to the designer as their mistake."""
     if isinstance(exc, _ScriptError):
         return Diagnostic("E0504" if not isinstance(exc, _PinError) else "E0503", exc.message, exc.span, exc.help)
-    span = None
+    span, innermost, rule_frames = _rule_frame(exc)
+    span = span or Span("<rules>", 0, 0)
+    if isinstance(exc, RecursionError) and rule_frames < 100:       # deep in a value, not in the rules' calls
+        return Diagnostic("E0502", "a value nests lists (or records) too deep to compare or show", span,
+                          "a list appended into a list again and again, thousands of levels deep; keep lists flat")
+    told = _LANGUAGE.get(type(exc))
+    if told is None:
+        told = next((fn for cls, fn in _LANGUAGE.items() if isinstance(exc, cls)), None)
+    if told is not None:
+        return told(program, exc, span)
+    if isinstance(exc, AttributeError) and innermost and isinstance(exc.name, str):
+        return _missing_field(program, exc, span)
+    return Diagnostic("E0003", f"grimorio failed while running these rules ({type(exc).__name__}): "
+                               "this is a bug in grimorio, not in the rules", span,
+                      "please report it with the rules and the encounter that made it")
+
+
+def _rule_frame(exc):
+    """The span of the innermost line of rule text the traceback passes through (generated
+    code keeps its line spans in its own globals: the program's, or an encounter's), and
+    whether the exception was raised by that line itself (no runtime frame below it), and how
+    many frames of rule text it passes through."""
+    span, innermost = None, False
     tb = exc.__traceback__
+    rule_frames = 0
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename.startswith(FILENAME):
-            # Generated code keeps its line spans in its own globals: the program's, or an encounter's.
+        innermost = tb.tb_frame.f_code.co_filename.startswith(FILENAME)
+        if innermost:
+            rule_frames += 1
             spans = tb.tb_frame.f_globals.get("__spans__", ())
             line = tb.tb_lineno - 1
             if 0 <= line < len(spans) and spans[line] is not None:
                 span = spans[line]
         tb = tb.tb_next
-    span = span or Span("<rules>", 0, 0)
-    if isinstance(exc, H.StopRun):
-        return Diagnostic("E0501", '"stop" ends an encounter, and nothing runs one here', span,
-                          "use stop in a round's steps, its finally, or an encounter's do: block")
-    if isinstance(exc, Budget):
-        return Diagnostic("E0502", "the rules ran too long (a loop or a cascade of events that does not end)", span,
-                          f"the budget is {exc.args[0] if exc.args else STEP_BUDGET} steps (each rule call, loop turn, list element, "
-                          f"round, event and die counts one) and {EMIT_DEPTH} nested events; if the rules are "
-                          "right, raise it with grimorio run --budget N")
-    if isinstance(exc, RecursionError):
-        return Diagnostic("E0502", "the rules call themselves without end", span,
-                          "a rule that calls itself needs a case that returns without the call")
-    if isinstance(exc, ReadOnly):
-        return Diagnostic("E0204", str(exc), span, "keep what changes on the combatant: set a field of its sheet")
-    if isinstance(exc, ValueBound):
-        return Diagnostic("E0506", exc.message, span, bound_help(exc.bound))
-    if isinstance(exc, Refusal):
-        message, help = exc.text(program.format.show)       # values in the edition's formats
-        return Diagnostic("E0503" if "pinned" in message else exc.code, message, span, help)
-    if isinstance(exc, TypeError) and "cannot be compared by order" in str(exc):
-        return Diagnostic("E0204", str(exc), span, H.ORDER_HELP)
-    if isinstance(exc, AttributeError):
-        name = _missing_name(exc)
-        field = unmangle(name) if name else None
-        obj = getattr(exc, "obj", None)
-        what = described(obj, program.format.show) if obj is not None and not isinstance(obj, type) else "this value"
-        if name in COMBATANT_ONLY:
-            return Diagnostic("E0204", f"{what} is not a combatant", span,
-                              "conditions, sides and tactics belong to combatants")
-        if name in ("rank", "kind"):
-            return Diagnostic("E0204", f"{what} is not an outcome or a grade", span, H.ORDER_HELP)
-        return Diagnostic("E0203", f'{what} has no field "{field}"' if field else f"{what} has no such field", span,
-                          "check the spelling against the sheet, the table columns or the event")
-    if isinstance(exc, TypeError):
-        return Diagnostic("E0204", "these values cannot be used together here", span,
-                          "check the types: numbers, dice, names, lists and records do not mix freely")
-    if isinstance(exc, ZeroDivisionError):
-        return Diagnostic("E0501", "division by zero", span)
-    if isinstance(exc, (IndexError, KeyError, ValueError, OverflowError)):
-        return Diagnostic("E0501", "a value is out of range here", span)
-    return Diagnostic("E0501", f"the rules failed here ({type(exc).__name__})", span)
+    return span, innermost, rule_frames
+
+
+def _stopped(_program, _exc, span):
+    return Diagnostic("E0501", '"stop" ends an encounter, and nothing runs one here', span,
+                      "use stop in a round's steps, its finally, or an encounter's do: block")
+
+
+def _ran_too_long(_program, exc, span):
+    return Diagnostic("E0502", "the rules ran too long (a loop or a cascade of events that does not end)", span,
+                      f"the budget is {exc.args[0] if exc.args else STEP_BUDGET} steps (each rule call, loop turn, "
+                      f"list element, round, event and die counts one) and {EMIT_DEPTH} nested events; if the rules "
+                      "are right, raise it with grimorio run --budget N")
+
+
+def _endless(_program, _exc, span):
+    return Diagnostic("E0502", "the rules call themselves without end", span,
+                      "a rule that calls itself needs a case that returns without the call")
+
+
+def _read_only(_program, exc, span):
+    return Diagnostic("E0204", str(exc), span, "keep what changes on the combatant: set a field of its sheet")
+
+
+def _past_bound(_program, exc, span):
+    return Diagnostic("E0506", exc.message, span, bound_help(exc.bound))
+
+
+def _refused(program, exc, span):
+    message, help = exc.text(program.format.show)       # values in the edition's formats
+    return Diagnostic(exc.code, message, span, help)
+
+
+# The language's own ways to stop a rule, each with its diagnostic.
+_LANGUAGE = {H.StopRun: _stopped, Budget: _ran_too_long, RecursionError: _endless, ReadOnly: _read_only,
+             ValueBound: _past_bound, Refusal: _refused}
+
+
+def _missing_field(program, exc: AttributeError, span) -> Diagnostic:
+    """A field the rule text reads of a value that has none such (`x.f` compiles to Python's
+    attribute access; the checker proves most, the rest are told here)."""
+    name = exc.name
+    obj = exc.obj
+    what = described(obj, program.format.show) if obj is not None and not isinstance(obj, type) else "this value"
+    if name in COMBATANT_ONLY:
+        return Diagnostic("E0204", f"{what} is not a combatant", span,
+                          "conditions, sides and tactics belong to combatants")
+    if name in ("rank", "kind"):
+        return Diagnostic("E0204", f"{what} is not an outcome or a grade", span, H.ORDER_HELP)
+    return Diagnostic("E0203", f'{what} has no field "{unmangle(name)}"', span,
+                      "check the spelling against the sheet, the table columns or the event")
 
 
 # Attributes the runtime itself reads on combatants (a value without them is no combatant).
 COMBATANT_ONLY = ("cards", "a_side", "acts", "tactic")
-
-
-def _missing_name(exc: AttributeError) -> str | None:
-    """The attribute an AttributeError is about: its `name`, the quoted name of
-    Python's own message, or the bare name a value's own lookup raised."""
-    name = getattr(exc, "name", None)
-    if name:
-        return name
-    text = str(exc)
-    if "'" in text:
-        return text.rsplit("'", 2)[-2]
-    if exc.args and isinstance(exc.args[0], str) and exc.args[0].isidentifier():
-        return exc.args[0]
-    return None
-
 
 
 def guarded(program, fn, *args, stops=False):

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from ...dsl.check.builtin_values import dice_problem, item_problem, keep_problem, range_problem, whole
 from .dice import Dice
-from .runtime_helpers import RuleFailure
+from .refusals import RuleFailure
 from .values import kind, same
 
 
@@ -60,6 +60,68 @@ def keep_highest(dice, k) -> Dice:
 
 def keep_lowest(dice, k) -> Dice:
     return _keep(dice, k, "lowest")
+
+
+def _one_kind(dice, name: str) -> tuple:
+    """The (count, faces) of dice of one kind (2D6, 2D6+1), or a refusal that says how to take others apart."""
+    if not isinstance(dice, Dice):
+        raise RuleFailure(name + "() takes dice, not {0} (" + kind(dice) + ")", "for example " + name + "(2D6+1)",
+                          "E0204", (dice,))
+    if len(dice.terms) != 1 or dice.terms[0][0] < 0:
+        raise RuleFailure(name + "() takes dice of one kind, such as 2D6+1, not {0}",
+                          "dice of several kinds have no one count or faces: keep them apart in the rules "
+                          "(two columns, or a list of dice)", "E0204", (dice,))
+    return dice.terms[0][1], dice.terms[0][2]
+
+
+def dice_count(dice) -> int:
+    """dice_count(2D6+1): how many dice, 2."""
+    return _one_kind(dice, "dice_count")[0]
+
+
+def dice_faces(dice) -> int:
+    """dice_faces(2D6+1): the faces of each die, 6."""
+    return _one_kind(dice, "dice_faces")[1]
+
+
+def dice_modifier(dice) -> int:
+    """dice_modifier(2D6+1): the whole number added to the dice, 1 (0 for none; negative if subtracted)."""
+    if not isinstance(dice, Dice):
+        raise RuleFailure("dice_modifier() takes dice, not {0} (" + kind(dice) + ")",
+                          "for example dice_modifier(2D6+1)", "E0204", (dice,))
+    return dice.const
+
+
+def _scaled(dice, n, name: str, modifier_too: bool) -> Dice:
+    if not isinstance(dice, Dice):
+        raise RuleFailure(name + "() takes dice, not {0} (" + kind(dice) + ")", "for example " + name + "(1D6+2, 2)",
+                          "E0204", (dice,))
+    n = _whole(n, f"how many times {name}() takes the dice")
+    if dice.keep is not None:
+        raise RuleFailure(name + "() cannot scale dice of which only some count: {0}",
+                          "roll them several times and add the totals", "E0204", (dice,))
+    if n < 1:
+        raise RuleFailure(f"{name}(DICE, {n}) leaves no dice", "a number of times from 1", "E0204", ())
+    return Dice(tuple((s, c * n, f) for s, c, f in dice.terms), dice.const * n if modifier_too else dice.const)
+
+
+def dice_times(dice, n) -> Dice:
+    """dice_times(1D6+2, 2): n times the dice, the modifier once: 2D6+2."""
+    return _scaled(dice, n, "dice_times", False)
+
+
+def repeated(dice, n) -> Dice:
+    """repeated(1D6+2, 2): the whole roll n times, added up, modifier and all: 2D6+4."""
+    return _scaled(dice, n, "repeated", True)
+
+
+def rows(table) -> list:
+    """rows(TABLE): the rows of a table, in the order written (a new list)."""
+    held = getattr(table, "rows", None)
+    if not isinstance(held, list) or not hasattr(table, "lookup"):
+        raise RuleFailure("rows() takes a table, not {0} (" + kind(table) + ")",
+                          "name a table declared with \"table\": rows(NAME)", "E0204", (table,))
+    return list(held)
 
 
 def range_(low, high) -> list:

@@ -2,19 +2,8 @@
 has no access to anything else (rules are hermetic)."""
 from __future__ import annotations
 
-from .values import Combatant, ConditionType, Ranked, Refusal, Struct, is_none, kind, mangle, member, same, show  # (used by generated code)
-
-
-class RuleFailure(Refusal):
-    """A rule did something the language forbids; located by the engine."""
-
-
-EMIT_DEPTH = 16
-STEP_BUDGET = 1_000_000
-
-
-class Budget(Exception):
-    """A loop or a cascade of events ran past its budget."""
+from .values import Combatant, ConditionType, Grade, Ranked, Struct, is_none, kind, mangle, member, same, show, unmangle  # (used by generated code)
+from .refusals import EMIT_DEPTH, STEP_BUDGET, Budget, RuleFailure, StopRun  # noqa: F401 - (used by generated code)
 
 
 def counted(engine, items):
@@ -28,7 +17,7 @@ def counted(engine, items):
                       "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
-ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
+from .values import ORDER_HELP  # noqa: E402,F401 - (used by the engine)
 
 
 def reactors(whos):
@@ -67,10 +56,6 @@ def not_a_question(who, items) -> RuleFailure:
                        "E0204", (items,))
 
 
-class StopRun(Exception):
-    """The `stop` statement: ends the encounter."""
-
-
 def eq(value, test):
     """A decision-table cell: membership when the input is a list; else the language's `==`."""
     if type(value) is list:
@@ -89,13 +74,49 @@ def index(obj, key):
         except AttributeError:
             raise RuleFailure("{0} has no field {1}", "check the spelling against the sheet or the table's columns",
                               "E0203", (obj, key)) from None
+    if isinstance(key, str) and isinstance(obj, (Grade, ConditionType)):
+        return grade_column(obj, key)
     lookup = getattr(obj, "lookup", None)
     if lookup is not None:
         return lookup(key)
     if isinstance(obj, list):
         return item(obj, key)
     raise RuleFailure("{0} cannot be looked up by {1}", "a list is looked up by a position from 1, a table by a key, "
-                      "a combatant or a record by the name of a field", "E0501", (obj, key))
+                      "a combatant, a record or a grade by the name of a field or column", "E0501", (obj, key))
+
+
+def grade_column(grade, column: str):
+    """g["column"]: a column of a grade's row in its condition's table (or of a state's row), named by a text."""
+    data = grade.data
+    if mangle(column) in data:
+        return data[mangle(column)]
+    raise RuleFailure("{0} has no column {1}", "its condition's table has the columns: " +
+                      (", ".join(map(unmangle, data)) or "none (the condition has no table)"), "E0203",
+                      (grade, column))
+
+
+def card_condition(value, receive_with_data: bool = False) -> ConditionType:
+    """The condition a card statement names through a local (`remove c cond`): a condition, or a refusal;
+    data given to `receive` only for one that does not decide what it adds (E0233, as where it is written)."""
+    if not isinstance(value, ConditionType):
+        raise not_a_condition(value)
+    if receive_with_data and value.on_receive is not None:
+        raise RuleFailure(f'"{value.name}" decides what it adds on receive: data cannot be given here',
+                          'give the data to its "on receive" as an argument, or use add', "E0233", ())
+    return value
+
+
+def card_grade(condition: ConditionType, grade, op: str):
+    """The grade a card statement gives a condition held in a local: as a written condition would take it."""
+    if grade is None:
+        if condition.grades and op != "remove":
+            raise RuleFailure(f'condition "{condition.name}" has grades: say which',
+                              f"one of {', '.join(g.name for g in condition.grades)}", "E0204", ())
+        return None
+    if not condition.grades:
+        raise RuleFailure(f'"{condition.name}" is a state without grades: {{0}} is none of its grades',
+                          f"{op} it without a grade", "E0204", (grade,))
+    return regrade(condition, grade)
 
 
 def regrade(condition: ConditionType, grade):
@@ -112,3 +133,4 @@ def regrade(condition: ConditionType, grade):
 
 # Generic builtins (dice from numbers, keeping dice, lists), reached as H.name.
 from .generic import dice_, item, keep_highest, keep_lowest, range_, slice_, without  # noqa: E402,F401
+from .generic import dice_count, dice_faces, dice_modifier, dice_times, repeated, rows  # noqa: E402,F401

@@ -144,10 +144,15 @@ def mul(a, b):
     return _refuse("*", a, b, "only numbers multiply; to repeat a list or a text, use a for or a comprehension")
 
 
+def by_zero() -> Refusal:
+    """What / and % say of a divisor that is zero, and floor or ceil of a division by it."""
+    return Refusal("division by zero", "test the divisor first: if d != 0: ...", "E0501")
+
+
 def div(a, b):
     if is_number(a) and is_number(b):
         if b == 0:
-            raise ZeroDivisionError
+            raise by_zero()
         return bounded(Fraction(a) / b)
     return _refuse("/", a, b, "only numbers divide; a text is not a number (write the number itself)")
 
@@ -155,7 +160,7 @@ def div(a, b):
 def mod(a, b):
     if is_number(a) and is_number(b):
         if b == 0:
-            raise ZeroDivisionError
+            raise by_zero()
         return bounded(a % b)
     return _refuse("%", a, b, "% is the remainder of two numbers; messages put values in texts with {placeholders}")
 
@@ -511,6 +516,24 @@ def _sorted_pairs(items, key, reverse) -> list:
     return sorted(zip(keys, items), key=_first, reverse=reverse)
 
 
+def ordered_by_keys(items, key, descs, grouped):
+    """`ordered by` several keys: by the first key, ties by the second, and so on, each lowest first
+    or highest first (`desc`); items with all keys equal in their order. Grouped (`for group`): lists
+    of items whose keys are all equal. `key` gives an item's keys as a tuple, `descs` their directions."""
+    rows = list(map(key, items)) if items.__class__ is list else _not_walked(items)
+    columns = []
+    for column in zip(*rows) if rows else ():
+        column = list(column)
+        columns.append(column if _WHOLE.issuperset(map(type, column)) else _order_keys("ordered by", column))
+    order = list(range(len(rows)))
+    for column, desc in reversed(list(zip(columns, descs))):    # stable sorts, the last key first
+        order.sort(key=column.__getitem__, reverse=desc)
+    if not grouped:
+        return [items[i] for i in order]
+    together = lambda i: tuple(column[i] for column in columns)   # noqa: E731
+    return [[items[i] for i in g] for _k, g in groupby(order, together)]
+
+
 def _not_walked(items):
     raise OperatorError(f"only a list can be walked, not {kind(items)}",
                         "for and comprehensions walk lists: [x for x in LIST]")
@@ -530,6 +553,8 @@ BUILTIN_FUNCTIONS = {
     "floor": floor, "ceil": ceil, "clamp": clamp, "distinct": distinct, "first": first,
     "dice": _G.dice_, "keep_highest": _G.keep_highest, "keep_lowest": _G.keep_lowest,
     "range": _G.range_, "slice": _G.slice_, "without": _G.without,
+    "dice_count": _G.dice_count, "dice_faces": _G.dice_faces, "dice_modifier": _G.dice_modifier,
+    "dice_times": _G.dice_times, "repeated": _G.repeated, "rows": _G.rows,
 }
 
 # Builtins that ask the running encounter (its combatants, its round, their controllers):

@@ -45,6 +45,9 @@ def unmangle(attr: str) -> str:
     return attr
 
 
+ORDER_HELP = "only outcomes of the same list, or grades of the same condition, can be ordered"
+
+
 class Ranked:
     """A name with a place in an order: an outcome, or a grade of a condition."""
 
@@ -55,7 +58,7 @@ class Ranked:
 
     def _cmp(self, other):
         if not isinstance(other, Ranked) or other.kind != self.kind:
-            raise TypeError(f"{self.name} and {show(other)} cannot be compared by order")
+            raise Refusal("{0} and {1} cannot be compared by order", ORDER_HELP, "E0204", (self, other))
         return other.rank
 
     def __lt__(self, other):
@@ -165,19 +168,26 @@ class Grade(Ranked):
         data = object.__getattribute__(self, "data")
         if attr in data:
             return data[attr]
-        raise AttributeError(attr)
+        raise MissingField(attr, self)
 
 
 class ConditionType:
     """A condition: special state (no grades) or graded."""
 
-    __slots__ = ("name", "grades", "by_name", "on_receive")
+    __slots__ = ("name", "grades", "by_name", "on_receive", "data")
 
     def __init__(self, name, grades):
         self.name = name
         self.grades = grades
         self.by_name = {g.name: g for g in grades}
         self.on_receive = None
+        self.data = {}            # a state's row of data: mangled column name -> value
+
+    def __getattr__(self, attr):
+        data = object.__getattribute__(self, "data")
+        if attr in data:
+            return data[attr]
+        raise AttributeError(attr)
 
     def __str__(self):
         return self.name
@@ -333,6 +343,17 @@ class Refusal(Exception):
         return self.text()[1]
 
 
+def hash_key(v):
+    """A value as a key of a dict or a set the rules look values up in (a catalogue's index, a memo):
+    true and false kept apart from 1 and 0, which Python takes for the same key (True == 1)."""
+    return (bool, v) if v.__class__ is bool else v
+
+
+def unhash_key(k):
+    """The value `hash_key` made a key of."""
+    return k[1] if k.__class__ is tuple and len(k) == 2 and k[0] is bool else k
+
+
 def kind(v) -> str:
     """A value's kind, in a designer's words."""
     t = type(v)
@@ -346,3 +367,13 @@ def kind(v) -> str:
 _KINDS = {str: "a text", list: "a list", type(None): "none", Dice: "dice"}
 _BASES = ((Ranked, "an outcome or a grade"), (Struct, "a record"), (Combatant, "a combatant"),
           (ConditionType, "a condition"))
+
+
+class MissingField(Refusal, AttributeError):
+    """A field a value does not have, asked by its own lookup (a grade's columns): a refusal
+    of the language (E0203), and an AttributeError still, so getattr(v, name, None) works."""
+
+    def __init__(self, attr: str, obj):
+        Refusal.__init__(self, "{0} has no field \"" + unmangle(attr) + "\"",
+                         "check the spelling against the sheet, the table columns or the event", "E0203", (obj,))
+        self.name, self.obj = attr, obj

@@ -23,8 +23,7 @@ from ...dsl.source import read_text
 
 from .checking import _roots, house_ruleset, unnamed_edition
 from ...dsl.check.checker import standalone
-from ..compile.compiler import compile_checked
-from ..run.encounter import Prepared, roots_for
+from ...dsl.check.front import check_edition, check_encounter, facts_of, owner_of, purposes, roots_for
 
 NAME = re.compile(r"[^\W\d]\w*")
 MAX_HOVER_LINES = 30
@@ -46,7 +45,6 @@ class Analysis:
     sources: Sources
     diagnostics: dict[Path, list[Diagnostic]] = field(default_factory=dict)
     ruleset: Ruleset | None = None
-    program: object | None = None
     decls: list[n.Decl] = field(default_factory=list)      # this file's own declarations
     encounter: n.Encounter | None = None
 
@@ -103,21 +101,12 @@ def _text(path: Path, unsaved: dict[str, str]) -> str | None:
         return None
 
 
-def _declares_edition(text: str) -> bool:
-    return any(line.startswith("edition ") for line in text.split("\n"))
-
-
 def entry_for(path: Path, text: str, unsaved: dict[str, str]) -> Path | None:
-    """The entry file of the edition a rules file belongs to: itself, or the one of its folder that includes it."""
-    if _declares_edition(text):
-        return path
-    for entry in sorted(path.parent.glob("*.rules")):
-        other = _text(entry, unsaved)
-        if entry == path or other is None or not _declares_edition(other):
-            continue
-        decls, _ = build_rules(other, str(entry))
-        if any(inc == path.name for d in decls if isinstance(d, n.Edition) for inc, _ in d.includes):
-            return entry
+    """The entry file of the edition a rules file belongs to (dsl/check/front.py: owner_of, as
+    `grimorio check` finds it), reading unsaved texts first; a module's file, its first user's."""
+    owner = owner_of(path, lambda p: text if p == path else _text(p, unsaved))
+    if owner is not None and owner[0] == "edition":
+        return owner[1]
     return _module_user(path, unsaved)
 
 
@@ -138,7 +127,7 @@ def _rules(a: Analysis, text: str) -> None:
             _house(a)
         return
     a.ruleset = load_entry(entry, _roots(entry.parent), a.sources)
-    a.program = compile_checked(a.ruleset)
+    check_edition(a.ruleset)
 
 
 def _house(a: Analysis) -> None:
@@ -149,7 +138,7 @@ def _house(a: Analysis) -> None:
         a.add([unnamed])
         return
     a.ruleset = house_ruleset(a.path, a.decls, a.sources, _roots(a.path.parent))
-    a.program = compile_checked(a.ruleset)
+    check_edition(a.ruleset)
     a.add(standalone(a.ruleset))
 
 
@@ -183,8 +172,10 @@ def _encounter(a: Analysis, text: str) -> None:
     if not enc.edition:
         return
     a.ruleset = load_edition(enc.edition, roots_for(a.path), enc.edition_span, a.sources)
-    a.program = compile_checked(a.ruleset)
-    Prepared(enc, a.program)
+    check_edition(a.ruleset)
+    diags = check_encounter(enc, a.ruleset, facts_of(a.ruleset), enc.settings)
+    if diags:
+        raise GrimorioError(diags)
 
 
 # ------------------------------------------------------------------ symbols
@@ -230,7 +221,7 @@ def completions(analysis: Analysis, ruleset: Ruleset | None) -> dict[str, list[s
         elif isinstance(d, n.Condition):
             for g in d.grades:
                 add(g, "grade")
-    for p in sorted(getattr(analysis.program, "purposes", None) or ()):
+    for p in sorted(purposes(ruleset) if ruleset is not None else ()):
         add(p, "purpose")
     for c in analysis.encounter.combatants if analysis.encounter is not None else ():
         add(c.name, "combatant")

@@ -1,13 +1,16 @@
-"""`grimorio check`: every diagnostic of a path, without running anything.
+"""`grimorio check`: every diagnostic of a path, without running or compiling anything.
 
-A folder or an edition's entry file is loaded as an edition, checked and
-compiled; another .rules file is checked with the edition of its folder that
-includes it, or else read for syntax; an encounter is read, its edition
-compiled, and the encounter validated against it. A module's folder, or a
-file of it, is read with its includes (dsl/editions/modules.py: check_module), then
-checked with each edition beside it (or bundled) that includes it by name.
+A folder or an edition's entry file is loaded as an edition and checked; another
+.rules file is checked with the edition it belongs to (dsl/check/front.py:
+owner_of), or else read for syntax; an encounter is read, its edition loaded and
+checked, and the encounter checked against it. A module's folder, or a file of it,
+is read with its includes (dsl/editions/modules.py: check_module), then checked
+with each edition beside it (or bundled) that includes it by name. Everything here
+is the front end's (dsl/): this module imports nothing of the compiler or the runtime.
 """
 from __future__ import annotations
+
+import os
 
 from pathlib import Path
 
@@ -15,14 +18,13 @@ from ...dsl.syntax import nodes as n
 from ...dsl.records import dataclass
 from ...dsl.editions.cache import build_rules
 from ...dsl.check.checker import standalone
+from ...dsl.check.front import check_edition, check_encounter, checked_edition, load_encounter, owner_of, roots_for
+from ...dsl.check.remembered import remembered
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
 from ...dsl.editions.loader import (bundled_root, duplicate_editions, edition_heads, entry_heads, house_heads,
                                     load_edition, load_entry, load_house)
 from ...dsl.editions.modules import check_module, duplicate_modules, editions_including
 from ...dsl.source import read_text
-
-from ..compile.compiler import compile_checked
-from ..run.encounter import Prepared, load_encounter, program_for, roots_for
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,17 @@ def _roots(folder: Path, rules=()) -> list[Path]:
 
 
 def _edition(entry: Path, sources: Sources, layers: Layers = Layers()) -> list[Diagnostic]:
+    """An edition's diagnostics: kept from an earlier check while its files read the same (remembered.py)."""
+    return remembered(("edition", entry.resolve(), *layers.rules, "\0houses", *layers.houses), sources,
+                      lambda: _edition_checked(entry, sources, layers), code=(__file__,))
+
+
+def _edition_checked(entry: Path, sources: Sources, layers: Layers) -> list[Diagnostic]:
     try:
         rs = load_entry(entry, _roots(entry.parent, layers.rules), sources)
         for house in layers.houses:
             load_house(rs, Path(house))
-        warnings = compile_checked(rs).warnings
+        warnings = check_edition(rs)
         return standalone(rs) + warnings          # what the checker found first; then what a run would miss
     except GrimorioError as exc:
         return exc.diagnostics
@@ -83,11 +91,17 @@ def _modules(folder: Path) -> list[Path]:
 
 def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool = True) -> list[Diagnostic]:
     """`top` is false for the folders under the one named: their modules' editions are checked there."""
+    unread = _unreadable(folder, at)
+    if unread and unread[0].span is at:
+        return unread                   # the folder named itself
     entries, modules = _entries(folder), _modules(folder)
-    subfolders = [p for p in sorted(folder.iterdir()) if p.is_dir() and (_entries(p) or _modules(p) or _houses(p))]
+    subfolders = [p for p in sorted(folder.iterdir())
+                  if p.is_dir() and not _unread(p) and (_entries(p) or _modules(p) or _houses(p))]
+    if unread and not entries and not modules and not subfolders:
+        return unread
     if not entries and not modules and _houses(folder):
         # A folder of house-rule files (rulesets/casa): each checked as a layer over the edition it names.
-        return [d for f in _houses(folder) for d in _rules(f, sources, at, layers)] + \
+        return unread + [d for f in _houses(folder) for d in _rules(f, sources, at, layers)] + \
             [d for sub in subfolders for d in _folder(sub, sources, at, layers, top=False)]
     if not entries and not modules and not subfolders:
         return [Diagnostic("E0301", f'the folder "{folder}" holds no edition', at,
@@ -104,6 +118,29 @@ def _folder(folder: Path, sources: Sources, at: Span, layers: Layers, top: bool 
         out += _path(f, sources, at, layers)
     for sub in subfolders:
         out += _folder(sub, sources, at, layers, top=False)
+    return unread + out
+
+
+def _unread(folder: Path) -> str | None:
+    """Why a folder cannot be listed (None: it can)."""
+    try:
+        with os.scandir(folder):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def _unreadable(folder: Path, at: Span) -> list[Diagnostic]:
+    """E0012 for the folder, or each folder in it, that cannot be read: check never says ok without looking."""
+    why = _unread(folder)
+    if why is not None:
+        return [Diagnostic("E0012", f'the folder "{folder}" cannot be read: {why}', at,
+                           "nothing in it was checked; give yourself read access, or check another folder")]
+    out = []
+    for p in sorted(folder.iterdir()):
+        if p.is_dir() and not p.name.startswith(".") and (why := _unread(p)) is not None:
+            out.append(Diagnostic("E0012", f'the folder "{p}" cannot be read: {why}', Span(str(p), 0, 0),
+                                  "nothing in it was checked; give yourself read access, or leave it out"))
     return out
 
 
@@ -137,18 +174,10 @@ def _readable(path: Path) -> str | None:
 
 def _rules(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
     text = read_text(path, str(path), at, sources)
-    if path.resolve() in [e.resolve() for e in _entries(path.parent)]:
-        return _edition(path, sources, layers)
-    if not _entries(path.parent) and _modules(path.parent):      # a file of a module's folder
-        return _module(_modules(path.parent)[0], sources, layers)
-    for entry in _entries(path.parent):
-        try:
-            includes = [inc for d in build_rules(read_text(entry), str(entry))[0] if isinstance(d, n.Edition)
-                        for inc, _ in d.includes]
-        except GrimorioError:
-            continue
-        if path.name in includes:
-            return _edition(entry, sources, layers)
+    owner = owner_of(path, lambda p: text if p == path else _readable(p))
+    if owner is not None:
+        kind, entry = owner
+        return (_edition if kind == "edition" else _module)(entry, sources, layers)
     sources.texts[str(path)] = text
     decls, diags = build_rules(text, str(path))
     if diags:
@@ -164,7 +193,7 @@ def _house(path: Path, decls, sources: Sources, layers: Layers) -> list[Diagnost
         return [unnamed]
     try:
         rs = house_ruleset(path, decls, sources, _roots(path.parent, layers.rules), layers.houses)
-        warnings = compile_checked(rs).warnings
+        warnings = check_edition(rs)
         return standalone(rs) + warnings
     except GrimorioError as exc:
         return exc.diagnostics
@@ -194,10 +223,22 @@ def house_ruleset(path: Path, decls, sources: Sources, roots, houses=()):
 
 
 def _encounter(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
-    enc = load_encounter(path, sources, at)
-    if not enc.edition:
-        return [Diagnostic("E0301", "the encounter names no edition", Span(str(path), 1, 1),
-                           "name it on a line of its own: \"edition\" and the edition's name")]
-    program = program_for(enc.edition, enc.edition_span, sources, roots_for(path, layers.rules), layers.houses)
-    Prepared(enc, program)
-    return list(program.warnings)
+    """An encounter's diagnostics (its edition's warnings among them): kept from an earlier check
+    while the encounter's text and what its check read are the same (remembered.py)."""
+    text = read_text(path, str(path), at, sources)
+    return remembered(("encounter", path.resolve(), text, *layers.rules, "\0houses", *layers.houses), sources,
+                      lambda: _encounter_checked(path, sources, at, layers), code=(__file__,))
+
+
+def _encounter_checked(path: Path, sources: Sources, at: Span, layers: Layers) -> list[Diagnostic]:
+    try:
+        enc = load_encounter(path, sources, at)
+        if not enc.edition:
+            return [Diagnostic("E0301", "the encounter names no edition", Span(str(path), 1, 1),
+                               "name it on a line of its own: \"edition\" and the edition's name")]
+        rs, warnings, facts, names = checked_edition(enc.edition, roots_for(path, layers.rules), enc.edition_span,
+                                                     sources, layers.houses)
+        diags = check_encounter(enc, rs, facts, enc.settings, names)
+    except GrimorioError as exc:
+        return exc.diagnostics
+    return diags or warnings

@@ -1,4 +1,4 @@
-"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds.
+"""The grimorio command line: run, simulate, diff, check, editions, fmt, lsp, odds, new, test, completion.
 
 Each command imports what it needs when it runs, so `--help` and
 `editions` start without loading the language or the runtime.
@@ -6,15 +6,14 @@ Each command imports what it needs when it runs, so `--help` and
 from __future__ import annotations
 
 import argparse
-import gc
 import re
 import shlex
 import sys
 from pathlib import Path
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, render, render_all
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span, escape, render, render_all
 
-from . import stdio
+from . import colour, stdio
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,6 +65,7 @@ def _parser(command: str | None = None):
     """The command line's parser; with `command`, holding that command's parser only (a run need not
     build the other six: its usage still names them all)."""
     p = _Parser(prog="grimorio", description="Run tabletop role-playing rules written as text.")
+    p.add_argument("--version", action=_Version, help="print grimorio's version and exit")
     # prog given: else argparse builds a help formatter (and imports shutil) to work it out.
     sub = p.add_subparsers(dest="command", parser_class=_Parser, prog=p.prog,
                            metavar=None if command is None else "{" + ",".join(PARSERS) + "}")
@@ -73,6 +73,18 @@ def _parser(command: str | None = None):
         if command in (None, name):
             add(sub)
     return p
+
+
+class _Version(argparse.Action):
+    """--version: the version is read only when asked (importlib.metadata costs an import)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..._version import version
+        sys.stdout.write(f"grimorio {version()}\n")
+        parser.exit(0)
 
 
 def _named(argv) -> str | None:
@@ -90,6 +102,8 @@ def _run_parser(sub):
     r.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="text: the transcript; jsonl: one structured event per line")
     r.add_argument("--explain", action="store_true", help="show the rule behind each line")
+    r.add_argument("-q", "--quiet", action="store_true",
+                   help="text: leave out the header line (encounter, edition, layers, seed) above the transcript")
     r.add_argument("--budget", type=int, metavar="STEPS",
                    help="the step budget of the run (default 1000000): rule calls, loop turns, list elements, "
                         "rounds, events and dice")
@@ -152,9 +166,24 @@ def _editions_parser(sub):
 
 def _fmt_parser(sub):
     f = sub.add_parser("fmt", help="format .rules and .enc files: indentation, aligned tables")
-    f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in")
+    f.add_argument("paths", nargs="+", help="files, or folders to format every .rules and .enc file in; "
+                                            '"-": standard input, formatted onto standard output')
     f.add_argument("--check", action="store_true", help="change nothing; list the files that need formatting "
                                                         "and exit 1 if there are any")
+
+
+def _test_parser(sub):
+    t = sub.add_parser("test", help="run every encounter's expectations under the paths, like a test suite")
+    t.add_argument("paths", nargs="*", metavar="PATH",
+                   help="encounters (.enc), or folders to run every encounter under (default: this folder)")
+    t.add_argument("--junit", metavar="FILE.xml", help="also write the results as JUnit XML, for CI")
+    t.add_argument("--workers", type=_count, default=1, metavar="W", help="processes to run on (default 1)")
+    _layer_args(t)
+
+
+def _completion_parser(sub):
+    c = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
+    c.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell: source <(grimorio completion bash)")
 
 
 def _lsp_parser(sub):
@@ -186,8 +215,16 @@ def _odds_parser(sub):
     _layer_args(o)
 
 
+def _new_parser(sub):
+    w = sub.add_parser("new", help="start a new edition: a folder with a sheet, a round, an action and an "
+                                   "encounter that checks clean and runs")
+    w.add_argument("folder", help="the folder to make; its last part is the edition's name (my_game, "
+                                  "games/my_game)")
+
+
 PARSERS = {"run": _run_parser, "simulate": _simulate_parser, "diff": _diff_parser, "check": _check_parser,
-           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "odds": _odds_parser}
+           "editions": _editions_parser, "fmt": _fmt_parser, "lsp": _lsp_parser, "odds": _odds_parser,
+           "new": _new_parser, "test": _test_parser, "completion": _completion_parser}
 
 
 def _encounter_arguments(p, editions="store"):
@@ -233,18 +270,16 @@ def prepare(args, sources: Sources, cl: CommandLine, edit=None):
     """The encounter of a run or simulate command line, checked and prepared against its edition. The
     cyclic collector pauses meanwhile: what is imported, loaded or compiled here lives on, and its passes
     would only walk it again. `edit(encounter)`, if given, gives the encounter to prepare instead (odds --with)."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    from ...dsl.pause import collector_paused
+    with collector_paused():
         return _prepare(args, sources, cl, edit)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
     from ...dsl.syntax import nodes as n
-    from ..run.encounter import Prepared, load_encounter, program_for, roots_for
+    from ..run.encounter import Prepared
+    from ...dsl.check.front import load_encounter, roots_for
+    from ..compile.programs import program_for
     if args.encounter.endswith(".rules"):
         raise GrimorioError(Diagnostic("E0002", f"grimorio {args.command} takes an encounter (a .enc file), not rules",
                                        cl.span(args.encounter), f"to check rules: grimorio check {args.encounter}"))
@@ -257,9 +292,11 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(args.encounter, 1, 1),
                                        "name it on a line of its own: \"edition\" and the edition's name; "
                                        "or pass --edition"))
+    roots = roots_for(args.encounter, rules_roots(args.rules, cl))
     program = program_for(edition, enc.edition_span if not given else cl.span(given), sources,
-                          roots_for(args.encounter, rules_roots(args.rules, cl)), house_files(args.house, cl))
+                          roots, house_files(args.house, cl))
     print_warnings(program, sources)
+    _shadowing(program, roots, len(args.rules), enc.edition_span if not given else cl.span(given), sources)
     overrides = {}
     for item in args.set:
         if "=" not in item:
@@ -267,7 +304,30 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
                                            f"for example: --set {item or 'name'}={_example(program, item)}"))
         k, v = item.split("=", 1)
         overrides[k.strip()] = n.Const(cl.span(item), _option_value(v.strip(), cl.span(item)))
-    return Prepared(enc, program, overrides)
+    state = None
+    if getattr(args, "load_state", None) is not None:        # checked whole before anything runs
+        from ..run.state import StateFile
+        state = StateFile(args.load_state, program, sources, cl.span(args.load_state),
+                          [c.name for c in enc.combatants])
+    return Prepared(enc, program, overrides, state)
+
+
+def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
+    """Warn (E0011) when the edition is taken from a folder beside the encounter (not one --rules names)
+    while a bundled edition has that name: in a folder others can write (/tmp) it may be someone else's."""
+    from ...dsl.editions.loader import bundled_root, edition_heads
+    edition = program.ruleset.edition
+    if not roots[named:-1] or edition.name not in edition_heads([bundled_root()]):
+        return
+    shown = Path(edition.span.file)           # as the loader names it: from the working folder, or rulesets/...
+    entry = (shown if shown.is_file() else bundled_root().parent / shown).resolve()
+    if any(entry.is_relative_to(Path(r).resolve()) for r in [*roots[:named], roots[-1]]):
+        return                                 # the bundled edition itself, or one --rules names
+    print(render(Diagnostic("E0011", f'edition "{edition.name}" is taken from {entry}, beside the encounter, '
+                                     "not the bundled one", at,
+                            "an edition folder next to the encounter comes first; move the encounter, or "
+                            "rename that folder's edition, if it is not yours", "warning"), sources),
+          file=sys.stderr)
 
 
 def _example(program, name: str) -> str:
@@ -284,6 +344,10 @@ def prepare_from_argv(argv):
 
 
 def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
+    if args.load_state == "":
+        raise GrimorioError(Diagnostic("E0002", "--load-state needs a file name", cl.span("--load-state"),
+                                       "--load-state FILE; an empty name is often a variable that was not set"))
+    outputs = _outputs(args, cl)
     prepared = prepare(args, sources, cl)
     if args.run_index is not None:
         from .simulate import run_seed
@@ -292,12 +356,8 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
                                            "give the index simulate printed (or wrote in --runs)"))
         base = args.seed if args.seed is not None else (prepared.enc.seed or 0)
         args.seed = run_seed(base, args.run_index)
-    setup = None
-    if args.load_state:
-        from ..run.state import StateFile
-        loaded = StateFile(args.load_state, prepared.p, sources, cl.span(args.load_state))
-        given = prepared.given_fields()
-        setup = lambda eng: loaded.apply(eng, given)  # noqa: E731 - one call, after the vars are made
+    outputs(prepared)
+    setup = prepared.state_setup()
     try:
         outcome = prepared.run(seed=args.seed, record=True, json=args.format == "jsonl", setup=setup,
                                budget=_budget(args, cl))
@@ -306,17 +366,36 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         # then the diagnostic (by main).
         partial = getattr(exc, "outcome", None)
         if partial is not None:
-            _write_transcript(partial, args)
+            _write_transcript(partial, args, prepared)
             _write_failed(partial, sources)
         raise
-    _write_transcript(outcome, args)
+    _write_transcript(outcome, args, prepared)
     _write_failed(outcome, sources)
     if outcome.failed:
         return 1
     if args.save_state:
         from ..run.state import save as save_state
-        save_state(args.save_state, outcome.engine, cl.span(args.save_state))
+        from .outputs import write_atomically
+        save_state(args.save_state, outcome.engine, cl.span(args.save_state), write_atomically)
     return 0
+
+
+def _outputs(args, cl: CommandLine):
+    """Check the run's output (--save-state) before anything runs: not the encounter, a house file or an
+    edition's file (the state it loads it may replace); then again once the edition's files are known."""
+    if args.save_state is None:
+        return lambda prepared: None
+    from .outputs import check_output
+    at, inputs = cl.span(args.save_state), [args.encounter, *args.house]
+    allowed = [args.load_state] if args.load_state else []
+    check_output(args.save_state, "--save-state", at, inputs, allowed)
+
+    def with_the_edition(prepared):
+        from ...dsl.editions.loader import bundled_root
+        files = list(prepared.p.ruleset.sources.texts)
+        check_output(args.save_state, "--save-state", at,
+                     files + [str(bundled_root().parent / f) for f in files], allowed)
+    return with_the_edition
 
 
 def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
@@ -327,20 +406,29 @@ def cmd_simulate(args, sources: Sources, cl: CommandLine) -> int:
 def _write_failed(outcome, sources: Sources):
     """Every expectation of the run that failed, in the order they were checked."""
     for verdict, _left, _right in outcome.failed:
-        print(render(verdict.diagnostic(), sources), file=sys.stderr)
+        colour.error(render(verdict.diagnostic(), sources))
 
 
-def _write_transcript(outcome, args):
-    from ..run.transcript import render_jsonl, render_text
+def _write_transcript(outcome, args, prepared):
+    """The transcript after its header: a line of text (unless --quiet), or the JSON lines' header event."""
+    from ..run.transcript import header, header_line, render_jsonl, render_text
+    from ..._version import version
     engine = outcome.engine
-    sys.stdout.write(render_jsonl(engine) if args.format == "jsonl" else render_text(engine, args.explain))
+    head = header(prepared.enc.title, args.encounter, prepared.p, engine.seed, version())
+    if args.format == "jsonl":
+        sys.stdout.write(render_jsonl(engine, head))
+    else:                   # a header above the transcript; none above a run that said nothing
+        text = render_text(engine, args.explain)
+        sys.stdout.write(escape(("" if args.quiet or not text else header_line(head)) + text))
     sys.stdout.flush()
 
 
 def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
     """Two sides: two editions (the house files go on the second), or one edition alone and with them."""
     from .diffing import transcript_diff
-    from ..run.encounter import Prepared, load_encounter, program_for, roots_for
+    from ..run.encounter import Prepared
+    from ...dsl.check.front import load_encounter, roots_for
+    from ..compile.programs import program_for
     enc = load_encounter(args.encounter, sources, cl.span(args.encounter))
     editions = args.edition or ([enc.edition] if enc.edition else [])
     if not 1 <= len(editions) <= 2 or (len(editions) == 1 and not args.house):
@@ -364,15 +452,16 @@ def cmd_diff(args, sources: Sources, cl: CommandLine) -> int:
                 raise
             runs.append(exc.outcome)
             stopped.append((names[-1], exc))
-    text, _differ = transcript_diff(runs[0], runs[1], names[0], names[1], ended=not stopped)
-    sys.stdout.write(text + "".join(f"the run under {name} stopped on an error\n" for name, _exc in stopped))
+    text, differ = transcript_diff(runs[0], runs[1], names[0], names[1], ended=not stopped)
+    colour.write(sys.stdout, escape(text + "".join(f"the run under {name} stopped on an error\n"
+                                                   for name, _exc in stopped)), "diff", end="")
     if stopped:                  # both sides may stop on the same error: it is told once
         told = []
         for d in (d for _name, exc in stopped for d in exc.diagnostics):
             if d not in told:
                 told.append(d)
         raise GrimorioError(told)
-    return 0
+    return 1 if differ else 0           # as diff(1): 1 when the transcripts differ
 
 
 def rules_roots(folders, cl: CommandLine) -> list[Path]:
@@ -404,7 +493,7 @@ def house_files(files, cl: CommandLine) -> list[Path]:
 
 def print_warnings(program, sources) -> None:
     for w in getattr(program, "warnings", ()):
-        print(render(w, sources), file=sys.stderr)
+        colour.error(render(w, sources))
 
 
 def _budget(args, cl: CommandLine) -> int | None:
@@ -425,9 +514,9 @@ def cmd_check(args, sources: Sources, cl: CommandLine) -> int:
             if d not in into:          # two paths of one edition report its errors once
                 into.append(d)
     if warnings:
-        print(render_all(warnings, sources), file=sys.stderr)
+        colour.error(render_all(warnings, sources))
     if diags:
-        print(render_all(diags, sources), file=sys.stderr)
+        colour.error(render_all(diags, sources))
         print(f"{len(diags)} error{'s' if len(diags) != 1 else ''}", file=sys.stderr)
         return 2
     print("ok" + (f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""))
@@ -442,7 +531,7 @@ def cmd_editions(args, sources, cl) -> int:
     width = max([12] + [len(name) for name, _ in editions + modules])       # one column for every name
     for name, heads in editions:
         extends = f"  (extends {heads[0].extends})" if heads[0].extends else ""
-        print(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip())
+        print(escape(f"{name:{width}} {heads[0].title or ''}{extends}".rstrip()))
     if modules:
         print('\nmodules (an edition includes one with "include module NAME"):')
     for name, heads in modules:
@@ -451,13 +540,14 @@ def cmd_editions(args, sources, cl) -> int:
 
 
 def cmd_lsp(args, sources, cl) -> int:
+    from .extras import install_command
     try:
         from .lsp import serve
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
             raise
         raise GrimorioError(Diagnostic("E0022", "the language server needs the lsp extra, which is not installed",
-                                       cl.span("lsp"), 'pip install "grimorio[lsp]"')) from None
+                                       cl.span("lsp"), f"install it with: {install_command('lsp')}")) from None
     return serve()
 
 
@@ -471,8 +561,30 @@ def cmd_fmt(args, sources, cl) -> int:
     return fmt(args, sources, cl)
 
 
+def cmd_new(args, sources, cl) -> int:
+    from .scaffold import create
+    folder = Path(args.folder)
+    written = create(folder, cl.span(args.folder))
+    for path in written:
+        print(f"created {path.as_posix()}")
+    print(f"next: grimorio check {folder.as_posix()}\n      grimorio run {(folder / 'first.enc').as_posix()}")
+    return 0
+
+
+def cmd_completion(args, sources, cl) -> int:
+    from .completion import script
+    sys.stdout.write(script(args.shell, _parser()))
+    return 0
+
+
+def cmd_test(args, sources, cl) -> int:
+    from .testrunner import Layers, test_command
+    layers = Layers(rules_roots(args.rules, cl), house_files(args.house, cl))
+    return test_command(args, layers, cl, lambda text: colour.write(sys.stdout, text, "test"))
+
+
 COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check": cmd_check, "editions": cmd_editions,
-            "fmt": cmd_fmt, "lsp": cmd_lsp, "odds": cmd_odds}
+            "fmt": cmd_fmt, "lsp": cmd_lsp, "odds": cmd_odds, "new": cmd_new, "test": cmd_test, "completion": cmd_completion}
 
 
 def main(argv=None) -> int:
@@ -503,7 +615,7 @@ def _command(argv, sources: Sources, cl: CommandLine) -> int:
         args = _parser(_named(argv)).parse_args(argv)
     except _UsageError as exc:
         exc.parser.print_usage(sys.stderr)
-        print(render(cl.usage_error(exc), sources), file=sys.stderr)
+        colour.error(render(cl.usage_error(exc), sources))
         return 2
     if args.command is None:
         _parser().print_help()
@@ -511,16 +623,16 @@ def _command(argv, sources: Sources, cl: CommandLine) -> int:
     try:
         return COMMANDS[args.command](args, sources, cl)
     except GrimorioError as exc:
-        print(render_all(exc.diagnostics, sources), file=sys.stderr)
+        colour.error(render_all(exc.diagnostics, sources))
         return 2
     except (KeyboardInterrupt, OSError):
         raise
     except ValueError as exc:
         if "integer string conversion" not in str(exc):
             return _bug(exc, sources, cl)
-        print(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
-                                "bound the computation that makes it: a loop or a rule that keeps multiplying"),
-                     sources), file=sys.stderr)
+        colour.error(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
+                                       "bound the computation that makes it: a loop or a rule that keeps multiplying"),
+                            sources))
         return 2
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
         return _bug(exc, sources, cl)

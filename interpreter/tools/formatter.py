@@ -119,7 +119,10 @@ def _levels(lines: list[_Line]) -> None:
             line.indent = INDENT * line.level
         elif line.kind == "inside" and opener is not None:
             shift = len(opener.indent) - opener.width
-            line.indent = " " * max(0, line.width + shift)
+            width = line.width + shift
+            if width <= len(opener.indent):     # written with tabs, say, less deep than its opener once spaced:
+                width = len(opener.indent) + 2 * len(INDENT)      # a line at the margin would start a declaration
+            line.indent = " " * width
 
 
 def _next_width(lines: list[_Line], i: int) -> int | None:

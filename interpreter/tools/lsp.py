@@ -9,8 +9,8 @@ protocol. Checks run one at a time on a worker thread, a short while after the
 last change (a newer change makes an older check's result be dropped), so
 hover and completion answer from the last analysis while a big file is checked.
 Only documents the client opened are read from the client; nothing is read
-for a document it did not open. Importing it needs the optional extra:
-pip install "grimorio[lsp]".
+for a document it did not open. Importing it needs the optional extra, lsp
+(extras.py gives the command that installs it from where grimorio came).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
+from ..._version import version
 from ...dsl.diagnostics import Diagnostic, Span, suggestion
 from .analysis import (Analysis, analyse, change_text, changes_at, completions, hover_text, locate, lookup, symbols,
                        word_at)
@@ -67,7 +68,7 @@ def _clean(text: str) -> str:
 
 class GrimorioServer(LanguageServer):
     def __init__(self):
-        super().__init__("grimorio", "0.1.0", text_document_sync_kind=t.TextDocumentSyncKind.Full)
+        super().__init__("grimorio", version(), text_document_sync_kind=t.TextDocumentSyncKind.Full)
         self.analyses: dict[str, Analysis] = {}          # by document URI
         self.known: dict[str, tuple] = {}                # last ruleset that loaded, by document URI
         self.published: dict[str, set[str]] = {}         # URIs whose diagnostics an analysis published

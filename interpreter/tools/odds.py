@@ -413,7 +413,7 @@ def tally_odds(prepared, name: str, who: str | None = None, budget: Budget | Non
 
 
 # ---------------------------------------------------------------- questions written as text
-_DICE_CALLS = ("keep_highest", "keep_lowest", "dice")
+_DICE_CALLS = ("keep_highest", "keep_lowest", "dice", "dice_times", "repeated")
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 
 
@@ -421,11 +421,15 @@ def question_from_text(prepared, text: str, file: str, sources) -> Question:
     """A question written as an expression (`--expr`, or a rule call `--rule`), over the names of the
     encounter's rules and combatants, evaluated once the encounter has run."""
     from ...dsl.syntax.builder import Builder
+    from ...dsl.check.resolver import resolve_script
     from ...dsl.syntax.parser import parse_cell
     sources.texts[file] = text
     node = Builder(file).expr(parse_cell(text, "cell_value", file, 1, 1).children[0])
     node = rolled(node)
     names = [b[1] for b in prepared.blueprints]
+    diags = resolve_script(prepared.p.ruleset, (), [node], names, prepared.p.resolver)    # the front end checks it
+    if diags:
+        raise GrimorioError(diags)
     fn = prepared.p.compile_snippet(f"odds{next(_names)}", (), [node], names)["expects"][0]
     return Question(prepared, lambda eng: fn(eng)[0], text)
 
@@ -450,8 +454,8 @@ def _roll_if_dice(node):
 
 
 def _dice_shaped(node) -> bool:
-    """Whether an expression is dice as written: a dice literal, keep_highest/keep_lowest/dice, and
-    sums and differences of them with numbers."""
+    """Whether an expression is dice as written: a dice literal, a builtin that makes dice (_DICE_CALLS),
+    and sums and differences of them with numbers."""
     from ...dsl.syntax import nodes as n
     if isinstance(node, n.DiceLit):
         return True

@@ -6,7 +6,7 @@ import json
 import sys
 from fractions import Fraction
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
+from ...dsl.diagnostics import Diagnostic, GrimorioError, Span, escape
 from . import odds as O
 
 
@@ -21,7 +21,7 @@ def odds_command(args, sources, cl) -> int:
             raise GrimorioError(over_budget(over, cl)) from None
         print(over_budget(over, cl).message + f"; instead, an estimate from {args.estimate} runs:", file=sys.stderr)
         dist = O.estimate(question, args.estimate, args.seed or 0)
-    sys.stdout.write(render_json(dist, question) if args.format == "json" else render_text(dist, question))
+    sys.stdout.write(render_json(dist, question) if args.format == "json" else escape(render_text(dist, question)))
     return 0
 
 
@@ -42,7 +42,7 @@ def _prepared(args, sources, cl):
         raise GrimorioError(Diagnostic("E0071", "grimorio odds needs an encounter, or an edition for a bare --expr",
                                        cl.whole(), 'grimorio odds ENCOUNTER [--expr "..."], or grimorio odds '
                                                    '--edition E --expr "..."'))
-    from ..run.encounter import program_for
+    from ..compile.programs import program_for
     from .cli import house_files, print_warnings, rules_roots
     program = program_for(args.edition, cl.span(args.edition), sources, rules_roots(args.rules, cl) or None,
                           house_files(args.house, cl))

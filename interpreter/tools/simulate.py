@@ -16,6 +16,8 @@ each point's runs (`Tally`) and each point's difference from the first
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import sys
 import threading
 from fractions import Fraction
@@ -246,7 +248,115 @@ def run_share(spec: Spec, start: int, stop: int):
 
 
 def shares(n: int, size: int = CHUNK, start: int = 0):
-    return [(a, min(n, a + size)) for a in range(start, n, size)]
+    """The (start, stop) ranges of runs start..n-1, made as they are asked for (n may be 10^12)."""
+    return ((a, min(n, a + size)) for a in range(start, n, size))
+
+
+# ---------------------------------------------------------------- submission, workers, scheduler
+WINDOW = 4           # pieces pending per worker: enough to keep it busy, few enough to bound memory
+
+
+def submitted(submit, wait, fn, args, ranges, window: int):
+    """fn(*args, start, stop) for every range, through `submit` (a pool's or a Dask client's), with at most
+    `window` pending at once (memory independent of how many runs): yields (result, runs) as each is done.
+    `wait(pending)` returns (done, not_done) as concurrent.futures.wait(..., FIRST_COMPLETED) does."""
+    pending, ranges = {}, iter(ranges)
+    for a, b in ranges:
+        pending[submit(fn, *args, a, b)] = b - a
+        if len(pending) >= window:
+            break
+    while pending:
+        done, _rest = wait(list(pending))
+        for f in done:
+            count = pending.pop(f)
+            for a, b in ranges:               # one more in for each one out
+                pending[submit(fn, *args, a, b)] = b - a
+                break
+            yield f.result(), count
+
+
+def _first_completed(futures):
+    from concurrent.futures import FIRST_COMPLETED, wait
+    return wait(futures, return_when=FIRST_COMPLETED)
+
+
+def worker_pool(workers: int):
+    """A pool of `workers` processes (forked on Linux, where they find what this process prepared) that die
+    with this one: the parent-death signal where the system has it, and a watch on the parent otherwise
+    (a supervisor that kills only grimorio's main process leaves no worker behind). Ctrl-C is the main
+    process's to handle: workers ignore it, and end when the pool does."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    method = "fork" if sys.platform == "linux" else "spawn"
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                               initializer=_die_with_parent, initargs=(os.getpid(),))
+
+
+def _die_with_parent(parent: int) -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform == "linux":
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)            # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:                                 # the parent died before the signal was set
+        os._exit(1)
+
+    def watch():
+        import time
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name="grimorio-parent-watch").start()
+
+
+class SchedulerError(Exception):
+    """The Dask scheduler's address is no address, or nothing answers there in time."""
+
+
+SCHEDULER = re.compile(r"(?:tcp://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})")
+HANDSHAKE_SECONDS = 15      # connecting, and the scheduler's first answer, at most this long
+
+
+def scheduler_address(text: str) -> str:
+    """`text` as a Dask scheduler address (tcp://HOST:PORT; HOST:PORT), or SchedulerError saying why not."""
+    m = SCHEDULER.fullmatch(text.strip())
+    if not m or not 1 <= int(m.group(2)) <= 65535:
+        raise SchedulerError(f'"{text}" is no scheduler address')
+    return f"tcp://{m.group(1)}:{m.group(2)}"
+
+
+def _client(address: str | None, workers: int):
+    """A Dask client of the scheduler at `address` (or of a local cluster): made on a thread of its own and
+    given HANDSHAKE_SECONDS, so a server that accepts and never answers, or answers something else, is an
+    error, never a hang."""
+    import dask
+    from distributed import Client
+    if address is None:
+        sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")    # Ctrl-C: no noise
+        return Client(n_workers=max(1, workers))
+    made: list = []
+
+    def connect():
+        try:
+            with dask.config.set({"distributed.comm.timeouts.connect": f"{HANDSHAKE_SECONDS}s",
+                                  "distributed.comm.timeouts.tcp": f"{HANDSHAKE_SECONDS}s"}):
+                made.append(Client(address, timeout=f"{HANDSHAKE_SECONDS}s"))
+        except BaseException as exc:  # noqa: BLE001 - whatever the other end did, it is told as one error
+            made.append(exc)
+    thread = threading.Thread(target=connect, daemon=True, name="grimorio-dask-connect")
+    thread.start()
+    thread.join(HANDSHAKE_SECONDS + 5)
+    if not made:
+        raise SchedulerError(f"the scheduler at {address} did not answer within {HANDSHAKE_SECONDS} s")
+    if isinstance(made[0], BaseException):
+        exc = made[0]
+        raise SchedulerError(f"the scheduler at {address} cannot be reached ({type(exc).__name__}: "
+                             f"{str(exc)[:200] or 'no answer'})")
+    return made[0]
 
 
 # ---------------------------------------------------------------- backends
@@ -266,22 +376,18 @@ def run_pieces(job: Job, start: int, stop: int, workers: int = 1, backend: str =
         for a, b in shares(stop, CHUNK, start):
             yield run_job_share(job, a, b), b - a
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    method = "fork" if sys.platform == "linux" else "spawn"
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
-        futures = {pool.submit(run_job_share, job, a, b): b - a for a, b in shares(stop, size, start)}
-        for f in as_completed(futures):
-            yield f.result(), futures[f]
+    with worker_pool(workers) as pool:
+        yield from submitted(pool.submit, _first_completed, run_job_share, (job,), shares(stop, size, start),
+                             workers * WINDOW)
 
 
 def _on_dask(job: Job, pieces, address: str | None, workers: int):
-    from distributed import Client, as_completed
-    client = Client(address, timeout=CONNECT_TIMEOUT) if address else Client(n_workers=max(1, workers))
+    from distributed import wait
+    client = _client(address, workers)
     try:
-        futures = {client.submit(run_job_share, job, a, b, pure=False): b - a for a, b in pieces}
-        for f in as_completed(futures):
-            yield f.result(), futures[f]
+        submit = lambda fn, *args: client.submit(fn, *args, pure=False)  # noqa: E731
+        yield from submitted(submit, lambda fs: wait(fs, return_when="FIRST_COMPLETED"), run_job_share, (job,),
+                             pieces, max(1, workers) * WINDOW)
     finally:
         client.close()
 

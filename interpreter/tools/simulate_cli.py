@@ -10,10 +10,11 @@ import os
 import shlex
 import sys
 
-from ...dsl.diagnostics import Diagnostic, GrimorioError, render_all
+from ...dsl.diagnostics import Diagnostic, GrimorioError, escape, render_all
 from ..run.outcome import categories
 from .cli import prepare
-from .simulate import Job, RunError, Spec, keep, simulate_job
+from . import colour
+from .simulate import Job, RunError, SchedulerError, Spec, keep, simulate_job
 from .summary import render_json, render_text, summarize
 
 RUNS = 1000          # runs by default
@@ -36,7 +37,7 @@ def simulate_command(args, sources, cl) -> int:
     try:
         counts, precision = _run(job, args, cl, names)
     except RunError as exc:
-        print(render_all(exc.diagnostics, sources), file=sys.stderr)
+        colour.error(render_all(exc.diagnostics, sources))
         ns = sets[0][0]
         print(f"run {exc.index} failed; to see it: {replay(ns)} --seed {exc.seed}", file=sys.stderr)
         return 2
@@ -52,7 +53,7 @@ def simulate_command(args, sources, cl) -> int:
         from .odds_beside import add_exact
         add_exact(summaries[0], prepared[0])
     out = _render(args, sets, summaries, counts, compare, precision)
-    sys.stdout.write(render_json(out) if args.format == "json" else out.pop("_text"))
+    sys.stdout.write(render_json(out) if args.format == "json" else escape(out.pop("_text")))
     if args.report:
         from .report import write_report
         out.pop("_text", None)
@@ -114,7 +115,7 @@ def _precision_text(p: dict) -> str:
 def _backend(work, args, cl):
     try:
         return work()
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, SchedulerError) as exc:
         if args.backend != "dask":
             raise
         raise GrimorioError(Diagnostic("E0034", f"the Dask scheduler cannot be reached ({exc})",
@@ -158,8 +159,20 @@ def _usable(args, cl, compare):
         raise GrimorioError(Diagnostic("E0002", "a comparison of two rule sets does not take --backend",
                                        cl.span("--backend"), "compare on local processes (--workers W)"))
     if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
+        from .extras import install_command
         raise GrimorioError(Diagnostic("E0032", "the dask backend needs Dask distributed, which is not installed",
-                                       cl.span("dask"), 'install it with: pip install "grimorio[dask]"'))
+                                       cl.span("dask"), f"install it with: {install_command('dask')}"))
+    if args.scheduler is not None:                 # checked before anything starts (simulate.scheduler_address)
+        from .simulate import SchedulerError, scheduler_address
+        try:
+            args.scheduler = scheduler_address(args.scheduler)
+        except SchedulerError as exc:
+            raise GrimorioError(Diagnostic("E0002", f"--scheduler: {exc}", cl.span(args.scheduler),
+                                           "a Dask scheduler's address: tcp://HOST:PORT (tcp://10.0.0.5:8786)")) \
+                from None
+    if args.report is not None:                    # an output that is no input, before anything runs
+        from .outputs import check_output
+        check_output(args.report, "--report", cl.span(args.report), [args.encounter, *args.house])
     if args.scheduler and args.backend != "dask":
         raise GrimorioError(Diagnostic("E0002", "--scheduler names a Dask scheduler: it goes with --backend dask",
                                        cl.span(args.scheduler), "add --backend dask, or leave out --scheduler"))
@@ -247,7 +260,7 @@ def provenance(args, cl, prepared: list) -> dict:
 
 
 class _progress:
-    """A progress bar on a terminal (with rich, when installed); nothing otherwise."""
+    """A progress bar on a terminal (rich's); nothing otherwise."""
 
     def __init__(self, total):
         self.total, self.bar = total, None
@@ -255,11 +268,8 @@ class _progress:
     def __enter__(self):
         if not sys.stderr.isatty():
             return None
-        try:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-        except ImportError:
-            return None
         from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
         # Refreshed by hand, not by a thread of its own: worker processes may be forked from this one.
         self.bar = Progress("runs", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                             console=Console(stderr=True), transient=True, auto_refresh=False)

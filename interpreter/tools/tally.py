@@ -31,28 +31,43 @@ def number(v):
     return v
 
 
+def bucket(v) -> tuple:
+    """The key a value is counted under: (value, whether it is true or false). True equals 1 in Python,
+    and would share 1's bucket; in the language it equals no number (callers that count in a loop
+    write the same key inline)."""
+    return v, v.__class__ is bool
+
+
 class Histogram:
-    """How many runs gave each value; everything a summary says about a measure."""
+    """How many runs gave each value; everything a summary says about a measure. Counted by
+    `bucket`: true and 1 (false and 0) are counted apart."""
 
     __slots__ = ("counts",)
 
     def __init__(self):
         self.counts: Counter = Counter()
 
+    def add(self, v, runs: int = 1) -> None:
+        self.counts[bucket(v)] += runs
+
     def merge(self, other: "Histogram"):
         self.counts.update(other.counts)
+
+    def values(self) -> list:
+        """(value, runs) in order: numbers by value, a truth after the number it would equal."""
+        return [(v, c) for (v, _truth), c in sorted(self.counts.items())]
 
     @property
     def truth(self) -> bool:
         """Whether this measures true or false (the runs gave nothing else)."""
-        return bool(self.counts) and all(type(v) is bool for v in self.counts)
+        return bool(self.counts) and all(truth for _v, truth in self.counts)
 
     def total(self) -> int:
         return sum(self.counts.values())
 
     def percentile(self, q: float, values=None):
         """The nearest-rank percentile: the smallest value with at least q of the runs at or below it."""
-        values = values or sorted(self.counts.items())
+        values = values or self.values()
         need, seen = max(1, math.ceil(q * sum(c for _, c in values))), 0
         for v, c in values:
             seen += c
@@ -65,10 +80,10 @@ class Histogram:
         if n == 0:
             return {"kind": "number", "runs": 0}
         if self.truth:
-            k = self.counts.get(True, 0)
+            k = self.counts.get(bucket(True), 0)
             low, high = wilson(k, n)
             return {"kind": "truth", "runs": n, "true": k, "rate": k / n if n else 0.0, "low": low, "high": high}
-        values = sorted(self.counts.items())
+        values = self.values()
         total = sum(Fraction(v) * c for v, c in values)
         around = mean_interval(n, total, sum(Fraction(v) ** 2 * c for v, c in values))
         return {"kind": "number", "runs": n, "mean": around["mean"], "mean_low": around["low"],
@@ -96,7 +111,7 @@ class Tally:
     def count(self, ended) -> None:
         """One run's end (simulate.Ended), counted."""
         self.runs += 1
-        self.rounds.counts[ended.rounds] += 1
+        self.rounds.add(ended.rounds)
         r = ended.runner
         name = ended.outcome.name
         self.outcomes[name] += 1
@@ -105,12 +120,12 @@ class Tally:
         if key not in self.examples or self.examples[key][0] > ended.index:
             self.examples[key] = (ended.index, ended.seed)
         for who, up in zip(r.names, ended.up):
-            self.histogram(who, "stands").counts[up] += 1
+            self.histogram(who, "stands").add(up)
         for (d, _fn), v in zip(r.per_run, ended.per_run):
-            self.histogram(None, d.name).counts[v] += 1
+            self.histogram(None, d.name).add(v)
         for (d, _fn), values in zip(r.per_combatant, ended.per_combatant):
             for who, v in zip(r.names, values):
-                self.histogram(who, d.name).counts[v] += 1
+                self.histogram(who, d.name).add(v)
         self.held.update(ended.held)
         self.expected.update(ended.met)
 

@@ -1,0 +1,138 @@
+"""The stages import only downward (issue 19, docs/architecture.md): the language (dsl/) never
+imports the interpreter; the runtime (interpreter/run) never imports the compiler or the tools;
+the compiler never imports the tools; no two modules import each other, even through others, as
+Python loads them; and `grimorio check` reaches no module of the compiler or the runtime.
+
+Read from the source (every import statement, those inside functions too), not from what a
+process happened to import."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("dsl", "interpreter")
+
+
+@lru_cache(maxsize=1)
+def modules() -> dict[str, Path]:
+    """Dotted name (dsl.check.front) -> file."""
+    out = {}
+    for pkg in PACKAGES:
+        for p in (ROOT / pkg).rglob("*.py"):
+            parts = p.relative_to(ROOT).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+# An import statement at the start of a line: `import a.b` or `from .x import y, z` (in parentheses
+# over several lines too); indented, it runs inside a function (deferred).
+IMPORT = re.compile(r"^([ \t]*)(?:import ([\w., ]+)|from (\.*)([\w.]*) import (\([^)]*\)|[^\n#]+))", re.M)
+
+
+def _targets(name: str, level: int, module: str, names: list[str]) -> list[str]:
+    """The modules of ours an import statement of module `name` names (a package: none, its names are modules)."""
+    mods = modules()
+    base = name if mods[name].name == "__init__.py" else name.rpartition(".")[0]
+    if level:                      # installed, the folders sit inside the package grimorio
+        parts = ("grimorio." + base).split(".")
+        target = ".".join(parts[:len(parts) - level + 1]) + ("." + module if module else "")
+        target = target.removeprefix("grimorio").lstrip(".")
+    else:
+        target = module.removeprefix("grimorio.")
+    found = [f"{target}.{a}" if f"{target}.{a}" in mods else target for a in names]
+    out = []
+    for t in found:
+        while t and t not in mods:
+            t = t.rpartition(".")[0]
+        if t and t != name and mods[t].name != "__init__.py":
+            out.append(t)
+    return out
+
+
+@lru_cache(maxsize=2)
+def imports(deferred: bool) -> dict[str, set[str]]:
+    """Module -> the modules it imports: at load only, or (`deferred`) inside functions too."""
+    out = {}
+    for name, path in modules().items():
+        found = set()
+        for m in IMPORT.finditer(path.read_text(encoding="utf-8")):
+            indent, plain, dots, module, names = m.groups()
+            if indent and not deferred:
+                continue
+            if plain is not None:
+                found.update(t for a in plain.split(",") for t in _targets(name, 0, a.split(" as ")[0].strip(), [""]))
+            else:
+                listed = [a.split(" as ")[0].strip() for a in names.strip("() \n").replace("\n", " ").split(",")]
+                found.update(_targets(name, len(dots), module, [a for a in listed if a]))
+        out[name] = found
+    return out
+
+
+def reached(start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(imports(True)[m])
+    return seen
+
+
+# (what, may never import) by folder prefix; deferred imports included.
+FORBIDDEN = [("dsl.", "interpreter."), ("interpreter.run.", "interpreter.compile."),
+             ("interpreter.run.", "interpreter.tools."), ("interpreter.compile.", "interpreter.tools.")]
+
+
+@pytest.mark.parametrize("layer, above", FORBIDDEN)
+def test_no_stage_imports_one_above_it(layer, above):
+    upward = sorted(f"{m} -> {t}" for m, ts in imports(True).items() if m.startswith(layer)
+                    for t in ts if t.startswith(above))
+    assert upward == []
+
+
+def test_no_import_circles_as_python_loads_the_modules():
+    graph = imports(False)
+    index, low, stack, on, circles = {}, {}, [], set(), []
+
+    def visit(v):                  # Tarjan's strongly connected components, iteratively deep enough here
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    assert circles == []
+
+
+def test_check_reaches_no_compiler_and_no_runtime_module():
+    found = sorted(m for m in reached("interpreter.tools.checking")
+                   if m.startswith(("interpreter.compile.", "interpreter.run.")))
+    assert found == []
+
+
+def test_the_test_sees_an_upward_import():
+    """The graph is read right: the compiler imports the runtime (downward), the runtime's
+    encounter the front end."""
+    assert "interpreter.run.runtime_helpers" in imports(True)["interpreter.compile.compiler"]
+    assert "dsl.check.front" in imports(True)["interpreter.run.encounter"]
