@@ -98,7 +98,9 @@ def run_one(path: str, layers: Layers) -> Result:
 
 
 def _cases(path: str, layers: Layers, sources: Sources) -> list[Case]:
-    from ..run.encounter import Prepared, load_encounter, program_for, roots_for
+    from ...dsl.check.front import load_encounter, roots_for
+    from ..compile.programs import program_for
+    from ..run.encounter import Prepared
     enc = load_encounter(path, sources)
     if not enc.edition:
         raise GrimorioError(Diagnostic("E0301", "the encounter names no edition", Span(path, 1, 1),
