@@ -102,7 +102,7 @@ def test_fainting_at_the_resistance_roll_is_shock_persistente():
         Bandido aguante 90
         Bandido duración 1
     """, extra="set regla_dj = false\n")))           # the RES x 4 roll is CMB-47, which the Regla del D.J. ignores
-    at = r.lines.index("  Bandido no aguanta (Resistencia x 4): d100=90 contra 52% -> fallo")
+    at = r.lines.index("  Bandido no aguanta (Resistencia x 4): 1D100=90 contra 52% -> fallo")
     assert r.lines[at + 1:at + 3] == ["    Bandido se desmaya", "    Bandido recibe Shock Persistente (desmayo)"]
     assert "    Bandido: E.Alt de Shock Persistente (inconsciente, desprevenido)" in r.lines
 
@@ -129,12 +129,12 @@ def _garrote(extra: str = "") -> str:
 def test_the_obstaculo_lowers_a_percentile_check_by_ten_a_point():
     # Palo is of AGI: Heridas Leve -1 and Fatiga Persistente -2 -> -3 (EALT-07's cap), -30%.
     r = run_text(_garrote("expect competencia(Bandido, \"Palo\") == 15\n"))
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=50 contra 15% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=50 contra 15% -> fallo" in r.lines
 
 
 def test_the_percent_a_point_is_an_option():
     r = run_text(_garrote("set obstáculo_porcentaje = 5\n"))
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=50 contra 30% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=50 contra 30% -> fallo" in r.lines
 
 
 def test_ts_is_a_characteristic_roll_and_accion_a_percentile_roll():
@@ -253,13 +253,13 @@ def test_EALT_26_shock_grave_loses_the_turn_and_rolls_ts_vol_at_its_end_inside_t
     lost = "  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)"
     assert r.lines.count(lost) == 3
     at = r.lines.index(lost)
-    assert r.lines[at + 1] == "    Rodrigo hace una TS VOL por Shock Grave: d100=80 contra 70% (VOL 14 x 5) -> fallo"
+    assert r.lines[at + 1] == "    Rodrigo hace una TS VOL por Shock Grave: 1D100=80 contra 70% (VOL 14 x 5) -> fallo"
     assert "    Rodrigo no se defiende: no puede realizar ninguna Acción (Shock)" in r.lines
-    assert "    Rodrigo hace una TS VOL por Shock Grave: d100=20 contra 70% (VOL 14 x 5) -> éxito" in r.lines
+    assert "    Rodrigo hace una TS VOL por Shock Grave: 1D100=20 contra 70% (VOL 14 x 5) -> éxito" in r.lines
     assert "    Rodrigo: E.Alt de Shock Leve (desprevenido)" in r.lines
     assert "    Rodrigo: ya no sufre E.Alt de Shock" in r.lines
     # Fatiga Leve from the blow: -1, -10% (EALT-06 on a percentile check).
-    assert "  Rodrigo ataca a Bandido con Espada corta: d100=90 contra 50% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=90 contra 50% -> fallo" in r.lines
     assert not any(line.startswith("  Rodrigo ataca") for line in r.lines[:r.lines.index("Asalto 4")])
 
 
@@ -285,7 +285,7 @@ def test_EALT_25_shock_leve_costs_one_asalto_and_its_defences():
     assert "  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)" in r.lines[:asalto_2]
     assert "    Rodrigo: ya no sufre E.Alt de Shock" in r.lines[:asalto_2]
     assert not any("pierde su turno" in line for line in r.lines[asalto_2:])
-    assert "    Rodrigo para con Espada corta: d100=30 contra 60% -> éxito" in r.lines[asalto_2:]
+    assert "    Rodrigo para con Espada corta: 1D100=30 contra 60% -> éxito" in r.lines[asalto_2:]
 
 
 def test_the_module_s_clock_runs_one_ronda_of_twelve_seconds_an_asalto():
@@ -332,7 +332,7 @@ def test_the_module_s_clock_runs_one_ronda_of_twelve_seconds_an_asalto():
     assert r.lines.index("Asalto 3") > at > r.lines.index("Asalto 2")
     assert r.lines[r.lines.index("Asalto 3"):].index("  Bandido gasta su turno en levantarse (estaba \"derribado\")")
     assert "    [día 1, 0:00:12]" not in r.lines          # nothing happened at the end of Asalto 1
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo" in r.lines
 
 
 def _incapacitado(extra: str = "", bandido: str = "pass") -> str:
@@ -377,7 +377,7 @@ def test_the_module_s_accion_reads_as_a_percentile_roll():
     """, strict=False)).replace("rounds 1\n", "")
     text = text.replace('  armadura "Ropas gruesas"\n', '  armadura "Ropas gruesas"\n  holds Heridas Grave\n  holds Afección Leve\n')
     r = run_text(text)
-    assert "Rodrigo actúa con INT: d100=50 contra 50% (INT 11 - 1, CD 9) -> éxito" in r.lines
+    assert "Rodrigo actúa con INT: 1D100=50 contra 50% (INT 11 - 1, CD 9) -> éxito" in r.lines
     assert "    Bandido: E.Alt de Heridas Leve" in r.lines
 
 

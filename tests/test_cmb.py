@@ -28,8 +28,8 @@ def test_CMB_01_round_is_initiative_then_actions_then_damage_in_resolution_order
     assert lines[0] == "Asalto 1"
     assert lines[1].startswith("  Iniciativa: Rodrigo") and lines[2].startswith("  Iniciativa: Bandido")
     # Both attacks resolve before any damage is determined ...
-    ataque_r = lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=14 contra 60% -> éxito")
-    ataque_b = lines.index("  Bandido ataca a Rodrigo con Garrote: d100=25 contra 45% -> éxito")
+    ataque_r = lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=14 contra 60% -> éxito")
+    ataque_b = lines.index("  Bandido ataca a Rodrigo con Garrote: 1D100=25 contra 45% -> éxito")
     danos = [i for i, ln in enumerate(lines) if ln.startswith("  Daños de")]
     assert ataque_r < ataque_b < danos[0]
     # ... and damage is determined in the order the hits resolved.
@@ -98,7 +98,7 @@ def test_CMB_04_equal_initiatives_act_simultaneously():
     r = run_text(duel(TIE_DICE, TIE_SCRIPT))
     assert "  Iniciativa: Rodrigo 16 (1D10=4 + AGI 12)" in r.lines
     assert "  Iniciativa: Bandido 16 (1D10=6 + AGI 10)" in r.lines
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=24 contra 45% -> éxito" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=24 contra 45% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13 - 14
     assert r.has("Bandido", "inconsciente")
     assert r.field("Rodrigo", "pv") == 14 - (6 - 2)
@@ -146,8 +146,8 @@ def test_CMB_19_defence_answers_the_attack_at_once_whatever_the_initiative():
         Rodrigo ataque 30
         Bandido parada 12
     """, "parar"))
-    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=30 contra 60% -> éxito")
-    assert r.lines[i + 1] == "    Bandido para con Garrote: d100=12 contra 45% -> éxito"
+    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=30 contra 60% -> éxito")
+    assert r.lines[i + 1] == "    Bandido para con Garrote: 1D100=12 contra 45% -> éxito"
     assert r.field("Bandido", "acciones") == 1
 
 
@@ -157,15 +157,15 @@ def test_CMB_20_dodge_rolls_esquivar_halved_against_a_critical():
         Rodrigo ataque 40
         Bandido esquiva 28
     """, "esquivar"))
-    assert "    Bandido esquiva: d100=28 contra 30% -> éxito" in r.lines
+    assert "    Bandido esquiva: 1D100=28 contra 30% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13
     # Critical hit (03 <= 6): the chance is halved to 15%, so the same 28 fails.
     r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 3
         Bandido esquiva 28
     """, "esquivar"))
-    assert "  Rodrigo ataca a Bandido con Espada corta: d100=3 contra 60% -> crítico" in r.lines
-    assert "    Bandido intenta esquivar: d100=28 contra 15% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=3 contra 60% -> crítico" in r.lines
+    assert "    Bandido intenta esquivar: 1D100=28 contra 15% -> fallo" in r.lines
     assert r.field("Bandido", "pv") < 13
 
 
@@ -174,8 +174,8 @@ def test_CMB_22_parry_uses_the_weapon_skill_and_stops_even_a_critical():
         Rodrigo ataque 2
         Bandido parada 40
     """, "parar"))
-    assert "  Rodrigo ataca a Bandido con Espada corta: d100=2 contra 60% -> crítico" in r.lines
-    assert "    Bandido para con Garrote: d100=40 contra 45% -> éxito" in r.lines
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=2 contra 60% -> crítico" in r.lines
+    assert "    Bandido para con Garrote: 1D100=40 contra 45% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13
     assert not any(ln.startswith("  Daños") for ln in r.lines)
 
@@ -205,7 +205,7 @@ def test_CMB_22_a_stiletto_cannot_parry():
           Rodrigo: atacar Bandido, pass
           Bandido: pass
     """, arma_b='"Estilete"'))
-    assert "    Bandido intenta esquivar: d100=99 contra 30% -> pifia" in r.lines
+    assert "    Bandido intenta esquivar: 1D100=99 contra 30% -> pifia" in r.lines
 
 
 @pytest.mark.parametrize("defence, pins, hit", [
@@ -335,7 +335,7 @@ def test_CMB_01_option_damage_as_each_attack_resolves():
           Rodrigo: atacar Bandido, pass
           Bandido: none
     """, extra=IMMEDIATE))
-    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=1 contra 60% -> crítico")
+    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=1 contra 60% -> crítico")
     assert r.lines[i + 2].startswith("  Daños de Rodrigo a Bandido: crítico")
     assert r.has("Bandido", "inconsciente")
     assert not any(ln.startswith("  Bandido ataca") for ln in r.lines)
@@ -346,7 +346,7 @@ def test_CMB_04_ties_act_simultaneously_even_with_damage_as_attacks_resolve():
     # their shared turn began: he still attacks, though Rodrigo's blow felled him.
     r = run_text(duel(TIE_DICE, TIE_SCRIPT, extra=IMMEDIATE))
     assert r.has("Bandido", "inconsciente")
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=24 contra 45% -> éxito" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=24 contra 45% -> éxito" in r.lines
     assert r.field("Rodrigo", "pv") == 14 - (6 - 2)
     # One point lower, Bandido acts after Rodrigo and, felled, does not attack.
     r = run_text(duel("""
@@ -385,9 +385,9 @@ def test_CMB_28_one_action_covers_every_parry_of_the_round_one_roll_each():
           Rodrigo: atacar Bandido, atacar Bandido
           Bandido: parar, parar, atacar Rodrigo
     """))
-    assert "    Bandido para con Garrote: d100=10 contra 45% -> éxito" in r.lines
-    assert "    Bandido intenta parar con Garrote: d100=70 contra 45% -> fallo" in r.lines
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
+    assert "    Bandido para con Garrote: 1D100=10 contra 45% -> éxito" in r.lines
+    assert "    Bandido intenta parar con Garrote: 1D100=70 contra 45% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo" in r.lines
     assert r.field("Bandido", "acciones") == 0
     # The failed parry let the second blow through: 3+1, Ropas gruesas 1, 30 is Pierna izquierda /2.
     assert r.field("Bandido", "pv") == 13 - (3 + 1 - 1) // 2
@@ -410,8 +410,8 @@ def test_CMB_28_a_parry_extended_to_a_second_enemy_carries_the_malus():
           Compinche: atacar Rodrigo, pass
           Rodrigo: parar, ampliar_parada, pass
     """))
-    assert "    Rodrigo para con Espada corta: d100=10 contra 60% -> éxito" in r.lines
-    assert "    Rodrigo para con Espada corta: d100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
+    assert "    Rodrigo para con Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
     assert r.field("Rodrigo", "acciones") == 1
 
 
@@ -435,8 +435,8 @@ def test_CMB_28_two_paradas_each_against_its_own_enemy_spend_both_actions():
     """))
     # No malus: each Parada covers one enemy; Bandido's second attack is covered
     # by the first Parada, without a third action.
-    assert "    Rodrigo para con Espada corta: d100=50 contra 60% -> éxito" in r.lines
-    assert "    Rodrigo para con Espada corta: d100=40 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con Espada corta: 1D100=50 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con Espada corta: 1D100=40 contra 60% -> éxito" in r.lines
     assert r.field("Rodrigo", "acciones") == 0
     assert r.field("Rodrigo", "pv") == 14
 
@@ -456,8 +456,8 @@ def test_CMB_21_one_dodge_serves_against_every_attack_of_one_enemy():
           Rodrigo: atacar Bandido, atacar Bandido
           Bandido: esquivar, esquivar, atacar Rodrigo
     """))
-    assert "    Bandido esquiva: d100=20 contra 30% -> éxito" in r.lines
-    assert "    Bandido esquiva con la misma tirada: d100=20 contra 30% -> éxito" in r.lines
+    assert "    Bandido esquiva: 1D100=20 contra 30% -> éxito" in r.lines
+    assert "    Bandido esquiva con la misma tirada: 1D100=20 contra 30% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13 and r.field("Bandido", "acciones") == 0
 
 
@@ -473,7 +473,7 @@ def test_CMB_21_the_same_dodge_roll_is_halved_against_a_later_critical():
           Rodrigo: atacar Bandido, atacar Bandido
           Bandido: esquivar, esquivar, pass
     """))
-    assert "    Bandido intenta esquivar con la misma tirada: d100=20 contra 15% -> fallo" in r.lines
+    assert "    Bandido intenta esquivar con la misma tirada: 1D100=20 contra 15% -> fallo" in r.lines
     assert r.field("Bandido", "pv") == 13 - 7 // 2      # critical 7 at Brazo derecho /2
 
 
@@ -493,7 +493,7 @@ def test_CMB_21_dodging_two_enemies_costs_two_actions():
           Rodrigo: esquivar, esquivar
     """))
     assert r.field("Rodrigo", "acciones") == 0
-    assert sum("Rodrigo esquiva: d100=" in ln for ln in r.lines) == 2
+    assert sum("Rodrigo esquiva: 1D100=" in ln for ln in r.lines) == 2
     assert not any("Rodrigo ataca" in ln for ln in r.lines)
 
 
@@ -506,7 +506,7 @@ def test_CMB_53_an_unconscious_combatant_attacked_dies_and_the_hit_is_automatic(
         round 1:
           Rodrigo: atacar Bandido, pass
     """, extra="do:\n  add Bandido inconsciente\n"))
-    assert "  Rodrigo ataca a Bandido, que está inconsciente: impacta de manera automática" in r.lines
+    assert "  Rodrigo remata a Bandido, que está inconsciente, con Espada corta: impacta de manera automática" in r.lines
     assert "    Bandido muere" in r.lines
     assert r.has("Bandido", "muerto") and not r.has("Bandido", "inconsciente")
 
@@ -525,7 +525,7 @@ def test_weapons_the_palo_skill_serves_palo_and_garrote(arma):
           Rodrigo: pass
     """, arma_b=arma))
     nombre = arma.strip('"')
-    assert f"  Bandido ataca a Rodrigo con {nombre}: d100=80 contra 45% -> fallo" in r.lines
+    assert f"  Bandido ataca a Rodrigo con {nombre}: 1D100=80 contra 45% -> fallo" in r.lines
     assert r.field("Bandido", "Mazas") == 0
 
 
@@ -544,8 +544,8 @@ def test_CMB_05_a_combatant_may_hold_its_action_and_act_after_a_lower_initiative
           Bandido: atacar Rodrigo, pass
     """))
     retiene = r.lines.index("  Rodrigo retiene su Acción")
-    bandido = r.lines.index("  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo")
-    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=90 contra 60% -> fallo")
+    bandido = r.lines.index("  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo")
+    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=90 contra 60% -> fallo")
     assert retiene < bandido < rodrigo
     assert r.field("Rodrigo", "acciones") == 1      # holding costs no action
 
@@ -588,7 +588,7 @@ def test_CMB_08_normal_move_6_m_then_a_run_of_12_m_with_a_correr_roll():
           Bandido: pass
     """, extra=AT.format(m=20) + "  set Rodrigo.Correr = 50\nexpect distancia(Rodrigo, Bandido) == 20 - 6 - 12\n"))
     assert "  Rodrigo avanza 6 m hacia Bandido: a 14 m" in r.lines
-    assert "  Rodrigo corre: d100=30 contra 50% -> éxito" in r.lines
+    assert "  Rodrigo corre: 1D100=30 contra 50% -> éxito" in r.lines
 
 
 def test_CMB_08_a_failed_correr_roll_keeps_only_a_normal_move():
@@ -652,12 +652,12 @@ def test_CMB_10_an_improvised_projectile_deals_1d4_with_lanzar():
         Rodrigo ataque 24
         daño 3
     """, "none", action="arrojar Bandido", extra=AT.format(m=10) + "  set Rodrigo.Lanzar = 50\n"))
-    assert "  Rodrigo dispara a Bandido con Proyectil improvisado a distancia Corta (20%): d100=24 contra 70% -> éxito" in r.lines
+    assert "  Rodrigo arroja el Proyectil improvisado a Bandido a distancia Corta (+20%): 1D100=24 contra 70% -> éxito" in r.lines
     assert "  Daños de Rodrigo a Bandido: 1D4=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
     assert r.field("Rodrigo", "arma").get("nombre") == "Espada corta"     # the sword stays in hand
 
 
-@pytest.mark.parametrize("metros, banda, objetivo", [(10, "Corta (20%)", 70), (30, "Media (0%)", 50),
+@pytest.mark.parametrize("metros, banda, objetivo", [(10, "Corta (+20%)", 70), (30, "Media (0%)", 50),
                                                       (40, "Larga (-20%)", 30)])
 def test_CMB_11_range_bands_of_the_weapon(metros, banda, objetivo):
     # Arco corto: 15/40/60 varas (edition data); metres to varas by 6/5.
@@ -670,7 +670,7 @@ def test_CMB_11_range_bands_of_the_weapon(metros, banda, objetivo):
           Rodrigo: disparar Bandido, pass
           Bandido: pass
     """, arma_r='"Arco corto"', extra=ARQUERO.format(m=metros)))
-    assert f"  Rodrigo dispara a Bandido con Arco corto a distancia {banda}: d100=99 contra {objetivo}% -> pifia" in r.lines
+    assert f"  Rodrigo dispara a Bandido con el Arco corto a distancia {banda}: 1D100=99 contra {objetivo}% -> pifia" in r.lines
 
 
 def test_CMB_11_beyond_long_range_there_is_no_shot():
@@ -718,7 +718,7 @@ def test_CMB_12_a_ranged_attack_can_only_be_dodged_without_a_shield():
           Rodrigo: disparar Bandido, pass
           Bandido: esquivar, pass
     """, arma_r='"Arco corto"', extra=ARQUERO.format(m=10)))
-    assert "    Bandido esquiva: d100=5 contra 10% -> éxito" in r.lines
+    assert "    Bandido esquiva: 1D100=5 contra 10% -> éxito" in r.lines
 
 
 ESCUDO = ARQUERO + '  set Bandido.escudo = escudos["Rodela"]\n  set Bandido.resistencia_escudo = 80\n  set Bandido.Escudos = 40\n'
@@ -757,7 +757,7 @@ def test_CMB_27_an_active_shield_parry_against_a_projectile():
         daño 5
     """, "parar", action="disparar Bandido", arma_r='"Arco corto"', extra=ESCUDO.format(m=10)))
     # Escudos 40, minus the +20% of the short range (CMB-31); the shield takes the blow (CMB-26).
-    assert "    Bandido para con Rodela: d100=15 contra 20% -> éxito" in r.lines
+    assert "    Bandido para con Rodela: 1D100=15 contra 20% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13 and r.field("Bandido", "resistencia_escudo") == 80 - 5
 
 
@@ -775,7 +775,7 @@ def test_CMB_14_in_mele_a_weapon_that_is_not_type_1_is_useless_pelea_is_used():
           Rodrigo: atacar Bandido, pass
           Bandido: pass
     """, extra=MELE))
-    assert "  Rodrigo ataca a Bandido con Pelea: d100=90 contra 40% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con Pelea: 1D100=90 contra 40% -> fallo" in r.lines
 
 
 def test_CMB_14_a_type_1_weapon_serves_in_mele():
@@ -788,7 +788,7 @@ def test_CMB_14_a_type_1_weapon_serves_in_mele():
           Rodrigo: atacar Bandido, pass
           Bandido: pass
     """, arma_r='"Daga"', extra=MELE))
-    assert "  Rodrigo ataca a Bandido con Daga: d100=90 contra 50% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con Daga: 1D100=90 contra 50% -> fallo" in r.lines
 
 
 def test_CMB_15_who_launches_a_mele_attack_acts_last_and_cannot_dodge():
@@ -806,8 +806,8 @@ def test_CMB_15_who_launches_a_mele_attack_acts_last_and_cannot_dodge():
           Rodrigo: atacar Bandido, pass, none
     """, arma_b='"Daga"', extra="expect distancia(Rodrigo, Bandido) == 0\n"))
     lanza = r.lines.index("  Bandido se lanza en Ataque de Melé contra Rodrigo: actuará el último")
-    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: d100=30 contra 60% -> éxito")
-    mele = r.lines.index("  Bandido se lanza en Melé contra Rodrigo con Daga: d100=90 contra 50% -> fallo")
+    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=30 contra 60% -> éxito")
+    mele = r.lines.index("  Bandido se lanza en Melé contra Rodrigo con Daga: 1D100=90 contra 50% -> fallo")
     assert lanza < rodrigo < mele
     out = diagnostics_of(duel(dice, """
         round 1:
@@ -822,7 +822,7 @@ def test_CMB_16_in_mele_one_parries_only_with_type_1_or_pelea():
         Bandido ataque 30
         Rodrigo parada 20
     """, "parar", arma_b='"Daga"', extra=MELE))
-    assert "    Rodrigo para con Pelea: d100=20 contra 40% -> éxito" in r.lines
+    assert "    Rodrigo para con Pelea: 1D100=20 contra 40% -> éxito" in r.lines
 
 
 @pytest.mark.parametrize("dado, da", [(30, True), (70, False)])
@@ -855,7 +855,7 @@ def test_CMB_18_a_pelea_roll_keeps_the_enemy_out_of_mele():
           Bandido: lanzarse Rodrigo, pass
           Rodrigo: pass, zafarse
     """, arma_b='"Daga"', extra="do:\n  set Rodrigo.Pelea = 40\nexpect distancia(Rodrigo, Bandido) == 2\n"))
-    assert "    Rodrigo se zafa de la embestida de Bandido: d100=20 contra 40% -> éxito" in r.lines
+    assert "    Rodrigo se zafa de la embestida de Bandido: 1D100=20 contra 40% -> éxito" in r.lines
     assert r.field("Rodrigo", "acciones") == 1
 
 
@@ -899,7 +899,7 @@ def test_CMB_29_pelea_serves_as_a_normal_attack():
         Rodrigo ataque 15
         daño 3
     """, "none", arma_r="Pelea", extra="do:\n  set Rodrigo.Pelea = 40\n"))
-    assert "  Rodrigo ataca a Bandido con Pelea: d100=15 contra 40% -> éxito" in r.lines
+    assert "  Rodrigo ataca a Bandido con Pelea: 1D100=15 contra 40% -> éxito" in r.lines
     assert "  Daños de Rodrigo a Bandido: 1D3=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
 
 
@@ -915,7 +915,7 @@ def test_CMB_30_inmovilizar_both_roll_fue_x2(fb, fr, inmovilizado, distancia):
         Bandido fuerza {fb}
         Rodrigo fuerza {fr}
     """, "none", action="inmovilizar Rodrigo", extra=MELE + f"expect distancia(Rodrigo, Bandido) == {distancia}\n"))
-    assert f"  Bandido intenta Inmovilizar a Rodrigo: FUE x 2, Bandido d100={fb} contra 26%" in r.lines[3]
+    assert f"  Bandido intenta Inmovilizar a Rodrigo: FUE x 2, Bandido 1D100={fb} contra 26%" in r.lines[3]
     assert r.has("Rodrigo", "inmovilizado") is (inmovilizado == "Rodrigo")
 
 
@@ -972,7 +972,7 @@ def test_CMB_30_several_attackers_add_their_fue():
           Rodrigo: pass
     """, extra=MELE + "  situar(Rodrigo, Compinche, 0)\n"))
     # (13 + 12) x 2 = 50.
-    assert "Bandido d100=40 contra 50% -> éxito" in r.lines[4]
+    assert "Bandido 1D100=40 contra 50% -> éxito" in r.lines[4]
     assert r.has("Rodrigo", "inmovilizado")
 
 
@@ -1012,7 +1012,7 @@ def test_CMB_24_a_critical_breaks_the_parrying_weapon_unless_the_parry_was_criti
         Bandido ataque 2
         Rodrigo parada {parada}
     """, "parar"))
-    assert ("  El arma de Rodrigo, Espada corta, se rompe" in r.lines) is rota
+    assert ("  La Espada corta de Rodrigo se rompe" in r.lines) is rota
     assert (str(r.field("Rodrigo", "arma")) == "Pelea") is rota
     assert r.field("Rodrigo", "armas_caídas") == []
 
@@ -1030,14 +1030,14 @@ def test_CMB_25_type_a_breaks_instead_of_dropping_type_b_breaks_outright():
         Rodrigo parada 20
         Rodrigo desarme 10
     """, base, arma_r="Hoz"))
-    assert "  El arma de Rodrigo, Hoz, se rompe" in r.lines and r.field("Rodrigo", "armas_caídas") == []
+    assert "  La Hoz de Rodrigo se rompe" in r.lines and r.field("Rodrigo", "armas_caídas") == []
     r = run_text(duel("""
         Rodrigo iniciativa 1
         Bandido iniciativa 9
         Bandido ataque 30
         Rodrigo parada 20
     """, base, arma_r="Tranca", extra="do:\n  set Rodrigo.Palo = 50\n"))
-    assert "  El arma de Rodrigo, Tranca, se rompe" in r.lines
+    assert "  La Tranca de Rodrigo se rompe" in r.lines
 
 
 def test_CMB_25_type_a_and_b_parry_with_their_skill_or_pelea():
@@ -1046,7 +1046,7 @@ def test_CMB_25_type_a_and_b_parry_with_their_skill_or_pelea():
         Rodrigo parada 65
         Rodrigo desarme 90
     """, "parar", arma_r="Hoz", extra="do:\n  set Rodrigo.Pelea = 70\n"))
-    assert "    Rodrigo para con Hoz: d100=65 contra 70% -> éxito" in r.lines     # Pelea 70 beats Cuchillos 50
+    assert "    Rodrigo para con Hoz: 1D100=65 contra 70% -> éxito" in r.lines     # Pelea 70 beats Cuchillos 50
 
 
 def test_CMB_25_a_sling_cannot_parry():
@@ -1071,7 +1071,7 @@ def test_CMB_26_a_shield_parry_absorbs_all_the_damage_of_the_blow():
         Bandido parada 20
         daño 5
     """, "parar", extra=RODELA))
-    assert "    Bandido para con Rodela: d100=20 contra 50% -> éxito" in r.lines
+    assert "    Bandido para con Rodela: 1D100=20 contra 50% -> éxito" in r.lines
     assert r.field("Bandido", "resistencia_escudo") == 80 - 6 and r.field("Bandido", "pv") == 13
     assert str(r.field("Bandido", "escudo")) == "Rodela"
 
@@ -1081,7 +1081,7 @@ def test_CMB_26_a_shield_is_knocked_away_only_by_a_critical():
         Rodrigo ataque 2
         Bandido parada 20
     """, "parar", extra=RODELA))
-    assert "    el Rodela se le escapa de las manos a Bandido" in r.lines
+    assert "    la Rodela se le escapa de las manos a Bandido" in r.lines
     assert str(r.field("Bandido", "escudo")) == "Ninguno" and r.field("Bandido", "pv") == 13
 
 
@@ -1091,8 +1091,8 @@ def test_CMB_31_a_bonus_to_the_attack_is_a_malus_to_its_defence():
         Bandido parada 30
         daño 3
     """, "parar", extra="do:\n  set Rodrigo.modificador = 20\n"))
-    assert "  Rodrigo ataca a Bandido con Espada corta: d100=70 contra 80% -> éxito" in r.lines
-    assert "    Bandido intenta parar con Garrote: d100=30 contra 25% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=70 contra 80% -> éxito" in r.lines
+    assert "    Bandido intenta parar con Garrote: 1D100=30 contra 25% -> fallo" in r.lines
 
 
 def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
@@ -1100,7 +1100,7 @@ def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
         Rodrigo ataque 30
         Bandido parada 60
     """, "parar", extra="do:\n  set Rodrigo.modificador = -20\n"))
-    assert "    Bandido para con Garrote: d100=60 contra 65% -> éxito" in r.lines
+    assert "    Bandido para con Garrote: 1D100=60 contra 65% -> éxito" in r.lines
 
 
 # ---------------------------------------------------------------- mounted combat
@@ -1133,7 +1133,7 @@ def test_CMB_32_a_rider_s_weapon_skill_cannot_exceed_cabalgar():
           Rodrigo: atacar Bandido, pass
           Bandido: none, pass
     """, strict=False))
-    assert "  Rodrigo ataca a Bandido con Espada corta: d100=50 contra 40% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=50 contra 40% -> fallo" in r.lines
 
 
 @pytest.mark.parametrize("opcion, tirada, recibe", [
@@ -1252,7 +1252,7 @@ def test_CMB_38_missing_fue_lowers_damage_and_the_skill_s_ceiling():
         Rodrigo ataque 34
         daño 5
     """, "none", arma_r="Montante", extra="do:\n  set Rodrigo.Espadones = 80\n"))
-    assert "  Rodrigo ataca a Bandido con Montante: d100=34 contra 65% -> éxito" in r.lines
+    assert "  Rodrigo ataca a Bandido con Montante: 1D100=34 contra 65% -> éxito" in r.lines
     assert "  Daños de Rodrigo a Bandido: 1D10+2=7, menos la FUE que le falta; Ropas gruesas absorben 1; Pecho x1 -> 5" in r.lines
     assert r.field("Bandido", "pv") == 13 - 5
 
@@ -1286,7 +1286,7 @@ def test_CMB_40_tropezar_rolls_half_the_skill_and_fells_the_target():
     r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido tropezar 20
     """, "none", action="tropezar Rodrigo", arma_b="Palo"))
-    assert "  Bandido intenta hacer Tropezar a Rodrigo con Palo: d100=20 contra 22% -> éxito" in r.lines
+    assert "  Bandido intenta hacer Tropezar a Rodrigo con Palo: 1D100=20 contra 22% -> éxito" in r.lines
     assert r.has("Rodrigo", "derribado") and r.field("Rodrigo", "pv") == 14
 
 
@@ -1329,7 +1329,7 @@ def test_CMB_43_armour_penalties_to_skills_and_forbidden_actions():
         Rodrigo esquiva 20
         daño 3
     """, "esquivar", extra='do:\n  set Rodrigo.armadura = armaduras["Arnés"]\n'))
-    assert "    Rodrigo intenta esquivar: d100=20 contra 15% -> fallo" in r.lines    # 40 - 25 (provisional data)
+    assert "    Rodrigo intenta esquivar: 1D100=20 contra 15% -> fallo" in r.lines    # 40 - 25 (provisional data)
     out = diagnostics_of(duel("""
         Rodrigo iniciativa 9
         Bandido iniciativa 1
@@ -1415,7 +1415,7 @@ def test_CMB_49_legs_wounded_past_half_the_res_halve_agilidad_skills():
 def test_CMB_50_half_the_res_in_one_blow_rolls_on_the_secuelas_table():
     # Head: (6 - 2) x 2 = 8 >= 7.
     r = run_text(efectos(14, 31, 6, "Rodrigo secuela 5"))
-    assert r.field("Rodrigo", "secuelas") == ["aturdimiento (provisional)"]
+    assert r.field("Rodrigo", "secuelas") == ["aturdimiento"]
     r = run_text(efectos(14, 32, 6, "Rodrigo secuela 9", extra="  set Rodrigo.RES = 4\n"))
     assert r.field("Rodrigo", "secuelas") == ["mano cortada"]
 
@@ -1453,9 +1453,9 @@ def test_CMB_55_damage_then_parrying_weapons_then_effects_in_resolution_order():
           Rodrigo: none, parar, pass
     """, arma_b='"Maza pesada"', extra=SIN_REGLA_DJ + "do:\n  set Bandido.Mazas = 45\n  set Rodrigo.pv = 8\n"))
     daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
-    arma = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Espada corta de Rodrigo contra un arma de tipo superior"))
+    arma = next(i for i, ln in enumerate(r.lines) if ln.startswith("  La Espada corta de Rodrigo paró un arma de tipo superior"))
     efecto = next(i for i, ln in enumerate(r.lines) if "Resistencia x 4" in ln)
-    ataque = r.lines.index("  Bandido ataca a Rodrigo con Maza pesada: d100=20 contra 45% -> éxito")
+    ataque = r.lines.index("  Bandido ataca a Rodrigo con Maza pesada: 1D100=20 contra 45% -> éxito")
     assert ataque < daños < arma < efecto
     assert str(r.field("Rodrigo", "arma")) == "Pelea"
 
@@ -1527,7 +1527,7 @@ def test_CMB_28_the_tactic_parries_again_for_free_and_keeps_its_action_to_attack
           Rodrigo: atacar Bandido, atacar Bandido
     """))
     assert sum(ln.startswith("    Bandido para con Garrote") for ln in r.lines) == 2
-    assert "  Bandido ataca a Rodrigo con Garrote: d100=90 contra 45% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo" in r.lines
 
 
 @pytest.mark.parametrize("opcion, tiradas", [("true", 2), ("false", 1)])
@@ -1555,3 +1555,301 @@ def test_CMB_47_option_a_res_x4_roll_at_every_wound_or_only_the_first_time(opcio
     """, rounds=2, extra=f"{SIN_REGLA_DJ}set aguante_en_cada_herida = {opcion}\ndo:\n  set Rodrigo.pv = 8\n"))
     assert r.field("Rodrigo", "pv") == 1
     assert sum("Resistencia x 4" in ln for ln in r.lines) == tiradas
+
+
+# ---------------------------------------------------------------- issue 20: wrong and partial readings
+def _script_ok(text):
+    out = diagnostics_of(text)
+    return out == "", out
+
+
+@pytest.mark.parametrize("metros, ok", [(1, False), (2, False), (3, False), (4, True), (10, True)])
+def test_CMB_09_at_1_to_3_m_the_attack_is_cuerpo_a_cuerpo_nobody_shoots_or_throws(metros, ok):
+    # "Ataque Cuerpo a Cuerpo. Se realiza a una distancia máxima de 3 m. y mínima de 1":
+    # a bow cannot shoot there, a stone cannot be thrown, nor a Daga (CMB-13).
+    for arma, action, skills in [('"Arco corto"', "disparar", "  set Rodrigo.Arcos = 50\n"),
+                                 ('"Espada corta"', "arrojar", "  set Rodrigo.Lanzar = 50\n"),
+                                 ('"Daga"', "disparar", "")]:
+        text = duel("""
+            Rodrigo iniciativa 9
+            Bandido iniciativa 1
+            Rodrigo ataque 99
+        """, f"""
+            round 1:
+              Rodrigo: {action} Bandido, pass
+              Bandido: pass
+        """, arma_r=arma, extra=AT.format(m=metros) + skills, strict=False)
+        allowed, out = _script_ok(text)
+        assert allowed is ok, (arma, metros, out)
+
+
+def test_CMB_09_a_dagger_at_2_m_strikes_in_hand_and_can_be_parried():
+    r = run_text(one_action("Rodrigo", "Bandido", """
+        Rodrigo ataque 30
+        Bandido parada 10
+    """, "parar", arma_r='"Daga"'))
+    assert "  Rodrigo ataca a Bandido con Daga: 1D100=30 contra 50% -> éxito" in r.lines
+    assert "    Bandido para con Garrote: 1D100=10 contra 45% -> éxito" in r.lines
+    assert str(r.field("Rodrigo", "arma")) == "Daga"      # it stays in his hand
+
+
+TIE_MELE = """
+        Rodrigo iniciativa 4
+        Bandido iniciativa {ini_b}
+        Rodrigo fuerza 10
+        Bandido fuerza 90
+"""
+
+
+def test_CMB_04_a_tied_inmovilizar_does_not_stop_the_other_s_declared_attack():
+    # Both at 16; Rodrigo, first of the tie, immobilizes Bandido; Bandido's attack of
+    # the same instant still resolves (with Pelea: in Melé the Garrote is useless).
+    r = run_text(duel(TIE_MELE.format(ini_b=6) + """
+        Bandido ataque 3
+        daño 2
+    """, """
+        round 1:
+          Rodrigo: inmovilizar Bandido, pass, none
+          Bandido: atacar Rodrigo, pass
+    """, extra=MELE))
+    assert r.has("Bandido", "inmovilizado")
+    assert "  Bandido ataca a Rodrigo con Pelea: 1D100=3 contra 0% -> éxito" in r.lines
+    # One point lower (15), Bandido acts after him, already immobilized: he cannot attack.
+    out = diagnostics_of(duel(TIE_MELE.format(ini_b=5), """
+        round 1:
+          Rodrigo: inmovilizar Bandido, pass
+          Bandido: atacar Rodrigo, pass
+    """, extra=MELE, strict=False))
+    assert 'the rules do not allow Bandido to "atacar Rodrigo" now' in out or "E0504" in out, out
+
+
+def test_CMB_08_a_move_changes_the_distance_to_everyone():
+    # Bandido 14 m away, Compinche 1 m short of him; Rodrigo advances 6 m toward Bandido:
+    # he is now 8 m from Bandido and 7 m from Compinche.
+    r = run_text(trio("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Compinche iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: avanzar Bandido, pass
+          Bandido: pass
+          Compinche: pass
+    """, extra="do:\n  situar(Bandido, Rodrigo, 14)\n  situar(Compinche, Bandido, 1)\n"
+               "expect distancia(Rodrigo, Bandido) == 8\nexpect distancia(Rodrigo, Compinche) == 7\n"
+               "expect distancia(Bandido, Compinche) == 1\n"))
+    assert "  Rodrigo avanza 6 m hacia Bandido: a 8 m" in r.lines
+
+
+def test_CMB_08_a_move_toward_an_enemy_stops_at_1_m_and_says_the_metres_walked():
+    r = run_text(one_action("Rodrigo", "Bandido", "", action="avanzar Bandido", extra=AT.format(m=4)))
+    assert "  Rodrigo avanza 3 m hacia Bandido: a 1 m" in r.lines
+
+
+@pytest.mark.parametrize("correr, lejos", [(30, 2 + 6 + 12), (70, 2 + 6 + 6)])
+def test_CMB_08_a_run_away_from_an_enemy_after_a_normal_move(correr, lejos):
+    r = run_text(duel(f"""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo correr {correr}
+    """, """
+        round 1:
+          Rodrigo: retirarse Bandido, alejarse_corriendo Bandido
+          Bandido: pass
+    """, extra="do:\n  set Rodrigo.Correr = 50\n" + f"expect distancia(Rodrigo, Bandido) == {lejos}\n"))
+    assert "  Rodrigo se aleja 6 m de Bandido: a 8 m" in r.lines
+    assert f"  Rodrigo se aleja {lejos - 8} m de Bandido: a {lejos} m" in r.lines
+
+
+def test_CMB_08_a_run_away_needs_a_move_just_before():
+    out = diagnostics_of(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: alejarse_corriendo Bandido
+          Bandido: pass
+    """, extra="do:\n  set Rodrigo.Correr = 50\n"))
+    assert "E0504" in out and "alejarse_corriendo Bandido" in out
+
+
+@pytest.mark.parametrize("accion, llega", [("retirarse Bandido", False), ("avanzar Bandido", True)])
+def test_CMB_15_a_launch_resolved_last_misses_a_target_that_walked_away(accion, llega):
+    # Bandido launches first; Rodrigo then walks 6 m away (8 m: no longer Cuerpo a Cuerpo)
+    # or 1 m closer: the Melé, resolved at the end of the round, reaches him only then.
+    dice = """
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+    """ + ("""
+        Bandido ataque 90
+    """ if llega else "")
+    r = run_text(duel(dice, f"""
+        round 1:
+          Bandido: lanzarse Rodrigo, pass
+          Rodrigo: {accion}, pass, none
+    """, arma_b='"Daga"'))
+    assert ("  Bandido se lanza contra Rodrigo, pero ya está a 8 m: no llega" in r.lines) is not llega
+    assert any(ln.startswith("  Bandido se lanza en Melé contra Rodrigo con Daga") for ln in r.lines) is llega
+
+
+def test_CMB_16_once_in_a_mele_one_fights_a_third_enemy_only_with_type_1_or_pelea():
+    # Rodrigo is in a Melé with Bandido; Compinche, 2 m away, attacks him: Rodrigo parries
+    # with Pelea, not his Espada corta, and strikes Compinche with Pelea too.
+    r = run_text(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 2
+        Compinche iniciativa 9
+        Compinche ataque 30
+        Rodrigo parada 20
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Compinche: atacar Rodrigo, pass
+          Bandido: pass
+          Rodrigo: parar, atacar Compinche
+    """, extra=MELE))
+    assert "    Rodrigo para con Pelea: 1D100=20 contra 40% -> éxito" in r.lines
+    assert "  Rodrigo ataca a Compinche con Pelea: 1D100=90 contra 40% -> fallo" in r.lines
+
+
+def test_CMB_16_a_slinger_in_a_mele_attacks_and_parries_with_pelea():
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 90
+        Bandido ataque 3
+        Rodrigo parada 20
+    """, """
+        round 1:
+          Rodrigo: atacar Bandido, pass, parar
+          Bandido: atacar Rodrigo, pass
+    """, arma_r='"Honda"', extra=MELE))
+    assert "  Rodrigo ataca a Bandido con Pelea: 1D100=90 contra 40% -> fallo" in r.lines
+    assert "    Rodrigo para con Pelea: 1D100=20 contra 40% -> éxito" in r.lines
+
+
+@pytest.mark.parametrize("tirada, escudo", [(3, True), (4, False)])
+def test_CMB_27_a_critical_arrow_on_the_shield_arm_is_stopped_by_the_shield(tirada, escudo):
+    # Bandido lost initiative. 03: a critical (70% -> <= 7) at Brazo izquierdo, the shield
+    # arm: the shield stops it (the critical ignores armour, not the shield) and, hit by a
+    # critical, escapes his hand (CMB-26). 04: a critical at Pecho, not covered: maximum
+    # damage 6, no armour (Ropas gruesas ignored), Pecho x1.
+    r = run_text(duel(f"""
+        Rodrigo iniciativa 5
+        Bandido iniciativa 1
+        Rodrigo ataque {tirada}
+    """, """
+        round 1:
+          Rodrigo: disparar Bandido, pass
+          Bandido: none, pass
+    """, arma_r='"Arco corto"', extra=ESCUDO.format(m=10), strict=False))
+    if escudo:
+        assert r.field("Bandido", "pv") == 13
+        assert r.field("Bandido", "resistencia_escudo") == 80 - 6
+        assert str(r.field("Bandido", "escudo")) == "Ninguno"
+    else:
+        assert r.field("Bandido", "pv") == 13 - 6
+        assert r.field("Bandido", "resistencia_escudo") == 80
+
+
+@pytest.mark.parametrize("fuerza_b, inmovilizado", [(90, True), (10, False)])
+def test_CMB_30_launching_to_immobilize_deals_no_damage(fuerza_b, inmovilizado):
+    # "reducir a alguien Inmovilizándolo, pero sin hacerle daño. Para inmovilizar a alguien
+    # se deberá entrar con el en Ataque de Melé": no attack nor damage roll is pinned
+    # (dice strict); entering, both roll FUE x 2.
+    r = run_text(one_action("Rodrigo", "Bandido", f"""
+        Rodrigo fuerza 10
+        Bandido fuerza {fuerza_b}
+    """, "none", action="lanzarse_a_inmovilizar Bandido"))
+    assert r.has("Bandido", "inmovilizado") is inmovilizado
+    assert r.field("Bandido", "pv") == 13
+    assert not any("Daños" in ln for ln in r.lines)
+
+
+def test_CMB_30_a_launch_to_immobilize_avoided_with_pelea_rolls_no_fue():
+    r = run_text(one_action("Rodrigo", "Bandido", """
+        Bandido pelea 10
+    """, "zafarse", action="lanzarse_a_inmovilizar Bandido", extra="do:\n  set Bandido.Pelea = 40\n"))
+    assert not r.has("Bandido", "inmovilizado")
+    assert not any("FUE x 2" in ln for ln in r.lines)
+
+
+@pytest.mark.parametrize("ataque, inmovilizado", [(30, True), (90, False)])
+def test_CMB_30_option_the_launch_must_also_hit_to_immobilize(ataque, inmovilizado):
+    dice = f"""
+        Rodrigo ataque {ataque}
+    """ + ("""
+        Rodrigo fuerza 10
+        Bandido fuerza 90
+    """ if inmovilizado else "")
+    r = run_text(one_action("Rodrigo", "Bandido", dice, "none, none", action="lanzarse_a_inmovilizar Bandido",
+                            extra="set inmovilizar_tras_impacto = true\ndo:\n  set Rodrigo.Pelea = 40\n"))
+    assert r.has("Bandido", "inmovilizado") is inmovilizado
+    assert r.field("Bandido", "pv") == 13
+
+
+@pytest.mark.parametrize("formacion, ok", [("false", False), ("true", True)])
+def test_CMB_35_on_foot_out_of_formation_the_long_lance_cannot_parry_either(formacion, ok):
+    text = one_action("Bandido", "Rodrigo", """
+        Bandido ataque 30
+        Rodrigo parada 20
+    """, "parar", arma_r='"Lanza larga"',
+        extra=f"do:\n  set Rodrigo.Lanzas = 60\n  set Rodrigo.en_formación = {formacion}\n")
+    allowed, out = _script_ok(text)
+    assert allowed is ok, out
+
+
+@pytest.mark.parametrize("action, arma, extra", [
+    ("disparar", "Arco corto", ARQUERO.format(m=10)),     # shot at from 10 m
+    ("lanzarse", "Daga", "do:\n"),                       # a Melé launched at him
+])
+def test_CMB_53_shooting_or_launching_at_an_unconscious_man_kills_him_without_a_roll(action, arma, extra):
+    # No attack roll is pinned (dice strict): the hit is automatic, whatever the attack.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+    """, f"""
+        round 1:
+          Rodrigo: {action} Bandido, pass
+    """, arma_r=f'"{arma}"', extra=extra + "  add Bandido inconsciente\n"))
+    assert f"  Rodrigo remata a Bandido, que está inconsciente, con {arma}: impacta de manera automática" in r.lines
+    assert r.has("Bandido", "muerto")
+
+
+def test_CMB_28_the_tactic_extends_its_parada_to_a_second_enemy_and_keeps_its_attack():
+    # Unscripted Rodrigo, last in the round: a Parada against Bandido (one action); against
+    # Compinche he extends it (60 - 25 = 35%, not worse than his Esquiva of 30%) and keeps
+    # his second action to attack.
+    r = run_text(trio("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Compinche iniciativa 5
+        Bandido ataque 20
+        Rodrigo parada 10
+        Compinche ataque 30
+        Rodrigo parada 30
+        Rodrigo ataque 90
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Compinche: atacar Rodrigo, pass
+    """, extra="do:\n  set Rodrigo.Esquiva = 30\n"))
+    assert "    Rodrigo para con Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
+    assert any(ln.startswith("  Rodrigo ataca a ") for ln in r.lines)
+
+
+@pytest.mark.parametrize("action, metros", [("avanzar Bandido, pass", 14), ("retirarse Bandido, pass", 26),
+                                            ("avanzar Bandido, correr Bandido", 2)])
+def test_CMB_08_a_move_happens_even_when_no_transcript_is_kept(action, metros):
+    # simulate runs without recording what is said: a move must not live inside a say.
+    text = duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo correr 30
+    """, f"""
+        round 1:
+          Rodrigo: {action}
+          Bandido: pass
+    """, strict=False, extra=AT.format(m=20) + "  set Rodrigo.Correr = 50\n"
+                                + f"expect distancia(Rodrigo, Bandido) == {metros}\n")
+    run_text(text, record=False)
+    run_text(text, record=True)

@@ -192,31 +192,30 @@ combatant Carla:
 do:
   situar(Ana, Beto, 20)
   situar(Beto, Ana, 0)
-  situar(Carla, Carla, 5)
   expect distancia(Ana, Beto) == 0
   expect distancia(Beto, Ana) == 0
-  expect distancia(Ana, Carla) == 2
-  expect distancia(Carla, Carla) == 5
-  expect len(Ana.pares) == 1 and len(Beto.pares) == 1 and len(Carla.pares) == 1
+  expect distancia(Ana, Carla) == 20
+  expect distancia(Beto, Carla) == 19
+  expect len(Ana.trabados) == 1 and len(Beto.trabados) == 1 and len(Carla.trabados) == 0
   expect contrincantes_en_melé(Ana) == [Beto]
   expect contrincantes_en_melé(Carla) == []
 """
 
 
-def test_a_distance_is_one_record_kept_by_both_combatants():
-    # distancias.rules keeps each pair in the sheets of its two combatants (once for a
-    # combatant set apart from itself): set from either side, read from either side.
+def test_distances_follow_from_positions_and_a_melé_is_kept_by_both_combatants():
+    # distancias.rules (CMB-08): each combatant has a position on the line, so a move
+    # changes his distance to everyone (Beto, put in Melé with Ana 20 m away, is now 19 m
+    # from Carla, who stayed); a Melé is a link kept in the sheets of its two combatants.
     enc, diags = build_encounter(TRES, "tres.enc")
     assert not diags
     out = Prepared(enc, program_for("aquelarre")).run()
     assert [v.ok for v in out.expectations] == [True] * 7, [(v.ok, v.left, v.right) for v in out.expectations]
 
 
-def test_with_an_initial_distance_of_melé_everybody_starts_in_melé():
-    # contrincantes_en_melé skips the walk of all combatants for whoever has no pair under
-    # 1 m, but only while the initial distance is not itself a Melé distance.
+def test_with_an_initial_distance_under_1_m_nobody_is_in_melé_without_launching():
+    # CMB-14: under 1 m only by launching a Melé attack; two at the same point are at 1 m.
     text = TRES.split("do:\n")[0] + "set distancia_inicial = 0\ndo:\n" + \
-        "  expect contrincantes_en_melé(Ana) == [Beto, Carla]\n  expect contrincantes_en_melé(Carla) == [Ana, Beto]\n"
+        "  expect contrincantes_en_melé(Ana) == []\n  expect distancia(Ana, Carla) == 1\n"
     enc, diags = build_encounter(text, "tres.enc")
     assert not diags
     out = Prepared(enc, program_for("aquelarre")).run()

@@ -83,9 +83,9 @@ replace row 1 of check porcentaje:
 @pytest.mark.slow
 def test_replace_a_row_of_a_check(tmp_path, capsys):
     base, _ = run(tmp_path, capsys, ATTACK)
-    assert line_with(base, "ataca").endswith("d100=10 contra 60% -> éxito")       # a tenth: 6
+    assert line_with(base, "ataca").endswith("1D100=10 contra 60% -> éxito")       # a tenth: 6
     out, _ = run(tmp_path, capsys, ATTACK, CRITICO5)
-    assert line_with(out, "ataca").endswith("d100=10 contra 60% -> crítico")     # a fifth: 12
+    assert line_with(out, "ataca").endswith("1D100=10 contra 60% -> crítico")     # a fifth: 12
     assert "daño máximo 7" in line_with(out, "Daños")
 
 
@@ -116,7 +116,7 @@ def test_a_check_row_out_of_range_or_of_the_wrong_width(tmp_path):
 
 ARMERIA = """
 add rows to table armas:
-  | Hacha de guerra | Hachas | 3 | 1D8+2 | 14 | yes | - | - | - | no | no | no | no |
+  | Hacha de guerra | Hachas | 3 | 1D8+2 | 14 | yes | - | - | - | no | no | no | no | fa |
 change armaduras["Cota de malla"].protección = 5
 """
 
@@ -174,7 +174,7 @@ def test_table_patches_that_name_what_is_not_there(tmp_path):
 
 @pytest.mark.slow
 def test_a_new_row_whose_key_exists_is_reported_at_the_layer(tmp_path):
-    d, = errors(tmp_path, "add rows to table armaduras:\n  | Arnés | 9 | 200 | 25 | Esquiva | Correr | absorbe |\n")
+    d, = errors(tmp_path, "add rows to table armaduras:\n  | Arnés | 9 | 200 | 25 | Esquiva | Correr | m |\n")
     assert d.code == "E0202" and d.span.file.endswith("casa1.rules") and d.span.line == 2
 
 
@@ -616,7 +616,7 @@ def test_statements_inserted_after_a_return_are_refused(tmp_path):
     # Issue 27: `insert at end of rule R` where R ends in `return` never ran, and check said ok.
     d, = load_errors(tmp_path, "insert at end of rule malherido:\n  say huye(c)\n")
     assert d.code == "E0309" and d.span.line == 1 and d.span.file.endswith("casa1.rules")
-    assert d.message == 'these statements would never run: rule "malherido" ends at line 19, before them'
+    assert d.message == 'these statements would never run: rule "malherido" ends at line 21, before them'
     # Every branch of an if ... else returning ends it too; at the start it is fine.
     rs = ruleset(tmp_path, "replace rule malherido(c):\n  if c.pv > 0:\n    return false\n  else:\n    return true\n"
                            "insert at start of rule malherido:\n  say huye(c)\n")

@@ -11,6 +11,7 @@ from ..syntax import nodes as n
 from .constants import NotConstant, constant, kind_of, plain
 from ..diagnostics import Diagnostic, did_you_mean
 from .format_kinds import check_formats
+from .agreement import check_agreement
 from .names import Resolver, Scope
 from .policy import check_policy
 from .resolver import resolve_ruleset
@@ -42,6 +43,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _tallies(rs)
     out += _cells(rs)
     out += check_formats(rs)
+    out += check_agreement(rs)
     out += dice_names(rs)
     out += [d for d in coverage(rs) if d.severity != "warning"]
     out += resolve_ruleset(rs)

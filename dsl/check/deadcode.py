@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic
+from .agreement import agreement_columns
 
 Range = tuple[int, int] | None          # whole numbers low..high, or None: could be anything
 
@@ -24,6 +25,7 @@ def dead_data(rs) -> list[Diagnostic]:
     # anywhere in the rules or their tables, may be such a key.
     read |= {x.value for x in nodes if isinstance(x, n.Const) and isinstance(x.value, str)}
     read |= {v for t in rs.all(n.Table) for row in t.rows for v in row if isinstance(v, str)}
+    read |= agreement_columns(rs)
     options = {x.name for x in nodes if isinstance(x, n.OptionRef)}
     out = []
     for t in rs.all(n.Table):

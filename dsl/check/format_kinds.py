@@ -15,6 +15,7 @@ KEYS = {
     "highest": ("k",), "lowest": ("k",),
     "roll": ("dice", "total"), "roll_faces": ("dice", "total", "faces"), "ratio": ("n", "d"),
     "record": ("fields",), "field": ("name", "value"), "field_separator": (),
+    "plural": ("word",),
 }
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 

@@ -207,6 +207,8 @@ def _call(node, resolve):
         return NUMBER
     if name in ("has", "act"):
         return BOOL
+    if name == "agree":
+        return TEXT
     return None
 
 
@@ -399,6 +401,7 @@ ARGUMENT_KINDS = {
     "slice": ({LIST}, WHOLE, WHOLE), "without": ({LIST}, None), "choose": (None, {LIST}),
     "dice": (WHOLE, WHOLE), "range": (WHOLE, WHOLE),
     "keep_highest": ({DICE}, WHOLE), "keep_lowest": ({DICE}, WHOLE),
+    "agree": (None, {TEXT}, {TEXT}),
     "dice_count": ({DICE},), "dice_faces": ({DICE},), "dice_modifier": ({DICE},),
     "dice_times": ({DICE}, WHOLE), "repeated": ({DICE}, WHOLE),
 }

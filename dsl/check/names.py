@@ -47,6 +47,7 @@ BUILTINS = {
     "without": (2, 2, "without(list, x): the list without x"),
     "held": (2, 2, "held(c, COND): the data given with the cards of a condition c holds"),
     "choose": (2, 2, "choose(c, list): asks c's controller to choose an item of the list"),
+    "agree": (2, 3, "agree(x, WORD[, PLURAL]): the word as it agrees with x (a count, or the form x gives)"),
 }
 
 

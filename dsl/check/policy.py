@@ -61,10 +61,20 @@ def _side(name, v, span, _tactics):
             for p in PLACEHOLDER.findall(v) if p != "name"]
 
 
+def _agreement(name, v, span, _tactics):
+    """agreement names a table, as a text ("": none); that the table exists and holds words and
+    forms, dsl/check/agreement.py checks (it sees the tables)."""
+    if isinstance(v, str):
+        return []
+    return [Diagnostic("E0204", f'option "{name}" takes the name of a table, as a text, not {written(v)}', span,
+                       'for example "concordancia"; "" for none')]
+
+
 # Each policy option of the prelude -> its check (name, value, span, the tactics of the rules).
 POLICY: dict[str, Callable] = {
     DEFAULT_SIDE: _side,
     "default_tactic": _tactic,
+    "agreement": _agreement,
     "first_reaction": _switch("true: with no preference of its tactic, a combatant takes the first reaction "
                               "allowed; false: none"),
     "reactions_per_event": _count(0, "how many reactions a combatant may take to one event: 0 for none, "

@@ -13,6 +13,7 @@ cannot answer.
 from __future__ import annotations
 
 from . import kinds as K
+from .agreement import agreement_words, check_agree_call
 from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
@@ -44,6 +45,7 @@ class _Walker:
         self.rules = list(rs.space("rule"))
         self.conditions = {c.name: c for c in rs.all(n.Condition)}
         self.options = {o.name: o for o in rs.all(n.Option)}
+        self.agree_words = agreement_words(rs)
         self.script = script
         self.loops = 0                  # loops around the statement walked, in its compiled function
 
@@ -448,6 +450,8 @@ class _Walker:
                 self.collect(check_builtin_values, r.target, x.args, x.span)
         if r is not None and r.kind == "builtin" and r.target in ("has", "cards", "held") and len(x.args) >= 2:
             self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
+        if r is not None and r.kind == "builtin" and r.target == "agree":
+            self.collect(check_agree_call, x.args, self.resolving(scope), self.agree_words)
         if r is not None and r.kind == "builtin" and r.target == "grades" and x.args:
             self.collect(K.expect_condition, x.args[0].value, self.resolving(scope), "grades()")
         if r is not None and r.kind == "builtin" and r.target == "rows" and x.args:

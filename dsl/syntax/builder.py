@@ -213,15 +213,32 @@ class Builder:
             if not inner.strip():
                 raise GrimorioError(Diagnostic("E0105", "this placeholder is empty", where,
                                                'put a value between the braces, such as {c} or {c.FIELD}'))
-            try:
-                tree = parse_cell(inner, "cell_value", self.file, tok.line, col + 1)
-            except GrimorioError as exc:
-                raise GrimorioError([_placeholder(d, inner, where) for d in exc.diagnostics]) from None
-            parts.append(_relocate(self.expr(tree.children[0]), where))
+            parts.append(self.placeholder(inner, tok.line, col + 1, where))
             i = j + 1
         if lit:
             parts.append(lit)
         return tuple(parts)
+
+    def placeholder(self, inner: str, line: int, col: int, where: Span):
+        """{EXPR}, or {EXPR:WORD} / {EXPR:WORD|PLURAL}: WORD agreeing with the value (a count, or the
+        form the value gives), read as the builtin call agree(EXPR, "WORD"[, "PLURAL"])."""
+        cut = _agreement_colon(inner)
+        text = inner if cut < 0 else inner[:cut]
+        try:
+            tree = parse_cell(text, "cell_value", self.file, line, col)
+        except GrimorioError as exc:
+            raise GrimorioError([_placeholder(d, text, where) for d in exc.diagnostics]) from None
+        value = _relocate(self.expr(tree.children[0]), where)
+        if cut < 0:
+            return value
+        words = inner[cut + 1:].split("|")
+        wspan = Span(self.file, line, col + cut + 1, line, col + max(cut + 2, len(inner)))
+        if len(words) > 2 or not all(AGREE_WORD.fullmatch(w.strip()) for w in words):
+            raise GrimorioError(Diagnostic("E0261", f'"{inner[cut + 1:].strip()}" is not a word to agree',
+                                           wspan, 'after ":" write one word, as {x:the} or {n:apple}, or a '
+                                           'word and its plural, as {n:mouse|mice}'))
+        args = (n.Arg(where, None, value),) + tuple(n.Arg(wspan, None, n.Const(wspan, w.strip())) for w in words)
+        return n.Call(where, n.Name(where, "agree"), args)
 
     def d_event(self, t):
         fields = []
@@ -701,6 +718,32 @@ _EXPRESSIONS = {
     "or_": lambda self, c, sp: n.Binary(sp, "or", self.expr(c[0]), self.expr(c[1])),
     "ifexp": lambda self, c, sp: n.IfExp(sp, self.expr(c[1]), self.expr(c[0]), self.expr(c[2])),
 }
+
+
+# The word of an agreeing placeholder: letters (any alphabet), with inner spaces or hyphens.
+AGREE_WORD = re.compile(r"[^\W\d_](?:[\w' -]*\w)?")
+
+
+def _agreement_colon(inner: str) -> int:
+    """Where the ":" of {EXPR:WORD} is: the last one outside brackets and quotes; -1 if none."""
+    depth, quote, cut, i = 0, False, -1, 0
+    while i < len(inner):
+        ch = inner[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = False
+        elif ch == '"':
+            quote = True
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            cut = i
+        i += 1
+    return cut
 
 
 def _relocate(node, cell: Span, exact: bool = True, origin: Span | None = None):

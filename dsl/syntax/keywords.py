@@ -84,6 +84,10 @@ def textmate_grammar() -> dict:
             "string": {
                 "name": "string.quoted.double.grimorio", "begin": '"', "end": '"|$',
                 "patterns": [{"name": "constant.character.escape.grimorio", "match": r"\\."},
+                             # {x:WORD}: the word agreeing with x (a count, or the form x gives)
+                             {"name": "variable.other.placeholder.grimorio", "match": r"\{[^}\"]*?(:)([^}\":()]*)\}",
+                              "captures": {"1": {"name": "punctuation.separator.agreement.grimorio"},
+                                           "2": {"name": "support.constant.agreement.grimorio"}}},
                              {"name": "variable.other.placeholder.grimorio", "match": r"\{[^}\"]*\}"}],
             },
             "declaration": {

@@ -4,6 +4,7 @@ code's calls (roll, emit, act, cards)."""
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from types import SimpleNamespace
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
@@ -15,12 +16,22 @@ from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
 from .semantics import bound_help
 from .transcript import JsonEvents
-from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, described, hash_key, unmangle
+from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, Struct, described, hash_key, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
 EMIT_DEPTH = H.EMIT_DEPTH
 Budget = H.Budget
+
+
+def _form(x, name):
+    """The form a value gives in its field `name`: a table row's column, a sheet field, a record's field."""
+    if not isinstance(x, (Combatant, Struct)):
+        return None
+    try:
+        return x.get(name)
+    except AttributeError:
+        return None
 
 
 class Engine:
@@ -247,6 +258,30 @@ class Engine:
         """The data given with the cards of a condition c holds, in the order received (none where none was)."""
         cards = c.cards.get(self._cond(cond).name, ())
         return list(c.held.get(cond.name, [None] * len(cards)))
+
+    def agree(self, x, word, plural=None):
+        """{x:WORD}: the word as it agrees with x. A count (a number, a list's length): the word for
+        1 and -1, else its plural (as written, or by the format "plural"). Anything else: the
+        word's form in the table the option "agreement" names, the one x gives in the field its
+        first column names (the first form when x gives none)."""
+        count = len(x) if type(x) is list else x
+        if type(count) is not bool and isinstance(count, (int, Fraction)):
+            if count in (1, -1):
+                return word
+            return plural if plural is not None else self.p.format.t["plural"].replace("{word}", word)
+        table = self.p.tables.get(self.opt.get("agreement") or "")
+        row = table.index.get(word) if table is not None else None
+        if row is None:
+            raise H.RuleFailure("there is no word {0} to agree with {1}", "the words that agree are the rows of "
+                                "the table the option \"agreement\" names (see docs/language.md)", "E0265", (word, x))
+        names = row._names
+        form = _form(x, names[0])
+        if form is None:
+            return row.get(names[1])
+        if form not in names[1:]:
+            raise H.RuleFailure("{0} gives the form {1}, which the agreement table does not have",
+                                f"its forms: {', '.join(names[1:])}", "E0266", (x, form))
+        return row.get(form)
 
     def remove(self, c, cond, grade):
         held = c.cards.get(cond.name)
