@@ -86,7 +86,7 @@ def test_EALT_02_the_state_at_the_end_of_a_run_starts_the_next(tmp_path, capsys,
                                                       'expect reloj == 5 * 3600\n'))
     code, out, err = run(capsys, enc, "--load-state", str(saved))
     assert code == 0, err
-    assert "Akira despierta: se recupera de todo su Shock y queda \"derribado\"" in out
+    assert "Akira despierta: se recupera de todo su Shock, deja de estar \"desprevenido\" y queda \"derribado\"" in out
     assert "[día 1, 5:00:00]" in out
 
 

@@ -17,6 +17,7 @@ from .policy import check_policy
 from .resolver import resolve_ruleset
 from .coverage import coverage
 from .shadowing import dice_names
+from .sheets import all_fields, check_sheets, sheet_texts
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -27,8 +28,8 @@ def check_ruleset(rs) -> list[Diagnostic]:
         out += _dice_rows(t) if t.dice is not None else _keys(t)
     for c in rs.all(n.Condition):
         out += _condition(c)
-    out += _sheets(rs.all(n.Sheet), tables)
-    fields = {f.name for s in rs.all(n.Sheet)[:1] for f in s.fields}
+    out += _sheets(rs.all(n.Sheet), tables) + sheet_texts(rs)
+    fields = all_fields(rs.all(n.Sheet))
     for d in rs.all(n.Action) + rs.all(n.Reaction):
         for (name, _), sp in zip(d.costs, d.cost_spans):
             if name not in fields:
@@ -346,10 +347,7 @@ def _state_row(c: n.Condition) -> list[Diagnostic]:
 
 
 def _sheets(sheets, tables) -> list[Diagnostic]:
-    out = []
-    for extra in sheets[1:]:
-        out.append(Diagnostic("E0202", f'sheet "{extra.name}" is a second sheet', extra.span,
-                              f'an edition has one sheet: add its fields to "{sheets[0].name}"'))
+    out = check_sheets(sheets)
     for s in sheets:
         seen = {}
         for f in s.fields:

@@ -11,10 +11,11 @@ from ..syntax import nodes as n
 from .constants import NotConstant, kind_of, plain
 from ..diagnostics import Diagnostic, Span, did_you_mean
 from .policy import check_policy
-from ..records import dataclass
+from ..records import dataclass, replace
+from .sheets import unknown_sheet
 
 # Lines a combatant may give besides its sheet's fields.
-BUILTIN_FIELDS = ("side", "tactic")
+BUILTIN_FIELDS = ("side", "tactic", "sheet")
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Facts:
     options: dict = None    # option name -> its value before the encounter sets it
     action_params: dict = None   # action name -> the names of the parameters a script gives values for
     combatant_params: dict = None    # action name -> for each of those, whether it is chosen among combatants
+    sheets: dict = None     # sheet name -> its fields by name (`fields`: the first sheet's, the base)
+    sheet: str | None = None    # the sheet `fields` are of, when a combatant names one
 
 
 def check_names(enc: n.Encounter) -> list[Diagnostic]:
@@ -101,6 +104,12 @@ def check_encounter(enc: n.Encounter, facts: Facts, loaded: frozenset = frozense
 
 def _combatant(c: n.Combatant, facts: Facts, loaded: bool = False) -> list[Diagnostic]:
     out = []
+    sheet = next(((v, sp) for k, v, sp in c.fields if k == "sheet"), None)
+    if sheet is not None and facts.sheets is not None:
+        if str(sheet[0]) not in facts.sheets:
+            out.append(unknown_sheet(sheet[0], sheet[1], facts.sheets))
+        else:
+            facts = replace(facts, fields=facts.sheets[str(sheet[0])], sheet=str(sheet[0]))
     given = set()
     for name, value, span in c.fields:
         if name in given:
@@ -129,12 +138,16 @@ def _line(name: str, value, span: Span, facts: Facts) -> list[Diagnostic]:
         if value in facts.tactics:
             return []
         return [Diagnostic("E0201", f'there is no tactic "{value}"', span, did_you_mean(str(value), facts.tactics))]
-    if name == "side":
+    if name in ("side", "sheet"):
         return []
     f = facts.fields.get(name)
     if f is None:
         at = Span(span.file, span.line, span.col, span.line, span.col + len(name))
-        return [Diagnostic("E0203", f'the sheet has no field "{name}"', at, _fields_like(name, value, facts))]
+        whose = f'sheet "{facts.sheet}"' if facts.sheet else "the sheet"
+        others = [s for s, fields in (facts.sheets or {}).items() if name in fields]
+        help = (f'sheet "{others[0]}" has it: give the combatant the line "sheet {others[0]}"' if others
+                else _fields_like(name, value, facts))
+        return [Diagnostic("E0203", f'{whose} has no field "{name}"', at, help)]
     return check_value(f, value, span, facts)
 
 

@@ -1,4 +1,4 @@
-"""What an encounter is checked against, read from a checked ruleset: its sheet's fields, its
+"""What an encounter is checked against, read from a checked ruleset: its sheets' fields, its
 tactics, conditions and their grades, the keys of its tables, the purposes rolls are made for,
 its actions and reactions, and its options' values. Nothing here compiles: `grimorio check`
 checks an encounter with these facts alone, and a run checks it with the same ones."""
@@ -10,6 +10,7 @@ from ..syntax import nodes as n
 from .constants import NotConstant, constant
 from .encounter_check import Facts, combatant_choices
 from .names import walk
+from .sheets import fields_by_sheet
 
 # Values a cell or an option may hold beyond the plain ones, as checks compare them: a scale is
 # a number; dice and an outcome are values no written setting or key ever equals.
@@ -23,7 +24,8 @@ def facts_of(rs) -> Facts:
                  {d.name: tuple(d.grades) for d in rs.all(n.Condition)},
                  {d.name: _keys(d) for d in rs.all(n.Table)}, purposes(rs),
                  tuple(d.name for d in rs.all(n.Action)), tuple(d.name for d in rs.all(n.Reaction)), options(rs),
-                 {d.name: tuple(p.name for p in d.params[1:]) for d in rs.all(n.Action)}, combatant_choices(rs))
+                 {d.name: tuple(p.name for p in d.params[1:]) for d in rs.all(n.Action)}, combatant_choices(rs),
+                 {name: {f.name: f for f in fs} for name, fs in fields_by_sheet(sheets).items()})
 
 
 def purposes(rs) -> frozenset:

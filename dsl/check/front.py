@@ -60,12 +60,14 @@ def check_encounter(enc: n.Encounter, rs, facts, settings=(), names=None, loaded
     `names`: the ruleset's Resolver, if one is at hand; `loaded`: the combatants a state file gives
     (encounter_check.check_encounter)."""
     from .resolver import resolve_script
+    from .sheets import sheet_texts
     diags = check_names(enc) + check_settings(settings, facts) + _combatants_and_pins(enc, facts, loaded) \
         + check_script(enc, facts)
     if diags:
         return diags
-    return resolve_script(rs, enc.do, [x.expr for x in expectations(enc) if x.expr is not None],
-                          [c.name for c in enc.combatants], names)
+    exprs = [x.expr for x in expectations(enc) if x.expr is not None]
+    return resolve_script(rs, enc.do, exprs, [c.name for c in enc.combatants], names) \
+        + sheet_texts(rs, (tuple(enc.do), tuple(exprs)))
 
 
 def expectations(enc: n.Encounter) -> list:

@@ -129,7 +129,7 @@ def field_names(ruleset) -> frozenset[str]:
 
 
 def _field_names(ruleset) -> set[str]:
-    out = {"name", "side"}
+    out = {"name", "side", "sheet"}
     for s in ruleset.all(n.Sheet):
         out |= {f.name for f in s.fields}
     for t in ruleset.all(n.Table):

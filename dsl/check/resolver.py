@@ -16,6 +16,7 @@ from . import kinds as K
 from .agreement import agreement_words, check_agree_call
 from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from ..syntax import nodes as n
+from .sheets import all_fields, fields_by_sheet
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .names import BUILTINS, Resolved, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known, walk
 
@@ -81,8 +82,11 @@ class _Walker:
             if d.until is not None:
                 self.expr(d.until, Scope())
             self.block(d.final or (), Scope())
+        inherited = fields_by_sheet(rs.all(n.Sheet))
         for d in rs.all(n.Sheet):
             scope = Scope()
+            for f in inherited[d.name][:len(inherited[d.name]) - len(d.fields)]:
+                scope = scope.child(f.name)
             for f in d.fields:
                 if f.default is not None:
                     self.expr(f.default, scope)
@@ -184,7 +188,7 @@ class _Walker:
         that holds a row) would change the table for everyone."""
         table = K.row_table(obj, self.resolving(scope))
         if table is None and isinstance(obj, n.Attr):
-            fields = self.rs.all(n.Sheet)[0].fields if self.rs.all(n.Sheet) else ()
+            fields = all_fields(self.rs.all(n.Sheet)).values()
             table = next((f.table for f in fields if f.name == obj.name and f.type == "row"), None)
         if table is not None:
             self.fail("E0204", f'"{table}" is a table: its rows cannot be changed', obj.span,

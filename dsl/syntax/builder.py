@@ -114,7 +114,9 @@ class Builder:
         return n.Var(self.span(t), str(t.children[0]), self.expr(t.children[1]), session=True)
 
     def d_sheet(self, t):
-        return n.Sheet(self.span(t), str(t.children[0]), self.fields(t.children[1:]))
+        name, parent, *fields = t.children
+        return n.Sheet(self.span(t), str(name), self.fields(fields), str(parent) if parent is not None else None,
+                       self.span(parent) if parent is not None else None)
 
     def fields(self, trees) -> tuple:
         """A sheet's fields (also the ones a layer adds to it)."""

@@ -291,7 +291,9 @@ class Field(Node):
 
 
 class Sheet(Decl):
-    fields: tuple[Field, ...]
+    fields: tuple[Field, ...]              # its own, after those of the sheet it extends
+    extends: str | None = None
+    extends_span: Span | None = field(compare=False, repr=False, default=None)
 
 
 class Outcomes(Decl):

@@ -15,6 +15,7 @@ from fractions import Fraction
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
+from ...dsl.check.sheets import fields_by_sheet
 from ...dsl.check.front import check_edition, facts_of
 
 from ...dsl.editions.cache import python_code
@@ -163,19 +164,18 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         for kind, compile_one in ((n.Tactic, self.tactic), (n.Round, self.round), (n.Tally, self.tally)):
             for d in rs.all(kind):
                 compile_one(d)
-        sheets = rs.all(n.Sheet)
-        self.sheet = sheets[0] if sheets else n.Sheet(Span("<none>", 0, 0), "sheet", ())
+        sheets = rs.all(n.Sheet) or [n.Sheet(Span("<none>", 0, 0), "sheet", ())]
+        self.sheet = sheets[0]                 # the base sheet: a combatant's, unless it names another
+        self.sheet_fields_by = fields_by_sheet(sheets)
         # Defaults that roll nothing and call no rule can be worked out once per encounter.
         impure = (n.Roll, n.CheckCall, n.Emit)
         self.pure_defaults = not any(
             isinstance(node, impure) or (isinstance(node, n.Call) and not (
                 isinstance(node.func, n.Name) and node.func.id in BUILTINS and node.func.id != "act"))
-            for f in self.sheet.fields if f.default is not None for node in walk(f.default))
-        self.sheet_init(self.sheet)
+            for s in sheets for f in s.fields if f.default is not None for node in walk(f.default))
+        for i, s in enumerate(sheets):
+            self.sheet_init(s, self.sheet_fields_by[s.name], i)
         self.vars = rs.all(n.Var)
-        slots = [f"c.{mangle(f.name)}" for f in self.sheet.fields]
-        self.emit(0, "def fill_sheet(c, values):")
-        self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
         self.emit(0, "def init_vars(_E):")
         self.owner = "var"
         self.emit(1, "pass")
@@ -515,12 +515,17 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(0, f"def {self.gid('tally', d.name)}(_E{param}):", d.span)
         self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
 
-    def sheet_init(self, d: n.Sheet):
+    def sheet_init(self, d: n.Sheet, fields, i: int):
+        """A sheet's functions: sheet_defaults_I works out the defaults a combatant's lines did not give,
+        fill_sheet_I sets every field at once (from defaults worked out before)."""
         self.owner = f"sheet {d.name}"
-        self.emit(0, "def sheet_defaults(_E, c, given):", d.span)
+        slots = [f"c.{mangle(f.name)}" for f in fields]
+        self.emit(0, f"def fill_sheet_{i}(c, values):")
+        self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
+        self.emit(0, f"def sheet_defaults_{i}(_E, c, given):", d.span)
         self.emit(1, "pass")
         scope = Scope()
-        for f in d.fields:
+        for f in fields:
             attr = mangle(f.name)
             if f.default is not None:
                 self.emit(1, f"if {f.name!r} not in given:", f.span)
@@ -571,10 +576,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.draws = [(d, fn) for d, fn in self.tallies if isinstance(d, n.Draw)]
         for name, ct in self.conditions.items():
             ct.on_receive = g.get(self.gids.get(("receive", name)))
-        self.sheet_defaults = g["sheet_defaults"]
-        self.fill_sheet = g["fill_sheet"]
+        self.sheet_defaults_by = {name: g[f"sheet_defaults_{i}"] for i, name in enumerate(self.sheet_fields_by)}
+        self.fill_sheet_by = {name: g[f"fill_sheet_{i}"] for i, name in enumerate(self.sheet_fields_by)}
+        self.sheet_defaults, self.fill_sheet = self.sheet_defaults_by[self.sheet.name], self.fill_sheet_by[self.sheet.name]
         self.init_vars = g["init_vars"]
-        fields = [mangle(f.name) for f in self.sheet.fields]
+        fields = list(dict.fromkeys(mangle(f.name) for fs in self.sheet_fields_by.values() for f in fs))
         self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:

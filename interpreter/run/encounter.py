@@ -12,6 +12,7 @@ from ...dsl.check.front import check_encounter
 from ...dsl.pause import collector_paused
 from ...dsl.check.format_kinds import default_side
 from ...dsl.check.policy import DEFAULT_SIDE
+from ...dsl.check.sheets import SHEET_LINE
 
 from . import runtime_helpers as H
 from .engine import Engine, guarded
@@ -41,13 +42,15 @@ class Prepared:
         their sheet from it (saved state wins), but for the values the encounter changes on purpose."""
         self.enc, self.p, self.state = enc, program, state
         names = [c.name for c in enc.combatants]
-        self.fields = {f.name: f for f in program.sheet.fields}
+        self.sheet_of = {c.name: _sheet_named(c, program) for c in enc.combatants}
         facts = program.facts
         settings = list(enc.settings) + list((option_overrides or {}).items())
         diags = check_encounter(enc, program.ruleset, facts, settings, program.resolver,
                                 state.loaded() if state else frozenset())
         if diags:
             raise GrimorioError(diags)
+        if state is not None:
+            state.check_sheets(self.sheet_of)
         self.options = {name: setting_value(value) for name, value in settings}
         self.pins = [_pinned(pin, names) for pin in enc.pins]
         self.script = {}
@@ -80,8 +83,9 @@ class Prepared:
         for i, c in enumerate(self.enc.combatants):
             given = {k: v for k, v, _ in c.fields}
             attrs = []
+            fields = {f.name: f for f in self.p.sheet_fields_by[self.sheet_of[c.name]]}
             for k, v in given.items():
-                f = self.fields.get(k)
+                f = fields.get(k)
                 if f is not None:
                     attrs.append((mangle(k), self.p.tables[f.table].lookup(v) if f.type == "row" else v))
             names = frozenset(given)
@@ -108,10 +112,10 @@ class Prepared:
         self.blueprints = blueprints
         scratch = Engine(self.p, [], record=False)
         made = self.make_combatants(scratch)
-        slots = [mangle(f.name) for f in self.p.sheet.fields]
+        slots = {s: [mangle(f.name) for f in fields] for s, fields in self.p.sheet_fields_by.items()}
         self.defaults_done = True
         self._makers = None
-        return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots], given, holds)
+        return [(i, name, side, tactic, [(a, getattr(obj, a)) for a in slots[obj.a_sheet]], given, holds)
                 for obj, (i, name, side, tactic, _attrs, given, holds) in zip(made, blueprints)]
 
     def given_fields(self) -> dict:
@@ -133,18 +137,18 @@ class Prepared:
         makers = self._makers
         if makers is None:
             makers = self._makers = self._combatant_makers()
-        cls, fill, defaults = self.p.combatant_class, self.p.fill_sheet, self.defaults_done
+        cls, fills, defaults, sheet_of = self.p.combatant_class, self.p.fill_sheet_by, self.defaults_done, self.sheet_of
         made = []
         for name, side, tactic, (acts, reacts), values, lists, holds, _given in makers:
             obj = cls()
             obj.a_name, obj.side_, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
-            obj.acts, obj.reacts = acts, reacts
+            obj.acts, obj.reacts, obj.a_sheet = acts, reacts, sheet_of[name]
             if lists:                              # each run gets its own copy of a list value
                 values = list(values)
                 for k in lists:
                     values[k] = list(values[k])
             if defaults:                           # every field known: one assignment
-                fill(obj, values)
+                fills[obj.a_sheet](obj, values)
             else:
                 for attr, v in zip(self._attrs[name], values):
                     setattr(obj, attr, v)
@@ -155,7 +159,7 @@ class Prepared:
         p = self.p
         for obj, maker in zip(made, makers):
             if not defaults:
-                guarded(p, p.sheet_defaults, eng, obj, maker[7])
+                guarded(p, p.sheet_defaults_by[obj.a_sheet], eng, obj, maker[7])
             holds = maker[6]
             if holds:
                 cards = obj.cards
@@ -258,6 +262,11 @@ def _walk(node):
 
 def _no_tactic(_engine, _combatant):
     return False
+
+
+def _sheet_named(c: n.Combatant, program) -> str:
+    """The sheet a combatant's `sheet NAME` line names (the encounter check knows it), or the base sheet."""
+    return next((str(v) for k, v, _ in c.fields if k == SHEET_LINE), program.sheet.name)
 
 
 def _pinned(pin: n.Pin, names: list) -> dict:

@@ -622,8 +622,25 @@ def _missing_field(program, exc: AttributeError, span) -> Diagnostic:
                           "conditions, sides and tactics belong to combatants")
     if name in ("rank", "kind"):
         return Diagnostic("E0204", f"{what} is not an outcome or a grade", span, H.ORDER_HELP)
+    others = _sheets_with(program, obj, unmangle(name))
+    if others:                                 # a field of other sheets than the combatant's
+        return Diagnostic("E0203", f'{what} has no field "{unmangle(name)}": its sheet is "{obj.a_sheet}"', span,
+                          f'{"the sheet" if len(others) == 1 else "the sheets"} {", ".join(_quoted(others))} '
+                          f'{"has" if len(others) == 1 else "have"} it: test the sheet first, as in '
+                          f'if c.sheet == "{others[0]}":')
     return Diagnostic("E0203", f'{what} has no field "{unmangle(name)}"', span,
                       "check the spelling against the sheet, the table columns or the event")
+
+
+def _quoted(names) -> list[str]:
+    return [f'"{name}"' for name in names]
+
+
+def _sheets_with(program, obj, field: str) -> list[str]:
+    """The sheets that have `field`, when `obj` is a combatant of another sheet (else none)."""
+    if not isinstance(obj, Combatant) or getattr(obj, "a_sheet", None) is None:
+        return []
+    return [s for s, fields in program.sheet_fields_by.items() if any(f.name == field for f in fields)]
 
 
 # Attributes the runtime itself reads on combatants (a value without them is no combatant).

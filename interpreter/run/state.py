@@ -88,13 +88,15 @@ def snapshot(engine) -> dict:
     p = engine.p
     rows = {id(row): (t.name, i, None if t.dice is not None else getattr(row, mangle(row._names[0])))
             for t in p.tables.values() for i, row in enumerate(t.rows)}
-    fields = [f.name for f in p.sheet.fields]
     combatants = {}
     for c in engine.cb:
+        fields = [f.name for f in p.sheet_fields_by[c.a_sheet]]
         combatants[c.a_name] = {
             "cards": {cond: [g.name if g is not None else None for g in held] for cond, held in c.cards.items()},
             "fields": {f: _encode(getattr(c, mangle(f), None), rows) for f in fields},
         }
+        if c.a_sheet != p.sheet.name:                  # a sheet other than the base is recorded
+            combatants[c.a_name]["sheet"] = c.a_sheet
     return {"format": FORMAT, "version": VERSION, "edition": p.ruleset.edition.name,
             "vars": {v.name: _encode(getattr(engine.v, mangle(v.name), None), rows) for v in p.vars
                      if not getattr(v, "session", False)},
@@ -169,7 +171,6 @@ class StateFile:
     def __init__(self, path, program, sources, at: Span, combatants=()):
         self.path, self.p, self.at = str(path), program, at
         self.names = list(combatants)
-        self.fields = {f.name: f for f in program.sheet.fields}
         raw = self._read(path, at)
         try:
             self.text = raw.decode("utf-8")
@@ -272,7 +273,7 @@ class StateFile:
     def field_value(self, who, field, value, by_name):
         """A saved field's value, decoded and checked against the sheet's field."""
         path = f"combatants.{who}.fields.{field}"
-        f = self.fields.get(field)
+        f = self.fields_of(who).get(field)
         if f is None:
             self.fail("E0805", f'the state gives {who} a field "{field}" the sheet does not have (at {path})', field)
         v = self.decode(value, by_name, path, field)
@@ -281,6 +282,25 @@ class StateFile:
             self.fail("E0805", f"the saved {field} of {who} is {problem} (at {path})", field,
                       "a state holds what the sheet allows: give the file a run wrote with --save-state")
         return v
+
+    def saved_sheet(self, who) -> str:
+        """The sheet the state saved `who` with (a base-sheet combatant's is not written)."""
+        return self.data["combatants"][who].get("sheet", self.p.sheet.name)
+
+    def fields_of(self, who) -> dict:
+        sheet = self.saved_sheet(who)
+        if not isinstance(sheet, str) or sheet not in self.p.sheet_fields_by:
+            self.fail("E0805", f'the state gives {who} sheet "{sheet}", which these rules do not declare '
+                               f'(at combatants.{who}.sheet)', sheet)
+        return {f.name: f for f in self.p.sheet_fields_by[sheet]}
+
+    def check_sheets(self, sheet_of: dict) -> None:
+        """Each combatant the state holds has the sheet the encounter gives it (`sheet_of`: name -> sheet)."""
+        for who in self.loaded():
+            if self.saved_sheet(who) != sheet_of[who]:
+                self.fail("E0805", f'the state saved {who} with sheet "{self.saved_sheet(who)}", and the encounter '
+                                   f'gives it sheet "{sheet_of[who]}" (at combatants.{who})', who,
+                          "give the combatant the sheet it was saved with, or start it afresh")
 
     def loaded(self) -> frozenset:
         """The encounter's combatants the state holds: their sheets come from it."""

@@ -208,7 +208,8 @@ class Combatant:
     its side (set at creation as `side_`); a rule setting it is counted in SIDE_CHANGES."""
 
     # acts: its tactic's choice of action; reacts: event -> its tactic's choice of reaction (see engine)
-    __slots__ = ("a_name", "side_", "tactic", "acts", "reacts", "cards", "held")
+    # a_sheet: the name of its sheet (`c.sheet`)
+    __slots__ = ("a_name", "side_", "tactic", "acts", "reacts", "cards", "held", "a_sheet")
 
     a_side = property(attrgetter("side_"), _set_side)
 

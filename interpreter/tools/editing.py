@@ -94,6 +94,8 @@ def fields_of(owner: str, decls: list[n.Decl]) -> dict[str, list[str]]:
         for col in cond.columns:
             out.setdefault(col, []).append("column")
         return out
+    if sum(isinstance(d, n.Sheet) for d in decls) > 1:
+        out["sheet"] = ["field"]                 # the name of a combatant's sheet, when there are several
     for d in decls:
         if isinstance(d, n.Sheet):
             for f in d.fields:
