@@ -565,7 +565,7 @@ class Shortcuts:
     def asking_once(self, d: n.Tactic, actions):
         """A tactic's choice of action changes nothing until it runs the action it chose, when every
         cost, requirement, `when` and list of its preferences is pure (hoisting.py): then a rule asked
-        of the actor alone (`guarda(yo)`, `rivales(yo)`) answers the same each time, from one
+        of the actor alone (`ready(me)`, `targets(me)`) answers the same each time, from one
         preference to the next. Each such question is asked once, when first needed, its answer kept
         in the choice's own dict `_a` (a dict, not a local: comprehensions ask them too)."""
         parts = []
