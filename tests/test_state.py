@@ -217,8 +217,10 @@ sys.exit(main(["run", sys.argv[1], "--load-state", sys.argv[2], "--save-state", 
 def test_a_run_killed_while_saving_leaves_the_previous_file_intact(tmp_path, saved):
     before = saved.read_bytes()
     enc = write(tmp_path, "s2.enc", SESSION_2.replace("  pass\n", '  receive Akira Heridas Leve\n'))
+    # No cache: its entries are written with an fsync too, which would die before the save is reached.
+    env = dict(os.environ, GRIMORIO_CACHE_DIR="")
     proc = subprocess.run([sys.executable, "-c", KILL_MID_SAVE, enc, str(saved)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == -9, proc.stderr
     assert saved.read_bytes() == before                 # the old state, whole
     leftovers = [p for p in tmp_path.iterdir() if p.name.startswith(".estado.json.")]

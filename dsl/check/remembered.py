@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from functools import lru_cache
 
 from ..diagnostics import Diagnostic, Span
@@ -54,16 +53,9 @@ def _key(parts, code=()) -> str | None:
 
 @lru_cache(maxsize=1)
 def language_version() -> str:
-    """A digest of the language's own files (each one's name, size and time of change, as Python tells a
-    stale .pyc) and of Python's version: what other code checked is never reused."""
-    h = hashlib.sha256(sys.version.encode())
-    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    for folder, subfolders, names in sorted(os.walk(root)):
-        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-        for name in sorted(nm for nm in names if nm.endswith((".py", ".lark", ".rules"))):
-            st = os.stat(os.path.join(folder, name))
-            h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+    """A digest of the language's own files and of Python's version: what other code checked is never
+    reused."""
+    return cache.code_digest(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def _keep(name: str, key: str, notes: dict, diags: list[Diagnostic], sources) -> None:

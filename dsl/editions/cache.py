@@ -531,3 +531,16 @@ def _digest(value) -> str:
 def _failed(exc: BaseException) -> str:
     diagnostics = getattr(exc, "diagnostics", None)
     return f"failed: {type(exc).__name__}: {[d.message for d in diagnostics] if diagnostics else exc}"
+
+
+def code_digest(*roots: str) -> str:
+    """A digest of grimorio's own files under `roots` (each one's name, size and time of change, as
+    Python itself tells a stale .pyc) and of Python's version: what other code made is never reused."""
+    h = hashlib.sha256(sys.version.encode())
+    for root in roots:
+        for folder, subfolders, names in sorted(os.walk(root)):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for name in sorted(nm for nm in names if nm.endswith((".py", ".lark", ".rules"))):
+                st = os.stat(os.path.join(folder, name))
+                h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()

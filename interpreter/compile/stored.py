@@ -28,7 +28,6 @@ import io
 import marshal
 import os
 import pickle
-import sys
 import types
 from functools import lru_cache
 from pathlib import Path
@@ -103,16 +102,9 @@ def code_version() -> str:
     """A digest of grimorio's own code (the language's and the interpreter's files: each one's name, size
     and time of change, as Python itself tells a stale .pyc) and of Python's version: a program compiled
     by other code is never reused."""
-    h = hashlib.sha256(sys.version.encode())
     dsl_root = os.path.dirname(os.path.dirname(os.path.realpath(cache.__file__)))
     interpreter_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    for root in (dsl_root, interpreter_root):
-        for folder, subfolders, names in sorted(os.walk(root)):
-            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-            for name in sorted(nm for nm in names if nm.endswith((".py", ".lark", ".rules"))):
-                st = os.stat(os.path.join(folder, name))
-                h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+    return cache.code_digest(dsl_root, interpreter_root)
 
 
 class Refused(Exception):

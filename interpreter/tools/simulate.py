@@ -281,9 +281,10 @@ def _first_completed(futures):
 
 
 def worker_pool(workers: int):
-    """A pool of `workers` processes (forked on Linux, where they find what this process prepared) that die
-    with this one: the parent-death signal where the system has it, and a watch on the parent otherwise
-    (a supervisor that kills only grimorio's main process leaves no worker behind). Ctrl-C is the main
+    """A pool of `workers` processes (forked on Linux, where they find what this process prepared) that end
+    with this one: the signal Linux sends when a parent ends (PR_SET_PDEATHSIG) where the system has it,
+    and a watch on the parent otherwise (a supervisor that kills only grimorio's main process leaves no
+    worker behind). Ctrl-C is the main
     process's to handle: workers ignore it, and end when the pool does."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
