@@ -10,6 +10,7 @@ from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.compile.programs import program_for
+from tests.test_crowd import FILA
 from tests.test_prelude import arena  # noqa: F401 - the tutorial edition, as a fixture
 
 TRIO = ('encounter "x"\nedition arena\ncombatant Ana:\n  side rojos\n  FUE 8, AGI 12\n'
@@ -371,24 +372,9 @@ def test_an_event_with_two_reactors_lists_the_reactions_allowed(tmp_path):
     assert "A: se cubre" not in said and "B: se agacha" not in said, said
 
 
-UNA_VEZ = """\
-edition una_vez:
-  title "una vez"
-
-sheet s:
-  FUE: int 1..30
-  listo: bool = true
-  acciones: int = 0
-
-message golpe(a, d) "{a} golpea a {d}"
-message mira(a) "{a} mira"
-
-rule preparado(c):
-  return listo(c)
-
-rule listo(c):
-  return c.listo
-
+# The edition of tests/test_crowd.py (a sheet, two messages, preparado calling listo), everyone ready.
+UNA_VEZ = FILA.split("action golpear")[0].replace("edition fila:", "edition una_vez:").replace(
+    "listo: bool = false", "listo: bool = true") + """\
 rule mirar(yo):
   say mira(yo)
   return true
