@@ -70,11 +70,17 @@ def interpreter_vs_twin(repeats):
 
 def bytecodes_vs_twin():
     """The same duels counted in Python bytecodes (benchmarks/bytecodes.py): a ratio the load does not move."""
-    from benchmarks.bytecodes import count
-    per = {side: sum(count(side, 40).values()) / 40 for side in ("twin", "interpreter", "simulate")}
+    from benchmarks.bytecodes import by_declaration, count, programs
+    counts = {side: count(side, 40) for side in ("twin", "interpreter", "simulate")}
+    per = {side: sum(c.values()) / 40 for side, c in counts.items()}
     line("interpreter / twin, in bytecodes", f"{per['interpreter'] / per['twin']:.2f}x ({per['interpreter']:,.0f} "
                                              f"against {per['twin']:,.0f} a duel; timed ratios follow it on a VM)")
-    line("a demo fight, in bytecodes", f"{per['simulate']:,.0f} ({per['simulate'] / per['twin']:.1f}x the twin's duel)")
+    line("a demo fight, in bytecodes", f"{per['simulate']:,.0f} ({per['simulate'] / per['twin']:.1f}x the twin's duel;"
+                                       " target <= 50,000)")
+    # Where they go: each generated function under the declaration it came from, its own bytecodes only.
+    total = sum(counts["simulate"].values())
+    top = by_declaration(counts["simulate"], programs("simulate")).most_common(5)
+    line("", "by declaration: " + ", ".join(f"{name} {100 * k / total:.1f}%" for name, k in top))
 
 
 def dice_vs_d20(repeats):
@@ -171,6 +177,22 @@ def combatant_rounds(counts, repeats, edition=None):
                                                          f"{crowd_steps(k, edition=edition):.1f} steps (target: flat)")
 
 
+def varied_crowd(counts):
+    """Bytecodes per combatant-round of the varied crowd (benchmarks/crowd.py: sword and buckler, bow,
+    spear, mace and shield in turn; unscripted, the bundled tactics), one run of each size on seed 1,
+    and the steps its run took of the default budget: counts the load does not move."""
+    from benchmarks.crowd import crowd_counts, prepared
+    from grimorio.interpreter.run.engine import STEP_BUDGET
+    base = None
+    for k in counts:
+        found, combatant_rounds = crowd_counts(k, edition="aquelarre", varied=True)
+        per = sum(found.values()) / combatant_rounds
+        base = base or per
+        steps = prepared(k, "aquelarre", varied=True).run(seed=1, record=False).engine.steps
+        line(f"varied crowd, bytecodes, {k:>3}", f"{per:,.0f} per combatant-round; {per / base:.2f}x of {counts[0]} "
+                                                 f"(target <= 1.3x); {steps:,} steps, {steps / STEP_BUDGET:.1%} of the default budget")
+
+
 def parse_large(repeats):
     import tempfile
     from benchmarks.parse import COMBATANTS, RULES, build_cpu, encounter_text, rules_text, write
@@ -212,6 +234,7 @@ def main(argv=None) -> int:
                    action="append",
                    help="run only these benchmarks (repeatable)")
     args = p.parse_args(argv)
+    from benchmarks.crowd import SIZES
     r = 3 if args.quick else 7
     benchmarks = {
         "twin": lambda: interpreter_vs_twin(r),
@@ -222,7 +245,8 @@ def main(argv=None) -> int:
         "simulate": lambda: simulate_throughput(r, 2000 if args.quick else 10_000),
         "memory": lambda: peak_memory((1000, 10_000) if args.quick else (10_000, 100_000)),
         "crowd": lambda: (combatant_rounds((2, 16, 128, 256), r),
-                          combatant_rounds((2, 8, 16, 32, 64, 128, 256), r, "aquelarre")),
+                          combatant_rounds((2, 8, 16, 32, 64, 128, 256), r, "aquelarre"),
+                          varied_crowd((2, 16, 64) if args.quick else SIZES)),
         "parse": lambda: parse_large(r),
     }
     print(f"grimorio benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} cpus, "

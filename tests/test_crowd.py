@@ -11,11 +11,13 @@ import textwrap
 import pytest
 
 from grimorio.dsl.syntax import nodes as n
+from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.dsl.check.names import Resolver
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.compile.programs import program_for
+from grimorio.interpreter.run.engine import STEP_BUDGET
 from grimorio.interpreter.compile.hoisting import Purity
 from grimorio.interpreter.run.transcript import render_text
 
@@ -34,6 +36,38 @@ def test_the_bundled_aquelarre_costs_about_the_same_per_combatant_round_from_8_t
     at8, at64 = aquelarre_bytecodes(8), aquelarre_bytecodes(64)
     assert at64 <= 1.5 * at8, (at8, at64)
     assert aquelarre_bytecodes(128) <= 2 * at8, (at8, aquelarre_bytecodes(128))
+
+
+def big_battle(rounds):
+    from benchmarks.crowd import crowd
+    return crowd(256, "aquelarre", varied=True, rounds=rounds).run(seed=1, record=False).engine
+
+
+@pytest.mark.slow      # 256 fighters of the full chapter for three rounds (about 1.5 s)
+def test_three_rounds_of_256_varied_unscripted_fighters_run_within_the_default_step_budget():
+    # The varied crowd of benchmarks/crowd.py, as `python -m benchmarks --only crowd` measures it:
+    # swords, bows, spears and maces, shields and armour, the bundled tactics deciding everything.
+    engine = big_battle(3)
+    assert engine.budget == STEP_BUDGET and engine.round == 3, (engine.budget, engine.round)
+    # Each action draws its rival from enemies(yo), the kept list, and stops at the first that serves:
+    # 40k steps (160k when each preference built the list of every live rival first).
+    assert engine.steps <= 80_000, engine.steps
+    # They fought (the bundled tactic sends everyone against the first enemies in the encounter's
+    # order, so few are wounded: a handful, many times over).
+    assert any(c.a_pv < c.a_RES for c in engine.cb), sorted(c.a_pv for c in engine.cb)
+
+
+@pytest.mark.slow      # about 2 s
+@pytest.mark.xfail(strict=True, raises=GrimorioError,
+                   reason="issue 25: the battle to its end takes 1.73M steps (100 rounds, 68 steps per "
+                          "combatant-round at 256 against 25 at 16): the tactic walks the enemies who have "
+                          "acted (primeros_activos) and the long Melé lists of the much-attacked")
+def test_a_battle_of_256_varied_unscripted_fighters_runs_to_its_end_within_the_default_step_budget():
+    # Issue 25: at 256 combatants `grimorio run` stops at the default budget (E0502), so a big
+    # battle cannot be run at all. Flat rules fit: 100 rounds of 256 are 25,600 combatant-rounds,
+    # 39 steps each (a crowd of 16 takes 40 on its way to the end, measured on hA at fff3622).
+    engine = big_battle(None)
+    assert engine.steps <= STEP_BUDGET
 
 
 # A tactic whose first preference needs the actor ready (a rule that calls a rule: each

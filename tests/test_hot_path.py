@@ -10,6 +10,7 @@ from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import Sources
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.compile.programs import program_for
+from tests.test_crowd import FILA
 from tests.test_prelude import arena  # noqa: F401 - the tutorial edition, as a fixture
 
 TRIO = ('encounter "x"\nedition arena\ncombatant Ana:\n  side rojos\n  FUE 8, AGI 12\n'
@@ -369,3 +370,78 @@ def test_an_event_with_two_reactors_lists_the_reactions_allowed(tmp_path):
     said = " ".join(e[1] for seed in range(12) for e in _events(program, enc, seed) if e[0] == "say")
     assert "A: se agacha" in said and "B: se cubre" in said, said
     assert "A: se cubre" not in said and "B: se agacha" not in said, said
+
+
+# The edition of tests/test_crowd.py (a sheet, two messages, preparado calling listo), everyone ready.
+UNA_VEZ = FILA.split("action golpear")[0].replace("edition fila:", "edition una_vez:").replace(
+    "listo: bool = false", "listo: bool = true") + """\
+rule mirar(yo):
+  say mira(yo)
+  return true
+
+action golpear(yo, rival in enemies(yo)):
+  requires preparado(yo)
+  requires rival.FUE > 20
+  cost acciones 1
+  say golpe(yo, rival)
+
+action empujar(yo, rival in enemies(yo)):
+  requires preparado(yo)
+  requires rival.FUE > 10
+  cost acciones 1
+  say golpe(yo, rival)
+
+tactic t:
+  act: golpear when preparado(yo)
+  act: empujar when preparado(yo){extra}
+
+round r:
+  step s:
+    for c in combatants():
+      set c.acciones = 1
+      act c
+"""
+
+
+def calls_of_preparado(tmp_path, extra: str, optimize: bool = True):
+    """How many times a run of two combatants calls the rule preparado (its generated function)."""
+    import sys
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+    from grimorio.interpreter.run.transcript import render_text
+    folder = tmp_path / "una_vez"
+    folder.mkdir(exist_ok=True)
+    (folder / "edicion.rules").write_text(UNA_VEZ.replace("{extra}", extra), encoding="utf-8")
+    program = compile_checked(load_edition("una_vez", [tmp_path]), optimize=optimize)
+    text = "edition una_vez\nrounds 1\n" + "".join(
+        f"combatant C{i}:\n  side {'a' if i % 2 else 'b'}\n  FUE 15\n" for i in range(2))
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    prepared = Prepared(enc, program)
+    name = program.gids[("rule", "preparado")]
+    calls = []
+    sys.setprofile(lambda frame, event, _arg: calls.append(1) if event == "call" and frame.f_code.co_name == name
+                   else None)
+    try:
+        out = prepared.run(seed=1)
+    finally:
+        sys.setprofile(None)
+    return len(calls), render_text(out.engine).splitlines()
+
+
+def test_a_tactic_asks_each_question_of_the_actor_once_per_decision(tmp_path):
+    # Issue 25: preparado(yo) is asked by both preferences, in each `when` and each `requires`:
+    # nothing changes until the chosen action runs, so it is asked once per decision (two
+    # combatants, one decision each), not three times as on the plain path (four before, hoisted).
+    once, lines = calls_of_preparado(tmp_path, "")
+    plain, plain_lines = calls_of_preparado(tmp_path, "", optimize=False)
+    assert once == 2 and plain == 6, (once, plain)
+    assert lines == plain_lines and lines[:2] == ["C0 golpea a C1", "C1 golpea a C0"], lines
+
+
+def test_a_tactic_with_a_question_that_says_something_asks_each_as_written(tmp_path):
+    # A preference whose `when` says something (mirar) may change what the next one sees: every
+    # question is asked where it is written.
+    asked, lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)")
+    plain, plain_lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)", optimize=False)
+    assert asked > 2 and lines == plain_lines, (asked, plain, lines)

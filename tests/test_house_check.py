@@ -355,7 +355,7 @@ def test_a_folder_of_house_files_is_checked_file_by_file(tmp_path, capsys):
 def test_which_action_parameters_are_chosen_among_combatants():
     from grimorio.dsl.check.encounter_check import combatant_choices
     got = combatant_choices(load_edition("aquelarre"))
-    assert got["atacar"] == (True,) and got["huir"] == ()            # rivales(yo): enemies(c) kept by a filter
+    assert got["atacar"] == (True,) and got["huir"] == ()            # enemies(yo), a rival by its requires
 
 
 @pytest.mark.slow

@@ -62,4 +62,22 @@ def test_the_benchmark_command_prints_the_bytecode_ratio(capsys):
     assert main(["--only", "bytecodes"]) == 0
     out = capsys.readouterr().out
     assert "interpreter / twin, in bytecodes" in out and "x (" in out
-    assert re.search(r"a demo fight, in bytecodes +[\d,]+ \(\d+\.\dx the twin's duel\)", out), out
+    assert re.search(r"a demo fight, in bytecodes +[\d,]+ \(\d+\.\dx the twin's duel; target <= 50,000\)", out), out
+    assert re.search(r"by declaration: (tactic|rule|round|action|event) .* \d+\.\d%", out), out
+
+
+def test_the_bytecode_counter_counts_a_varied_crowd_per_combatant_round_by_rule(capsys):
+    from benchmarks.bytecodes import main
+    assert main(["crowd2", "--by", "rule", "--top", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"crowd2 +[\d,]+ bytecodes per combatant-round", out[0]), out
+    # Each line a declaration of the rules (tactic directa, rule distancia...) or the engine's module: function.
+    assert len(out) == 4 and all(re.search(r"%  ((tactic|rule|round|action|event|check) \S+|\w+: \w+)", x) for x in out[1:]), out
+
+
+def test_the_benchmark_command_prints_the_varied_crowd_against_its_target(capsys):
+    from benchmarks.__main__ import varied_crowd
+    varied_crowd((2, 4))
+    out = capsys.readouterr().out
+    assert re.search(r"varied crowd, bytecodes,   4 +[\d,]+ per combatant-round; \d\.\d\dx of 2 \(target <= 1\.3x\); "
+                     r"[\d,]+ steps, \d+\.\d% of the default budget", out), out

@@ -7,6 +7,8 @@ running is reported at the rule text, never as a Python traceback.
 """
 from __future__ import annotations
 
+import contextlib
+
 import math
 from fractions import Fraction
 
@@ -80,7 +82,7 @@ class Program:
 
 
 # The compiler's working state, thrown away with it.
-_TRANSIENT = ("alias", "owner", "_tmp", "frame", "_lazy")
+_TRANSIENT = ("alias", "owner", "_tmp", "frame", "_lazy", "asked")
 
 
 class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
@@ -354,6 +356,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         never, on the plain path, where every condition is tested for every combination."""
         return False
 
+    @contextlib.contextmanager
+    def asking_once(self, d: n.Tactic, actions):
+        """Where a tactic's choice of action asks each question of the actor alone once (shortcuts.py):
+        nowhere, on the plain path."""
+        yield
+
     def _first_allowed(self, event: str, reactions: list):
         """The choice of a reactor whose tactic prefers nothing for the event: as the prelude's
         option says, the first reaction allowed (H.first_reaction), or none."""
@@ -415,8 +423,9 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         each parameter from its list, the first option allowed runs (see hoisting.py)."""
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
-        for i, p in enumerate(d.act):
-            emit_preference(self, base, i, p, actions[p.name])
+        with self.asking_once(d, actions):
+            for i, p in enumerate(d.act):
+                emit_preference(self, base, i, p, actions[p.name])
         self.emit(1, "return False")
 
     def _tactic_choose(self, d: n.Tactic):

@@ -70,7 +70,12 @@ class Shortcuts:
         if kinds is not None:                   # the same list all run: see invariant.py
             return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
                     f"{''.join(', ' + a for a in args)})")
-        return super().rule_call(x, name, rule, args)
+        code = super().rule_call(x, name, rule, args)
+        asked = getattr(self, "asked", None)
+        if asked is None or args != ["_c"]:
+            return code
+        key = asked.setdefault(code, len(asked))   # a question of the actor alone, asked once per decision
+        return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {code}))"
 
     @staticmethod
     def _listed(x) -> bool:
@@ -555,6 +560,32 @@ class Shortcuts:
     def hoisted(self, parts) -> bool:
         """Whether a tactic's conditions may be tested once each, as soon as they can (hoisting.py)."""
         return all(self.purity.expr(x) for x in parts)
+
+    @contextmanager
+    def asking_once(self, d: n.Tactic, actions):
+        """A tactic's choice of action changes nothing until it runs the action it chose, when every
+        cost, requirement, `when` and list of its preferences is pure (hoisting.py): then a rule asked
+        of the actor alone (`ready(me)`, `targets(me)`) answers the same each time, from one
+        preference to the next. Each such question is asked once, when first needed, its answer kept
+        in the choice's own dict `_a` (a dict, not a local: comprehensions ask them too)."""
+        parts = []
+        for p in d.act:
+            a = actions[p.name]
+            given = {arg.name: arg.value for arg in p.args}
+            parts += [amount for _f, amount in a.costs] + list(a.requires) + ([p.when] if p.when is not None else [])
+            parts += [given.get(param.name, param.domain) for param in a.params[1:]]
+        if not self.hoisted(parts):
+            yield
+            return
+        at = len(self.lines)
+        self.emit(1, "_a = {}", d.span)
+        self.asked = {}
+        try:
+            yield
+        finally:
+            asked, self.asked = self.asked, None
+        if not asked:
+            self.lines[at] = "    pass"
 
     def lazy_choice(self, event: str, single: bool = False) -> bool:
         """Whether an unscripted reactor may choose its reaction to an event testing only what its
