@@ -96,7 +96,10 @@ def test_an_edition_beside_the_encounter_that_shadows_a_bundled_one_is_named(tmp
     assert main(["run", str(enc)]) == 0          # an exact copy of the bundled edition: nothing to warn of
     assert "E0011" not in capsys.readouterr().err
     changed = tmp_path / "aquelarre" / "tablas.rules"
-    changed.write_text(changed.read_text(encoding="utf-8") + "# someone else's\n", encoding="utf-8")
+    changed.write_text(changed.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    assert main(["run", str(enc)]) == 0          # the user's own edition, changed: theirs to use, no warning
+    assert "E0011" not in capsys.readouterr().err
+    (tmp_path / "aquelarre").chmod(0o777)         # a folder anyone may write: the edition may be someone else's
     enc = tmp_path / "mias" / "duelo.enc"
     shutil.copy(ROOT / "rulesets" / "aquelarre" / "duelo.enc", enc)
     assert main(["run", str(enc)]) == 0

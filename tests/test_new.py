@@ -42,7 +42,7 @@ def test_new_writes_an_edition_named_after_its_folder(capsys, here):
 def test_the_new_edition_checks_clean_and_its_encounter_runs_with_every_expect_met(capsys, here):
     assert cli(capsys, "new", "my_game")[0] == 0
     assert cli(capsys, "check", "my_game") == (0, "ok\n", "")
-    code, out, err = cli(capsys, "run", "my_game/first.enc")
+    code, out, err = cli(capsys, "run", "my_game/first.enc", "--quiet")
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "Round 1",

@@ -314,7 +314,8 @@ def _prepare(args, sources: Sources, cl: CommandLine, edit=None):
 
 def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
     """Warn (E0011) when the edition is taken from a folder beside the encounter (not one --rules names)
-    while a bundled edition has that name: in a folder others can write (/tmp) it may be someone else's."""
+    while a bundled edition has that name, and that folder is not the user's alone (another user's, or one
+    others may write) and differs from the bundled one: in a shared folder (/tmp) it may be someone else's."""
     from ...dsl.editions.loader import bundled_root, edition_heads
     edition = program.ruleset.edition
     if not roots[named:-1] or edition.name not in edition_heads([bundled_root()]):
@@ -323,13 +324,28 @@ def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
     entry = (shown if shown.is_file() else bundled_root().parent / shown).resolve()
     if any(entry.is_relative_to(Path(r).resolve()) for r in [*roots[:named], roots[-1]]):
         return                                 # the bundled edition itself, or one --rules names
-    if _same_files(entry.parent, bundled_root() / entry.parent.name):
-        return                                 # a copy of the bundled edition, as in grimorio's own checkout
+    if _same_files(entry.parent, bundled_root() / entry.parent.name) or _own_folder(entry.parent):
+        return        # a copy of the bundled edition (grimorio's own checkout), or the user's own edition
     print(render(Diagnostic("E0011", f'edition "{edition.name}" is taken from {entry}, beside the encounter, '
                                      "not the bundled one", at,
                             "an edition folder next to the encounter comes first; move the encounter, or "
                             "rename that folder's edition, if it is not yours", "warning"), sources),
           file=sys.stderr)
+
+
+def _own_folder(folder: Path) -> bool:
+    """Whether an edition folder and its rules files are the user's own and nobody else may write them
+    (else, in a shared folder such as /tmp, the edition may be someone else's)."""
+    import os
+    import stat
+    try:
+        for path in (folder, *folder.glob("*.rules")):
+            st = path.stat()
+            if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return False
+    except OSError:
+        return False
+    return True
 
 
 def _same_files(folder: Path, bundled: Path) -> bool:
