@@ -118,3 +118,11 @@ def test_check_and_run_agree_on_these(tmp_path, expr, refused):
 @given(st.lists(expressions(), min_size=8, max_size=8))
 def test_check_and_run_agree_on_the_kinds_of_drawn_expressions(tmp_path_factory, exprs):
     agree(tmp_path_factory.mktemp("kinds"), exprs)
+
+
+@pytest.mark.slow
+def test_a_column_a_condition_lacks_is_refused_in_words(tmp_path):
+    # Regression (this test's fuzz, seed of the merged main): a condition read through a record and a
+    # list, `[({k: Fatiga}.k).k][1]`, passed check; the condition's own lookup raised a bare AttributeError,
+    # which the run reported as E0003 (a bug of grimorio's) instead of the language's E0203.
+    agree(tmp_path, ["3"] * 7 + ["[({k: Fatiga}.k).k][1]"])

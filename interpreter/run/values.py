@@ -187,7 +187,10 @@ class ConditionType:
         data = object.__getattribute__(self, "data")
         if attr in data:
             return data[attr]
-        raise AttributeError(attr)
+        if attr.startswith("_"):           # Python's own questions (copy, pickle): not the rules'
+            raise AttributeError(attr)
+        raise NoColumn("{0} has no column \"%s\"" % unmangle(attr), "a condition's columns are those of its "
+                       "data row (docs/language.md: data on conditions)", "E0203", (self,))
 
     def __str__(self):
         return self.name
@@ -342,6 +345,11 @@ class Refusal(Exception):
     @property
     def help(self) -> str | None:
         return self.text()[1]
+
+
+class NoColumn(Refusal, AttributeError):
+    """A column a value does not have, read by the rules: refused as the language refuses (E0203), and
+    still an AttributeError to Python's getattr and hasattr."""
 
 
 def hash_key(v):
