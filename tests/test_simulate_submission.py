@@ -140,3 +140,28 @@ def test_workers_die_with_their_parent(tmp_path):
     finally:
         if main_proc.poll() is None:
             main_proc.kill()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from /proc")
+def test_ctrl_c_during_a_dask_simulation_ends_it_quietly(tmp_path):
+    """Issue 27: Ctrl-C during `--backend dask` printed the resource tracker's leaked-semaphore warning.
+    Interrupted once its local cluster's workers run, it ends with 130 and nothing on the error output."""
+    from tests.test_simulate import needed
+    needed("distributed")
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from grimorio._entry import main; sys.exit(main())",
+                             "simulate", DUELO, "-n", "100000000", "--backend", "dask", "--workers", "2"],
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(_children(proc.pid)) < 2 and proc.poll() is None:
+            time.sleep(0.2)
+        time.sleep(2)                          # the workers have taken their first batches
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err.decode()[-2000:]
+    assert b"leaked" not in err and b"resource_tracker" not in err and b"Traceback" not in err, err[-2000:]
