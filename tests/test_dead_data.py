@@ -6,7 +6,7 @@ import pytest
 
 from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.syntax.builder import build_rules
-from grimorio.dsl.check.deadcode import key_range
+from grimorio.dsl.check.ranges import key_range
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.tools.cli import main
 from grimorio.interpreter.compile.compiler import compile_checked

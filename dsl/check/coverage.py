@@ -1,5 +1,5 @@
 """What a lookup or a decision table can meet that no row answers, from the whole numbers the text
-shows it can take (deadcode.key_range: written numbers, lone rolls, + - *, % N, clamp, min, max):
+shows it can take (ranges.key_range: written numbers, lone rolls, + - *, % N, clamp, min, max):
 
 - E0238 a lookup of a dice table whose key can fall outside its rows (`zona[roll 1D20]` on a
   table of 1 to 10: the run would stop at 11);
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic
-from .deadcode import key_range
+from .ranges import key_range
 from .shadowing import nodes_of
 
 INF = float("inf")
