@@ -69,7 +69,7 @@ def test_a_list_walked_as_the_run_holds_it_is_the_same_list(arena):  # noqa: F81
 def test_a_written_whole_number_is_not_asked_its_type():
     # The guard of whole-number arithmetic asks only the sides that are not written numbers:
     # `type(x) is int is type(1)` worked type(1) out on every call. (The type is asked as
-    # `x.__class__`: semantics.type_of.)
+    # `x.__class__`: compile/code.type_of.)
     import re
     from pathlib import Path
     bench = Path(__file__).resolve().parent.parent / "benchmarks"
