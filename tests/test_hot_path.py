@@ -412,7 +412,10 @@ def calls_of_preparado(tmp_path, extra: str, optimize: bool = True):
     folder = tmp_path / "una_vez"
     folder.mkdir(exist_ok=True)
     (folder / "edicion.rules").write_text(UNA_VEZ.replace("{extra}", extra), encoding="utf-8")
-    program = compile_checked(load_edition("una_vez", [tmp_path]), optimize=optimize)
+    from unittest import mock
+    from grimorio.interpreter.compile.shortcuts import Shortcuts
+    with mock.patch.object(Shortcuts, "INLINE_NODES", 0):     # every question a call, to be counted
+        program = compile_checked(load_edition("una_vez", [tmp_path]), optimize=optimize)
     text = "edition una_vez\nrounds 1\n" + "".join(
         f"combatant C{i}:\n  side {'a' if i % 2 else 'b'}\n  FUE 15\n" for i in range(2))
     enc, diags = build_encounter(text, "x.enc")

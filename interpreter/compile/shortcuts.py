@@ -70,12 +70,39 @@ class Shortcuts:
         if kinds is not None:                   # the same list all run: see invariant.py
             return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
                     f"{''.join(', ' + a for a in args)})")
-        code = super().rule_call(x, name, rule, args)
         asked = getattr(self, "asked", None)
         if asked is None or args != ["_c"]:
-            return code
+            inlined = self.inlined(rule, args)
+            return inlined if inlined is not None else super().rule_call(x, name, rule, args)
+        code = super().rule_call(x, name, rule, args)
         key = asked.setdefault(code, len(asked))   # a question of the actor alone, asked once per decision
         return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {code}))"
+
+    # The most nodes a rule's returned expression may have to be compiled in place of its calls.
+    INLINE_NODES = 24
+
+    # The rules being compiled in place, innermost last (a rule never goes in place inside itself).
+    inlining: tuple = ()
+
+    def inlined(self, rule: n.Rule, args) -> Code | None:
+        """A call of a small rule that only returns a pure expression, compiled in place for
+        arguments that are pure code (each read where the rule reads its parameter: the same
+        value, as nothing in between changes anything); None where the call stays a call. The
+        rule must be no step of its own (counted_by_caller), so the step count is the same."""
+        body = rule.body
+        if not (len(body) == 1 and isinstance(body[0], n.Return) and body[0].value is not None):
+            return None
+        if rule.name in self.inlining or not all(is_(a, "pure") for a in args):
+            return None
+        value = body[0].value
+        if sum(1 for _ in walk(value)) > self.INLINE_NODES or not self.purity.rule(rule) \
+                or not self.counted_by_caller(rule):
+            return None
+        saved, self.inlining = self.inlining, self.inlining + (rule.name,)
+        try:
+            return Code(f"({self.in_place(value, rule.params, args)})")
+        finally:
+            self.inlining = saved
 
     @staticmethod
     def _listed(x) -> bool:
