@@ -11,7 +11,7 @@ import pytest
 from grimorio.dsl.check import front, remembered
 from grimorio.dsl.check.facts import facts_of
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.editions.loader import bundled_root, edition_heads
+from grimorio.dsl.editions.files import bundled_root, edition_heads
 from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.tools.cli import main
 from tests.test_checker import write_edition

@@ -46,7 +46,7 @@ class LayerError(Exception):
 def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = True) -> None:
     """Add a layer's declarations, then run its patches, in order. `below` is false
     for an edition that extends none: its patches change its own declarations."""
-    from .loader import NAMESPACE
+    from .files import NAMESPACE
     if below:
         rs.layers.append(layer)
     patches = [d for d in decls if isinstance(d, n.Patch)]
@@ -71,7 +71,7 @@ def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = 
 
 
 def _declare(rs, layer, d: n.Decl, space_name: str, diags, explicit: bool = False) -> None:
-    from .loader import PRELUDE_ORIGIN
+    from .files import PRELUDE_ORIGIN
     space = rs.space(space_name)
     old = space.get(d.name)
     kind = KIND_OF[type(d)]
@@ -149,7 +149,7 @@ def _record(rs, layer, span, what, kind, name, below, part=None) -> None:
 
 def _find(rs, target: n.Target, kinds=None):
     """The declaration a patch names, or a LayerError with the closest name."""
-    from .loader import NAMESPACE
+    from .files import NAMESPACE
     kinds = kinds or (target.kind,)
     for kind in kinds:
         cls = CLASS_OF[kind]
@@ -212,7 +212,7 @@ def _part_key(p: n.Patch):
 
 
 def _replace_decl(rs, layer, p: n.Patch) -> None:
-    from .loader import NAMESPACE
+    from .files import NAMESPACE
     decl = p.new
     _find(rs, p.target)
     diags: list[Diagnostic] = []

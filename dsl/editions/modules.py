@@ -16,7 +16,7 @@ from ..records import dataclass
 from . import cache
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
-from .loader import NAMESPACE, Ruleset, _display, _read, edition_heads, entry_heads
+from .files import NAMESPACE, Ruleset, _display, _read, edition_heads, entry_heads
 
 
 # ------------------------------------------------------------------ what a module can expect

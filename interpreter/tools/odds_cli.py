@@ -36,14 +36,14 @@ def over_budget(over: O.OverBudget, cl) -> Diagnostic:
 
 def _prepared(args, sources, cl):
     if args.encounter is not None:
-        from .cli import prepare
+        from .preparing import prepare
         return prepare(args, sources, cl, edit=lambda enc: with_fields(enc, args.with_, cl))
     if not args.edition:
         raise GrimorioError(Diagnostic("E0071", "grimorio odds needs an encounter, or an edition for a bare --expr",
                                        cl.whole(), 'grimorio odds ENCOUNTER [--expr "..."], or grimorio odds '
                                                    '--edition E --expr "..."'))
     from ..compile.programs import program_for
-    from .cli import house_files, print_warnings, rules_roots
+    from .preparing import house_files, print_warnings, rules_roots
     program = program_for(args.edition, cl.span(args.edition), sources, rules_roots(args.rules, cl) or None,
                           house_files(args.house, cl))
     print_warnings(program, sources)

@@ -12,7 +12,7 @@ import sys
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, escape, render_all
 from ..run.outcome import categories
-from .cli import prepare
+from .preparing import prepare
 from . import colour
 from .simulate import Job, RunError, SchedulerError, Spec, keep, simulate_job
 from .summary import render_json, render_text, summarize
