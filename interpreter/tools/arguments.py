@@ -5,7 +5,6 @@ it imports nothing of grimorio's but the diagnostics.
 from __future__ import annotations
 
 import argparse
-import re
 import shlex
 import sys
 
@@ -13,14 +12,37 @@ from ...dsl.diagnostics import Diagnostic, Sources, Span
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse's parser, noting the argument it refuses as it refuses it (so the mistake is shown at
+    that argument, never found again in argparse's message)."""
+
+    offending: str | None = None
+
     def error(self, message):
-        raise _UsageError(self, message)
+        raise _UsageError(self, message, self.offending)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, left = self.parse_known_args(args, namespace)
+        if left:
+            self.offending = left[0]
+            self.error(f"unrecognized arguments: {' '.join(left)}")
+        return parsed
+
+    def _get_value(self, action, arg_string):
+        self.offending = arg_string             # a value of the wrong type: argparse refuses it next
+        value = super()._get_value(action, arg_string)
+        self.offending = None
+        return value
+
+    def _check_value(self, action, value):
+        if action.choices is not None and value not in action.choices:
+            self.offending = value if isinstance(value, str) else None
+        super()._check_value(action, value)
 
 
 class _UsageError(Exception):
-    def __init__(self, parser, message):
+    def __init__(self, parser, message, offending: str | None = None):
         super().__init__(message)
-        self.parser, self.message = parser, message
+        self.parser, self.message, self.offending = parser, message, offending
 
 
 class CommandLine:
@@ -50,10 +72,8 @@ class CommandLine:
         return Span(self.FILE, 1, len("grimorio ") + 1, 1, len(self.text) + 1)
 
     def usage_error(self, exc: _UsageError) -> Diagnostic:
-        # argparse quotes the offending value ('abc') or lists it after a colon.
-        m = re.search(r"'([^']*)'", exc.message) or re.search(r"arguments?: (\S+)$", exc.message)
-        where = self.span(m.group(1) if m and "required" not in exc.message else None)
-        return Diagnostic("E0002", f"bad command line: {exc.message}", where,
+        """The mistake at the argument the parser refused (else at the end of the line)."""
+        return Diagnostic("E0002", f"bad command line: {exc.message}", self.span(exc.offending),
                           f"{exc.parser.prog} --help lists the commands and their options")
 
 

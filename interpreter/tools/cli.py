@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ...dsl.bounds import TooLongToShow
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, escape, render, render_all
 
 from . import colour, stdio
@@ -267,12 +268,12 @@ def _command(argv, sources: Sources, cl: CommandLine) -> int:
         return 2
     except (KeyboardInterrupt, OSError):
         raise
-    except ValueError as exc:
-        if "integer string conversion" not in str(exc):
-            return _bug(exc, sources, cl)
-        colour.error(render(Diagnostic("E0110", "a number grew too long to show (more than 4300 digits)", cl.whole(),
-                                       "bound the computation that makes it: a loop or a rule that keeps multiplying"),
-                            sources))
+    except TooLongToShow:
+        colour.error(render(Diagnostic("E0110", f"a number is too long to write in digits (more than "
+                                                f"{sys.get_int_max_str_digits()} digits)", cl.whole(),
+                                       "this Python writes whole numbers of that many digits at most "
+                                       "(PYTHONINTMAXSTRDIGITS): raise it, or ask for the text transcript, "
+                                       "which writes such a number in words"), sources))
         return 2
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last guard of "never a traceback"
         return _bug(exc, sources, cl)

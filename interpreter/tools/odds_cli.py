@@ -2,11 +2,11 @@
 and the distribution as text or JSON (or, past the budget, a Monte Carlo estimate if asked)."""
 from __future__ import annotations
 
-import json
 import sys
 from fractions import Fraction
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span, escape
+from ..run.values import json_text
 from . import odds as O
 
 
@@ -130,7 +130,7 @@ def summary(dist: O.Distribution, question: O.Question) -> dict:
 
 
 def render_json(dist, question) -> str:
-    return json.dumps(summary(dist, question), ensure_ascii=False, indent=2) + "\n"
+    return json_text(summary(dist, question), ensure_ascii=False, indent=2) + "\n"
 
 
 def render_text(dist, question) -> str:
