@@ -8,7 +8,7 @@ import pytest
 
 from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.check.checker import check_ruleset
-from grimorio.dsl.check.constants import plain as plain_value
+from grimorio.dsl.syntax.constants import plain as plain_value
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.tools.cli import main

@@ -55,7 +55,7 @@ def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = 
             diags.append(Diagnostic("E0324", '"extends" at the margin is a house file\'s line', d.span,
                                     f'in an edition, it goes in the edition\'s head, indented: '
                                     f'"edition NAME:" then "  extends {d.edition}"'))
-    from ..check.encounter_check import set_twice
+    from ..syntax.constants import set_twice
     diags += set_twice([(p.target.name, p.new) for p in patches if p.op == "set"])
     for d in decls:
         if isinstance(d, n.Decl):
@@ -258,8 +258,7 @@ def _edit_inside(s, name, fn, done):
 
 
 def _blocks(body) -> list[str]:
-    from ..check.names import walk
-    return [x.name for x in walk(body) if isinstance(x, n.Block)]
+    return [x.name for x in n.walk(body) if isinstance(x, n.Block)]
 
 
 def _bodies(d) -> list[tuple[str, tuple]]:
@@ -654,14 +653,15 @@ def _requires(rs, layer, p, d):
 
 
 def _set(rs, layer, p, d: n.Option):
-    from ..check.constants import NotConstant, kind_of, plain
-    from ..check.policy import POLICY
+    from ..syntax.constants import NotConstant, kind_of, plain
+    from .files import prelude
+    policy = {o.name for o in prelude()[1] if isinstance(o, n.Option)}
     try:
         old, new = plain(d.default), plain(p.new)
     except NotConstant:
         raise _misfit(p.new.span, f'option "{d.name}" must be set to a plain value',
                       "a number, a percentage, true or false, or a quoted text") from None
-    if type(old) is not type(new) and d.name not in POLICY:     # the prelude's options: the checker's contract
+    if type(old) is not type(new) and d.name not in policy:     # the prelude's options: the checker's contract
         raise _misfit(p.new.span, f'option "{d.name}" takes {kind_of(old)}, not {kind_of(new)}')
     return replace(d, default=p.new), f"sets it to {new}"
 
