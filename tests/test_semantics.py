@@ -294,7 +294,7 @@ comparable = st.one_of(values, ranked())
 @given(comparable, comparable)
 def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
     """== != < <= > >= as the compiler writes them for two plain operands (Python's own operator
-    under semantics.same_in_place, else the function) give what the semantics give."""
+    under compile/code.same_in_place, else the function) give what the semantics give."""
     compiler = Optimizing()
     compiler._tmp = 0
     ns = {"S": S, "type": type, "int": int, "a": a, "b": b}
