@@ -463,3 +463,65 @@ def test_a_tactic_with_a_question_that_says_something_asks_each_as_written(tmp_p
     asked, lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)")
     plain, plain_lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)", optimize=False)
     assert asked > 2 and lines == plain_lines, (asked, plain, lines)
+
+
+IN_PLACE = """sheet ficha:
+  FUE: int 1..20
+var pasos = 0
+rule entre(x):
+  return x > 2 and x < 5
+rule fuerte(c):
+  return c.FUE > 5 and c.FUE < 30
+rule usa(c):
+  return fuerte(c)
+rule cuenta(c):
+  set pasos = pasos + 1
+  return c.FUE > 5
+rule usa_cuenta(c):
+  return cuenta(c)
+"""
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_a_rule_compiled_in_place_works_its_arguments_out_once(tmp_path, optimize):
+    # A small pure rule is compiled in place of its calls (shortcuts.inlined), only for arguments
+    # that are read, never worked out: `entre(roll ...)` rolls once, as the plain path does.
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, IN_PLACE)
+    program = compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=optimize)
+    text = ('encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 8\n'
+            'do:\n  let r = entre(roll 1D6 by Ana as "d")\n  expect usa(Ana)\n  expect usa_cuenta(Ana)\n'
+            '  expect usa_cuenta(Ana)\n  expect pasos == 2\n')
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program).run(seed=3, json=True)
+    assert [v.ok for v in out.expectations] == [True] * 4
+    assert sum(1 for e in out.engine.events if e[0] == "roll") == 1, out.engine.events
+
+
+def test_a_small_pure_rule_is_no_call_where_it_is_used(tmp_path):
+    # fuerte(c) runs in place inside usa(c): calling usa calls no function of fuerte's; a rule
+    # that changes something (cuenta) stays a call.
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+    from types import SimpleNamespace
+    from tests.compiled import engine, function
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, IN_PLACE)
+    program = compile_checked(load_edition("prueba", roots=[tmp_path]))
+    ana = SimpleNamespace(a_FUE=8)             # what the rules read of a combatant
+    e = engine(program)
+    e.v.a_pasos = 0
+    names = {function(program, "rule", r).__code__.co_name for r in ("fuerte", "cuenta")}
+    import sys
+    for caller, calls in (("usa", 0), ("usa_cuenta", 1)):
+        called = []
+        sys.setprofile(lambda frame, event, _a: called.append(frame.f_code.co_name)
+                       if event == "call" and frame.f_code.co_name in names else None)
+        try:
+            assert function(program, "rule", caller)(e, ana) is True
+        finally:
+            sys.setprofile(None)
+        assert len(called) == calls, (caller, called)
