@@ -439,3 +439,17 @@ def test_one_value_of_every_kind_gives_the_same_compiled_plain_and_optimized(tem
     plain, fast = (compiled(body, optimize) for optimize in (False, True))
     for a in KINDS:
         assert run_compiled(plain, (a, None, None)) == run_compiled(fast, (a, None, None)), (template, a)
+
+
+def test_membership_in_place_gives_what_the_semantics_give():
+    # `a in b` in place (shortcuts.member): Python's `in` only for a text or a value that equals
+    # only itself, in a list; 1 is not in [true], none is in [[]] by the language's equality.
+    plain, fast = (compiled("  return a in b\n", optimize) for optimize in (False, True))
+    program = tiny(True)
+    bueno, grade = value("bueno")(program), value("Leve")(program)
+    items = [*KINDS, bueno, grade, record(RECORD, [1])]
+    lists = [[], [1], [True], [[]], [1, "x", None], [Fraction(1)], [bueno], [grade], [record(RECORD, [1])], "x", None, 3]
+    for a in items:
+        for b in lists:
+            got = run_compiled(fast, (a, list(b) if type(b) is list else b, None))
+            assert got == run_compiled(plain, (a, list(b) if type(b) is list else b, None)), (a, b)

@@ -293,6 +293,8 @@ class Shortcuts:
     def operator(self, x, a, b, resolve) -> str:
         """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
         numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
+        if x.op == "in":
+            return self.member(a, b)
         fits = x.op in self.GROWS and self.result_size(x, resolve) < S.BIG
         if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
             if fits:                               # within the bound, as the text shows
@@ -301,6 +303,17 @@ class Shortcuts:
                 return f"S.bounded({a} {x.op} {b})"
             return self.within_bound(x.op, a, b, "", "S.bounded({p})")
         return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
+
+    def member(self, a, b) -> str:
+        """`a in b` on two pure sides: Python's own `in` where it is the language's equality
+        (values.member: for a text, and a value that equals only itself, such as a combatant or an
+        outcome) and b is a list; else, and for computed sides, the semantics."""
+        call = f"S.contains({a}, {b})"
+        if not (self.pure(a) and self.pure(b)) or self.unnamed:
+            return call
+        cls = self.tmp()
+        return (f"({a} in {b} if {type_of(b)} is list and (({cls} := {type_of(a)}) is str or "
+                f"{cls}.__eq__ is _OBJ_EQ and {a} is not None) else {call})")
 
     def guarded(self, op, a, b, call, fits=False) -> str:
         """`fits`: the text shows the result is within the bound (magnitude), so only the

@@ -29,7 +29,7 @@ _BIG = 10 ** MAX_DIGITS
 BIG = _BIG              # for generated code: a whole number within the bound is strictly between -BIG and BIG
 # The bound as generated code reads it (one global each): within it, strictly between _NBIG and _BIG.
 _BIG2 = _BIG * _BIG     # -BIG < v < BIG exactly when v * v < _BIG2: one comparison for both ends
-IN_PLACE = {"_BIG": _BIG, "_NBIG": -_BIG, "_BIG2": _BIG2}
+IN_PLACE = {"_BIG": _BIG, "_NBIG": -_BIG, "_BIG2": _BIG2, "_OBJ_EQ": object.__eq__}
 
 
 BOUNDS = {
