@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...dsl.diagnostics import Span
 from ...dsl.syntax import nodes as n
 
 
@@ -95,3 +96,60 @@ def folded(node, facts_of) -> bool:
     if isinstance(node, n.Binary):
         return node.op in FOLDED and facts_of(node.left).literal and facts_of(node.right).literal
     return False
+
+
+# ------------------------------------------------------------ rules compiled in place, and their lines
+# A rule compiled in place is marked in the code that holds it (OPEN name SHUT ... CLOSE); the line
+# that finally holds it is emitted without the marks, its span told where each such rule stands.
+OPEN, SHUT, CLOSE = "\x01", "\x02", "\x03"
+
+
+def marked(rule_name: str, text: str) -> str:
+    """The code of a rule compiled in place, marked with the rule's name."""
+    return f"{OPEN}{rule_name}{SHUT}{text}{CLOSE}"
+
+
+def unmarked(line: str) -> tuple[str, list]:
+    """The line without its marks, and where each rule compiled in place stands in it: (start, end,
+    rule name), in UTF-8 bytes from the line's start, as Python's code positions count columns."""
+    out, open_at, inner, at, i = [], [], [], 0, 0
+    while i < len(line):
+        ch = line[i]
+        if ch == OPEN:
+            shut = line.index(SHUT, i)
+            open_at.append((at, line[i + 1:shut]))
+            i = shut + 1
+            continue
+        if ch == CLOSE:
+            start, name = open_at.pop()
+            inner.append((start, at, name))
+        else:
+            out.append(ch)
+            at += len(ch.encode("utf-8")) if ch > "\x7f" else 1
+        i += 1
+    return "".join(out), inner
+
+
+class InlinedSpan(Span):
+    """The span of a generated line that holds rules compiled in place: `inner` tells, for each, the
+    columns it takes (UTF-8 bytes) and its own span, so a failure inside one is told at that rule's
+    line, as a call of the rule would be (engine.locate)."""
+    __slots__ = ("inner",)
+
+    @classmethod
+    def of(cls, span: Span, inner) -> "InlinedSpan":
+        made = object.__new__(cls)
+        for name in ("file", "line", "col", "end_line", "end_col"):
+            object.__setattr__(made, name, getattr(span, name))
+        object.__setattr__(made, "inner", tuple(inner))
+        return made
+
+    def plain(self) -> Span:
+        return Span(self.file, self.line, self.col, self.end_line, self.end_col)
+
+    def __reduce__(self):
+        return _inlined, (self.plain(), self.inner)
+
+
+def _inlined(span, inner):
+    return InlinedSpan.of(span, inner)

@@ -21,7 +21,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
-from .code import Code, const_facts, folded, is_, is_whole, name, same_in_place, type_of
+from .code import Code, InlinedSpan, const_facts, folded, is_, is_whole, marked, name, same_in_place, type_of, unmarked
 from .expressions import ExpressionCompiler
 from .invariant import memo_kinds
 
@@ -101,9 +101,19 @@ class Shortcuts:
             return None
         saved, self.inlining = self.inlining, self.inlining + (rule.name,)
         try:
-            return Code(f"({self.in_place(value, rule.params, args)})")
+            return Code(marked(rule.name, f"({self.in_place(value, rule.params, args)})"))
         finally:
             self.inlining = saved
+
+    def emit(self, depth: int, text: str, span=None):
+        """A line, without the marks of the rules compiled in place in it (code.marked): its span
+        tells where each stands, so a failure inside one is told at the rule's own line."""
+        if "\x01" in text:
+            text, inner = unmarked("    " * depth + text)
+            depth, rules = 0, self.ruleset.space("rule")
+            if span is not None:
+                span = InlinedSpan.of(span, [(start, end, rules[name].body[0].span) for start, end, name in inner])
+        super().emit(depth, text, span)
 
     @staticmethod
     def _listed(x) -> bool:
