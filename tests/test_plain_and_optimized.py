@@ -427,7 +427,7 @@ def test_the_duel_of_impure_conditions_reacts_and_rolls():
 # The in-place forms on one value of every kind, in the fast profile: each template compiled once
 # each way, run on every value (the drawn expressions above meet a bool under `-` seldom; the
 # slow edges test meets them all, later).
-ONE_VALUE = ["-a", "not a", "-(-a)", "a - 1", "1 - a", "a + a", "a * 2", "a % 2", "a == 1", "a != a", "a < 1",
+ONE_VALUE = ["-a", "not a", "-(-a)", "a - 1", "1 - a", "a + a", "a * 2", "a % 2", "7 % a", "a == 1", "a != a", "a < 1",
              "1 >= a", "a == true", "len(a)", "first(a)", "abs(a)", "floor(a / 2)", "ceil(a / 3)", "a in [1, 2]",
              "[x for x in a]", "a[1]", "min(a, 1)", "max(a, 1)", "a and 1", "a or 0", "len(a) - 1", "3 - len(a)"]
 KINDS = [*AT_EDGES, True, False, [], [2, 1], "", Dice.of(2, 6)]
