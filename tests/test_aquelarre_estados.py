@@ -588,3 +588,25 @@ def test_the_obstaculo_held_from_the_start_is_said_in_the_first_asalto_and_per_a
             "Competencias; a las de PER, un 10% menos")
     assert r.lines.count(line) == 1 and r.lines.index(line) == r.lines.index("Asalto 1") + 1
     assert not any("Bandido: Obstáculo" in ln for ln in r.lines)
+
+
+def test_an_obstaculo_that_goes_away_is_said_too():
+    # Said when it comes (-1, Fatiga Leve) and when it goes (the card removed by the script).
+    r = run_text(estados(one_action("Rodrigo", "Bandido", "Rodrigo ataque 80\n", extra="""
+do:
+  receive Bandido Fatiga Leve
+  decir_obstáculo(Bandido)
+  remove Bandido Fatiga
+  decir_obstáculo(Bandido)
+  decir_obstáculo(Bandido)
+""")))
+    assert [ln for ln in r.lines if "Obstáculo" in ln] == [
+        "    Bandido: Obstáculo -1 de sus E.Alt (Fatiga): un 10% menos a sus Competencias",
+        "    Bandido: sus E.Alt ya no le dan Obstáculo: sus Competencias vuelven a su valor"]
+
+
+def test_nobody_in_the_fight_at_the_end_reads_nadie():
+    # The GM reader's seed 1 of duelo.enc: Rodrigo unconscious, Bandido incapacitado: "En pie: -".
+    text = _incapacitado().replace("round 1:\n  Bandido: pass\n  Rodrigo: atacar Bandido, pass\n", "")
+    r = run_text(text.replace('armadura "Gambesón"\n', 'armadura "Gambesón"\n  holds Shock Persistente\n  holds inconsciente\n', 1))
+    assert r.lines[-1] == "Fin del combate. En pie: nadie"

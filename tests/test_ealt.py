@@ -677,7 +677,7 @@ BAD_PHRASES = ["ya fue tratado", "una nueva Heridas", "(Afección del paciente",
                # lower case, a list of cards read as "Grave, Persistente", a Facilidad without its sign
                " 1 Rondas", " 1 Asaltos", "=1 Rondas", "=1 Asaltos", "=1 días", " 1 semanas", " 1 meses",
                " ronda", "Leve, Grave", "Leve, Persistente", "Grave, Persistente",
-               "Facilidades +1 -> 1", "1 días sin"]
+               "Facilidades +1 -> 1", "1 días sin", "En pie: -", "Obstáculo 0 de"]
 ENCOUNTERS = sorted(BUNDLED.glob("*.enc")) + sorted((BUNDLED.parent / "aquelarre_estados").glob("*.enc"))
 
 
