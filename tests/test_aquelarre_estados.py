@@ -610,3 +610,28 @@ def test_nobody_in_the_fight_at_the_end_reads_nadie():
     text = _incapacitado().replace("round 1:\n  Bandido: pass\n  Rodrigo: atacar Bandido, pass\n", "")
     r = run_text(text.replace('armadura "Gambesón"\n', 'armadura "Gambesón"\n  holds Shock Persistente\n  holds inconsciente\n', 1))
     assert r.lines[-1] == "Fin del combate. En pie: nadie"
+
+
+@pytest.mark.slow
+def test_the_next_session_says_the_obstaculo_again_in_its_first_asalto(tmp_path, capsys):
+    # What was said belongs to the session (a session var): a loaded state's Fatiga Leve is
+    # said again when the next session's first Asalto opens.
+    from tests.aquelarre import duel
+    text = estados(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: pass
+          Bandido: pass
+    """)).replace('  armadura "Gambesón"\n', '  armadura "Gambesón"\n  holds Fatiga Leve\n', 1)
+    line = "    Rodrigo: Obstáculo -1 de sus E.Alt (Fatiga): un 10% menos a sus Competencias"
+    enc, state = tmp_path / "s.enc", tmp_path / "estado.json"
+    enc.write_text(text, encoding="utf-8")
+    assert main(["run", str(enc), "--quiet", "--save-state", str(state)]) == 0
+    assert line in capsys.readouterr().out.splitlines()
+    head, _, rest = text.partition("combatant Rodrigo:")
+    enc.write_text(head + "combatant Rodrigo:\ncombatant Bandido:\ndice" + rest.partition("\ndice")[2], encoding="utf-8")
+    assert main(["run", str(enc), "--quiet", "--load-state", str(state)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[out.index("Asalto 1") + 1] == line
