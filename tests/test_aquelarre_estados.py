@@ -636,3 +636,15 @@ def test_the_next_session_says_the_obstaculo_again_in_its_first_asalto(tmp_path,
     assert main(["run", str(enc), "--quiet", "--load-state", str(state)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[out.index("Asalto 1") + 1] == line
+
+
+@pytest.mark.slow
+def test_aquelarre_s_list_of_bad_phrases_holds_for_this_edition_s_duel_too():
+    # tests/test_aquelarre_encuentros.py keeps Aquelarre's bad phrases (el Rodela, d100, 1 Asaltos...)
+    # out of the aquelarre folder; this edition prints Aquelarre's lines too, seeds 1-20.
+    import re
+    from tests.test_aquelarre_encuentros import BAD_PHRASES
+    prepared = Prepared(load_encounter(FOLDER / "duelo.enc", Sources()), program_for("aquelarre_estados"))
+    for seed in range(1, 21):
+        for line in render_text(prepared.run(seed=seed).engine).splitlines():
+            assert not [why for p, why in BAD_PHRASES.items() if re.search(p, line)], (seed, line)
