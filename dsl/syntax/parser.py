@@ -205,10 +205,11 @@ def _from_tables(tables: dict) -> Lark:
 
 
 def chunks(text: str) -> list[tuple[int, str]]:
-    """Top-level chunks as (first line index, text)."""
+    """Top-level chunks as (first line index, text). A line at the margin starts one, unless it starts by
+    closing a bracket (`]` under `var x = [1,`): no declaration starts so, and the bracket closes there."""
     lines = text.split("\n")
     starts = [i for i, ln in enumerate(lines)
-              if ln[:1] not in ("", " ", "\t", "#", "|", "\r")]
+              if ln[:1] not in ("", " ", "\t", "#", "|", "\r", ")", "]", "}")]
     if not starts:
         return []
     out = []
@@ -481,8 +482,9 @@ def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
         else:
             msg = f"unexpected {_show(str(tok))}"
         opened = _open_brackets(lines, (line, col))
-        if opened and opened[-1][0] < line:
-            # Inside brackets lines run on: the cause is the bracket left open, not where reading stopped.
+        if opened and opened[-1][0] < line and opened[-1] in _open_brackets(lines):
+            # Inside brackets lines run on: the cause is the bracket left open, not where reading stopped
+            # (a bracket closed further down is not: the mistake is where reading stopped).
             ln, c, ch = opened[-1]
             return Diagnostic("E0104", f'this "{ch}" is never closed', Span(file, ln, c, ln, c + 1),
                               f'add the "{BRACKETS[ch]}" that closes it; line {line + offset} cannot go on inside it')
