@@ -3,6 +3,8 @@ checked by kind where the text shows it and when it runs otherwise, as a written
 columns read by a text (`g["loss"]`). Over the English edition, rulesets/arena."""
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from tests.conftest import diagnostics_of
@@ -180,3 +182,24 @@ def test_what_is_refused_when_it_runs_of_any_expression(body, words):
     out = diagnostics_of(HEAD + "      " + body + "\n")
     assert all(w in out for w in words), out
     assert "E0003" not in out
+
+
+@pytest.mark.slow           # compiles arena plain once (a second)
+@pytest.mark.parametrize("body", [
+    'remove Kira Bleeding\n      let r = {c: Bleeding, g: "Light"}\n      add Kira r.c r.g\n'
+    '      receive Kira condition_named("Bleeding") r.g\n      expect cards(Kira, Bleeding) == [Bleeding.Heavy]',
+    'for w in rows(natural_weapons):\n        receive Kira condition_named(w.leaves) w.grade\n'
+    '      expect has(Kira, prone) and cards(Kira, Bleeding) == [Bleeding.Heavy]',
+    'let name = "Bleding"\n      add Kira condition_named(name) Light',
+    'let r = {g: "Medium"}\n      add Kira Bleeding r.g',
+], ids=["fields and a call", "a table's texts", "a text naming nothing", "a grade it lacks"])
+def test_card_statements_of_any_expression_run_alike_plain_and_optimized(tmp_path, body):
+    from tests.test_plain_and_optimized import run as run_both
+    path = tmp_path / "cards.enc"
+    path.write_text(textwrap.dedent(HEAD + "      " + body + "\n").lstrip("\n"), encoding="utf-8")
+    plain = run_both(path, 1, False)
+    assert plain == run_both(path, 1, True)
+    if plain[0] == "error":
+        assert plain[1][0][0] in ("E0280", "E0501"), plain
+    else:
+        assert plain[2] and all(ok for ok, _left, _right in plain[2]), plain[2]
