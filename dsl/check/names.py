@@ -21,6 +21,7 @@ BUILTINS = {
     "has": (2, 3, "whether a combatant holds a condition (of a grade)"),
     "cards": (2, 2, "the grades of a condition a combatant holds"),
     "all_conditions": (0, 0, "every condition, in order of declaration"),
+    "condition_named": (1, 1, 'condition_named(TEXT): the condition of that name, as "condition" declares it'),
     "grades": (1, 1, "the grades of a condition, mildest first"),
     "distinct": (1, 1, "a list without repeats, in order"),
     "len": (1, 1, "how many items a list has"),

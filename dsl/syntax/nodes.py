@@ -170,6 +170,9 @@ class CardOp(Node):
     grade: str | None
     cond_span: Span = field(compare=False, repr=False, default=None)
     data: Node | None = None       # what the card holds besides its grade ("with"): a source, a duration...
+    # The condition or grade as any other expression (a field, a call, an index): None when a name is written.
+    source: Node | None = None
+    grade_source: Node | None = None
 
 
 class Append(Node):
