@@ -226,7 +226,9 @@ class Shortcuts:
                     v, other = self.tmp(), self.tmp()
                     answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
                                       if o.kind == known.kind}, "ranks")
-                    return f"({v} if ({v} := {answers}.get({other} := {a})) is not None else {call}({other}, {b}))"
+                    # (only an outcome asks the dict: a list or a map is no key of it)
+                    return (f"({v} if ({other} := {a}).__class__ is H.Ranked and ({v} := {answers}.get({other})) "
+                            f"is not None else {call}({other}, {b}))")
                 if self.pure(a):
                     return (f"({a}.rank {x.op} {known.rank} if {type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
                             f"else {call}({a}, {b}))")
