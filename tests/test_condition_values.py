@@ -164,6 +164,19 @@ def test_what_the_checker_refuses_of_any_expression(body, words):
     assert "E0003" not in out
 
 
+def test_a_column_condition_named_reads_is_checked_cell_by_cell():
+    """condition_named(ROW.column) with the row's table known: every text of the column must name a
+    condition, each refused at its cell before anything runs (a weapon's name is no condition)."""
+    out = diagnostics_of(HEAD + "      for w in rows(weapons):\n        add Kira condition_named(w.name)\n")
+    for name in ("Fists", "Dagger", "Short sword", "Axe", "Maul"):
+        assert f'error[E0280]: no condition is named "{name}"' in out, out
+    assert "rulesets/arena/tables.rules:4:5" in out and '(condition_named reads column "name" at' in out
+    assert out.count("error[E0280]") == 5           # once per cell, however many calls read the column
+    ok = diagnostics_of(HEAD + "      for w in rows(natural_weapons):\n        receive Kira condition_named(w.leaves) "
+                               "w.grade\n")
+    assert "E0280" not in ok, ok
+
+
 @pytest.mark.parametrize("body, words", [
     ('let name = "Bleding"\n      add Kira condition_named(name) Light',
      ['error[E0280]: no condition is named "Bleding"', 'did you mean "Bleeding"?', "scenario.enc:9"]),
