@@ -82,7 +82,7 @@ def test_a_grades_columns_read_by_a_text(run):
     ('let g = Bleeding.Light\n      for x in [g]:\n        add Kira x',
      ['error[E0204]: "add" takes a condition, not a grade of "Bleeding"']),
     ('remove Kira nothing_here', ['error[E0201]: there is no condition "nothing_here"',
-                                  'or a local holding one']),
+                                  'or a name that holds one (a local, a field, condition_named(TEXT))']),
 ], ids=["a number", "no such grade", "a grade", "neither a condition nor a local"])
 def test_what_the_checker_refuses_before_anything_runs(body, words):
     out = diagnostics_of(HEAD + "      " + body + "\n")

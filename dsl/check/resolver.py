@@ -224,7 +224,8 @@ class _Walker:
         elif ct is None:
             self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
                       did_you_mean(s.condition, self.conditions) or
-                      f"{s.op} names a condition declared with \"condition\", or a local holding one")
+                      f"{s.op} takes a condition declared with \"condition\", or a name that holds one (a local, "
+                      f"a field, condition_named(TEXT))")
         else:
             self.card_grade(s, ct, scope)
         if isinstance(getattr(s, "data", None), n.Node):      # add ... with VALUE
