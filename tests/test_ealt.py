@@ -9,7 +9,7 @@ import pytest
 from grimorio.interpreter.tools.cli import main
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.editions.loader import bundled_root
+from grimorio.dsl.editions.files import bundled_root
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.dsl.check.front import load_encounter
 from grimorio.interpreter.compile.programs import program_for

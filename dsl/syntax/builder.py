@@ -9,7 +9,7 @@ from fractions import Fraction
 from lark import Token, Tree
 
 from . import nodes as n
-from ..editions.cache import collector_paused
+from ..pause import collector_paused
 from ..bounds import MAX_DICE, MAX_DIGITS, int_literal
 from ..diagnostics import Diagnostic, GrimorioError, Span
 from ..diagnostics import _span  # Span(...) without the frozen __init__: a file makes spans by the thousand

@@ -7,7 +7,7 @@ its positions are then moved down to its place in the file, so parsing time
 grows with the file's length, not with its square.
 
 The parser's tables are built when the package is built and shipped in it (setup.py); a source
-tree builds them once and keeps them in the user's cache (see cache.py).
+tree builds them once and keeps them in the user's cache (see dsl/store.py).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import Indenter
 
 from ..bounds import MAX_DIGITS as HELD_DIGITS
-from ..editions import cache
+from .. import store
 from .trees import FastLark, tree_depth
 from ..diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
@@ -138,7 +138,7 @@ def lark_parser(strict: bool = False) -> Lark:
     parser = _build(strict)
     data = tables_bytes(parser, key)
     if data is not None:
-        cache.keep(_cache_name(key), data)
+        store.keep(_cache_name(key), data)
     return parser
 
 
@@ -194,7 +194,7 @@ def _cache_name(key: str) -> str:
 
 
 def _cached_tables(key: str) -> dict | None:
-    return _tables(cache.kept(_cache_name(key)), key)
+    return _tables(store.kept(_cache_name(key)), key)
 
 
 def _from_tables(tables: dict) -> Lark:
