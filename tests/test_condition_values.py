@@ -216,3 +216,16 @@ def test_card_statements_of_any_expression_run_alike_plain_and_optimized(tmp_pat
         assert plain[1][0][0] in ("E0280", "E0501"), plain
     else:
         assert plain[2] and all(ok for ok, _left, _right in plain[2]), plain[2]
+
+
+@pytest.mark.slow           # checks aquelarre_estados with a layer (a second)
+def test_a_layer_that_changes_a_cell_condition_named_reads_is_checked(tmp_path, capsys):
+    """aquelarre_estados gives a blow's E.Alt by the type its mapping row names (condition_named(e.tipo)):
+    a house rule that misspells it is E0280 at its change, before anything runs (it was a decision table
+    that ran out of rows, E0501, when a blow of that kind landed)."""
+    from grimorio.interpreter.tools.cli import main
+    casa = tmp_path / "casa.rules"
+    casa.write_text('extends aquelarre_estados\nchange estados_por_golpe["crítico"].tipo = Herida\n', encoding="utf-8")
+    assert main(["check", str(casa)]) == 2
+    err = capsys.readouterr().err
+    assert 'error[E0280]: no condition is named "Herida"' in err and 'did you mean "Heridas"?' in err, err
