@@ -321,8 +321,8 @@ class Shortcuts:
         (values.member: for a text, and a value that equals only itself, such as a combatant or an
         outcome) and b is a list; else, and for computed sides, the semantics."""
         call = f"S.contains({a}, {b})"
-        if not (self.pure(a) and self.pure(b)) or self.unnamed:
-            return call
+        if not (self.pure(a) and self.pure(b)) or self.unnamed or is_(a, "literal"):
+            return call             # (a written value: never equal only to itself, and `3 is not None` warns)
         cls = self.tmp()
         return (f"({a} in {b} if {type_of(b)} is list and (({cls} := {type_of(a)}) is str or "
                 f"{cls}.__eq__ is _OBJ_EQ and {a} is not None) else {call})")
