@@ -22,10 +22,10 @@ ENCOUNTERS = {
                   "    el golpe fallido de Arquero va a la Melé: 1D100=44 contra 50%, da a Navajero",
                   "  Rodrigo avanza 6 m hacia Arquero: a 14 m"],
     "carga": ["  Caballero carga a caballo contra Salteador"],
-    "inmovilizacion": ["    Ladrón queda Inmovilizado por Corchete",
+    "inmovilizacion": ["    Ladrón queda Inmovilizado por Corchete y Alguacil",
                        "Fin del combate. En pie: Alguacil, Corchete, Ladrón"],   # immobilized, standing
     "a_muerte": ["    Bandido se desmaya", "    Bandido muere", "    Compinche se desmaya",
-                 "  Escudero remata a Bandido, que está inconsciente, con Cuchillo: impacta de manera automática"],
+                 "  Escudero remata a Bandido, que está inconsciente, con el Cuchillo: impacta de manera automática"],
 }
 
 
