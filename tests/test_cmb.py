@@ -660,7 +660,7 @@ def test_CMB_10_an_improvised_projectile_deals_1d4_with_lanzar():
 @pytest.mark.parametrize("metros, banda, objetivo", [(10, "Corta (+20%)", 70), (30, "Media (0%)", 50),
                                                       (40, "Larga (-20%)", 30)])
 def test_CMB_11_range_bands_of_the_weapon(metros, banda, objetivo):
-    # Arco corto: 13/34/50 m (15/40/60 varas of edition data, in metres).
+    # Arco corto: 12/33/50 m (15/40/60 varas of edition data, in metres).
     r = run_text(duel("""
         Rodrigo iniciativa 9
         Bandido iniciativa 1
