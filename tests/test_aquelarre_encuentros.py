@@ -75,6 +75,14 @@ BAD_PHRASES = {
     r"dispara a .* con (el|la) (Daga|Cuchillo|Hacha|Lanza corta|Proyectil improvisado)": "a thrown weapon is arrojada",
     r"El arma de \w+, ": "El arma de X, Daga, se rompe",
     r"\bel \w+ de \w+ recibe \d+ puntos de daño": "a shield's damage line that does not say whose blow",
+    # Issue 20, second reading (every roll that decides something shown, nouns with their article).
+    r"para el golpe de \w+: recibe": "a shield's damage without the roll that made it",
+    r"por dos por la Carga|menos la FUE que le falta;": "a changed damage without its sum",
+    r"sufre una secuela, ": "a secuela without its 1D10",
+    r"En pie: -$": "nobody standing written as a dash",
+    r"\bcon (Espada|Garrote|Daga|Rodela|Hacha|Lanza|Cuchillo|Arco|Ballesta|Honda|Maza|Palo|Broquel|Adarga)\b":
+        "a weapon or shield without its article",
+    r"\b(lo|la) aguanta\b": "the weapon that holds, said with a pronoun",
 }
 ALL_ENCOUNTERS = sorted(FOLDER.glob("*.enc"))
 
@@ -111,5 +119,12 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "    herida grave en Cabeza: Bandido sufre una secuela, ojo perdido (provisional)",
            "  Rodrigo dispara a Bandido con Arco corto a distancia Corta (20%): d100=99 contra 70% -> pifia",
            "  Rodrigo tiene malheridos los Piernas: sus Competencias de Agilidad quedan a la mitad",
-           "    a Rodrigo se le escapa Daga de las manos"]
+           "    a Rodrigo se le escapa Daga de las manos",
+           "  La Rodela de Rodrigo para el golpe de Arquero: recibe 6 puntos de daño, le quedan 74 de Resistencia",
+           "  Daños de Caballero a Salteador: 1D6+1=5, por dos por la Carga; Ropas gruesas absorben 1; Pecho x1 -> 9",
+           "    herida grave en la Cabeza: Bandido sufre una secuela, ojo perdido",
+           "Fin del combate. En pie: -",
+           "  Rodrigo ataca a Bandido con Espada corta: 1D100=11 contra 60% -> éxito",
+           "    Bandido para con Garrote: 1D100=28 contra 45% -> éxito",
+           "    Navajero la aguanta"]
     assert all(any(re.search(p, line) for p in BAD_PHRASES) for line in old)

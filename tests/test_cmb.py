@@ -165,7 +165,7 @@ def test_CMB_20_dodge_rolls_esquivar_halved_against_a_critical():
         Bandido esquiva 28
     """, "esquivar"))
     assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=3 contra 60% -> crítico" in r.lines
-    assert "    Bandido intenta esquivar: 1D100=28 contra 15% -> fallo" in r.lines
+    assert "    Bandido intenta esquivar: 1D100=28 contra 15% (la mitad contra un crítico) -> fallo" in r.lines
     assert r.field("Bandido", "pv") < 13
 
 
@@ -473,7 +473,7 @@ def test_CMB_21_the_same_dodge_roll_is_halved_against_a_later_critical():
           Rodrigo: atacar Bandido, atacar Bandido
           Bandido: esquivar, esquivar, pass
     """))
-    assert "    Bandido intenta esquivar con la misma tirada: 1D100=20 contra 15% -> fallo" in r.lines
+    assert "    Bandido intenta esquivar con la misma tirada: 1D100=20 contra 15% (la mitad contra un crítico) -> fallo" in r.lines
     assert r.field("Bandido", "pv") == 13 - 7 // 2      # critical 7 at Brazo derecho /2
 
 
@@ -718,7 +718,7 @@ def test_CMB_12_a_ranged_attack_can_only_be_dodged_without_a_shield():
           Rodrigo: disparar Bandido, pass
           Bandido: esquivar, pass
     """, arma_r='"Arco corto"', extra=ARQUERO.format(m=10)))
-    assert "    Bandido esquiva: 1D100=5 contra 10% -> éxito" in r.lines
+    assert "    Bandido esquiva: 1D100=5 contra 10% (-20% por el modificador del Ataque) -> éxito" in r.lines
 
 
 ESCUDO = ARQUERO + '  set Bandido.escudo = escudos["Rodela"]\n  set Bandido.resistencia_escudo = 80\n  set Bandido.Escudos = 40\n'
@@ -757,7 +757,7 @@ def test_CMB_27_an_active_shield_parry_against_a_projectile():
         daño 5
     """, "parar", action="disparar Bandido", arma_r='"Arco corto"', extra=ESCUDO.format(m=10)))
     # Escudos 40, minus the +20% of the short range (CMB-31); the shield takes the blow (CMB-26).
-    assert "    Bandido para con la Rodela: 1D100=15 contra 20% -> éxito" in r.lines
+    assert "    Bandido para con la Rodela: 1D100=15 contra 20% (-20% por el modificador del Ataque) -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13 and r.field("Bandido", "resistencia_escudo") == 80 - 5
 
 
@@ -1093,7 +1093,7 @@ def test_CMB_31_a_bonus_to_the_attack_is_a_malus_to_its_defence():
         daño 3
     """, "parar", extra="do:\n  set Rodrigo.modificador = 20\n"))
     assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=70 contra 80% -> éxito" in r.lines
-    assert "    Bandido intenta parar con el Garrote: 1D100=30 contra 25% -> fallo" in r.lines
+    assert "    Bandido intenta parar con el Garrote: 1D100=30 contra 25% (-20% por el modificador del Ataque) -> fallo" in r.lines
 
 
 def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
@@ -1101,7 +1101,7 @@ def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
         Rodrigo ataque 30
         Bandido parada 60
     """, "parar", extra="do:\n  set Rodrigo.modificador = -20\n"))
-    assert "    Bandido para con el Garrote: 1D100=60 contra 65% -> éxito" in r.lines
+    assert "    Bandido para con el Garrote: 1D100=60 contra 65% (+20% por el modificador del Ataque) -> éxito" in r.lines
 
 
 # ---------------------------------------------------------------- mounted combat
