@@ -18,14 +18,14 @@ FOLDER = Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre"
 # Each encounter, and lines its snapshot must hold: what it is there to show.
 ENCOUNTERS = {
     "duelo": ["Fin del combate. En pie: Rodrigo"],
-    "emboscada": ["  Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
-                  "    el golpe fallido de Arquero va a la Melé: 1D100=44 contra 50%, da a Navajero",
-                  "  Rodrigo avanza 6 m hacia Arquero: a 14 m"],
-    "carga": ["  Caballero carga a caballo contra Salteador"],
-    "inmovilizacion": ["    Ladrón queda Inmovilizado por Corchete y Alguacil",
-                       "Fin del combate. En pie: Alguacil, Corchete, Ladrón"],   # immobilized, standing
-    "a_muerte": ["    Bandido se desmaya", "    Bandido muere", "    Compinche se desmaya",
-                 "  Escudero remata a Bandido, que está inconsciente, con el Cuchillo: impacta de manera automática"],
+    "emboscada": ["  El Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
+                  "    el golpe fallido del Arquero va a la Melé: 1D100=44 contra 50%, da al Navajero",
+                  "  Rodrigo avanza 6 m hacia el Arquero: a 14 m"],
+    "carga": ["  El Caballero carga a caballo contra el Salteador"],
+    "inmovilizacion": ["    El Ladrón queda Inmovilizado por el Corchete y el Alguacil",
+                       "Fin del combate. En pie: el Alguacil, el Corchete, el Ladrón"],   # immobilized, standing
+    "a_muerte": ["    El Bandido se desmaya", "    El Bandido muere", "    El Compinche se desmaya",
+                 "  El Escudero remata al Bandido, que está inconsciente, con el Cuchillo: impacta de manera automática"],
 }
 
 
@@ -83,6 +83,8 @@ BAD_PHRASES = {
     r"\bcon (Espada|Garrote|Daga|Rodela|Hacha|Lanza|Cuchillo|Arco|Ballesta|Honda|Maza|Palo|Broquel|Adarga)\b":
         "a weapon or shield without its article",
     r"\b(lo|la) aguanta\b": "the weapon that holds, said with a pronoun",
+    r"(?<![Ee]l )(?<!al )(?<!del )\b(Arquero|Navajero|Alguacil|Corchete|Ladrón|Caballero|Salteador|Soldado|"
+    r"Escudero|Compinche|Bandido)\b": "a fighter named by a common noun without its article",
 }
 ALL_ENCOUNTERS = sorted(FOLDER.glob("*.enc"))
 
@@ -126,5 +128,7 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "Fin del combate. En pie: -",
            "  Rodrigo ataca a Bandido con Espada corta: 1D100=11 contra 60% -> éxito",
            "    Bandido para con Garrote: 1D100=28 contra 45% -> éxito",
-           "    Navajero la aguanta"]
+           "    Navajero la aguanta",
+           "  Rodrigo ataca a Bandido con la Espada corta: 1D100=11 contra 60% -> éxito",
+           "  Iniciativa: Arquero 16 (1D10=3 + AGI 13)"]
     assert all(any(re.search(p, line) for p in BAD_PHRASES) for line in old)

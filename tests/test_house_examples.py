@@ -61,7 +61,7 @@ def test_initiative_adds_half_of_perception(capsys):
     out, _ = run(capsys, DEMO, CASA / "iniciativa_percepcion.rules")
     # Rodrigo: PER 11 -> +5; Bandido: PER 10 -> +5.
     assert out[1] == "  Iniciativa: Rodrigo 22 (1D10=5 + AGI 12 + PER/2 5)"
-    assert out[2] == "  Iniciativa: Bandido 17 (1D10=2 + AGI 10 + PER/2 5)"
+    assert out[2] == "  Iniciativa: el Bandido 17 (1D10=2 + AGI 10 + PER/2 5)"
     # Both add 5, so the order never changes: but for the initiative lines the fight is the base's,
     # round after round (the house rule changes one block; the step still resets what each round resets).
     base, _ = run(capsys, DEMO)
@@ -106,7 +106,7 @@ def test_without_the_gm_rule_the_effects_of_cmb_46_to_49_come_back(capsys):
     # On common dice the fight is the same; the house rule only adds the effects' lines.
     assert gone == []
     # (Neither has a damage bonus with his weapon: nobody is told he loses one, CMB-46.)
-    assert came == ["  Bandido aguanta (Resistencia x 4): 1D100=26 contra 52% -> éxito"]
+    assert came == ["  El Bandido aguanta (Resistencia x 4): 1D100=26 contra 52% -> éxito"]
     # And it is the demo duel, which turns the rule off itself to show the effects.
     demo, _ = run(capsys, DEMO)
     assert out == demo
