@@ -116,7 +116,7 @@ def test_CMB_30_breaking_free_rolls_against_every_holder_s_fue_named_in_the_line
           Compinche: pass
     """, extra=HELD + "  situar(Compinche, Rodrigo, 0)\n  set Rodrigo.Pelea = 40\n"))
     assert (f"  Rodrigo intenta librarse de Bandido y de Compinche: Pelea 1D100=20 contra 40% -> éxito; "
-            f"Bandido y Compinche, FUE x 2 (suman sus Fuerzas: FUE 25) 1D100={fuerza} contra 50%") in r.lines[4]
+            f"Bandido y Compinche, FUE x 2 (suman sus Fuerzas: FUE 25): 1D100={fuerza} contra 50%") in r.lines[4]
     assert r.has("Rodrigo", "inmovilizado") is not libre
 
 
