@@ -201,7 +201,9 @@ def test_memory_does_not_grow_with_the_runs():
         # The runs to read: one per (outcome, rounds), however many runs end so.
         assert len(t.examples) == len(t.ends) <= len(t.outcomes) * len(t.rounds.counts)
         return len(t.rounds.counts) + len(t.outcomes) + len(t.held) + sum(len(h.counts) for h in t.measures.values())
-    assert entries(1000) < 1.5 * entries(100)
+    # (Records would grow ten times; counts grow only as rarer values turn up: 168 against 112
+    # on the duel since tied fighters take turns and Pelea parries only in a Melé, issue 20.)
+    assert entries(1000) < 2 * entries(100)
 
 
 # ---------------------------------------------------------------- workers and Dask
@@ -385,10 +387,13 @@ def records(tmp_path, capsys, *args) -> tuple[dict, list[dict]]:
 
 def outcome_of_last_line(line: str, sides: dict) -> tuple[str, list[str]]:
     """What Aquelarre's last line says: who is still in the fight, and so the outcome."""
+    if line == "Fin del combate. No queda nadie en pie":
+        return "caen_todos", []
     m = re.fullmatch(r"Fin del combate\. En pie: (.*)|Se llega al límite de \d+ Asaltos sin que ningún bando "
                      r"caiga\. Siguen en pie: (.*)", line)
     assert m, line
-    names = [] if (m.group(1) or m.group(2)) == "-" else (m.group(1) or m.group(2)).split(", ")
+    # (A fighter named by a common noun is written with its article: "el Bandido".)
+    names = [re.sub(r"^(el|la) ", "", x) for x in (m.group(1) or m.group(2)).split(", ")]
     up = {sides[name] for name in names}
     outcome = up.pop() if len(up) == 1 else "caen_todos" if not up else "several sides standing"
     return outcome, names
