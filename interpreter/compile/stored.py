@@ -64,6 +64,10 @@ def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:
     if found is not None:
         own.texts.update(found.ruleset.sources.texts)
         return found
+    from . import shipped
+    found = shipped.program(edition, roots, houses, own)
+    if found is not None:           # a bundled edition, compiled when the package was built
+        return found
     with cache.recording() as notes:
         rs = load_edition(edition, roots, span, own, houses)
         built = compile_checked(rs)
