@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DUELO = ROOT / "rulesets" / "aquelarre" / "duelo.enc"
-D20_VENV = Path(os.environ.get("TMPDIR", "/tmp")) / "grimorio-d20-venv"
+D20_VENV = ROOT / ".venv-d20"           # made once by benchmarks/dice_vs_d20.sh
 
 
 def line(name: str, text: str):

@@ -330,15 +330,15 @@ def scheduler_address(text: str) -> str:
     return f"tcp://{m.group(1)}:{m.group(2)}"
 
 
-def _client(address: str | None, workers: int):
-    """A Dask client of the scheduler at `address` (or of a local cluster): made on a thread of its own and
-    given HANDSHAKE_SECONDS, so a server that accepts and never answers, or answers something else, is an
-    error, never a hang."""
+def _client(address: str | None, workers: int, scratch: str | None = None):
+    """A Dask client of the scheduler at `address` (or of a local cluster, its workers' files in `scratch`):
+    made on a thread of its own and given HANDSHAKE_SECONDS, so a server that accepts and never answers, or
+    answers something else, is an error, never a hang."""
     import dask
     from distributed import Client
     if address is None:
         sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")    # Ctrl-C: no noise
-        return Client(n_workers=max(1, workers))
+        return Client(n_workers=max(1, workers), local_directory=scratch)
     made: list = []
 
     def connect():
@@ -383,14 +383,20 @@ def run_pieces(job: Job, start: int, stop: int, workers: int = 1, backend: str =
 
 
 def _on_dask(job: Job, pieces, address: str | None, workers: int):
+    """The pieces on Dask. A local cluster keeps its workers' files in a temporary folder of its own,
+    removed when it is closed (by default Dask leaves dask-scratch-space in the temporary folder)."""
+    import tempfile
+    from contextlib import nullcontext
     from distributed import wait
-    client = _client(address, workers)
-    try:
-        submit = lambda fn, *args: client.submit(fn, *args, pure=False)  # noqa: E731
-        yield from submitted(submit, lambda fs: wait(fs, return_when="FIRST_COMPLETED"), run_job_share, (job,),
-                             pieces, max(1, workers) * WINDOW)
-    finally:
-        client.close()
+    with (tempfile.TemporaryDirectory(prefix="grimorio-dask-", ignore_cleanup_errors=True) if address is None
+          else nullcontext()) as scratch:
+        client = _client(address, workers, scratch)
+        try:
+            submit = lambda fn, *args: client.submit(fn, *args, pure=False)  # noqa: E731
+            yield from submitted(submit, lambda fs: wait(fs, return_when="FIRST_COMPLETED"), run_job_share,
+                                 (job,), pieces, max(1, workers) * WINDOW)
+        finally:
+            client.close()
 
 
 def simulate_job(job: Job, start: int, stop: int, workers: int = 1, backend: str = "local",
