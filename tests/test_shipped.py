@@ -78,6 +78,13 @@ def test_an_edited_file_is_built_not_shipped(bundled, capsys, monkeypatch, chang
     assert len(list((bundled.parent / "cache").glob("program-*"))) == 1      # built (and kept)
 
 
+def test_a_file_gone_is_the_loader_s_own_diagnostic(bundled, capsys, monkeypatch):
+    (bundled / "comun" / "reglas.rules").unlink()
+    assert shipped.program("uno", None, (), cache_sources()) is None
+    code, _, err = run(capsys, "uno/prueba.enc")
+    assert code != 0 and "reglas.rules" in err and "Traceback" not in err
+
+
 def test_an_edition_found_elsewhere_first_is_built(bundled, tmp_path, capsys, monkeypatch):
     """The same edition name in a folder beside the encounter comes first: its own files, not the shipped."""
     other = tmp_path / "otra"

@@ -275,7 +275,7 @@ def shipped() -> dict:
 
 
 # The bundled encounters are shipped too, built under a name no file has (PLACEHOLDER): a run gives the
-# encounter's text under any name (rulesets/aquelarre/duelo.enc, or a copy), and every string of the built
+# encounter's text under any name (a bundled encounter, or a copy of it), and every string of the built
 # form that is that name becomes the run's name as it is read back. setup.py ships one only when building
 # it under two names makes the same bytes but for the name (so the name is in no other string).
 PLACEHOLDER = "\0grimorio-file\0"

@@ -72,9 +72,10 @@ def program(edition: str, roots, houses, own):
     entry = _table().get("programs", {}).get(edition)
     if entry is None or houses or not _code_matches(_table().get("code", "")):
         return None
+    from ...dsl.diagnostics import GrimorioError
     try:
         texts, root = _same_files(entry, roots)
-    except (OSError, ValueError):
+    except (OSError, ValueError, GrimorioError):      # a file gone or unreadable: the loader says what
         return None
     if texts is None:
         return None
