@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,36 +35,31 @@ def test_its_process_leaves_a_file():
 """
 
 
-def guarded() -> set[str]:
-    """The guarded folders of sessions in this one's temporary folder."""
-    return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("grimorio-tests-")}
-
-
 def session(tmp_path: Path, tests: str, *options: str) -> subprocess.CompletedProcess:
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "conftest.py").write_text(CONFTEST, encoding="utf-8")
     (suite / "test_it.py").write_text(tests, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    own = tmp_path / "tmp"          # the session's temporary folder: its guard is made, and removed, in it
+    own.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(own)}
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(suite),
                            *options, str(suite)], cwd=suite, env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("workers", [["-n", "0"], ["-n", "2"]])
 def test_a_session_that_leaves_nothing_passes(tmp_path, workers):
-    before = guarded()
     out = session(tmp_path, TESTS, *workers)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "left" not in out.stderr
-    assert guarded() <= before                      # its own guarded folder is gone
+    assert not list((tmp_path / "tmp").iterdir())          # its guarded folder is gone
 
 
 @pytest.mark.parametrize("workers", [["-n", "0"], ["-n", "2"]])
 def test_a_session_that_leaves_something_fails_and_names_it(tmp_path, workers):
-    before = guarded()
     out = session(tmp_path, TESTS + LEAKS, *workers)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "5 passed" in out.stdout, out.stdout
     assert "the tests left 2 entries in the temporary folder: grimorio-file-" in out.stderr, out.stderr
     assert "grimorio-left-" in out.stderr and "grimorio-kept-" not in out.stderr
-    assert guarded() <= before
+    assert not list((tmp_path / "tmp").iterdir())

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import threading
+from contextlib import contextmanager
 from fractions import Fraction
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError
@@ -338,7 +339,8 @@ def _client(address: str | None, workers: int, scratch: str | None = None):
     from distributed import Client
     if address is None:
         sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")    # Ctrl-C: no noise
-        return Client(n_workers=max(1, workers), local_directory=scratch)
+        with dask.config.set({"temporary-directory": scratch}):          # the scheduler's files too
+            return Client(n_workers=max(1, workers), local_directory=scratch)
     made: list = []
 
     def connect():
@@ -382,14 +384,25 @@ def run_pieces(job: Job, start: int, stop: int, workers: int = 1, backend: str =
                              workers * WINDOW)
 
 
-def _on_dask(job: Job, pieces, address: str | None, workers: int):
-    """The pieces on Dask. A local cluster keeps its workers' files in a temporary folder of its own,
-    removed when it is closed (by default Dask leaves dask-scratch-space in the temporary folder)."""
+@contextmanager
+def _dask_folder():
+    """Where a local Dask cluster keeps its workers' files: in the user's cache folder (dask/, where Dask
+    itself clears what workers that died left), not the temporary folder (Dask's default, where its
+    dask-scratch-space stayed); with no cache folder, a temporary folder removed when the cluster closes."""
     import tempfile
+    from ...dsl.editions import cache
+    place = cache.place("dask")
+    if place is not None:
+        yield str(place)
+        return
+    with tempfile.TemporaryDirectory(prefix="grimorio-dask-", ignore_cleanup_errors=True) as scratch:
+        yield scratch
+
+
+def _on_dask(job: Job, pieces, address: str | None, workers: int):
     from contextlib import nullcontext
     from distributed import wait
-    with (tempfile.TemporaryDirectory(prefix="grimorio-dask-", ignore_cleanup_errors=True) if address is None
-          else nullcontext()) as scratch:
+    with _dask_folder() if address is None else nullcontext() as scratch:
         client = _client(address, workers, scratch)
         try:
             submit = lambda fn, *args: client.submit(fn, *args, pure=False)  # noqa: E731
