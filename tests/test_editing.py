@@ -34,6 +34,8 @@ def offered(edition, before: str, encounter: bool = False) -> dict[str, list[str
     ("set malus", ("option", None)),
     ("  add objetivo ", ("condition", None)),
     ("  if has(yo, inc", ("condition", None)),
+    ('  add yo condition_named("inc', ("condition", "text")),
+    ('  let c = condition_named("', ("condition", "text")),
     ("  FUE: in", ("any", None)),          # a sheet's field in a rules file is no script line
     ("  ", ("statement", None)),
     ('  say "yo.', ("text", None)),
@@ -65,7 +67,8 @@ def test_inside_a_table_s_brackets_its_keys(edition):
 
 
 def test_where_a_condition_an_action_or_an_option_goes(edition):
-    assert set(offered(edition, "  add objetivo ")) == {"inconsciente", "muerto"}
+    assert set(offered(edition, "  add objetivo ")) == {"inconsciente", "muerto", "condition_named"}
+    assert set(offered(edition, '  add objetivo condition_named("in')) == {"inconsciente", "muerto"}
     assert offered(edition, "  Rodrigo: ", True)["atacar"] == ["action"]
     assert "en_pie" not in offered(edition, "  Rodrigo: ", True)
     opts = offered(edition, "set ")
@@ -105,3 +108,12 @@ def test_the_outline_of_a_file():
     armas = next(o for o in outline(decls) if o.name == "armas")
     assert armas.kind == "table" and "Garrote" in [c.name for c in armas.children]
     assert armas.children[0].span.line == 7           # each key at its own row
+
+
+def test_a_condition_named_by_a_text_is_found_from_inside_the_quotes(edition):
+    """Hover and definition read the word under the cursor: inside condition_named("…") it is the condition."""
+    from grimorio.interpreter.tools.analysis import lookup, symbols, word_at
+    line = '  add objetivo condition_named("inconsciente")'
+    word = word_at(line, line.index("incon") + 3)
+    found = lookup(word, symbols(edition, []))
+    assert word == "inconsciente" and found and found[0].kind == "condition"

@@ -15,7 +15,7 @@ import pytest
 
 from grimorio import _version
 from grimorio.dsl import records
-from grimorio.dsl.editions import cache, loader
+from grimorio.dsl.editions import cache, files
 from grimorio.dsl.syntax import builder
 from grimorio.interpreter.compile import shipped, stored
 from tests.test_program_cache import FILES, not_built, run, uncached
@@ -32,7 +32,7 @@ def bundled(tmp_path, monkeypatch):
     for name, text in FILES.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    monkeypatch.setattr(loader, "bundled_root", lambda: folder)
+    monkeypatch.setattr(files, "bundled_root", lambda: folder)
     monkeypatch.chdir(folder)
     monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(programs, "_programs", {})

@@ -16,7 +16,7 @@ from .ranges import key_range
 
 
 def dead_data(rs) -> list[Diagnostic]:
-    from ..editions.loader import prelude
+    from ..editions.files import prelude
     from .shadowing import nodes_of
     nodes = [x for _d, x in nodes_of(rs)]
     read = {x.name for x in nodes if isinstance(x, n.Attr)}

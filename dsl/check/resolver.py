@@ -49,6 +49,7 @@ class _Walker:
         self.agree_words = agreement_words(rs)
         self.script = script
         self.loops = 0                  # loops around the statement walked, in its compiled function
+        self.named_columns: set = set()       # (table, column) that condition_named reads, checked once
 
     def fail(self, code, message, span, help=None):
         self.out.append(Diagnostic(code, message, span, help))
@@ -211,12 +212,20 @@ class _Walker:
     def s_CardOp(self, s: n.CardOp, scope):
         self.expr(s.who, scope)
         ct = self.conditions.get(s.condition)
-        if ct is None and s.condition in scope.locals:
+        if s.grade_source is not None:
+            self.collect(K.expect_grade, s.grade_source, self.resolving(scope), f'"{s.op}"')
+            self.expr(s.grade_source, scope)
+        if s.source is not None:
+            self.collect(K.expect_condition, s.source, self.resolving(scope), f'"{s.op}"')
+            self.expr(s.source, scope)
+            self.held_grade(s, scope)
+        elif ct is None and (s.condition in scope.locals or self.names.resolve(s.condition, scope) is not None):
             self.held_condition(s, scope)
         elif ct is None:
             self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
                       did_you_mean(s.condition, self.conditions) or
-                      f"{s.op} names a condition declared with \"condition\", or a local holding one")
+                      f"{s.op} takes a condition declared with \"condition\", or a name that holds one (a local, "
+                      f"a field, condition_named(TEXT))")
         else:
             self.card_grade(s, ct, scope)
         if isinstance(getattr(s, "data", None), n.Node):      # add ... with VALUE
@@ -229,6 +238,12 @@ class _Walker:
         it runs)."""
         where = s.cond_span or s.span
         self.collect(K.expect_condition, n.Name(where, s.condition), self.resolving(scope), f'"{s.op}"')
+        if s.condition not in scope.locals:         # a var, or a name of another kind (a rule is no value)
+            self.expr(n.Name(where, s.condition), scope)
+        self.held_grade(s, scope)
+
+    def held_grade(self, s: n.CardOp, scope):
+        """The grade given to a condition the text does not name: a word must be a grade of some condition."""
         if s.grade is not None and s.grade not in scope.locals:
             grades = {g for c in self.conditions.values() for g in c.grades}
             if s.grade not in grades:
@@ -237,6 +252,8 @@ class _Walker:
 
     def card_grade(self, s: n.CardOp, ct: n.Condition, scope):
         """The grade a card op names: one the condition has, or a local holding one; none only to remove."""
+        if s.grade_source is not None:
+            return self.card_data(s, ct)
         if s.grade is None:
             if ct.grades and s.op != "remove":
                 self.fail("E0204", f'condition "{ct.name}" has grades: say which', s.span, f"one of {', '.join(ct.grades)}")
@@ -246,6 +263,9 @@ class _Walker:
             else:
                 self.fail("E0201", f'condition "{ct.name}" has no grade "{s.grade}"', s.span,
                           did_you_mean(s.grade, ct.grades) or f"its grades are {', '.join(ct.grades)}")
+        self.card_data(s, ct)
+
+    def card_data(self, s: n.CardOp, ct: n.Condition):
         if s.data is not None and s.op == "receive" and ct.on_receive is not None:
             self.fail("E0233", f'"{ct.name}" decides what it adds on receive: data cannot be given here', s.data.span,
                       'give the data to its "on receive" as an argument, or use add')
@@ -460,7 +480,32 @@ class _Walker:
             self.collect(K.expect_condition, x.args[0].value, self.resolving(scope), "grades()")
         if r is not None and r.kind == "builtin" and r.target == "rows" and x.args:
             self.collect(K.expect_table, x.args[0].value, self.resolving(scope), "rows()")
+        if r is not None and r.kind == "builtin" and r.target == "condition_named" and x.args:
+            self.condition_named(x.args[0].value, scope)
         self.args(x.args, scope)
+
+    def condition_named(self, arg, scope):
+        """condition_named("TEXT") with a written text, or a table's column (ROW.column, the row's table
+        known): the text, each text of the column, must name a condition now (E0280); any other text is
+        looked up when it runs."""
+        if isinstance(arg, n.Const) and isinstance(arg.value, str):
+            self.no_condition_named(arg.value, arg.span)
+        elif isinstance(arg, n.Attr):
+            table = self.rs.space("value").get(getattr(K.kind(arg.obj, self.resolving(scope)), "table", None) or "")
+            if isinstance(table, n.Table) and arg.name in table.columns and (table.name, arg.name) not in self.named_columns:
+                self.named_columns.add((table.name, arg.name))
+                i = table.columns.index(arg.name)
+                for row in table.rows:
+                    cell = row[i] if i < len(row) else None
+                    if isinstance(cell, n.Const) and isinstance(cell.value, str):
+                        self.no_condition_named(cell.value, cell.span, f' (condition_named reads column "{arg.name}" '
+                                                                       f"at {arg.span.file}:{arg.span.line})")
+
+    def no_condition_named(self, text: str, span, why: str = ""):
+        if text not in self.conditions:
+            self.fail("E0280", f'no condition is named "{text}"', span,
+                      (did_you_mean(text, self.conditions) or
+                       f"the conditions are: {', '.join(self.conditions) or 'none'}") + why)
 
     def x_Comprehension(self, x: n.Comprehension, scope):
         inner = scope

@@ -18,7 +18,7 @@ from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
 from ...dsl.check.sheets import fields_by_sheet
 from ...dsl.check.front import check_edition, facts_of
 
-from ...dsl.editions.cache import python_code
+from ...dsl.store import python_code
 from ..run import runtime_helpers as H
 from ..run import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API
@@ -268,7 +268,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         actor = scope.ids[d.params[0].name]
         for f, amount in d.costs:
             code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
-            if S.WHOLE.match(code):     # a written cost, which the requirement field >= cost left affordable
+            if isinstance(amount, n.Const) and type(amount.value) is int and amount.value >= 0:     # a written cost, which the requirement field >= cost left affordable
                 self.emit(depth, f"{field} -= ({code})", d.span)
             else:                       # a computed one (maybe negative): as "-" means it, bounded
                 self.emit(depth, f"{field} = S.sub({field}, {code})", d.span)

@@ -93,7 +93,7 @@ def _same_files(entry: dict, roots):
     """The texts of the program's files as they read now, and its edition's folder, when the loader would
     find every edition and module of it where the program's spans place them and every file reads as it did
     when it was built; (None, None) otherwise."""
-    from ...dsl.editions import loader
+    from ...dsl.editions import files as loader
     from ...dsl.source import read_text
     found: dict[str, Path] = {}              # the folder, as spans name it -> where it is now
     heads = {kind: loader.edition_heads(roots, kind) for kind in {k for k, _, _ in entry["names"]}}
@@ -116,7 +116,7 @@ def _same_files(entry: dict, roots):
 
 def _where(display: str, found: dict[str, Path]) -> Path | None:
     """Where the file a span names is now: the prelude, or a file under one of the folders found."""
-    from ...dsl.editions.loader import PRELUDE, PRELUDE_NAME
+    from ...dsl.editions.files import PRELUDE, PRELUDE_NAME
     if display == PRELUDE_NAME:
         return PRELUDE
     at = PurePosixPath(display)
@@ -130,14 +130,15 @@ def _where(display: str, found: dict[str, Path]) -> Path | None:
 def build(package: Path, editions=None) -> bytes:
     """The file to ship: every bundled edition (or those named) compiled, with what `program` checks.
     `package` is the "grimorio" folder being built (setup.py: its code is digested as an install finds it)."""
-    from ...dsl.editions import loader
+    from ...dsl.editions import files as loader
+    from ...dsl.editions.loader import load_edition
     from .compiler import compile_checked
     from .stored import dumps
     programs = {}
     roots = [loader.bundled_root()]
     heads = {kind: loader.edition_heads(roots, kind) for kind in ("edition", "module")}
     for edition in sorted(editions or heads["edition"]):
-        rs = loader.load_edition(edition, roots)
+        rs = load_edition(edition, roots)
         built = compile_checked(rs)
         data = dumps(built)
         if data is None:

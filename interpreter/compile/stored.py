@@ -33,7 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...dsl.editions import cache
-from ...dsl.editions.cache import python_code
+from ...dsl import store
+from ...dsl.store import python_code
 from ...dsl.diagnostics import Sources
 from ...dsl.pause import collector_paused
 from ..run import values
@@ -47,16 +48,17 @@ FORMAT = 3      # bump when the layout below changes
 KEEP_FROM_LINES = 100
 
 
-def program(edition: str, span, own: Sources, roots, houses=()) -> Program:
-    """The compiled program of an edition with its house-rule files: kept, or built (and kept).
-    `own` receives the texts of its files, for diagnostics. The cyclic collector pauses meanwhile: loading
-    or making a program allocates tens of thousands of objects that all live on, and each of its passes
-    would walk them again (a tenth of the load)."""
+def program(edition: str, span, own: Sources, roots, houses=(), shipped=None) -> Program:
+    """The compiled program of an edition with its house-rule files: kept, else `shipped(edition, roots, houses,
+    own)` (the package's own, interpreter/compile/shipped.py), else built (and kept). `own` receives the texts
+    of its files, for diagnostics. The cyclic collector pauses meanwhile: loading or making a program
+    allocates tens of thousands of objects that all live on, and each of its passes would walk them again
+    (a tenth of the load)."""
     with collector_paused():
-        return _program(edition, span, own, roots, houses)
+        return _program(edition, span, own, roots, houses, shipped)
 
 
-def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:
+def _program(edition: str, span, own: Sources, roots, houses=(), shipped=None) -> Program:
     from ...dsl.editions.loader import load_edition
     key = _key(edition, roots, houses)
     name = f"program-{key[:32]}.pickle" if key else None
@@ -64,22 +66,21 @@ def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:
     if found is not None:
         own.texts.update(found.ruleset.sources.texts)
         return found
-    from . import shipped
-    found = shipped.program(edition, roots, houses, own)
+    found = shipped(edition, roots, houses, own) if shipped is not None else None
     if found is not None:           # a bundled edition, compiled when the package was built
         return found
     with cache.recording() as notes:
         rs = load_edition(edition, roots, span, own, houses)
         built = compile_checked(rs)
-    data = dumps(built) if key and len(built.lines) >= KEEP_FROM_LINES and cache.place(name) else None
+    data = dumps(built) if key and len(built.lines) >= KEEP_FROM_LINES and store.place(name) else None
     if data is not None:
         data = pickle.dumps((key, notes, data), protocol=pickle.HIGHEST_PROTOCOL)
-        cache.keep(name, hashlib.sha256(data).digest() + data)    # a damaged file is told by its digest
+        store.keep(name, hashlib.sha256(data).digest() + data)    # a damaged file is told by its digest
     return built
 
 
 def _kept(name: str, key: str) -> Program | None:
-    data = cache.kept(name)
+    data = store.kept(name)
     if data is None or hashlib.sha256(data[32:]).digest() != data[:32]:
         return None
     try:
@@ -108,7 +109,7 @@ def code_version() -> str:
     by other code is never reused."""
     dsl_root = os.path.dirname(os.path.dirname(os.path.realpath(cache.__file__)))
     interpreter_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    return cache.code_digest(dsl_root, interpreter_root)
+    return store.code_digest(dsl_root, interpreter_root)
 
 
 class Refused(Exception):

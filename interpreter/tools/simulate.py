@@ -212,7 +212,7 @@ def runner_for(spec: Spec) -> Runner:
         with _preparing:
             runner = _runners.get(spec.argv)
             if runner is None:
-                from .cli import prepare_from_argv
+                from .preparing import prepare_from_argv
                 runner = _runners[spec.argv] = Runner(prepare_from_argv(list(spec.argv)))
     return runner
 
@@ -390,8 +390,8 @@ def _dask_folder():
     itself clears what workers that died left), not the temporary folder (Dask's default, where its
     dask-scratch-space stayed); with no cache folder, a temporary folder removed when the cluster closes."""
     import tempfile
-    from ...dsl.editions import cache
-    place = cache.place("dask")
+    from ...dsl import store
+    place = store.place("dask")
     if place is not None:
         yield str(place)
         return
