@@ -229,10 +229,12 @@ def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch)
 
 
 @pytest.mark.slow
-def test_the_dask_backend_gives_the_same_summary_as_local(duelo):
+def test_the_dask_backend_gives_the_same_summary_as_local(duelo, tmp_path):
     distributed = needed("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+    import dask
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None,
+                                     local_directory=str(tmp_path)) as cluster:
         got = simulate_summary(["simulate", DUELO], 400, 5, workers=2, backend="dask",
                                scheduler=cluster.scheduler_address)
     assert got == duelo
@@ -597,3 +599,15 @@ def test_a_precision_target_holds_the_differences_of_a_comparison(capsys):
     assert s["precision"]["met"]
     assert all(x["half_width"] <= 0.04 for x in s["outcomes"])
     assert all((x[k]["high"] - x[k]["low"]) / 2 <= 0.04 for x in s["outcomes"] for k in "ab")
+
+
+def test_a_local_dask_cluster_works_in_the_user_cache_not_the_temporary_folder(tmp_path, monkeypatch):
+    """Dask's default, dask-scratch-space in the temporary folder, stayed there after every simulation."""
+    from grimorio.interpreter.tools import simulate
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path / "cache"))
+    with simulate._dask_folder() as folder:
+        assert Path(folder) == tmp_path / "cache" / "dask"
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", "")          # no cache: a temporary folder, removed after
+    with simulate._dask_folder() as folder:
+        assert Path(folder).is_dir() and Path(folder).name.startswith("grimorio-dask-")
+    assert not Path(folder).exists()
