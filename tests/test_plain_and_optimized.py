@@ -7,10 +7,9 @@ over values of every kind gives the same value or the same diagnostic.
 """
 from __future__ import annotations
 
-import atexit
 import functools
-import shutil
 import itertools
+import shutil
 from fractions import Fraction
 import os
 import tempfile
@@ -32,6 +31,7 @@ from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.engine import Engine, guarded
 from grimorio.interpreter.run.transcript import render_jsonl, render_text
 from grimorio.interpreter.run.values import Scale, Struct, make_struct, mangle, record
+from tests.temp_guard import scratch
 from tests.test_semantics import ranked, values, wholes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,8 +101,7 @@ sheet ficha:
 
 @functools.lru_cache(maxsize=None)
 def tiny(optimize: bool):
-    folder = Path(tempfile.mkdtemp(prefix="grimorio-plain-")) / "prueba"
-    atexit.register(shutil.rmtree, folder.parent, True)        # nothing left in the temporary folder
+    folder = scratch("grimorio-plain-") / "prueba"           # removed when the session ends
     folder.mkdir()
     (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n', encoding="utf-8")
     (folder / "reglas.rules").write_text(TINY, encoding="utf-8")
