@@ -755,7 +755,7 @@ MISTAKES: tuple[Mistake, ...] = (
             lambda s: "move start: and its lines above the round's first step: it runs once, before round 1"),
     Mistake("a card statement without its condition",
             (("rules_file", "rule f(c):\n  remove c 3\n"), ("rules_file", "rule f(c):\n  add c (x)\n"),
-             ("rules_file", "rule f(c):\n  receive c\n"), ("rules_file", "rule f(c):\n  add c Heridas 2\n")),
+             ("rules_file", "rule f(c):\n  receive c\n"), ("rules_file", "rule f(c):\n  add c Wounded 2\n")),
             _card_without_condition,
             lambda s: f'"{_card_op(s)}" needs {_card_slot(s)} here' + (f', not "{s.tok}"' if s.tok.type not in _ENDS else ""),
             _card_help),

@@ -80,7 +80,7 @@ class Shortcuts:
         return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {code}))"
 
     # The most nodes a rule's returned expression may have to be compiled in place of its calls
-    # (rival, the largest the bundled rules call often, has 25).
+    # (the largest the bundled rules call often has 25).
     INLINE_NODES = 32
 
     # The rules being compiled in place, innermost last (a rule never goes in place inside itself).
