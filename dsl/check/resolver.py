@@ -474,6 +474,8 @@ class _Walker:
                 self.collect(check_builtin_values, r.target, x.args, x.span)
         if r is not None and r.kind == "builtin" and r.target in ("has", "cards", "held") and len(x.args) >= 2:
             self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
+        if r is not None and r.kind == "builtin" and r.target == "has" and len(x.args) == 3:
+            self.collect(K.expect_grade, x.args[2].value, self.resolving(scope), "has()")    # as add takes it
         if r is not None and r.kind == "builtin" and r.target == "agree":
             self.collect(check_agree_call, x.args, self.resolving(scope), self.agree_words)
         if r is not None and r.kind == "builtin" and r.target == "grades" and x.args:

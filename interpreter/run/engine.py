@@ -247,6 +247,8 @@ class Engine:
 
     def has(self, c, cond, grade=None):
         cards = c.cards.get(self._cond(cond).name)
+        if grade is not None:
+            grade = H.asked_grade(cond, grade, "has()")      # a grade, or its name as a text, as add takes it
         if not cards:
             return False
         return grade is None or grade in cards
@@ -640,6 +642,8 @@ def _missing_field(program, exc: AttributeError, span) -> Diagnostic:
     attribute access; the checker proves most, the rest are told here)."""
     name = exc.name
     obj = exc.obj
+    if obj is None:
+        return _of_none(name, span)
     what = described(obj, program.format.show) if obj is not None and not isinstance(obj, type) else "this value"
     if name in COMBATANT_ONLY:
         return Diagnostic("E0204", f"{what} is not a combatant", span,
@@ -654,6 +658,21 @@ def _missing_field(program, exc: AttributeError, span) -> Diagnostic:
                           f'if c.sheet == "{others[0]}":')
     return Diagnostic("E0203", f'{what} has no field "{unmangle(name)}"', span,
                       "check the spelling against the sheet, the table columns or the event")
+
+
+# Where a none a rule did not expect usually comes from.
+NONE_HELP = ("none is what first() and choose() give for an empty list (first([x for x in enemies(me) "
+             "if in_play(x)]) when no one is left), and what a field or var holds before it is set: "
+             "test it first, as in if x != none:")
+
+
+def _of_none(name: str, span) -> Diagnostic:
+    """A field read of none: say it is none, and where such a none comes from."""
+    if name in COMBATANT_ONLY:
+        return Diagnostic("E0204", "this value is none, not a combatant", span, NONE_HELP)
+    if name in ("rank", "kind"):
+        return Diagnostic("E0204", "this value is none, not an outcome or a grade", span, NONE_HELP)
+    return Diagnostic("E0203", f'this value is none: it has no field "{unmangle(name)}"', span, NONE_HELP)
 
 
 def _quoted(names) -> list[str]:

@@ -119,6 +119,19 @@ def card_grade(condition: ConditionType, grade, op: str):
     return regrade(condition, grade)
 
 
+def asked_grade(condition: ConditionType, grade, what: str):
+    """The grade a builtin asks about (has(c, COND, GRADE)): what a card statement takes, a grade or a
+    grade's name as a text; anything else is refused, never quietly false."""
+    if not isinstance(grade, Grade) and type(grade) is not str:
+        raise RuleFailure(what + " takes a grade, not {0} (" + kind(grade) + ")",
+                          "a grade (CONDITION.GRADE, or a value that holds one), or a grade's name as a text",
+                          "E0204", (grade,))
+    if not condition.grades:
+        raise RuleFailure(f'"{condition.name}" is a state without grades: {{0}} is none of its grades',
+                          f"ask {what} without a grade", "E0204", (grade,))
+    return regrade(condition, grade)
+
+
 def regrade(condition: ConditionType, grade):
     """The grade of `condition` with the same name as `grade` (of any condition)."""
     if grade is None:
