@@ -36,7 +36,9 @@ BRAWL = str(ROOT / "rulesets" / "arena" / "brawl.enc")
 REFUSED = [
     ("dice_times(1D6, 0)", "E0204", "dice_times(DICE, 0) leaves no dice"),
     ("floor(1D6)", "E0204", "floor() takes a number, not 1D6 (dice)"),
-    ("has(none, down)", "E0204", "this value is none, not a combatant"),
+    ("has(first([]), down)", "E0204", "this value is none, not a combatant"),
+    ("has(none, down)", "E0204", "has() takes a combatant, not none"),       # before anything runs
+    ("cards(3, Bleeding)", "E0204", "cards() takes a combatant, not a number"),
     ("[1][round_number()+2]", "E0501", "the list has 1 item; there is no item "),
     ("dice_count(-2D6)", "E0204", "dice_count() takes dice of one kind, such as 2D6+1, not -2D6"),
     ("roll repeated(1D6, 1/2)", "E0204", "repeated() takes the dice must be a whole number, not 1/2"),
@@ -48,7 +50,7 @@ def test_odds_reports_a_refusal_of_the_rules_located_as_run_does(capsys, expr, c
     assert main(["odds", "--edition", "arena", "--expr", expr]) == 2
     err = capsys.readouterr().err
     assert f"error[{code}]: " in err and message in err, err
-    assert "<--expr>:1:1" in err and "= help: " in err
+    assert "<--expr>:1:" in err and "= help: " in err
     assert "E0003" not in err and "{0}" not in err and "Traceback" not in err
     # `run` says the same of the same expression.
     ran = diagnostics_of(f'encounter "x"\nedition arena\ndo:\n  let x = {expr}\n')
@@ -321,3 +323,11 @@ def test_a_failed_expectation_shows_its_values_as_the_language_writes_them(expec
     (verdict,) = [v for v in outcome.expectations if not v.ok]
     d = verdict.diagnostic()
     assert (d.code, d.help) == ("E0601", help)
+
+
+@pytest.mark.parametrize("statement", ["add x down", "remove x down", "let y = cards(x, Bleeding)",
+                                       "let y = held(x, Bleeding)", 'let y = has(x, Bleeding, "Light")'])
+def test_a_card_builtin_or_statement_given_none_says_so(statement):
+    # These reached Python's AttributeError inside the engine: the internal-bug error (E0003).
+    shown = diagnostics_of(f'encounter "x"\nedition arena\ndo:\n  let x = first([])\n  {statement}\n')
+    assert "error[E0204]: this value is none, not a combatant" in shown and "scenario.enc:5:" in shown

@@ -245,8 +245,15 @@ class Engine:
             raise H.not_a_condition(cond)
         return cond
 
+    @staticmethod
+    def _who(c):
+        """The combatant a card builtin or statement is given; none or any other value is refused here."""
+        if not isinstance(c, H.Combatant):
+            raise H.not_a_combatant(c)
+        return c
+
     def has(self, c, cond, grade=None):
-        cards = c.cards.get(self._cond(cond).name)
+        cards = self._who(c).cards.get(self._cond(cond).name)
         if grade is not None:
             grade = H.asked_grade(cond, grade, "has()")      # a grade, or its name as a text, as add takes it
         if not cards:
@@ -256,10 +263,10 @@ class Engine:
     def cards(self, c, cond):
         if not isinstance(cond, H.ConditionType):
             raise H.not_a_condition(cond)
-        return [g for g in c.cards.get(cond.name, ()) if g is not None]
+        return [g for g in self._who(c).cards.get(cond.name, ()) if g is not None]
 
     def add(self, c, cond, grade, data=None):
-        c.cards.setdefault(cond.name, []).append(grade if cond.grades else None)
+        self._who(c).cards.setdefault(cond.name, []).append(grade if cond.grades else None)
         if data is not None or cond.name in c.held:       # data kept beside the cards, in step
             c.held.setdefault(cond.name, [None] * (len(c.cards[cond.name]) - 1)).append(data)
         if self.rec:
@@ -271,7 +278,7 @@ class Engine:
 
     def held(self, c, cond):
         """The data given with the cards of a condition c holds, in the order received (none where none was)."""
-        cards = c.cards.get(self._cond(cond).name, ())
+        cards = self._who(c).cards.get(self._cond(cond).name, ())
         return list(c.held.get(cond.name, [None] * len(cards)))
 
     def agree(self, x, word, plural=None):
@@ -299,7 +306,7 @@ class Engine:
         return row.get(form)
 
     def remove(self, c, cond, grade):
-        held = c.cards.get(cond.name)
+        held = self._who(c).cards.get(cond.name)
         if not held:
             return
         data = c.held.get(cond.name)
@@ -660,19 +667,13 @@ def _missing_field(program, exc: AttributeError, span) -> Diagnostic:
                       "check the spelling against the sheet, the table columns or the event")
 
 
-# Where a none a rule did not expect usually comes from.
-NONE_HELP = ("none is what first() and choose() give for an empty list (first([x for x in enemies(me) "
-             "if in_play(x)]) when no one is left), and what a field or var holds before it is set: "
-             "test it first, as in if x != none:")
-
-
 def _of_none(name: str, span) -> Diagnostic:
     """A field read of none: say it is none, and where such a none comes from."""
     if name in COMBATANT_ONLY:
-        return Diagnostic("E0204", "this value is none, not a combatant", span, NONE_HELP)
+        return Diagnostic("E0204", "this value is none, not a combatant", span, H.NONE_HELP)
     if name in ("rank", "kind"):
-        return Diagnostic("E0204", "this value is none, not an outcome or a grade", span, NONE_HELP)
-    return Diagnostic("E0203", f'this value is none: it has no field "{unmangle(name)}"', span, NONE_HELP)
+        return Diagnostic("E0204", "this value is none, not an outcome or a grade", span, H.NONE_HELP)
+    return Diagnostic("E0203", f'this value is none: it has no field "{unmangle(name)}"', span, H.NONE_HELP)
 
 
 def _quoted(names) -> list[str]:

@@ -45,6 +45,20 @@ def not_a_condition(value) -> RuleFailure:
                        "name a condition of these rules, or a value that holds one", "E0204", (value,))
 
 
+# Where a none a rule did not expect usually comes from.
+NONE_HELP = ("none is what first() and choose() give for an empty list (first([x for x in enemies(me) "
+             "if in_play(x)]) when no one is left), and what a field or var holds before it is set: "
+             "test it first, as in if x != none:")
+
+
+def not_a_combatant(value) -> RuleFailure:
+    """What a card builtin or statement says of a value that is no combatant: of none, where it comes from."""
+    if value is None:
+        return RuleFailure("this value is none, not a combatant", NONE_HELP, "E0204", ())
+    return RuleFailure("{0} is not a combatant (" + kind(value) + ")",
+                       "conditions, sides and tactics belong to combatants", "E0204", (value,))
+
+
 def not_a_question(who, items) -> RuleFailure:
     """choose(who, items) given no combatant first, or no list second."""
     if not isinstance(who, Combatant):
