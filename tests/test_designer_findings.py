@@ -331,3 +331,9 @@ def test_a_card_builtin_or_statement_given_none_says_so(statement):
     # These reached Python's AttributeError inside the engine: the internal-bug error (E0003).
     shown = diagnostics_of(f'encounter "x"\nedition arena\ndo:\n  let x = first([])\n  {statement}\n')
     assert "error[E0204]: this value is none, not a combatant" in shown and "scenario.enc:5:" in shown
+
+
+def test_has_with_a_written_condition_checks_the_grade_s_name_before_the_run():
+    shown = diagnostics_of('encounter "x"\nedition arena\ncombatant Kira:\n  might 2, agility 3, skill 5\n'
+                           'do:\n  expect has(Kira, Bleeding, "Ligth")\n')
+    assert 'error[E0201]: condition "Bleeding" has no grade "Ligth"' in shown and 'did you mean "Light"' in shown
