@@ -397,7 +397,9 @@ def test_rolls_fractions_records_and_diagnostics_print_by_the_editions_formats(t
     assert render_text(exc.value.outcome.engine).splitlines() == [
         "1D20 7 (2D6: 3+4) x2 3D6, /2 [dado vale 1D4; n vale 7 entre 2] alto Grave", "1D6: 5"]
     [(verdict, _left, _right)] = exc.value.outcome.failed
-    assert verdict.diagnostic().help == "the left side is nada, the right side is 7 entre 2"
+    # none, true, false, texts, lists and records as the language writes them (an expectation's words:
+    # [none] is not [], nor "nada" a text); numbers, fractions and dice by the edition's formats.
+    assert verdict.diagnostic().help == "the left side is none, the right side is 7 entre 2"
     [d] = exc.value.diagnostics
     assert (d.code, d.message) == ("E0503", "the script has no pinned dice left for Ana cien (1D100)")
 

@@ -285,7 +285,8 @@ def test_a_field_the_rule_text_reads_of_a_value_without_it_is_told_by_the_except
     d = locate(program, _raised_in_rule_text("return (3).a_FUE"))
     assert (d.code, d.message) == ("E0203", '3 has no field "FUE"')
     d = locate(program, _raised_in_rule_text("return None.cards"))
-    assert (d.code, d.message) == ("E0204", "this value is not a combatant")
+    assert (d.code, d.message) == ("E0204", "this value is none, not a combatant")     # and says where none comes from
+    assert "first()" in d.help
 
 
 def test_a_zero_divisor_is_refused_on_the_optimized_path_too(tmp_path):

@@ -156,7 +156,7 @@ def test_holding_a_graded_condition_needs_its_grade():
 
 def test_a_condition_test_on_what_is_no_combatant():
     out = diagnostics_of(YOKAI + "expect not has(first([]), Heridas)\n")
-    assert "error[E0204]: this value is not a combatant" in out
+    assert "error[E0204]: this value is none, not a combatant" in out
 
 
 @pytest.mark.parametrize("expr, message", [

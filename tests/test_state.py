@@ -72,7 +72,7 @@ def saved(tmp_path, capsys):
 
 def test_EALT_02_the_state_at_the_end_of_a_run_starts_the_next(tmp_path, capsys, saved):
     data = json.loads(saved.read_text(encoding="utf-8"))
-    assert data["format"] == "grimorio-state" and data["version"] == 2 and data["edition"] == "yokai"
+    assert data["format"] == "grimorio-state" and data["version"] == 3 and data["edition"] == "yokai"
     assert data["combatants"]["Akira"]["cards"]["Heridas"] == ["Grave"]
     assert data["vars"]["reloj"] == 3600
     # The next session starts from it: still unconscious, 4 hours to go (5 - 1), the
@@ -165,7 +165,7 @@ def test_a_failed_run_does_not_overwrite_the_state(tmp_path, capsys, saved):
     (lambda t: t.replace('"vars": {', '"vars": {,', 1), "E0801", "the state file is damaged", None),
     (lambda t: '{"format": "otra cosa", "version": 1}', "E0802", "this is not a grimorio state file", ":1:2"),
     (lambda t: "[1, 2, 3]", "E0802", "this is not a grimorio state file", ":1:1"),
-    (lambda t: t.replace('"version": 2', '"version": 7'), "E0803", "written by a newer grimorio (format 7", None),
+    (lambda t: t.replace('"version": 3', '"version": 7'), "E0803", "written by a newer grimorio (format 7", None),
     (lambda t: t.replace('"edition": "yokai"', '"edition": "aquelarre"'), "E0804",
      'this state was saved with edition "aquelarre", not "yokai"', None),
     (lambda t: t.replace('"Heridas": [', '"Heridaz": [', 1), "E0805",

@@ -70,22 +70,27 @@ def check_settings(settings, facts: Facts) -> list[Diagnostic]:
     return out
 
 
-def check_encounter(enc: n.Encounter, facts: Facts, loaded: frozenset = frozenset()) -> list[Diagnostic]:
+def check_encounter(enc: n.Encounter, facts: Facts, loaded=frozenset()) -> list[Diagnostic]:
     """Every diagnostic of the encounter's combatants and pins, in the order of the text. `loaded`: the
-    combatants a state file (--load-state) gives: their sheet comes from it (saved state wins), and a
-    value the encounter gives one of them is refused unless written as a change ("change FUE 4")."""
+    combatants a state file (--load-state) gives (a dict: each with the sheet it was saved with): their
+    sheet comes from it (saved state wins), and a value the encounter gives one of them is refused unless
+    written as a change ("change FUE 4")."""
     names = [c.name for c in enc.combatants]
     out = set_twice(enc.settings)
     for c in enc.combatants:
-        out += _combatant(c, facts, c.name in loaded)
+        saved = loaded.get(c.name) if isinstance(loaded, dict) else None
+        out += _combatant(c, facts, c.name in loaded, saved)
     for pin in enc.pins:
         out += _pin(pin, names, facts)
     return out
 
 
-def _combatant(c: n.Combatant, facts: Facts, loaded: bool = False) -> list[Diagnostic]:
+def _combatant(c: n.Combatant, facts: Facts, loaded: bool = False, saved_sheet: str | None = None) -> list[Diagnostic]:
+    """One combatant's lines; `saved_sheet`: the sheet a loaded state gives it, when its lines name none."""
     out = []
     sheet = next(((v, sp) for k, v, sp in c.fields if k == "sheet"), None)
+    if sheet is None and saved_sheet is not None and facts.sheets is not None and saved_sheet in facts.sheets:
+        facts = replace(facts, fields=facts.sheets[saved_sheet], sheet=saved_sheet)
     if sheet is not None and facts.sheets is not None:
         if str(sheet[0]) not in facts.sheets:
             out.append(unknown_sheet(sheet[0], sheet[1], facts.sheets))

@@ -401,6 +401,14 @@ _CONDITION_HELP = {
 }
 
 
+def expect_combatant(node, resolve, what):
+    """Whose cards a builtin reads (has, cards, held): a combatant, where the text shows the kind."""
+    k = kind(node, resolve)
+    if k is not None and not k.startswith(COMBATANT):
+        _fail(node, f"{what} takes a combatant, not {k}", "the combatant whose cards it reads: a name of the "
+              "encounter, a parameter, an item of enemies(c) or combatants()")
+
+
 def expect_grade(node, resolve, what):
     """The grade a card statement is given, as an expression: a grade, or a grade's name as a text."""
     k = kind(node, resolve)

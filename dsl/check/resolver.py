@@ -473,7 +473,11 @@ class _Walker:
                 self.collect(K.check_builtin_kinds, r.target, x.args, self.resolving(scope))
                 self.collect(check_builtin_values, r.target, x.args, x.span)
         if r is not None and r.kind == "builtin" and r.target in ("has", "cards", "held") and len(x.args) >= 2:
+            self.collect(K.expect_combatant, x.args[0].value, self.resolving(scope), f"{x.func.id}()")
             self.collect(K.expect_condition, x.args[1].value, self.resolving(scope), f"{x.func.id}()")
+        if r is not None and r.kind == "builtin" and r.target == "has" and len(x.args) == 3:
+            self.collect(K.expect_grade, x.args[2].value, self.resolving(scope), "has()")    # as add takes it
+            self.has_grade_named(x.args[1].value, x.args[2].value, scope)
         if r is not None and r.kind == "builtin" and r.target == "agree":
             self.collect(check_agree_call, x.args, self.resolving(scope), self.agree_words)
         if r is not None and r.kind == "builtin" and r.target == "grades" and x.args:
@@ -483,6 +487,18 @@ class _Walker:
         if r is not None and r.kind == "builtin" and r.target == "condition_named" and x.args:
             self.condition_named(x.args[0].value, scope)
         self.args(x.args, scope)
+
+    def has_grade_named(self, cond, grade, scope):
+        """has(c, COND, "TEXT") with the condition written: the text must name one of its grades now."""
+        if not (isinstance(cond, n.Name) and isinstance(grade, n.Const) and type(grade.value) is str):
+            return
+        r = self.names.resolve(cond.id, scope)
+        ct = r.target if r is not None and r.kind == "condition" else None
+        if isinstance(ct, n.Condition) and grade.value not in ct.grades:
+            self.fail("E0201" if ct.grades else "E0204", f'condition "{ct.name}" has no grade "{grade.value}"',
+                      grade.span, did_you_mean(grade.value, ct.grades) or
+                      (f"its grades are {', '.join(ct.grades)}" if ct.grades else "it has no grades: ask has(c, "
+                       f"{ct.name}) without one"))
 
     def condition_named(self, arg, scope):
         """condition_named("TEXT") with a written text, or a table's column (ROW.column, the row's table

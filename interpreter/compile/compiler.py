@@ -461,7 +461,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             if name in given:
                 before = self.param_scope(target.params[:j])
                 self.emit(0, f"def {base}_arg{j}(_E{self.params(before, target.params[:j])}):", given[name].span)
-                self.emit(1, f"return [{self.expr(given[name], before)}]", given[name].span)
+                # A value fixed as none (first() of an empty list) is no value to choose: the preference
+                # is skipped, as for an empty list (docs/language.md, Tactics).
+                value = self.tmp()
+                self.emit(1, f"{value} = {self.expr(given[name], before)}", given[name].span)
+                self.emit(1, f"return [] if {value} is None else [{value}]", given[name].span)
 
     def round(self, d: n.Round):
         """The round as one function: its loop, each step's statements in place (a step that

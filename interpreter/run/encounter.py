@@ -42,11 +42,11 @@ class Prepared:
         their sheet from it (saved state wins), but for the values the encounter changes on purpose."""
         self.enc, self.p, self.state = enc, program, state
         names = [c.name for c in enc.combatants]
-        self.sheet_of = {c.name: _sheet_named(c, program) for c in enc.combatants}
+        saved = state.loaded_sheets() if state is not None else {}
+        self.sheet_of = {c.name: _sheet_named(c, program, saved.get(c.name)) for c in enc.combatants}
         facts = program.facts
         settings = list(enc.settings) + list((option_overrides or {}).items())
-        diags = check_encounter(enc, program.ruleset, facts, settings, program.resolver,
-                                state.loaded() if state else frozenset())
+        diags = check_encounter(enc, program.ruleset, facts, settings, program.resolver, saved)
         if diags:
             raise GrimorioError(diags)
         if state is not None:
@@ -264,9 +264,10 @@ def _no_tactic(_engine, _combatant):
     return False
 
 
-def _sheet_named(c: n.Combatant, program) -> str:
-    """The sheet a combatant's `sheet NAME` line names (the encounter check knows it), or the base sheet."""
-    return next((str(v) for k, v, _ in c.fields if k == SHEET_LINE), program.sheet.name)
+def _sheet_named(c: n.Combatant, program, saved: str | None = None) -> str:
+    """The sheet a combatant's `sheet NAME` line names (the encounter check knows it), else the sheet a
+    loaded state saved it with (`saved`), else the base sheet."""
+    return next((str(v) for k, v, _ in c.fields if k == SHEET_LINE), saved or program.sheet.name)
 
 
 def _pinned(pin: n.Pin, names: list) -> dict:

@@ -245,8 +245,17 @@ class Engine:
             raise H.not_a_condition(cond)
         return cond
 
+    @staticmethod
+    def _who(c):
+        """The combatant a card builtin or statement is given; none or any other value is refused here."""
+        if not isinstance(c, H.Combatant):
+            raise H.not_a_combatant(c)
+        return c
+
     def has(self, c, cond, grade=None):
-        cards = c.cards.get(self._cond(cond).name)
+        cards = self._who(c).cards.get(self._cond(cond).name)
+        if grade is not None:
+            grade = H.asked_grade(cond, grade, "has()")      # a grade, or its name as a text, as add takes it
         if not cards:
             return False
         return grade is None or grade in cards
@@ -254,10 +263,10 @@ class Engine:
     def cards(self, c, cond):
         if not isinstance(cond, H.ConditionType):
             raise H.not_a_condition(cond)
-        return [g for g in c.cards.get(cond.name, ()) if g is not None]
+        return [g for g in self._who(c).cards.get(cond.name, ()) if g is not None]
 
     def add(self, c, cond, grade, data=None):
-        c.cards.setdefault(cond.name, []).append(grade if cond.grades else None)
+        self._who(c).cards.setdefault(cond.name, []).append(grade if cond.grades else None)
         if data is not None or cond.name in c.held:       # data kept beside the cards, in step
             c.held.setdefault(cond.name, [None] * (len(c.cards[cond.name]) - 1)).append(data)
         if self.rec:
@@ -269,7 +278,7 @@ class Engine:
 
     def held(self, c, cond):
         """The data given with the cards of a condition c holds, in the order received (none where none was)."""
-        cards = c.cards.get(self._cond(cond).name, ())
+        cards = self._who(c).cards.get(self._cond(cond).name, ())
         return list(c.held.get(cond.name, [None] * len(cards)))
 
     def agree(self, x, word, plural=None):
@@ -297,7 +306,7 @@ class Engine:
         return row.get(form)
 
     def remove(self, c, cond, grade):
-        held = c.cards.get(cond.name)
+        held = self._who(c).cards.get(cond.name)
         if not held:
             return
         data = c.held.get(cond.name)
@@ -640,6 +649,8 @@ def _missing_field(program, exc: AttributeError, span) -> Diagnostic:
     attribute access; the checker proves most, the rest are told here)."""
     name = exc.name
     obj = exc.obj
+    if obj is None:
+        return _of_none(name, span)
     what = described(obj, program.format.show) if obj is not None and not isinstance(obj, type) else "this value"
     if name in COMBATANT_ONLY:
         return Diagnostic("E0204", f"{what} is not a combatant", span,
@@ -654,6 +665,15 @@ def _missing_field(program, exc: AttributeError, span) -> Diagnostic:
                           f'if c.sheet == "{others[0]}":')
     return Diagnostic("E0203", f'{what} has no field "{unmangle(name)}"', span,
                       "check the spelling against the sheet, the table columns or the event")
+
+
+def _of_none(name: str, span) -> Diagnostic:
+    """A field read of none: say it is none, and where such a none comes from."""
+    if name in COMBATANT_ONLY:
+        return Diagnostic("E0204", "this value is none, not a combatant", span, H.NONE_HELP)
+    if name in ("rank", "kind"):
+        return Diagnostic("E0204", "this value is none, not an outcome or a grade", span, H.NONE_HELP)
+    return Diagnostic("E0203", f'this value is none: it has no field "{unmangle(name)}"', span, H.NONE_HELP)
 
 
 def _quoted(names) -> list[str]:

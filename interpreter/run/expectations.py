@@ -6,7 +6,7 @@ from ...dsl.records import dataclass
 
 from ...dsl.diagnostics import Diagnostic, Span
 
-from .values import show
+from .values import show, written
 
 
 @dataclass
@@ -23,7 +23,7 @@ class Verdict:
         help = self.help
         if help is None and (self.left is not None or self.right is not None):
             shown = self.show_value
-            help = f"the left side is {shown(self.left)}, the right side is {shown(self.right)}"
+            help = f"the left side is {written(self.left, shown)}, the right side is {written(self.right, shown)}"
         return Diagnostic("E0601", "this expectation failed", self.span, help)
 
 

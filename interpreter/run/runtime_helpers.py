@@ -45,6 +45,20 @@ def not_a_condition(value) -> RuleFailure:
                        "name a condition of these rules, or a value that holds one", "E0204", (value,))
 
 
+# Where a none a rule did not expect usually comes from.
+NONE_HELP = ("none is what first() and choose() give for an empty list (first([x for x in enemies(me) "
+             "if in_play(x)]) when no one is left), and what a field or var holds before it is set: "
+             "test it first, as in if x != none:")
+
+
+def not_a_combatant(value) -> RuleFailure:
+    """What a card builtin or statement says of a value that is no combatant: of none, where it comes from."""
+    if value is None:
+        return RuleFailure("this value is none, not a combatant", NONE_HELP, "E0204", ())
+    return RuleFailure("{0} is not a combatant (" + kind(value) + ")",
+                       "conditions, sides and tactics belong to combatants", "E0204", (value,))
+
+
 def not_a_question(who, items) -> RuleFailure:
     """choose(who, items) given no combatant first, or no list second."""
     if not isinstance(who, Combatant):
@@ -116,6 +130,19 @@ def card_grade(condition: ConditionType, grade, op: str):
     if not condition.grades:
         raise RuleFailure(f'"{condition.name}" is a state without grades: {{0}} is none of its grades',
                           f"{op} it without a grade", "E0204", (grade,))
+    return regrade(condition, grade)
+
+
+def asked_grade(condition: ConditionType, grade, what: str):
+    """The grade a builtin asks about (has(c, COND, GRADE)): what a card statement takes, a grade or a
+    grade's name as a text; anything else is refused, never quietly false."""
+    if not isinstance(grade, Grade) and type(grade) is not str:
+        raise RuleFailure(what + " takes a grade, not {0} (" + kind(grade) + ")",
+                          "a grade (CONDITION.GRADE, or a value that holds one), or a grade's name as a text",
+                          "E0204", (grade,))
+    if not condition.grades:
+        raise RuleFailure(f'"{condition.name}" is a state without grades: {{0}} is none of its grades',
+                          f"ask {what} without a grade", "E0204", (grade,))
     return regrade(condition, grade)
 
 

@@ -37,7 +37,8 @@ from ...dsl.check.builtin_values import MAX_FACES
 from .values import Combatant, ConditionType, Grade, Ranked, Scale, Struct, hash_key, json_text, kind, make_struct, mangle, record
 
 FORMAT = "grimorio-state"
-VERSION = 2          # 2: a catalogue's row saved by its key ("key"), not its place ("at")
+VERSION = 3          # 2: a catalogue's row saved by its key ("key"), not its place ("at");
+                     # 3: the data given with cards ("held": add ... with DATA)
 MAX_BYTES = 16 * 1024 * 1024
 
 
@@ -96,6 +97,8 @@ def snapshot(engine) -> dict:
             "cards": {cond: [g.name if g is not None else None for g in held] for cond, held in c.cards.items()},
             "fields": {f: _encode(getattr(c, mangle(f), None), rows) for f in fields},
         }
+        if c.held:                                     # the data given with cards, beside them, in step
+            combatants[c.a_name]["held"] = {cond: [_encode(d, rows) for d in data] for cond, data in c.held.items()}
         if c.a_sheet != p.sheet.name:                  # a sheet other than the base is recorded
             combatants[c.a_name]["sheet"] = c.a_sheet
     return {"format": FORMAT, "version": VERSION, "edition": p.ruleset.edition.name,
@@ -271,13 +274,14 @@ class StateFile:
             self._saved(who, saved)
             if who not in by_name:
                 continue                 # someone of the last session who is not in this encounter
-            self.cards(who, saved.get("cards", {}))
+            cards = self.cards(who, saved.get("cards", {}))
+            self.held(who, saved.get("held", {}), cards, by_name)
             for field, value in saved.get("fields", {}).items():
                 self.field_value(who, field, value, by_name)
 
     def _saved(self, who, saved) -> None:
         if not isinstance(saved, dict) or not isinstance(saved.get("cards", {}), dict) \
-                or not isinstance(saved.get("fields", {}), dict):
+                or not isinstance(saved.get("fields", {}), dict) or not isinstance(saved.get("held", {}), dict):
             self.fail("E0805", f"the state of {who} is not a table of cards and fields (at combatants.{who})", who)
 
     def field_value(self, who, field, value, by_name):
@@ -316,6 +320,15 @@ class StateFile:
         """The encounter's combatants the state holds: their sheets come from it."""
         return frozenset(name for name in self.names if name in self.data["combatants"])
 
+    def loaded_sheets(self) -> dict:
+        """The encounter's combatants the state holds, each with the sheet it was saved with: a loaded
+        combatant is named and nothing more, its `sheet` line too."""
+        out = {}
+        for name in sorted(self.loaded()):
+            self.fields_of(name)                   # a sheet these rules declare (else E0805)
+            out[name] = self.saved_sheet(name)
+        return out
+
     def field_names(self, who) -> frozenset:
         return frozenset(self.data["combatants"][who].get("fields", {}))
 
@@ -346,6 +359,7 @@ class StateFile:
             if c is None:
                 continue
             c.cards = self.cards(who, saved.get("cards", {}))
+            c.held = self.held(who, saved.get("held", {}), c.cards, by_name)
             for field, value in saved.get("fields", {}).items():
                 if field not in changes.get(who, ()):
                     setattr(c, mangle(field), self.decode(value, by_name, f"combatants.{who}.fields.{field}", field))
@@ -370,6 +384,21 @@ class StateFile:
                               cond)
             if held:
                 out[cond] = held
+        return out
+
+    def held(self, who, saved, cards, by_name) -> dict:
+        """The data given with the cards (`add ... with DATA`, none where none was), one item per card
+        the state gives of the condition (a file of version 2 has none)."""
+        out = {}
+        for cond, data in saved.items():
+            path = f"combatants.{who}.held.{cond}"
+            count = len(cards.get(cond, ()))
+            if not isinstance(data, list) or len(data) != count:
+                self.fail("E0805", f"the state gives {who} data for the cards of {cond} that do not match its "
+                                   f"{count} card{'' if count == 1 else 's'} of {cond} (at {path})", cond,
+                          "one item of data per card, none where a card came without: give the file a run "
+                          "wrote with --save-state")
+            out[cond] = [self.decode(d, by_name, f"{path}[{i + 1}]", cond) for i, d in enumerate(data)]
         return out
 
     def decode(self, v, by_name, path, needle, combatants=True):

@@ -356,6 +356,38 @@ def described(v, show_value=show) -> str:
     return f'"{v}"' if type(v) is str else show_value(v)
 
 
+def written(v, show_value=show) -> str:
+    """A value as the language writes it, for an expectation that failed: a list in brackets, nested
+    as it nests ([[2, 1], [2, 2]], [none], []), a text in quotes, none, true and false as words, a
+    record as {name: value}; anything else (numbers, dice, outcomes, grades, rows, combatants) as
+    `show_value` (the edition's formats) shows it. At most SHOW_ITEMS items in all, then "..."."""
+    left = [SHOW_ITEMS]
+
+    def w(x, depth):
+        if x is None or x is True or x is False:
+            return _WORDS[x]
+        if type(x) is str:
+            return '"' + x.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if depth > 32:                             # a list that holds itself
+            return "..."
+        if isinstance(x, list):
+            items = []
+            for item in x:
+                if left[0] <= 0:
+                    items.append("...")
+                    break
+                left[0] -= 1
+                items.append(w(item, depth + 1))
+            return "[" + ", ".join(items) + "]"
+        if isinstance(x, Struct) and x._key is None:
+            return "{" + ", ".join(f"{k}: {w(getattr(x, mangle(k), None), depth + 1)}" for k in x._names) + "}"
+        return show_value(x)
+    return w(v, 0)
+
+
+_WORDS = {None: "none", True: "true", False: "false"}
+
+
 class Refusal(Exception):
     """A value the language refuses while the rules run (an operator, a builtin, a rule's own
     statement); located by the engine. `message` and `help` may hold {} slots for `values`,
@@ -375,6 +407,9 @@ class Refusal(Exception):
     @property
     def message(self) -> str:
         return self.text()[0]
+
+    def __str__(self):
+        return self.message          # the values in their slots, never a raw "{0}"
 
     @property
     def help(self) -> str | None:

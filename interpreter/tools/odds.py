@@ -31,7 +31,7 @@ from math import comb
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from ..run.dice import Dice
-from ..run.engine import Engine
+from ..run.engine import Engine, guarded
 from ..run.values import Ranked, Struct, mangle
 
 RUNS = 200_000          # default budget: runs of the rules (each a node or a leaf of the tree)
@@ -311,6 +311,10 @@ class Question:
         if self.fn is None:
             return tuple((who, purpose or name, _result(r)) for _c, name, who, purpose, r in
                          (e for e in eng.events if e[0] == "check"))
+        eng.pins, eng.strict = [], False          # pins set the scene; the question's own dice are enumerated
+        return guarded(self.prepared.p, self._asked, eng)     # a refusal as `run` tells it, located
+
+    def _asked(self, eng):
         value = self.fn(eng)
         if isinstance(value, Dice):                # a bare dice value: its roll
             value = eng.roll(value, None, None)

@@ -190,14 +190,15 @@ def _number(d, v):
 
 
 class RunError(GrimorioError):
-    """A run stopped on an error: which run, and the seed that repeats it."""
+    """A run stopped on an error: which run, the seed that repeats it, and which rule set of the job
+    it ran on (`point`: 0 but in a comparison or a sweep)."""
 
-    def __init__(self, index, seed, diagnostics):
+    def __init__(self, index, seed, diagnostics, point=0):
         super().__init__(diagnostics)
-        self.index, self.seed = index, seed
+        self.index, self.seed, self.point = index, seed, point
 
     def __reduce__(self):
-        return RunError, (self.index, self.seed, self.diagnostics)
+        return RunError, (self.index, self.seed, self.diagnostics, self.point)
 
 
 # ---------------------------------------------------------------- one process's share
@@ -228,9 +229,11 @@ def run_job_share(job: Job, start: int, stop: int):
     counts = Counts(len(job.points), job.records)
     runners = [runner_for(spec) for spec in job.points]
     records = counts.records or [None] * len(runners)
+    k = 0                                     # the rule set running: the one a failure names
     try:
         for i in range(start, stop):
             seed = run_seed(job.seed, i)
+            k = 0
             first = runners[0].one(i, seed, records[0])
             counts.tallies[0].count(first)
             for k, runner in enumerate(runners[1:], 1):
@@ -238,6 +241,7 @@ def run_job_share(job: Job, start: int, stop: int):
                 counts.tallies[k].count(ended)
                 counts.paired[k - 1].count(first, ended)
     except RunError as exc:
+        exc.point = k
         return None, exc
     return counts, None
 

@@ -38,7 +38,7 @@ def simulate_command(args, sources, cl) -> int:
         counts, precision = _run(job, args, cl, names)
     except RunError as exc:
         colour.error(render_all(exc.diagnostics, sources))
-        ns = sets[0][0]
+        ns = sets[exc.point][0]              # the rule set it failed on: its --house, its --set
         print(f"run {exc.index} failed; to see it: {replay(ns)} --seed {exc.seed}", file=sys.stderr)
         return 2
     summaries = [summarize(t, r, seed, sources, replay(ns)) for t, r, (ns, _l) in zip(counts.tallies, runners, sets)]
