@@ -520,10 +520,10 @@ def test_EALT_26_shock_grave_ts_vol_at_the_end_of_its_turn():
         "Akira hace una TS VOL por Shock Grave: 1D6=5 contra VOL 2 -> fallo",
         lost,
         "Akira hace una TS VOL por Shock Grave: 1D6=1 contra VOL 2 -> éxito",
-        "Akira: supera la TS: Shock Grave pasa a Shock Leve (EALT-26)",
+        "Akira: supera la TS: Shock Grave pasa a Shock Leve",
         "Akira: E.Alt de Shock Leve",
         lost,
-        "Akira se recupera de Shock Leve (1 Ronda sin actuar, EALT-25)",
+        "Akira se recupera de Shock Leve (1 Ronda sin actuar)",
         "Akira: ya no sufre E.Alt de Shock",
     ]
 
@@ -690,7 +690,10 @@ BAD_PHRASES = ["ya fue tratado", "una nueva Heridas", "(Afección del paciente",
                # lower case, a list of cards read as "Grave, Persistente", a Facilidad without its sign
                " 1 Rondas", " 1 Asaltos", "=1 Rondas", "=1 Asaltos", "=1 días", " 1 semanas", " 1 meses",
                " ronda", "Leve, Grave", "Leve, Persistente", "Grave, Persistente",
-               "Facilidades +1 -> 1", "1 días sin", "En pie: -", "Obstáculo 0 de"]
+               "Facilidades +1 -> 1", "1 días sin", "En pie: -", "Obstáculo 0 de",
+               # the GM's reading of 160 transcripts (issue 20): no clause ID in the story (it is in
+               # the rule's comment); the seed writes "sufrir E.Alt de Fatiga Leve", not "recibe Fatiga Leve"
+               "EALT-", "CMB-", "recibe Heridas", "recibe Fatiga", "recibe Shock"]
 ENCOUNTERS = sorted(BUNDLED.glob("*.enc")) + sorted((BUNDLED.parent / "aquelarre_estados").glob("*.enc"))
 
 
@@ -774,7 +777,10 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "    Bandido: E.Alt de Heridas Leve, Grave",
            "Akira, Acción de FUE para huir de Oni: Obstáculos 0, Facilidades +1 -> 1",
            "    Bandido queda inconsciente (Shock Persistente) durante 1D3=1 horas",
-           "    Bandido queda inconsciente (Shock Persistente) durante 1D6=1 Asaltos"]
+           "    Bandido queda inconsciente (Shock Persistente) durante 1D6=1 Asaltos",
+           "Akira se recupera de Shock Leve (1 Ronda sin actuar, EALT-25)",
+           "Akira: ya tenía Fatiga Grave y Persistente: en su lugar recibe Heridas Leve (EALT-18)",
+           "    Bandido recibe Heridas Leve (el golpe le hiere)"]
     assert all(any(p in line for p in BAD_PHRASES) for line in old)
 
 
@@ -791,13 +797,13 @@ def test_a_loaded_session_reads_as_a_game_master_would_sign(tmp_path, capsys):
     assert main(["run", str(s2), "--quiet", "--load-state", str(state)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:4] == ["[día 1, 1:00:00]", 'Hana recibe "miedo" (causa: el oni)',
-                         'Hana: ya tenía Emoción Grave: se añade Emoción Persistente, "abatimiento" (EALT-28)',
+                         'Hana: ya tenía Emoción Grave: se añade Emoción Persistente, "abatimiento"',
                          "Hana: E.Alt de Emoción Grave y Persistente (ira, abatimiento)"]
     assert lines[-2:] == ["[día 1, 5:00:00]", WAKES]          # unconscious 1D6=5 hours from 0:00
     assert not any(p in line for p in BAD_PHRASES for line in lines)
 
 
-WAKES = 'Akira despierta: se recupera de todo su Shock, deja de estar "desprevenido" y queda "derribado" (EALT-27)'
+WAKES = 'Akira despierta: se recupera de todo su Shock, deja de estar "desprevenido" y queda "derribado"'
 
 
 def test_a_time_stamp_comes_before_the_events_it_dates():
@@ -810,7 +816,7 @@ def test_a_time_stamp_comes_before_the_events_it_dates():
         "Akira: E.Alt de Fatiga Persistente",
         "Akira hace una TS VOL por sueño: 1D6=6 contra VOL 2 -> fallo",
         "Akira queda inconsciente (Shock Persistente) durante 1D6=1 hora",
-        'Akira queda "desprevenido" (EALT-23: mientras esté en Shock)',
+        'Akira queda "desprevenido" mientras esté en Shock',
     ]
     assert r.lines[at + 6:at + 9] == ["Akira: E.Alt de Shock Persistente (inconsciente, desprevenido)", "[día 2, 1:00:00]", WAKES]
 
@@ -1032,7 +1038,7 @@ def test_EALT_03_incapacitado_cannot_act_by_the_gm_s_reading():
 def test_EALT_27_waking_up_while_derribado_says_he_stays_down():
     r = run_text(scene(holds="derribado", do='inconsciente_durante(Akira, 1D6, "minutos"); pasar(2, "minutos")',
                        dice="Akira duración 1"))
-    assert 'Akira despierta: se recupera de todo su Shock, deja de estar "desprevenido" y sigue "derribado" (EALT-27)' in said(r)
+    assert 'Akira despierta: se recupera de todo su Shock, deja de estar "desprevenido" y sigue "derribado"' in said(r)
 
 
 def test_EALT_03_a_script_gets_a_derribado_character_up():
@@ -1050,59 +1056,59 @@ def test_EALT_03_a_script_gets_a_derribado_character_up():
 def test_EALT_18_the_transcript_says_fatiga_persistente_and_shock_leve_come_together():
     r = run_text(scene(holds="Fatiga Grave", do="receive Akira Fatiga Leve"))
     assert said(r) == [
-        "Akira: ya tenía Fatiga Grave: se añade Fatiga Persistente y recibe Shock Leve (EALT-18)",
+        "Akira: ya tenía Fatiga Grave: se añade Fatiga Persistente y sufre E.Alt de Shock Leve",
         "Akira: E.Alt de Fatiga Grave y Persistente",
-        'Akira queda "desprevenido" (EALT-23: mientras esté en Shock)',
+        'Akira queda "desprevenido" mientras esté en Shock',
         "Akira: E.Alt de Shock Leve (desprevenido)",
     ]                                   # (its Fatiga said once: it said it twice, found on seed 2)
 
 
 def test_EALT_18_on_fatiga_persistente_too_it_says_the_heridas_come_instead():
     r = run_text(scene(holds="Fatiga Grave; Fatiga Persistente", do="receive Akira Fatiga Leve"))
-    assert said(r) == ["Akira: ya tenía Fatiga Grave y Persistente: en su lugar recibe Heridas Leve (EALT-18)",
+    assert said(r) == ["Akira: ya tenía Fatiga Grave y Persistente: en su lugar sufre E.Alt de Heridas Leve",
                        "Akira: E.Alt de Heridas Leve"]
 
 
 @pytest.mark.parametrize("tipo", ["Heridas", "Fatiga", "Shock"])
 def test_EALT_04_the_transcript_says_the_leve_card_becomes_grave(tipo):
     r = run_text(scene(holds=f"{tipo} Leve", do=f"receive Akira {tipo} Leve"))
-    assert f"Akira: {tipo} sobre {tipo} Leve: la carta Leve pasa a Grave (EALT-04)" in said(r)
+    assert f"Akira: {tipo} sobre {tipo} Leve: la carta Leve pasa a Grave" in said(r)
     assert r.grades("Akira", tipo) == ["Grave"]
 
 
 def test_EALT_04_on_a_persistente_card_it_says_the_grave_is_added_beside_it():
     r = run_text(scene(holds="Heridas Persistente", do="receive Akira Heridas Leve"))
-    assert "Akira: Heridas sobre Heridas Persistente: se añade una carta Grave y la Persistente se queda (EALT-04)" in said(r)
+    assert "Akira: Heridas sobre Heridas Persistente: se añade una carta Grave y la Persistente se queda" in said(r)
     assert r.grades("Akira", "Heridas") == ["Persistente", "Grave"]
 
 
 def test_EALT_13_and_EALT_24_say_what_happens_on_a_grave_card():
     r = run_text(scene(holds="Heridas Grave", do="receive Akira Heridas Leve"))
-    assert said(r)[:2] == ["Akira: ya tenía Heridas Grave: el nuevo E.Alt de Heridas no añade carta (EALT-13)",
+    assert said(r)[:2] == ["Akira: ya tenía Heridas Grave: el nuevo E.Alt de Heridas no añade carta",
                            'Akira sufre el E.Esp "incapacitado"']
     r = run_text(scene(holds="Shock Grave; Shock Persistente; desprevenido", do="receive Akira Shock Leve"))
-    assert said(r)[0] == "Akira: ya tenía Shock Grave y Persistente: en su lugar recibe Fatiga Leve (EALT-24)"
+    assert said(r)[0] == "Akira: ya tenía Shock Grave y Persistente: en su lugar sufre E.Alt de Fatiga Leve"
 
 
 def test_EALT_23_desprevenido_is_said_to_come_and_to_go():
     r = run_text(scene(do='receive Akira Shock Leve; pasar(1, "rondas")'))
     assert said(r) == [
-        'Akira queda "desprevenido" (EALT-23: mientras esté en Shock)',
+        'Akira queda "desprevenido" mientras esté en Shock',
         "Akira: E.Alt de Shock Leve (desprevenido)",
         "Pasa 1 Ronda",
-        "Akira se recupera de Shock Leve (1 Ronda sin actuar, EALT-25)",
+        "Akira se recupera de Shock Leve (1 Ronda sin actuar)",
         "Akira: ya no sufre E.Alt de Shock",
-        'Akira deja de estar "desprevenido" (EALT-23)',
+        'Akira deja de estar "desprevenido"',
     ]
     assert not r.has("Akira", "desprevenido")
 
 
 def test_EALT_30_and_EALT_35_say_how_the_emocion_and_the_afeccion_change():
     r = run_text(scene(do='sentir(Akira, "miedo", "Oni"); sentir(Akira, "euforia", "Oni"); sentir(Akira, "euforia", "Oni")'))
-    assert 'Akira: "euforia" reemplaza a "miedo" (EALT-30)' in said(r)
-    assert 'Akira: "euforia" sobre "euforia": la carta Leve pasa a Grave, "ira" (EALT-04, EALT-30)' in said(r)
+    assert 'Akira: "euforia" reemplaza a "miedo"' in said(r)
+    assert 'Akira: "euforia" sobre "euforia": la carta Leve pasa a Grave, "ira"' in said(r)
     r = run_text(scene(holds="Afección Grave", do="avanzar_afección(Akira)"))
-    assert said(r)[0] == "Akira: la enfermedad o el veneno avanza de fase: Afección Grave pasa a Persistente (EALT-35)"
+    assert said(r)[0] == "Akira: la enfermedad o el veneno avanza de fase: Afección Grave pasa a Persistente"
 
 
 def test_EALT_31_the_object_of_an_accion_reads_with_its_preposition():
@@ -1113,4 +1119,4 @@ def test_EALT_31_the_object_of_an_accion_reads_with_its_preposition():
     assert "Akira, Acción de FUE para huir de Oni: Obstáculos 0, Facilidades +1 -> +1" in said(r)
     assert "Akira, Acción de FUE para combatir a Oni: Obstáculos -3, Facilidades +0 -> -3" in said(r)
     assert "Akira se aleja de Oni, que le alteraba, y de toda situación estresante" in said(r)
-    assert "Akira: lejos de su causa, Emoción Grave pasa a Emoción Leve (EALT-31)" in said(r)
+    assert "Akira: lejos de su causa, Emoción Grave pasa a Emoción Leve" in said(r)
