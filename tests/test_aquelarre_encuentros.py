@@ -19,7 +19,7 @@ FOLDER = Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre"
 ENCOUNTERS = {
     "duelo": ["Fin del combate. En pie: Rodrigo"],
     "emboscada": ["  El Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
-                  "    el golpe fallido del Arquero va a la Melé: 1D100=44 contra 50%, da al Navajero",
+                  "    El disparo fallido del Arquero va a la Melé: 1D100=44 contra 50%, da al Navajero",
                   "  Rodrigo avanza 6 m hacia el Arquero: a 14 m"],
     "carga": ["  El Caballero carga a caballo contra el Salteador"],
     "inmovilizacion": ["    El Ladrón queda Inmovilizado por el Corchete y el Alguacil",
@@ -87,6 +87,9 @@ BAD_PHRASES = {
     # the seed 004 writes a type with its grade after "E.Alt de" ("sufrir E.Alt de Fatiga Leve").
     r"\b(EALT|CMB)-\d+": "a clause ID in the story",
     r"recibe (Heridas|Fatiga|Shock) (Leve|Grave|Persistente)": "recibe Heridas Leve (the seed: sufre E.Alt de)",
+    r"^\s*[a-zñáéíóú]": "a line is a sentence: it starts with a capital letter",
+    r"golpe fallido del Arquero": "an arrow is a disparo, not a golpe",
+    r"; (Ropas gruesas|Gambesón|Cota de malla|Coracina|Arnés)\b[^;]* absorben? ": "an armour without its article",
 }
 # The fighters of these encounters named by what they are (their sheets say género "el"): a GM
 # writes "el Arquero", "al Bandido". (Not in BAD_PHRASES: other editions' encounters name theirs
@@ -143,5 +146,10 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "    Bandido: Heridas sobre Heridas Leve: la carta Leve pasa a Grave (EALT-04)",
            '    Rodrigo queda "desprevenido" (EALT-23: mientras esté en Shock)',
            "    Bandido recibe Heridas Leve (el golpe le hiere)",
-           "    Rodrigo recibe Fatiga Leve (golpe contundente)"]
+           "    Rodrigo recibe Fatiga Leve (golpe contundente)",
+           "    el golpe fallido del Arquero no da al Navajero: 1D100=76 contra 50%",
+           "    ninguno de los dos se impone", "    tablas: el Alguacil sigue en Melé con el Ladrón",
+           "    la Rodela se le escapa de las manos a Rodrigo",
+           "  Daños de Bandido a Rodrigo: 1D6=2; Gambesón absorbe 2; Pierna derecha /2 -> 0",
+           "  Daños de Rodrigo a Bandido: 1D6+1=6; Ropas gruesas absorben 1; Pierna derecha /2 -> 2"]
     assert all(any(re.search(p, line) for p in BAD_PHRASES | ROLE_NAMES) for line in old)

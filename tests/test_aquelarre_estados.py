@@ -45,7 +45,7 @@ def test_a_blow_through_the_armour_gives_heridas_leve():
 def test_a_blow_the_armour_stops_gives_nothing():
     # Garrote 1D6 = 2 against Gambesón 2 on the Abdomen (7): nothing gets through.
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 37\ndaño 2\n")))
-    assert "  Daños de Bandido a Rodrigo: 1D6=2; Gambesón absorbe 2; Abdomen x1 -> 0" in r.lines
+    assert "  Daños de Bandido a Rodrigo: 1D6=2; el Gambesón absorbe 2; Abdomen x1 -> 0" in r.lines
     assert not any("recibe" in line or "E.Alt" in line for line in r.lines)
 
 
@@ -64,7 +64,7 @@ def test_a_blow_that_takes_half_the_resistencia_gives_heridas_grave_whatever_the
     # The reader's seed 4: Garrote (Palo) 1D6 = 6, Gambesón 2, Cabeza x2 -> 8 of Rodrigo's 14:
     # a herida grave (CMB-50) and a secuela; the old table gave it Fatiga Leve, like a bruise.
     r = run_text(estados(one_action("Bandido", "Rodrigo", "Bandido ataque 21\ndaño 6\nRodrigo secuela 1\n")))
-    assert "  Daños de Bandido a Rodrigo: 1D6=6; Gambesón absorbe 2; Cabeza x2 -> 8" in r.lines
+    assert "  Daños de Bandido a Rodrigo: 1D6=6; el Gambesón absorbe 2; Cabeza x2 -> 8" in r.lines
     assert HERIDA_GRAVE in r.lines
     assert "    Rodrigo: E.Alt de Heridas Grave" in r.lines and not any("Fatiga" in line for line in r.lines)
 

@@ -653,7 +653,7 @@ def test_CMB_10_an_improvised_projectile_deals_1d4_with_lanzar():
         daño 3
     """, "none", action="arrojar Bandido", extra=AT.format(m=10) + "  set Rodrigo.Lanzar = 50\n"))
     assert "  Rodrigo arroja el Proyectil improvisado a Bandido a distancia Corta (+20%): 1D100=24 contra 70% -> éxito" in r.lines
-    assert "  Daños de Rodrigo a Bandido: 1D4=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D4=3; las Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
     assert r.field("Rodrigo", "arma").get("nombre") == "Espada corta"     # the sword stays in hand
 
 
@@ -845,6 +845,16 @@ def test_CMB_17_a_miss_on_someone_in_mele_may_hit_the_other(dado, da):
     assert r.field("Rodrigo", "pv") == 14
 
 
+def test_CMB_17_the_miss_is_named_by_how_it_was_made():
+    # The GM reading of 160 transcripts (issue 20): "el golpe fallido del Arquero" for an arrow.
+    r = run_text(duel("Rodrigo iniciativa 1\nBandido iniciativa 9", "round 1:\n  Bandido: pass\n  Rodrigo: pass\n",
+                      extra='expect ataque_fallido(armas["Arco corto"], "distancia") == "disparo"\n'
+                      'expect ataque_fallido(armas["Daga"], "distancia") == "lanzamiento"\n'
+                      'expect ataque_fallido(armas["Daga"], "cuerpo") == "golpe"\n'
+                      'expect ataque_fallido(armas["Daga"], "melé") == "golpe"\n'))
+    assert r.field("Rodrigo", "pv") == 14       # the expectations held (a failed one raises)
+
+
 def test_CMB_18_a_pelea_roll_keeps_the_enemy_out_of_mele():
     r = run_text(duel("""
         Rodrigo iniciativa 1
@@ -900,7 +910,7 @@ def test_CMB_29_pelea_serves_as_a_normal_attack():
         daño 3
     """, "none", arma_r="Pelea", extra="do:\n  set Rodrigo.Pelea = 40\n"))
     assert "  Rodrigo ataca a Bandido con Pelea: 1D100=15 contra 40% -> éxito" in r.lines
-    assert "  Daños de Rodrigo a Bandido: 1D3=3; Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D3=3; las Ropas gruesas absorben 1; Pecho x1 -> 2" in r.lines
 
 
 # Bandido FUE 13 (FUE x 2 = 26), Rodrigo FUE 14 (28), Compinche FUE 12.
@@ -1082,7 +1092,7 @@ def test_CMB_26_a_shield_is_knocked_away_only_by_a_critical():
         Rodrigo ataque 2
         Bandido parada 20
     """, "parar", extra=RODELA))
-    assert "    la Rodela se le escapa de las manos a Bandido" in r.lines
+    assert "    La Rodela se le escapa de las manos a Bandido" in r.lines
     assert str(r.field("Bandido", "escudo")) == "Ninguno" and r.field("Bandido", "pv") == 13
 
 
@@ -1254,7 +1264,7 @@ def test_CMB_38_missing_fue_lowers_damage_and_the_skill_s_ceiling():
         daño 5
     """, "none", arma_r="Montante", extra="do:\n  set Rodrigo.Espadones = 80\n"))
     assert "  Rodrigo ataca a Bandido con el Montante: 1D100=34 contra 65% -> éxito" in r.lines
-    assert "  Daños de Rodrigo a Bandido: 1D10+2=7 - 1 por la FUE que le falta = 6; Ropas gruesas absorben 1; Pecho x1 -> 5" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D10+2=7 - 1 por la FUE que le falta = 6; las Ropas gruesas absorben 1; Pecho x1 -> 5" in r.lines
     assert r.field("Bandido", "pv") == 13 - 5
 
 

@@ -213,7 +213,7 @@ def test_CMB_34_the_charge_shows_the_roll_and_its_doubling():
     """, extra='do:\n  set Rodrigo.montura = "Caballo"\n  set Rodrigo.Cabalgar = 70\n  situar(Rodrigo, Bandido, 30)\n')
     head, _, rest = text.partition("dice")
     r = run_text(head + CABALLO + "dice" + rest)
-    assert "  Daños de Rodrigo a Bandido: 1D6+1=5 x 2 por la Carga = 10; Ropas gruesas absorben 1; Pecho x1 -> 9" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D6+1=5 x 2 por la Carga = 10; las Ropas gruesas absorben 1; Pecho x1 -> 9" in r.lines
 
 
 def test_CMB_38_the_missing_fue_is_shown_with_its_sum():
@@ -227,7 +227,7 @@ def test_CMB_38_the_missing_fue_is_shown_with_its_sum():
           Rodrigo: atacar Bandido, pass
           Bandido: none, pass
     """, extra="do:\n  set Rodrigo.FUE = 6\n"))       # Espada corta: FUE 8, 2 missing
-    assert "  Daños de Rodrigo a Bandido: 1D6+1=3 - 2 por la FUE que le falta = 1; Ropas gruesas absorben 1; Pecho x1 -> 0" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D6+1=3 - 2 por la FUE que le falta = 1; las Ropas gruesas absorben 1; Pecho x1 -> 0" in r.lines
 
 
 def test_CMB_50_the_secuela_roll_is_shown():
@@ -243,7 +243,7 @@ def test_CMB_50_the_secuela_roll_is_shown():
           Bandido: none, pass
     """))
     # 1D6+1=7 - 1 (Ropas gruesas) = 6 x2 at the Cabeza = 12: half of RES 13 or more.
-    assert "    herida grave en la Cabeza: Bandido sufre una secuela (1D10=5), aturdimiento" in r.lines
+    assert "    Herida grave en la Cabeza: Bandido sufre una secuela (1D10=5), aturdimiento" in r.lines
 
 
 # ---------------------------------------------------------------- Pelea parries only in a Melé

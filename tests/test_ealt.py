@@ -706,6 +706,7 @@ def test_no_bundled_transcript_says_what_a_game_master_would_not_sign(enc):
         lines = render_text(prepared.run(seed=seed).engine).splitlines()
         for line in lines:
             assert not any(p in line for p in BAD_PHRASES) and "_" not in line, (enc.name, seed, line)
+            assert not line.lstrip()[:1].islower(), ("a line is a sentence: a capital first", enc.name, seed, line)
         for i, line in enumerate(lines):
             if " se aleja de " in line:
                 flights = [ln for ln in lines[:i] if "para huir" not in ln and " actúa con " in ln]

@@ -123,7 +123,7 @@ def test_a_tenth_off_per_extra_enemy_parried_instead_of_a_quarter(capsys):
     gone, came = only_changes(base, out)
     # Espada corta 60%: 60 - 25 = 35% in the edition, 60 - 10 = 50% in the house; the 40 now parries.
     assert gone == ["    Rodrigo intenta parar con la Espada corta: 1D100=40 contra 35% (malus por varios enemigos) -> fallo",
-                    "  Daños de Compinche a Rodrigo: 2D3=5 (3+2); Gambesón absorbe 2; Pierna izquierda /2 -> 1",
+                    "  Daños de Compinche a Rodrigo: 2D3=5 (3+2); el Gambesón absorbe 2; Pierna izquierda /2 -> 1",
                     "    Rodrigo: puntos de Resistencia 14 -> 13"]
     assert came == ["    Rodrigo para con la Espada corta: 1D100=40 contra 50% (malus por varios enemigos) -> éxito"]
     assert base[:7] == out[:7] and base[-1] == out[-1]
