@@ -90,6 +90,7 @@ BAD_PHRASES = {
     r"^\s*[a-zñáéíóú]": "a line is a sentence: it starts with a capital letter",
     r"golpe fallido del Arquero": "an arrow is a disparo, not a golpe",
     r"; (Ropas gruesas|Gambesón|Cota de malla|Coracina|Arnés)\b[^;]* absorben? ": "an armour without its article",
+    r"no puede Esquivar tras lanzarse a la Melé$": "half the reason he does not defend (nor parry)",
 }
 # The fighters of these encounters named by what they are (their sheets say género "el"): a GM
 # writes "el Arquero", "al Bandido". (Not in BAD_PHRASES: other editions' encounters name theirs
@@ -151,5 +152,6 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "    ninguno de los dos se impone", "    tablas: el Alguacil sigue en Melé con el Ladrón",
            "    la Rodela se le escapa de las manos a Rodrigo",
            "  Daños de Bandido a Rodrigo: 1D6=2; Gambesón absorbe 2; Pierna derecha /2 -> 0",
-           "  Daños de Rodrigo a Bandido: 1D6+1=6; Ropas gruesas absorben 1; Pierna derecha /2 -> 2"]
+           "  Daños de Rodrigo a Bandido: 1D6+1=6; Ropas gruesas absorben 1; Pierna derecha /2 -> 2",
+           "    El Bandido no se defiende: no puede Esquivar tras lanzarse a la Melé"]
     assert all(any(re.search(p, line) for p in BAD_PHRASES | ROLE_NAMES) for line in old)

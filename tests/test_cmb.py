@@ -845,6 +845,24 @@ def test_CMB_17_a_miss_on_someone_in_mele_may_hit_the_other(dado, da):
     assert r.field("Rodrigo", "pv") == 14
 
 
+def test_CMB_15_who_launched_with_only_pelea_is_told_why_he_neither_dodges_nor_parries():
+    # The GM reading of 160 transcripts (issue 20), duelo seed 4, Asalto 5: "no puede Esquivar
+    # tras lanzarse a la Melé" left out that with Pelea he cannot parry outside a Melé either
+    # (CMB-16, defensas.rules).
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Rodrigo ataque 30
+        Bandido ataque 90
+    """, """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass
+          Rodrigo: atacar Bandido, pass, none
+    """, arma_b='"Pelea"', strict=False))
+    assert ("    Bandido no se defiende: no puede Esquivar tras lanzarse a la Melé, ni Parar con Pelea fuera "
+            "de una Melé") in r.lines
+
+
 def test_CMB_17_the_miss_is_named_by_how_it_was_made():
     # The GM reading of 160 transcripts (issue 20): "el golpe fallido del Arquero" for an arrow.
     r = run_text(duel("Rodrigo iniciativa 1\nBandido iniciativa 9", "round 1:\n  Bandido: pass\n  Rodrigo: pass\n",
