@@ -23,7 +23,8 @@ ENCOUNTERS = {
                   "  Rodrigo avanza 6 m hacia el Arquero: a 14 m"],
     "carga": ["  El Caballero carga a caballo contra el Salteador"],
     "inmovilizacion": ["    El Ladrón queda Inmovilizado por el Corchete y el Alguacil",
-                       "Fin del combate. En pie: el Alguacil, el Corchete, el Ladrón"],   # immobilized, standing
+                       # immobilized, standing: said so (issue 20), "y" before the last name
+                       "Fin del combate. En pie: el Alguacil, el Corchete y el Ladrón (inmovilizado)"],
     "a_muerte": ["    El Bandido se desmaya", "    El Bandido muere", "    El Compinche se desmaya",
                  "  El Escudero remata al Bandido, que está inconsciente, con el Cuchillo: impacta de manera automática"],
 }
@@ -91,6 +92,8 @@ BAD_PHRASES = {
     r"golpe fallido del Arquero": "an arrow is a disparo, not a golpe",
     r"; (Ropas gruesas|Gambesón|Cota de malla|Coracina|Arnés)\b[^;]* absorben? ": "an armour without its article",
     r"no puede Esquivar tras lanzarse a la Melé$": "half the reason he does not defend (nor parry)",
+    r"[Ee]n pie: .*, (?!.* y )[^,]*$": "a list without y before its last name",
+    r"[Ee]n pie: .*Ladrón$": "the immobilized thief listed standing without his state",
 }
 # The fighters of these encounters named by what they are (their sheets say género "el"): a GM
 # writes "el Arquero", "al Bandido". (Not in BAD_PHRASES: other editions' encounters name theirs
@@ -153,5 +156,6 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "    la Rodela se le escapa de las manos a Rodrigo",
            "  Daños de Bandido a Rodrigo: 1D6=2; Gambesón absorbe 2; Pierna derecha /2 -> 0",
            "  Daños de Rodrigo a Bandido: 1D6+1=6; Ropas gruesas absorben 1; Pierna derecha /2 -> 2",
-           "    El Bandido no se defiende: no puede Esquivar tras lanzarse a la Melé"]
+           "    El Bandido no se defiende: no puede Esquivar tras lanzarse a la Melé",
+           "Fin del combate. En pie: el Alguacil, el Corchete, el Ladrón", "Fin del combate. En pie: el Corchete y el Ladrón"]
     assert all(any(re.search(p, line) for p in BAD_PHRASES | ROLE_NAMES) for line in old)

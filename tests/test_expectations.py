@@ -96,7 +96,7 @@ def test_said_matches_a_transcript_line_as_text_so_far():
     """)
     assert failures(text) == [('expect said "Bandido se desmaya"', 'no line so far contains "Bandido se desmaya"; '
                                    'the last one: "Se llega al límite de 1 Asalto sin que ningún bando caiga. '
-                                   'Siguen en pie: Rodrigo, Bandido"')]
+                                   'Siguen en pie: Rodrigo y Bandido"')]
 
 
 def test_said_keeps_a_transcript_even_when_the_run_keeps_none():
