@@ -94,6 +94,7 @@ BAD_PHRASES = {
     r"no puede Esquivar tras lanzarse a la Melé$": "half the reason he does not defend (nor parry)",
     r"[Ee]n pie: .*, (?!.* y )[^,]*$": "a list without y before its last name",
     r"[Ee]n pie: .*Ladrón$": "the immobilized thief listed standing without his state",
+    r"^    .* zafarse": "an escape indented under an event that did not cause it",
 }
 # The fighters of these encounters named by what they are (their sheets say género "el"): a GM
 # writes "el Arquero", "al Bandido". (Not in BAD_PHRASES: other editions' encounters name theirs
@@ -157,5 +158,6 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "  Daños de Bandido a Rodrigo: 1D6=2; Gambesón absorbe 2; Pierna derecha /2 -> 0",
            "  Daños de Rodrigo a Bandido: 1D6+1=6; Ropas gruesas absorben 1; Pierna derecha /2 -> 2",
            "    El Bandido no se defiende: no puede Esquivar tras lanzarse a la Melé",
-           "Fin del combate. En pie: el Alguacil, el Corchete, el Ladrón", "Fin del combate. En pie: el Corchete y el Ladrón"]
+           "Fin del combate. En pie: el Alguacil, el Corchete, el Ladrón", "Fin del combate. En pie: el Corchete y el Ladrón",
+           "    Rodrigo intenta zafarse del Navajero: 1D100=86 contra 40% -> fallo"]
     assert all(any(re.search(p, line) for p in BAD_PHRASES | ROLE_NAMES) for line in old)

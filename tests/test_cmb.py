@@ -883,7 +883,7 @@ def test_CMB_18_a_pelea_roll_keeps_the_enemy_out_of_mele():
           Bandido: lanzarse Rodrigo, pass
           Rodrigo: pass, zafarse
     """, arma_b='"Daga"', extra="do:\n  set Rodrigo.Pelea = 40\nexpect distancia(Rodrigo, Bandido) == 2\n"))
-    assert "    Rodrigo se zafa de la embestida de Bandido: 1D100=20 contra 40% -> éxito" in r.lines
+    assert "  Rodrigo se zafa de la embestida de Bandido: 1D100=20 contra 40% -> éxito" in r.lines
     assert r.field("Rodrigo", "acciones") == 1
 
 
