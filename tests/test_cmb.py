@@ -1037,13 +1037,29 @@ def test_CMB_23_the_same_type_risks_nothing():
 
 @pytest.mark.parametrize("parada, rota", [(20, True), (3, False)])
 def test_CMB_24_a_critical_breaks_the_parrying_weapon_unless_the_parry_was_critical(parada, rota):
+    # Maza pesada (3) against Espada corta (2): the critical replaces the 25% roll (dice strict).
+    desarme = "" if rota else "Rodrigo desarme 90"      # a critical parry: the 25% roll as usual
     r = run_text(one_action("Bandido", "Rodrigo", f"""
         Bandido ataque 2
         Rodrigo parada {parada}
-    """, "parar"))
+        {desarme}
+    """, "parar", arma_b='"Maza pesada"', extra=PESADA))
     assert ("  La Espada corta de Rodrigo se rompe" in r.lines) is rota
     assert (str(r.field("Rodrigo", "arma")) == "Pelea") is rota
     assert r.field("Rodrigo", "armas_caídas") == []
+
+
+@pytest.mark.parametrize("opción, rota", [("", False), ("set crítico_rompe_cualquier_arma = true\n", True)])
+def test_CMB_24_a_critical_on_a_weapon_of_the_same_type_breaks_it_only_under_the_option(opción, rota):
+    # The GM reading of 160 transcripts (issue 20): Garrote (2) critical against Espada corta
+    # (2) broke it in 49 transcripts; the seed: "Si son del mismo tipo, no pasa nada", and the
+    # critical breaks "sin realizar esta tirada", the superior type's roll. Default: nothing.
+    r = run_text(one_action("Bandido", "Rodrigo", """
+        Bandido ataque 2
+        Rodrigo parada 20
+    """, "parar", extra=opción))
+    assert ("  La Espada corta de Rodrigo se rompe" in r.lines) is rota
+    assert (str(r.field("Rodrigo", "arma")) == "Pelea") is rota
 
 
 def test_CMB_25_type_a_breaks_instead_of_dropping_type_b_breaks_outright():
