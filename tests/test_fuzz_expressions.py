@@ -1,6 +1,6 @@
 """Hypothesis builds expressions and statements from the language's own forms
 (literals, names of the yokai edition, operators, builtins, rolls, checks,
-lists, comprehensions, records) and runs them in an encounter: whatever they
+lists, comprehensions, searches, records) and runs them in an encounter: whatever they
 do, a run ends in a result or a located diagnostic, never a Python error."""
 from __future__ import annotations
 
@@ -51,6 +51,10 @@ def expressions():
             st.tuples(inner, inner).map(lambda t: f"without(range({t[0]}, {t[1]}), {t[1]})"),
             st.tuples(inner, inner).map(lambda t: f"choose({t[0]}, {t[1]})"),
             st.tuples(inner, inner).map(lambda t: f"held({t[0]}, {t[1]})"),
+            st.tuples(st.sampled_from(["first", "any", "all"]), inner, inner).map(
+                lambda t: f"({t[0]} y in {t[1]} where {t[2]} != y)"),
+            st.tuples(inner, inner, inner).map(lambda t: f"(first y in {t[0]} where y == {t[1]} else {t[2]})"),
+            st.tuples(inner, inner).map(lambda t: f"(first y in {t[0]} where {t[1]}).FUE"),
         )
     return st.recursive(ATOMS, extend, max_leaves=8)
 

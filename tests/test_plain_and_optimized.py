@@ -194,6 +194,8 @@ def expressions():
             form("[{} for x in {}]", inner, inner),
             form("({} if {} else {})", inner, inner, inner),
             form("clamp({}, {}, {})", inner, inner, inner),
+            form("({} x in {} where x == {})", st.sampled_from(["first", "any", "all"]), inner, inner),
+            form("(first x in {} where {} < x else {})", inner, inner, inner),
         )
     return st.recursive(WRITTEN, extend, max_leaves=6)
 

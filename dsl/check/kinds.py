@@ -219,6 +219,13 @@ def _comprehension(node, resolve):
     return Kind(LIST, kind(node.elt, inner))
 
 
+def _search(node, resolve):
+    """`any` and `all` answer true or false; `first` an item of the list, or none when no item matches."""
+    if node.kind != "first":
+        return BOOL
+    return None if node.default is None else join(_item(kind(node.iter, resolve)), kind(node.default, resolve))
+
+
 def _binding(resolve, var, item):
     """`resolve`, with `var` a comprehension's variable holding items of this kind (None: unknown)."""
     def inner(name):
@@ -257,7 +264,7 @@ KIND_OF = {
     n.CheckCall: _check_call,
     n.Const: _const, n.DiceLit: lambda node, resolve: DICE, n.Roll: lambda node, resolve: NUMBER,
     n.Maximum: lambda node, resolve: NUMBER, n.Name: _name, n.Unary: _unary, n.Binary: _binary,
-    n.Attr: _attr, n.Index: _index, n.Call: _call, n.Comprehension: _comprehension,
+    n.Attr: _attr, n.Index: _index, n.Call: _call, n.Comprehension: _comprehension, n.Search: _search,
     n.ListExp: lambda node, resolve: list_of([kind(x, resolve) for x in node.items], bool(node.items)),
     n.RecordExp: lambda node, resolve: Kind(RECORD, fields={f: kind(v, resolve) for f, v in node.fields}),
     n.IfExp: lambda node, resolve: join(kind(node.then, resolve), kind(node.other, resolve)),
@@ -416,12 +423,13 @@ def check_builtin_kinds(name: str, args, resolve):
             _fail(a.value, f"{name}() takes {takes}, not {k}", f"see what {name}() does in the list of builtins")
 
 
-def expect_list(node, resolve):
-    """What a for or a comprehension walks: a list."""
+def expect_list(node, resolve, search: str | None = None):
+    """What a for, a comprehension or a search (`search`: first, any or all) walks: a list."""
     k = kind(node, resolve)
     if k is not None and k != LIST:
         table = k.startswith("the table ") and isinstance(node, n.Name)
         _fail(node, f"only a list can be walked, not {k}", f"walk its rows: rows({node.id})" if table else
+              f"a search walks a list: {search} x in LIST where COND" if search else
               "for and comprehensions walk lists: [x for x in LIST]")
 
 

@@ -16,6 +16,7 @@ from . import kinds as K
 from .agreement import agreement_words, check_agree_call
 from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from ..syntax import nodes as n
+from .searches import search_problems, unguarded_first
 from .sheets import all_fields, fields_by_sheet
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .names import BUILTINS, Resolved, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known, walk
@@ -400,6 +401,7 @@ class _Walker:
         self.args(x.args, scope)
 
     def x_Index(self, x: n.Index, scope):
+        self.unguarded(x.obj)
         if isinstance(x.obj, n.Name):
             r = self.names.resolve(x.obj.id, scope)
             if r is not None and r.kind == "table":
@@ -408,7 +410,13 @@ class _Walker:
             self.collect(check_item, x.obj, x.key)
         self.x_other(x, scope)
 
+    def unguarded(self, obj):
+        problem = unguarded_first(obj)
+        if problem is not None:
+            self.fail(*problem)
+
     def x_Attr(self, x: n.Attr, scope):
+        self.unguarded(x.obj)
         before = len(self.out)
         self.collect(check_attr, self.names, x, scope)
         if len(self.out) == before:
@@ -471,6 +479,16 @@ class _Walker:
             if cond is not None:
                 self.expr(cond, inner)
         self.expr(x.elt, inner)
+
+    def x_Search(self, x: n.Search, scope):
+        self.collect(K.expect_list, x.iter, self.resolving(scope), x.kind)
+        self.expr(x.iter, scope)
+        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
+        self.expr(x.cond, inner)
+        if x.default is not None:
+            self.expr(x.default, scope)
+        for problem in search_problems(x):
+            self.fail(*problem)
 
     def x_RecordExp(self, x: n.RecordExp, scope):
         names = [f for f, _ in x.fields]
