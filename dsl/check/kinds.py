@@ -16,11 +16,12 @@ from ..diagnostics import Diagnostic, GrimorioError
 from .names import Resolved
 
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
+MAP = "a map"
 FRACTION, RECORD = "a fraction", "a record"
 COMBATANT = "the combatant"           # and its name: its fields are the sheet's, whatever it holds
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
-LIST_BUILTINS = {"combatants", "standing", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
+LIST_BUILTINS = {"combatants", "standing", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held", "keys"}
 NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number", "dice_count", "dice_faces", "dice_modifier"}
 
 
@@ -207,6 +208,8 @@ def _call(node, resolve):
         return NUMBER
     if name in ("has", "act"):
         return BOOL
+    if name == "map":
+        return MAP
     if name == "agree":
         return TEXT
     return None
@@ -394,9 +397,9 @@ def expect_condition(node, resolve, what):
 
 def check_membership(node: n.Binary, resolve):
     k = kind(node.right, resolve)
-    if k is not None and k != LIST:
-        _fail(node.right, f'"in" needs a list on its right, not {k}',
-              "in tests membership in a list; to compare two texts use ==")
+    if k is not None and k not in (LIST, MAP):
+        _fail(node.right, f'"in" needs a list or a map on its right, not {k}',
+              "in tests membership in a list (or a key of a map); to compare two texts use ==")
 
 
 # The kinds a builtin's arguments must have, in order, where the runtime refuses any other
@@ -404,7 +407,7 @@ def check_membership(node: n.Binary, resolve):
 # A whole number: a fraction may come out whole (4/2), which the runtime takes (builtin_values.whole).
 WHOLE = frozenset((NUMBER, FRACTION))
 ARGUMENT_KINDS = {
-    "len": ({LIST},), "sum": ({LIST},), "first": ({LIST},), "distinct": ({LIST},),
+    "len": ({LIST, MAP},), "keys": ({MAP},), "sum": ({LIST},), "first": ({LIST},), "distinct": ({LIST},),
     "slice": ({LIST}, WHOLE, WHOLE), "without": ({LIST}, None), "choose": (None, {LIST}),
     "dice": (WHOLE, WHOLE), "range": (WHOLE, WHOLE),
     "keep_highest": ({DICE}, WHOLE), "keep_lowest": ({DICE}, WHOLE),
@@ -431,6 +434,25 @@ def expect_list(node, resolve, search: str | None = None):
         _fail(node, f"only a list can be walked, not {k}", f"walk its rows: rows({node.id})" if table else
               f"a search walks a list: {search} x in LIST where COND" if search else
               "for and comprehensions walk lists: [x for x in LIST]")
+
+
+def check_map_key(node: n.Index, resolve):
+    """A map's key the text shows can change (a list, a record, a map): E0292, as when it runs."""
+    if kind(node.obj, resolve) != MAP:
+        return
+    k = kind(node.key, resolve)
+    if k in (LIST, MAP, RECORD):
+        raise GrimorioError(Diagnostic("E0292", f"{k} cannot be a key of a map: it can change after it is kept",
+                                       node.key.span, "key a map by a value that cannot change: a combatant, a "
+                                       "text, a number, a table's row (m[c], m[c.name])"))
+
+
+def expect_map(node, resolve):
+    """What `set X[K] = ...` changes: a map's item (a list's items, a table's rows and fields are not set so)."""
+    k = kind(node, resolve)
+    if k is not None and k != MAP:
+        _fail(node, f"only a map's items can be set with set X[K] = ..., not those of {k}",
+              "set a field with set X.FIELD = ...; keep values by key in a map: let m = map()")
 
 
 def held(k):

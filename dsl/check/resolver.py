@@ -173,8 +173,11 @@ class _Walker:
         elif isinstance(t, n.Attr):
             self.expr(t, scope)
             self.settable(t.obj, scope)
+        elif isinstance(t, n.Index):              # a map's item: set m[k] = v (only a map's, when it runs)
+            self.collect(K.expect_map, t.obj, self.resolving(scope))
+            self.expr(t, scope)
         else:
-            self.fail("E0204", "only a field or a var can be set", t.span)
+            self.fail("E0204", "only a field, a var or a map's item can be set", t.span)
         self.expr(s.value, scope)
         return scope
 
@@ -402,6 +405,7 @@ class _Walker:
 
     def x_Index(self, x: n.Index, scope):
         self.unguarded(x.obj)
+        self.collect(K.check_map_key, x, self.resolving(scope))
         if isinstance(x.obj, n.Name):
             r = self.names.resolve(x.obj.id, scope)
             if r is not None and r.kind == "table":

@@ -17,6 +17,9 @@ def counted(engine, items):
                       "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
+from .maps import keep  # noqa: E402,F401 - (used by generated code: set m[k] = v)
+
+
 def searched(engine, items):
     """The items a search (first, any, all) walks, one step of the budget each as it reaches it: a
     search that stops at its third item pays three, however long the list."""
