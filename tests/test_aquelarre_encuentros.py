@@ -20,12 +20,14 @@ ENCOUNTERS = {
     "duelo": ["Fin del combate. En pie: Rodrigo"],
     "emboscada": ["  Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
                   "    el golpe fallido de Arquero va a la Melé: 1D100=44 contra 50%, da a Navajero",
-                  "  Rodrigo avanza 6 m hacia Arquero: a 14 m"],
+                  "  Rodrigo avanza 6 m hacia Arquero: a 15 m"],   # 2 m from Navajero once free of the Melé (CMB-18)
     "carga": ["  Caballero carga a caballo contra Salteador"],
     "inmovilizacion": ["    Ladrón queda Inmovilizado por Corchete",
                        "Fin del combate. En pie: Alguacil, Corchete, Ladrón"],   # immobilized, standing
-    "a_muerte": ["    Bandido se desmaya", "    Bandido muere", "    Compinche se desmaya",
-                 "  Escudero remata a Bandido, que está inconsciente, con Cuchillo: impacta de manera automática"],
+    # Each fights his opposite number (tacticas.rules, blanco): Escudero brings Compinche down, Soldado
+    # finishes him first (despiadada), then both go for Bandido.
+    "a_muerte": ["    Compinche se desmaya", "    Compinche muere", "    Bandido se desmaya",
+                 "  Soldado remata a Compinche, que está inconsciente, con Espada de mano: impacta de manera automática"],
 }
 
 
