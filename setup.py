@@ -37,7 +37,7 @@ class BuildWithParserTables(build_py):
         sys.path.insert(0, here)
         try:
             from grimorio.dsl.editions import cache
-            from grimorio.dsl.editions.loader import PRELUDE, PRELUDE_NAME
+            from grimorio.dsl.editions.files import PRELUDE, PRELUDE_NAME
             from grimorio.dsl.syntax.builder import build_rules
             files = [(PRELUDE, PRELUDE_NAME)] + [(f, "rulesets/" + f.relative_to(Path(here, "rulesets")).as_posix())
                                                  for f in sorted(Path(here, "rulesets").rglob("*.rules"))]

@@ -128,7 +128,7 @@ def check_start(repeats):
 
 
 def simulate_throughput(repeats, n):
-    from grimorio.interpreter.tools.cli import prepare_from_argv
+    from grimorio.interpreter.tools.preparing import prepare_from_argv
     from grimorio.interpreter.tools.simulate import Runner, run_seed
     from grimorio.interpreter.tools.tally import Tally
     runner = Runner(prepare_from_argv(["simulate", str(DUELO)]))

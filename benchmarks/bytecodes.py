@@ -48,7 +48,7 @@ def one_run(side: str):
         from benchmarks.__main__ import prepared_duel
         prepared = prepared_duel()
         return lambda seed: prepared.run(seed=seed, record=False)
-    from grimorio.interpreter.tools.cli import prepare_from_argv
+    from grimorio.interpreter.tools.preparing import prepare_from_argv
     from grimorio.interpreter.tools.simulate import Runner, run_seed
     from grimorio.interpreter.tools.tally import Tally
     runner = Runner(prepare_from_argv(["simulate", str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")]))

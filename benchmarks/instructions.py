@@ -37,7 +37,7 @@ def runs(side: str, n: int):
         for s in [12345, *range(n)]:
             prepared.run(seed=s, record=False)
     else:
-        from grimorio.interpreter.tools.cli import prepare_from_argv
+        from grimorio.interpreter.tools.preparing import prepare_from_argv
         from grimorio.interpreter.tools.simulate import Runner, run_seed
         from grimorio.interpreter.tools.tally import Tally
         runner = Runner(prepare_from_argv(["simulate", str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")]))

@@ -15,7 +15,7 @@ warm `grimorio run`. This one reads the class's annotations and writes the same 
 - slots: the class made again with `__slots__` (frozen ones pickle through their fields);
 - `__match_args__`, and `fields()`, `replace()` and `is_record()` for the rest of the code.
 
-The methods' text is compiled once and kept in the cache (dsl/editions/cache.py), by its text: a warm
+The methods' text is compiled once and kept in the store (dsl/store.py), by its text: a warm
 start compiles nothing. tests/test_records.py holds every record class to what the standard
 decorator makes of the same class.
 """
@@ -26,7 +26,7 @@ import marshal
 import sys
 from hashlib import sha256
 
-from .editions import cache
+from . import store
 
 NAME = f"records-{sys.implementation.cache_tag}-{sha256(sys.version.encode()).hexdigest()[:16]}.marshal"
 KEEP = 4000                   # texts kept at most: older ones (from an earlier grimorio) are let go beyond this
@@ -190,7 +190,7 @@ def _table() -> dict:
     global _known
     if _known is None:
         _known = {}
-        data = cache.kept(NAME)
+        data = store.kept(NAME)
         if data is not None and sha256(data[32:]).digest() == data[:32]:
             try:
                 table = marshal.loads(data[32:])
@@ -207,4 +207,4 @@ def _keep() -> None:
         data = marshal.dumps(table)
     except ValueError:
         return
-    cache.keep(NAME, sha256(data).digest() + data)
+    store.keep(NAME, sha256(data).digest() + data)

@@ -46,7 +46,7 @@ def load_edition(name: str, rules=()):
     """The compiled program of an edition, looked for in the folders `rules`, then among the bundled ones."""
     from pathlib import Path
 
-    from .dsl.editions.loader import bundled_root
+    from .dsl.editions.files import bundled_root
     from .interpreter.compile.programs import program_for
     return program_for(name, roots=[Path(r) for r in rules] + [bundled_root()])
 

@@ -9,7 +9,8 @@ import pytest
 
 from grimorio.dsl.check.checker import check_ruleset
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.editions.loader import bundled_root, load_edition
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.editions.files import bundled_root
 from grimorio.dsl.syntax.builder import build_rules
 from tests.aquelarre import duel
 from tests.conftest import diagnostics_of, run_text

@@ -12,7 +12,8 @@ import pytest
 
 from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.editions.loader import bundled_root, load_edition
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.editions.files import bundled_root
 from grimorio.interpreter.tools.cli import main
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.dsl.check.front import load_encounter

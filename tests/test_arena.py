@@ -45,6 +45,47 @@ def test_the_brawl_plays_by_the_tactics_to_one_side_left(capsys, snapshot):
     assert out == snapshot
 
 
+def test_the_hunt_puts_beasts_of_their_own_sheet_in_the_pit(capsys, snapshot):
+    """Two sheets: a beast has every field of a fighter and its own weapon, whose row names by text what a
+    hit leaves (Fangs: prone; Tusks: Bleeding Light, the grade a cell too); the wounds table's row walks
+    the bleeding step."""
+    code, out, err = cli(capsys, "run", str(ARENA / "hunt.enc"), "--quiet")
+    assert code == 0, err
+    assert "    Kira is left prone" in out and "    Kira is left Bleeding" in out
+    assert "Grey blocks" not in out and "Kira bleeds (Light, -1): hp 3; stanch 1D20=10 + 2" in out
+    assert out == snapshot
+
+
+def test_a_beast_cannot_block_and_a_fighter_has_no_bite(run):
+    r = run("""
+        edition arena
+        combatant Kira:
+          side red
+          might 0, agility 0, skill 0
+        combatant Grey:
+          sheet beast
+          side blue
+          might 0, agility 5, skill 0, bite Claws
+        dice strict:
+          Kira strike 15
+          Kira damage 2
+          Grey strike 15
+          Grey damage 1
+        do:
+          set Kira.actions = 1
+          set Grey.actions = 1
+          act Kira
+          act Grey
+        expect Grey.hp == 8 - 2 and not has(Grey, Bleeding)
+        expect Kira.hp == 8 - 1 and cards(Kira, Bleeding) == [Bleeding.Light]
+        expect arms(Kira) == weapons["Fists"] and arms(Grey) == natural_weapons["Claws"]
+        """)
+    assert "Grey blocks" not in r.text and "Kira is left Bleeding" in r.text
+    from tests.conftest import diagnostics_of
+    out = diagnostics_of("edition arena\ncombatant Kira:\n  side red\n  might 0, agility 0, skill 0, bite Fangs\n")
+    assert "E0203" in out and '"beast"' in out, out
+
+
 def test_a_crushing_blow_rolls_the_weapon_dice_twice_over_plus_might(run):
     r = run("""
         edition arena
@@ -122,8 +163,8 @@ def test_a_save_of_12_stanches_the_bleeding_and_11_does_not(run):
           Kira stanch 10
           Rook stanch 10
         do:
-          bleed(Kira, Bleeding)
-          bleed(Rook, Bleeding)
+          bleed(Kira, Bleeding, wounds["Bleeding"].stanch)
+          bleed(Rook, condition_named("Bleeding"), 12)
         expect not has(Kira, Bleeding) and Kira.hp == 12 - 2
         expect has(Rook, Bleeding) and Rook.hp == 10 - 1
         """)

@@ -141,6 +141,39 @@ def test_unbalanced_parentheses(capsys, enc):
     assert 'this "(" is never closed' in err and "line 4 cannot go on inside it" in err
 
 
+@pytest.mark.parametrize("text, value", [
+    ("[1,\n    2,\n  ]", "[1, 2]"),
+    ("[1, 2,]", "[1, 2]"),
+    ("{a: 1,\n  }", "{a: 1}"),
+    ("max(1,\n    4,\n  )", "4"),
+], ids=["a list", "a list on one line", "a record", "a call's arguments"])
+def test_a_comma_before_the_closing_bracket_on_its_own_line(run, text, value):
+    """It was E0104 "this [ is never closed" at the opening bracket, though it closes."""
+    run(f"edition arena\ncombatant Kira:\n  side red\n  might 0, agility 0, skill 0\n"
+        f"do:\n  let x = {text}\n  expect x == {value}\n")
+
+
+def test_a_closing_bracket_at_the_margin_closes_it():
+    from grimorio.dsl.syntax.builder import build_rules
+    for text in ("var x = [1,\n]\n", "rule f(c):\n  let x = [1,\n    2,\n]\n  return x\n"):
+        decls, diags = build_rules(text, "x.rules")
+        assert diags == [] and len(decls) == 1, diags
+
+
+def test_a_mistake_inside_brackets_that_close_is_shown_where_it_is():
+    """Not "never closed" at the opening bracket: the bracket closes, the mistake is further in."""
+    from grimorio.dsl.syntax.builder import build_rules
+    (d,) = build_rules("rule f(c):\n  let x = [1,\n    ,]\n  return x\n", "x.rules")[1]
+    assert (d.code, d.message, d.span.line, d.span.col) == ("E0101", 'unexpected ","', 3, 5), d
+
+
+def test_a_comma_with_nothing_before_it_is_still_refused():
+    from grimorio.dsl.syntax.builder import build_rules
+    for text in ("rule f(c):\n  return [,]\n", "rule f(c):\n  return [1,,]\n", "rule f(c):\n  return g(,)\n"):
+        (d,) = build_rules(text, "x.rules")[1]
+        assert d.code == "E0101" and 'unexpected ","' in d.message, d
+
+
 def test_rules_with_unbalanced_brackets(capsys, tmp_path):
     (tmp_path / "x.rules").write_text("rule a(b:\n  return b\n\nrule c():\n  return [1, 2\n", encoding="utf-8")
     err = bad(capsys, "check", str(tmp_path / "x.rules"))

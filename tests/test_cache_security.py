@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from grimorio.dsl import store
 from grimorio.dsl.editions import cache
 from grimorio.dsl.syntax import parser
 
@@ -41,7 +42,8 @@ class _Planted:
 def own(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(folder))
-    monkeypatch.setattr(cache, "_memory", {})
+    monkeypatch.setattr(store, "_memory", {})
+    monkeypatch.setattr(cache, "_memory", store._memory)
     return folder
 
 
@@ -54,7 +56,7 @@ def test_a_foreign_built_entry_is_never_unpickled(own, tmp_path):
     (entry,) = own.glob("built-*")
     marker = tmp_path / "ran"
     entry.write_bytes(pickle.dumps(_Planted(marker)))
-    cache._memory.clear()
+    store._memory.clear()
     decls, diags = cache.build_rules(RULES, "t.rules")
     assert not marker.exists(), "a planted cache entry was unpickled"
     assert decls and not diags
@@ -63,37 +65,37 @@ def test_a_foreign_built_entry_is_never_unpickled(own, tmp_path):
 def test_a_foreign_or_damaged_code_entry_never_runs(own):
     """41 + 1 stays 42 whatever the entry holds: another's code, or a flipped bit."""
     source = "def f():\n    return 41 + 1\n"
-    cache.python_code(source, "<t>")
+    store.python_code(source, "<t>")
     (entry,) = own.glob("code-*")
     entry.write_bytes(marshal.dumps(compile("def f():\n    return 43\n", "<t>", "exec")))
-    cache._memory.clear()
+    store._memory.clear()
     ns: dict = {}
-    exec(cache.python_code(source, "<t>"), ns)  # noqa: S102 - the test's own text
+    exec(store.python_code(source, "<t>"), ns)  # noqa: S102 - the test's own text
     assert ns["f"]() == 42
     data = bytearray(entry.read_bytes())            # rewritten, with its digest: now flip one bit of it
     data[-5] ^= 0x01
     entry.write_bytes(bytes(data))
-    cache._memory.clear()
+    store._memory.clear()
     ns = {}
-    exec(cache.python_code(source, "<t>"), ns)  # noqa: S102
+    exec(store.python_code(source, "<t>"), ns)  # noqa: S102
     assert ns["f"]() == 42
 
 
 def test_an_entry_too_large_or_not_a_file_is_not_read(own, monkeypatch):
-    cache.keep("built-big.pickle", b"x" * 100)
-    assert cache.kept("built-big.pickle") == b"x" * 100
-    monkeypatch.setattr(cache, "MAX_ENTRY", 64)
-    assert cache.kept("built-big.pickle") is None
-    monkeypatch.setattr(cache, "MAX_ENTRY", 1 << 20)
+    store.keep("built-big.pickle", b"x" * 100)
+    assert store.kept("built-big.pickle") == b"x" * 100
+    monkeypatch.setattr(store, "MAX_ENTRY", 64)
+    assert store.kept("built-big.pickle") is None
+    monkeypatch.setattr(store, "MAX_ENTRY", 1 << 20)
     (own / "built-fifo.pickle").unlink(missing_ok=True)
     os.mkfifo(own / "built-fifo.pickle")
-    assert cache.kept("built-fifo.pickle") is None          # opened without blocking, and refused
+    assert store.kept("built-fifo.pickle") is None          # opened without blocking, and refused
 
 
 def test_the_folder_is_made_private_with_a_private_secret(own):
-    cache.keep("built-a.pickle", b"a")
+    store.keep("built-a.pickle", b"a")
     assert stat.S_IMODE(own.stat().st_mode) == 0o700
-    assert stat.S_IMODE((own / cache.SECRET).stat().st_mode) == 0o600
+    assert stat.S_IMODE((own / store.SECRET).stat().st_mode) == 0o600
     assert stat.S_IMODE((own / "built-a.pickle").stat().st_mode) == 0o600
 
 
@@ -102,8 +104,9 @@ def test_a_folder_others_can_write_is_refused_with_a_warning(tmp_path, monkeypat
     shared.mkdir()
     shared.chmod(0o777)
     monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(shared))
-    monkeypatch.setattr(cache, "_memory", {})
-    monkeypatch.setattr(cache, "warned", set(), raising=False)
+    monkeypatch.setattr(store, "_memory", {})
+    monkeypatch.setattr(cache, "_memory", store._memory)
+    monkeypatch.setattr(store, "warned", set(), raising=False)
     decls, _ = cache.build_rules(RULES, "t.rules")
     assert decls and list(shared.iterdir()) == []           # it ran, and kept nothing there
     err = capsys.readouterr().err
@@ -111,11 +114,11 @@ def test_a_folder_others_can_write_is_refused_with_a_warning(tmp_path, monkeypat
 
 
 def test_a_secret_others_can_read_refuses_the_folder(own, monkeypatch, capsys):
-    monkeypatch.setattr(cache, "warned", set(), raising=False)
-    cache.keep("built-a.pickle", b"a")
-    (own / cache.SECRET).chmod(0o644)
-    monkeypatch.setattr(cache, "_opened", {})
-    assert cache.kept("built-a.pickle") is None
+    monkeypatch.setattr(store, "warned", set(), raising=False)
+    store.keep("built-a.pickle", b"a")
+    (own / store.SECRET).chmod(0o644)
+    monkeypatch.setattr(store, "_opened", {})
+    assert store.kept("built-a.pickle") is None
     assert "warning[E0010]" in capsys.readouterr().err
 
 
@@ -130,27 +133,28 @@ def test_writes_never_follow_a_planted_link(own, tmp_path):
     entry.unlink()
     for planted in (name, f"{name}.{os.getpid()}.tmp"):
         (own / planted).symlink_to(victim)
-    cache._memory.clear()
+    store._memory.clear()
     assert cache.build_rules(RULES, "t.rules")[0]
     assert victim.read_text() == "mine\n"
     assert (own / name).is_file() and not (own / name).is_symlink()
 
 
 def test_temporaries_of_dead_writes_are_removed(own):
-    cache.keep("built-a.pickle", b"a")
+    store.keep("built-a.pickle", b"a")
     dead = own / ".built-b.pickle.99999999.0badf00d.tmp"
     dead.write_bytes(b"half")
     mine = own / f".built-c.pickle.{os.getpid()}.0badf00d.tmp"
     mine.write_bytes(b"under way")
-    cache._writes.clear()
-    cache.keep("built-d.pickle", b"d")
+    store._writes.clear()
+    store.keep("built-d.pickle", b"d")
     assert not dead.exists() and mine.exists()
 
 
 def test_the_cache_is_the_users_never_the_package(tmp_path, monkeypatch):
     monkeypatch.delenv("GRIMORIO_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setattr(cache, "_memory", {})
+    monkeypatch.setattr(store, "_memory", {})
+    monkeypatch.setattr(cache, "_memory", store._memory)
     package = Path(cache.__file__).resolve().parent.parent
     before = {p for p in package.rglob("*") if "built-" in p.name}
     cache.build_rules(RULES + "var unique_to_this_test = 1\n", "t.rules")

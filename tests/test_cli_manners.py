@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from grimorio.interpreter.tools import colour
-from grimorio.interpreter.tools.cli import _parser, main
+from grimorio.interpreter.tools.arguments import _parser
+from grimorio.interpreter.tools.cli import main
 from grimorio.interpreter.tools.completion import commands, script
 
 ROOT = Path(__file__).resolve().parent.parent

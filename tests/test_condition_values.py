@@ -3,6 +3,8 @@ checked by kind where the text shows it and when it runs otherwise, as a written
 columns read by a text (`g["loss"]`). Over the English edition, rulesets/arena."""
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from tests.conftest import diagnostics_of
@@ -103,3 +105,101 @@ def test_what_the_checker_refuses_before_anything_runs(body, words):
 def test_what_is_refused_when_it_runs(body, words):
     out = diagnostics_of(HEAD + "      " + body + "\n")
     assert all(w in out for w in words), out
+
+
+# ------------------------------------------------------------------ any expression of condition kind
+def test_the_condition_and_the_grade_from_fields_calls_and_indexes(run):
+    """Not only a local: a record's field, a list's item, a call, a loop variable's field."""
+    run(HEAD + """
+      remove Kira Bleeding
+      remove Kira prone
+      let r = {wound: Bleeding, how: Bleeding.Heavy, also: [prone]}
+      add Kira r.wound r.how
+      add Kira r.also[1]
+      expect cards(Kira, Bleeding) == [Bleeding.Heavy] and has(Kira, prone)
+      remove Kira condition_named("Bleeding") r.how
+      remove Kira r.also[1]
+      expect not has(Kira, prone) and not has(Kira, Bleeding)
+      for e in [{c: prone, g: none}, {c: Bleeding, g: "Light"}]:
+        add Kira e.c e.g with {rounds: 1}
+      expect has(Kira, prone) and cards(Kira, Bleeding) == [Bleeding.Light]
+      for e in [{c: prone}, {c: Bleeding}]:
+        remove Kira e.c
+      expect not has(Kira, prone) and not has(Kira, Bleeding)
+    """)
+
+
+def test_a_text_looked_up_as_a_condition(run):
+    """The text in data ("terror" in a table, a sheet's text field) turned into the condition it names."""
+    run(HEAD + """
+      remove Kira Bleeding
+      let names = ["prone", "Bleeding"]
+      for name in names:
+        remove Kira condition_named(name)
+      expect not has(Kira, prone) and not has(Kira, Bleeding)
+      receive Kira condition_named(names[2]) Light
+      receive Kira condition_named("Bleeding") Light
+      expect cards(Kira, Bleeding) == [Bleeding.Heavy]
+      expect condition_named("prone") == prone and has(Kira, condition_named(names[2]))
+      expect condition_named("prone").strike_bonus == 2 and condition_named("prone")["strike_bonus"] == 2
+    """)
+
+
+@pytest.mark.parametrize("body, words", [
+    ('add Kira "prone"', ['error[E0204]: "add" takes a condition, not a text',
+                          "look the condition up by it with condition_named(TEXT)"]),
+    ('remove Kira weapons', ['error[E0204]: "remove" takes a condition, not the table weapons']),
+    ('add Kira range(1, 2)[1]', ['error[E0204]: "add" takes a condition, not a number']),
+    ('add Kira Bleeding.Light', ['error[E0204]: "add" takes a condition, not a grade of "Bleeding"']),
+    ('add Kira Bleeding len(combatants())', ['error[E0204]: "add" takes a grade, not a number']),
+    ('add Kira condition_named("Bleding") Light', ['error[E0280]: no condition is named "Bleding"',
+                                                  'did you mean "Bleeding"?']),
+    ('let c = condition_named(3)', ['error[E0204]: condition_named() takes a text, not a number']),
+    ('remove Kira len(combatants())', ['error[E0204]: "remove" takes a condition, not a number']),
+], ids=["a text", "a table", "an item that is a number", "a grade", "a number as grade", "a misspelt text",
+        "no text", "a call of another kind"])
+def test_what_the_checker_refuses_of_any_expression(body, words):
+    out = diagnostics_of(HEAD + "      " + body + "\n")
+    assert all(w in out for w in words), out
+    assert "E0003" not in out
+
+
+@pytest.mark.parametrize("body, words", [
+    ('let name = "Bleding"\n      add Kira condition_named(name) Light',
+     ['error[E0280]: no condition is named "Bleding"', 'did you mean "Bleeding"?', "scenario.enc:9"]),
+    ('let name = "zzz"\n      let c = condition_named(name)',
+     ['error[E0280]: no condition is named "zzz"', "the conditions are: down, prone, Bleeding"]),
+    ('let r = {c: [prone, 3]}\n      for x in r.c:\n        add Kira x',
+     ['error[E0204]: a condition is asked here, not 3 (a number)']),
+    ('let r = {c: 3}\n      add Kira r.c', ['error[E0204]: a condition is asked here, not 3 (a number)']),
+    ('let r = {g: 3}\n      add Kira Bleeding r.g', ['error[E0501]: condition "Bleeding" has no grade 3']),
+    ('let r = {g: "Medium"}\n      add Kira Bleeding r.g', ['error[E0501]: condition "Bleeding" has no grade "Medium"']),
+    ('let r = {g: Bleeding.Light}\n      add Kira prone r.g', ['error[E0204]: "prone" is a state without grades']),
+], ids=["a misspelt text", "a text naming nothing", "an item that is a number", "a field holding a number",
+        "a number as grade", "a grade it lacks",
+        "a grade for a state"])
+def test_what_is_refused_when_it_runs_of_any_expression(body, words):
+    out = diagnostics_of(HEAD + "      " + body + "\n")
+    assert all(w in out for w in words), out
+    assert "E0003" not in out
+
+
+@pytest.mark.slow           # compiles arena plain once (a second)
+@pytest.mark.parametrize("body", [
+    'remove Kira Bleeding\n      let r = {c: Bleeding, g: "Light"}\n      add Kira r.c r.g\n'
+    '      receive Kira condition_named("Bleeding") r.g\n      expect cards(Kira, Bleeding) == [Bleeding.Heavy]',
+    'for w in rows(natural_weapons):\n        receive Kira condition_named(w.leaves) w.grade\n'
+    '      expect has(Kira, prone) and cards(Kira, Bleeding) == [Bleeding.Heavy]',
+    'let name = "Bleding"\n      add Kira condition_named(name) Light',
+    'let r = {g: "Medium"}\n      add Kira Bleeding r.g',
+], ids=["fields and a call", "a table's texts", "a text naming nothing", "a grade it lacks"])
+def test_card_statements_of_any_expression_run_alike_plain_and_optimized(tmp_path, body):
+    from tests.test_plain_and_optimized import run as run_both
+    path = tmp_path / "cards.enc"
+    path.write_text(textwrap.dedent(HEAD + "      " + body + "\n").lstrip("\n"), encoding="utf-8")
+    plain = run_both(path, 1, False)
+    assert plain == run_both(path, 1, True)
+    if plain[0] == "error":
+        assert plain[1][0][0] in ("E0280", "E0501"), plain
+    else:
+        assert plain[2] and all(ok for ok, _left, _right in plain[2]), plain[2]

@@ -9,7 +9,7 @@ import pytest
 from grimorio.interpreter.tools.cli import main
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.editions.loader import bundled_root
+from grimorio.dsl.editions.files import bundled_root
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.dsl.check.front import load_encounter
 from grimorio.interpreter.compile.programs import program_for
@@ -607,6 +607,19 @@ def test_EALT_33_esp_especificos_instead_of_abatimiento(específicos):
         assert r.grades("Akira", "Emoción") == ["Grave"] and r.has("Akira", "fobia") and not r.has("Akira", "abatimiento")
     else:
         assert sorted(r.grades("Akira", "Emoción")) == ["Grave", "Persistente"] and not r.has("Akira", "fobia")
+
+
+def test_EALT_17_the_specific_state_a_source_names_by_its_text():
+    """dar_especial looks the condition up by the text (condition_named): every E.Esp of the module, the
+    one written with a space too; a text that names none stops the run where it is given (E0280)."""
+    especiales = ["enfermedad", "veneno", "infección", "desangramiento", "lesión", "ceguera", "sordera", "fobia",
+                  "paranoia", "compulsión", "amnesia", "bloqueo empático", "catatonia"]
+    r = run_text(scene(do=";".join(f'dar_especial(Akira, "{e}")' for e in especiales)))
+    assert all(r.has("Akira", e.replace(" ", "_")) for e in especiales)
+    from tests.conftest import diagnostics_of
+    out = diagnostics_of(scene(do='herir_con(Akira, Heridas.Persistente, "lesion")', sets="esp_específicos = true"))
+    assert 'error[E0280]: no condition is named "lesion"' in out and 'did you mean "lesión"?' in out, out
+    assert "actividades.rules" in out
 
 
 # ---------------------------------------------------------------- Afección

@@ -34,6 +34,8 @@ def offered(edition, before: str, encounter: bool = False) -> dict[str, list[str
     ("set malus", ("option", None)),
     ("  add objetivo ", ("condition", None)),
     ("  if has(yo, inc", ("condition", None)),
+    ('  add yo condition_named("inc', ("condition", "text")),
+    ('  let c = condition_named("', ("condition", "text")),
     ("  FUE: in", ("any", None)),          # a sheet's field in a rules file is no script line
     ("  ", ("statement", None)),
     ('  say "yo.', ("text", None)),
@@ -65,7 +67,8 @@ def test_inside_a_table_s_brackets_its_keys(edition):
 
 
 def test_where_a_condition_an_action_or_an_option_goes(edition):
-    assert set(offered(edition, "  add objetivo ")) == {"inconsciente", "muerto"}
+    assert set(offered(edition, "  add objetivo ")) == {"inconsciente", "muerto", "condition_named"}
+    assert set(offered(edition, '  add objetivo condition_named("in')) == {"inconsciente", "muerto"}
     assert offered(edition, "  Rodrigo: ", True)["atacar"] == ["action"]
     assert "en_pie" not in offered(edition, "  Rodrigo: ", True)
     opts = offered(edition, "set ")

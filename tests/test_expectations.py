@@ -195,7 +195,7 @@ def test_a_scripted_decision_the_rules_refuse_names_the_clause():
 @pytest.mark.slow
 def test_expect_is_no_statement_of_rules(tmp_path):
     from grimorio.dsl.diagnostics import GrimorioError
-    from grimorio.dsl.editions.loader import bundled_root
+    from grimorio.dsl.editions.files import bundled_root
     folder = tmp_path / "casa"
     folder.mkdir()
     (folder / "casa.rules").write_text("edition casa:\n  extends yokai\n\nrule prueba(c):\n  expect c.FUE > 0\n"

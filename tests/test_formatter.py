@@ -111,6 +111,13 @@ def test_lines_inside_brackets_move_with_the_line_that_opens_them():
     assert_keeps_meaning(text, "x.rules")
 
 
+def test_a_closing_bracket_on_its_own_line_stays_under_the_line_that_opens_it():
+    text = "rule r(x):\n    let y = [x,\n        3,\n    ]\n    return y\n"
+    assert format_text(text) == "rule r(x):\n  let y = [x,\n      3,\n  ]\n  return y\n"
+    assert_keeps_meaning(text, "x.rules")
+    assert format_text("var v = [1,\n]\n") == "var v = [1,\n]\n"
+
+
 def test_tabs_count_as_the_parser_counts_them():
     text = "rule r(x):\n\tif x:\n\t\treturn 1\n\treturn 2\n"
     assert format_text(text) == "rule r(x):\n  if x:\n    return 1\n  return 2\n"

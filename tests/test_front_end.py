@@ -11,7 +11,7 @@ import pytest
 from grimorio.dsl.check import front, remembered
 from grimorio.dsl.check.facts import facts_of
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.editions.loader import bundled_root, edition_heads
+from grimorio.dsl.editions.files import bundled_root, edition_heads
 from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.tools.cli import main
 from tests.test_checker import write_edition
@@ -93,9 +93,9 @@ def test_a_kept_check_holds_plain_data(tmp_path, kept, capsys):
     import json
     folder = write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\noption sin_uso = 3\n")
     _check(capsys, folder)
-    from grimorio.dsl.editions import cache
+    from grimorio.dsl import store
     (entry,) = kept.glob("checked-*")
-    data = json.loads(cache.kept(entry.name)[32:])            # behind the cache's own seal, and our digest
+    data = json.loads(store.kept(entry.name)[32:])            # behind the cache's own seal, and our digest
     assert [d[0] for d in data["diagnostics"]] == ["W0705"] and data["notes"]
 
 

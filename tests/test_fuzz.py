@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grimorio.dsl.editions import loader
+from grimorio.dsl.editions import files as loader
 from grimorio.dsl.syntax.builder import build_encounter, build_rules
 from grimorio.dsl.diagnostics import Span, GrimorioError, Sources, render
 from grimorio.dsl.editions.loader import load_entry, load_house

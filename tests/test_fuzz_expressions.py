@@ -25,7 +25,8 @@ ATOMS = st.sampled_from([
 ])
 UNARY = ["-", "not "]
 BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "in", "not in"]
-CALLS = ["len", "min", "max", "sum", "abs", "floor", "ceil", "distinct", "first", "enemies", "allies", "grades"]
+CALLS = ["len", "min", "max", "sum", "abs", "floor", "ceil", "distinct", "first", "enemies", "allies", "grades",
+         "condition_named"]
 
 
 def expressions():
@@ -67,6 +68,12 @@ def statements(expr):
         expr.map(lambda e: f"receive Akira Heridas {e}" if e.isidentifier() else f"let z = {e}"),
         expr.map(lambda e: f"expect {e}"),
         expr.map(lambda e: f"add Akira incapacitado with {e}"),
+        # A card statement's condition and grade from any expression (a field, a call, an item).
+        st.tuples(expr, expr, st.sampled_from(["add", "remove", "receive"])).map(
+            lambda t: f"let r = {{c: {t[0]}, g: {t[1]}}}\n  {t[2]} Akira r.c r.g"),
+        st.tuples(expr, st.sampled_from(["add", "remove", "receive"])).map(
+            lambda t: f"{t[1]} Akira condition_named({t[0]})"),
+        expr.map(lambda e: f"let r = [{e}]\n  remove Akira r[1]"),
         st.sampled_from(["receive Akira Fatiga Leve", "remove Akira Heridas", "add Akira incapacitado",
                          'expect said "Akira"', 'expect not said "x"',
                          "actuar(Akira, \"FUE\", 9)", "stop"]),

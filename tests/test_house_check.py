@@ -177,6 +177,22 @@ def test_a_let_that_hides_an_outcome_or_a_table_warns(tmp_path):
     assert ws[1].message == 'this let hides the table "armas" for the rest of the block'
 
 
+
+def test_a_rule_named_like_a_builtin_warns(tmp_path):
+    # A rule `standing()` silently took the place of the builtin in every call; now a warning says so.
+    rs = edition(tmp_path, head=OUTCOMES, rules="""
+        rule standing():
+          return []
+
+        rule len_of(c):
+          return len(standing())
+        """)
+    assert check_ruleset(rs) == []
+    ws = [w for w in dead_data(rs) if w.code == "W0240"]
+    assert [(w.span.line, w.span.col, w.severity) for w in ws] == [(line_of(rs, "rule standing"), 6, "warning")]
+    assert ws[0].message == 'rule "standing" hides the builtin standing()'
+    assert "give the rule another name" in ws[0].help
+
 # ---------------------------------------------------------------- cells, lookups, decisions, options
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.check.checker import check_ruleset
-from grimorio.dsl.check.constants import plain as plain_value
+from grimorio.dsl.syntax.constants import plain as plain_value
 from grimorio.dsl.diagnostics import GrimorioError
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.tools.cli import main
@@ -650,7 +650,7 @@ def chain(root, levels: int):
 def test_an_extends_chain_reads_the_edition_heads_once(tmp_path, monkeypatch):
     # Issue 27: edition_heads was read again at every level: a chain of N editions read N x N heads
     # (400 levels took 14-20 s).
-    import grimorio.dsl.editions.loader as loader
+    import grimorio.dsl.editions.files as loader
     chain(tmp_path, 30)
     calls = []
     real = loader.entry_heads
@@ -684,13 +684,13 @@ def test_rules_past_the_size_that_checks_in_seconds_are_refused_before_parsing(t
 
 
 def test_the_size_cap_counts_every_file_of_the_ruleset(tmp_path, monkeypatch):
-    import grimorio.dsl.editions.loader as loader
+    import grimorio.dsl.editions.files as loader
     monkeypatch.setattr(loader, "MAX_RULES_BYTES", 8 * 1024)
     too_large(tmp_path)
 
 
 def too_large(tmp_path):
-    from grimorio.dsl.editions.loader import MAX_RULES_BYTES
+    from grimorio.dsl.editions.files import MAX_RULES_BYTES
     folder = tmp_path / "grande"
     folder.mkdir()
     (folder / "edicion.rules").write_text('edition grande:\n  title "G"\n  include "reglas.rules"\n\n'

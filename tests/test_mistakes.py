@@ -33,6 +33,7 @@ def test_every_known_mistake_gets_its_message(mistake, start, text):
                 "roll by with nothing after": ("needs", "roll 1D6"),
                 "roll by after arithmetic": ('follows the dice right after "roll"', "put it in brackets"),
                 "a round's start after a step": ("comes before its steps", "above the round's first step"),
+                "a card statement without its condition": ("needs a", "name that holds one"),
                 }[mistake.name]
     assert expected[0] in d.message and expected[1] in d.help, d
 

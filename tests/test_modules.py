@@ -10,7 +10,8 @@ import pytest
 
 from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.editions.loader import bundled_root, load_edition
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.editions.files import bundled_root
 from grimorio.interpreter.tools.cli import main
 
 MODULE = """\

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.tools.cli import main, prepare_from_argv
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.tools.preparing import prepare_from_argv
 from grimorio.interpreter.tools.paired import difference
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +108,7 @@ def test_the_text_form(capsys):
 def test_a_worker_prepares_the_house_rules_from_the_spec():
     # The spec a worker prepares from keeps the --house files (it used to drop them: a spawned
     # or Dask worker simulated the bare edition, and a comparison's two sides shared one runner).
-    from grimorio.interpreter.tools.cli import _parser
+    from grimorio.interpreter.tools.arguments import _parser
     from grimorio.interpreter.tools.simulate import Runner, run_seed
     from grimorio.interpreter.tools.simulate_cli import _portable_argv
     from grimorio.interpreter.tools.tally import Tally

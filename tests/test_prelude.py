@@ -9,7 +9,7 @@ import pytest
 
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources
-from grimorio.dsl.editions.loader import bundled_root
+from grimorio.dsl.editions.files import bundled_root
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.transcript import render_text
@@ -357,7 +357,7 @@ def test_a_policy_option_an_edition_declares_again_is_read_by_the_runtime_and_no
 
 def test_every_policy_option_of_the_prelude_has_its_contract():
     from grimorio.dsl.syntax import nodes as n
-    from grimorio.dsl.editions.loader import prelude
+    from grimorio.dsl.editions.files import prelude
     from grimorio.dsl.check.policy import POLICY, check_policy
     options = {d.name: d for d in prelude()[1] if isinstance(d, n.Option)}
     assert set(POLICY) == set(options)

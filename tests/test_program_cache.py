@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from grimorio.dsl import store
 from grimorio.dsl.editions import cache
 from grimorio.interpreter.compile import programs as encounter   # where the process keeps its programs
 from grimorio.interpreter.compile import stored
@@ -242,14 +243,14 @@ def test_records_keep_their_methods_compiled_and_need_no_dataclasses(tmp_path):
 
 def test_the_cache_keeps_the_newest_entries_of_a_kind_and_trims_a_quarter_over(tmp_path, monkeypatch):
     monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(cache, "KEEP", 8)
-    monkeypatch.setattr(cache, "_writes", {})    # it looks at the folder on writes 1, 3, 5...: a quarter of 8
+    monkeypatch.setattr(store, "KEEP", 8)
+    monkeypatch.setattr(store, "_writes", {})    # it looks at the folder on writes 1, 3, 5...: a quarter of 8
     for i in range(10):                       # within a quarter over 8: nothing is dropped yet
-        cache.keep(f"built-{i:02}.pickle", b"x")
+        store.keep(f"built-{i:02}.pickle", b"x")
         os.utime(tmp_path / f"built-{i:02}.pickle", (i, i))
-    cache.keep("code-00.marshal", b"y")      # another kind is counted apart
+    store.keep("code-00.marshal", b"y")      # another kind is counted apart
     assert len(list(tmp_path.glob("built-*.pickle"))) == 10
-    cache.keep("built-10.pickle", b"x")        # 11 > 8 + 2: the oldest go, down to 8
+    store.keep("built-10.pickle", b"x")        # 11 > 8 + 2: the oldest go, down to 8
     assert sorted(p.name for p in tmp_path.glob("built-*.pickle")) == [f"built-{i:02}.pickle" for i in range(3, 11)]
     assert (tmp_path / "code-00.marshal").exists()
 

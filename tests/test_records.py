@@ -14,7 +14,7 @@ import pytest
 
 from grimorio.dsl import records
 
-MODULES = ["grimorio.dsl.syntax.nodes", "grimorio.dsl.diagnostics", "grimorio.dsl.editions.loader", "grimorio.dsl.check.names",
+MODULES = ["grimorio.dsl.syntax.nodes", "grimorio.dsl.diagnostics", "grimorio.dsl.editions.files", "grimorio.dsl.check.names",
            "grimorio.dsl.editions.layers", "grimorio.dsl.editions.modules", "grimorio.interpreter.tools.formatter",
            "grimorio.interpreter.run.encounter", "grimorio.interpreter.run.expectations", "grimorio.interpreter.tools.paired",
            "grimorio.interpreter.tools.simulate", "grimorio.interpreter.tools.analysis"]
@@ -114,7 +114,7 @@ def test_a_record_class_behaves_as_the_standard_dataclass(name):
 def test_records_pickle_as_they_are():
     from grimorio.dsl.syntax import nodes as n
     from grimorio.dsl.diagnostics import Diagnostic, Span
-    from grimorio.dsl.editions.loader import Ruleset
+    from grimorio.dsl.editions.files import Ruleset
     made = [n.Attr(Span("f", 1, 2, 1, 5), n.Name(Span("f", 1, 2), "x"), "y", name_span=Span("f", 1, 4)),
             Diagnostic("E0001", "m", Span("f", 3, 1), "h"), Ruleset(n.Edition(Span("f", 1, 1), "e", None, None, None, (), ()), "raíz")]
     for x in made:

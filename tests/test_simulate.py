@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from grimorio.interpreter.tools.cli import main, prepare_from_argv
+from grimorio.interpreter.tools.cli import main
+from grimorio.interpreter.tools.preparing import prepare_from_argv
 from grimorio.interpreter.tools.simulate import Runner, Spec, run_seed, runner_for, simulate
 from grimorio.interpreter.tools.summary import bins, render_text, summarize
 from grimorio.interpreter.tools.tally import Tally, wilson

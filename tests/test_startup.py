@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from lark import Lark
 
+from grimorio.dsl import store
 from grimorio.dsl.editions import cache
 from grimorio.dsl.syntax import parser
 from grimorio.dsl.syntax.builder import build_rules as build_rules_uncached
@@ -22,7 +23,8 @@ RULES = (ROOT / "rulesets" / "aquelarre" / "tablas.rules").read_text(encoding="u
 def cache_dir(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(folder))
-    monkeypatch.setattr(cache, "_memory", {})
+    monkeypatch.setattr(store, "_memory", {})
+    monkeypatch.setattr(cache, "_memory", store._memory)
     parser.lark_parser.cache_clear()
     yield folder
     parser.lark_parser.cache_clear()
@@ -56,10 +58,11 @@ def test_a_folder_that_cannot_be_made_only_costs_time(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(blocker / "cache"))
-    monkeypatch.setattr(cache, "_memory", {})
+    monkeypatch.setattr(store, "_memory", {})
+    monkeypatch.setattr(cache, "_memory", store._memory)
     parser.lark_parser.cache_clear()
     try:
-        assert cache.place("anything") is None
+        assert store.place("anything") is None
         assert parser.lark_parser().parse("var x = 1\n", start="rules_file").children
         decls, diags = cache.build_rules(RULES, "t.rules")
         assert decls and not diags
@@ -85,7 +88,7 @@ def test_a_built_file_is_kept_by_its_content(cache_dir):
     assert cache.build_rules(RULES, "t.rules") == fresh
     kept = list(cache_dir.glob("built-*.pickle"))
     assert len(kept) == 1
-    cache._memory.clear()
+    store._memory.clear()
     assert cache.build_rules(RULES, "t.rules") == fresh          # from disk
     # Another text, or the same text under another name, is another entry.
     cache.build_rules(RULES + "\nvar y = 2\n", "t.rules")
@@ -98,7 +101,7 @@ def test_a_damaged_built_entry_is_rebuilt(cache_dir):
     cache.build_rules(RULES, "t.rules")
     (kept,) = cache_dir.glob("built-*.pickle")
     kept.write_bytes(b"\x80\x05garbage")
-    cache._memory.clear()
+    store._memory.clear()
     assert cache.build_rules(RULES, "t.rules") == build_rules_uncached(RULES, "t.rules")
 
 
@@ -143,18 +146,18 @@ def test_a_second_run_builds_nothing(tmp_path):
 
 
 def test_generated_python_is_compiled_once_and_kept(cache_dir):
-    from grimorio.dsl.editions import cache
+    from grimorio.dsl import store
     source = "def f():\n    return 41 + 1\n"
-    first = cache.python_code(source, "<grimorio test>")
+    first = store.python_code(source, "<grimorio test>")
     kept = list(cache_dir.glob("code-*.marshal"))
     assert len(kept) == 1
-    cache._memory.clear()
-    second = cache.python_code(source, "<grimorio test>")
+    store._memory.clear()
+    second = store.python_code(source, "<grimorio test>")
     ns: dict = {}
     exec(second, ns)                                   # noqa: S102 - the test's own text
     assert ns["f"]() == 42 and second.co_consts == first.co_consts
     kept[0].write_bytes(b"\x00damaged")                # a damaged entry is compiled again, never a failure
-    cache._memory.clear()
+    store._memory.clear()
     ns = {}
-    exec(cache.python_code(source, "<grimorio test>"), ns)   # noqa: S102
+    exec(store.python_code(source, "<grimorio test>"), ns)   # noqa: S102
     assert ns["f"]() == 42

@@ -160,6 +160,8 @@ def test_a_failed_run_does_not_overwrite_the_state(tmp_path, capsys, saved):
 
 @pytest.mark.parametrize("damage, code, message, where", [
     (lambda t: t[: len(t) // 2], "E0801", "the state file ends before its data does (it was cut short)", None),
+    (lambda t: t[: t.index('"edition": "yokai"') + len('"edition": "yo')], "E0801",   # inside a text
+     "the state file ends before its data does (it was cut short)", None),
     (lambda t: t.replace('"vars": {', '"vars": {,', 1), "E0801", "the state file is damaged", None),
     (lambda t: '{"format": "otra cosa", "version": 1}', "E0802", "this is not a grimorio state file", ":1:2"),
     (lambda t: "[1, 2, 3]", "E0802", "this is not a grimorio state file", ":1:1"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..syntax import nodes as n
-from .constants import NotConstant, plain, written
+from ..syntax.constants import NotConstant, plain, written
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 
 from ..bounds import MAX_DICE as MAX_BUILT_DICE      # the documented bound of a dice value (10,000)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import kinds as K
 from ..syntax import nodes as n
-from .constants import NotConstant, constant, kind_of, plain
+from ..syntax.constants import NotConstant, constant, kind_of, plain
 from ..diagnostics import Diagnostic, did_you_mean
 from .format_kinds import check_formats
 from .agreement import check_agreement

@@ -16,7 +16,7 @@ from .ranges import key_range
 
 
 def dead_data(rs) -> list[Diagnostic]:
-    from ..editions.loader import prelude
+    from ..editions.files import prelude
     from .shadowing import nodes_of
     nodes = [x for _d, x in nodes_of(rs)]
     read = {x.name for x in nodes if isinstance(x, n.Attr)}
@@ -40,9 +40,9 @@ def dead_data(rs) -> list[Diagnostic]:
             out.append(_warn("W0705", f'no rule reads option "{o.name}"', o.span,
                              f'read it with "option {o.name}", or remove it'))
     from .coverage import coverage
-    from .shadowing import shadowed
+    from .shadowing import hidden_builtins, shadowed
     # Not dead data, but what a run would miss as well: names that hide others, values no row answers.
-    return out + shadowed(rs) + [d for d in coverage(rs) if d.severity == "warning"]
+    return out + shadowed(rs) + hidden_builtins(rs) + [d for d in coverage(rs) if d.severity == "warning"]
 
 
 def _warn(code, message, span, help) -> Diagnostic:

@@ -8,7 +8,7 @@ same check serves a compiled program and anything else that knows them."""
 from __future__ import annotations
 
 from ..syntax import nodes as n
-from .constants import NotConstant, kind_of, plain
+from ..syntax.constants import NotConstant, kind_of, plain, set_twice, setting_span
 from ..diagnostics import Diagnostic, Span, did_you_mean
 from .policy import check_policy
 from ..records import dataclass, replace
@@ -50,10 +50,6 @@ def setting_value(value):
         return value.value if isinstance(value, n.Const) else value
 
 
-def setting_span(value) -> Span:
-    return value.span if isinstance(value, n.Node) else Span("<command line>", 0, 0)
-
-
 def check_settings(settings, facts: Facts) -> list[Diagnostic]:
     """The options an encounter's `set` lines and the command line's `--set` give: options of these
     rules, each of its kind (the prelude's policy options by their contract, dsl/check/policy.py)."""
@@ -71,21 +67,6 @@ def check_settings(settings, facts: Facts) -> list[Diagnostic]:
             out += policy
         elif type(v) is not type(default):
             out.append(Diagnostic("E0204", f'option "{name}" takes {kind_of(default)}, not {kind_of(v)}', span))
-    return out
-
-
-def set_twice(settings) -> list[Diagnostic]:
-    """E0325: one option set twice by one encounter (or one layer): the last would win in silence.
-    `settings`: (name, value node) in the order written."""
-    first: dict = {}
-    out = []
-    for name, value in settings:
-        span = setting_span(value)
-        if name in first:
-            out.append(Diagnostic("E0325", f'option "{name}" is set twice', span,
-                                  f"it is first set at line {first[name].line}; keep one of the two"))
-        else:
-            first[name] = span
     return out
 
 

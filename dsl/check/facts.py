@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..syntax import nodes as n
-from .constants import NotConstant, constant
+from ..syntax.constants import NotConstant, constant
 from .encounter_check import Facts, combatant_choices
 from .names import walk
 from .sheets import fields_by_sheet

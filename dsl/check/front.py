@@ -128,6 +128,6 @@ def roots_for(path, extra=()) -> list[Path]:
     """Where an encounter's edition is looked for, first match first: the folders named on the
     command line, the folder around the encounter's own folder (so an encounter kept beside its
     edition finds it), then the bundled rulesets."""
-    from ..editions.loader import bundled_root
+    from ..editions.files import bundled_root
     here = Path(path).resolve().parent
     return [Path(p) for p in extra] + [here.parent, bundled_root()]

@@ -18,6 +18,7 @@ from .names import Resolved
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
 MAP = "a map"
 FRACTION, RECORD = "a fraction", "a record"
+CONDITION = "a condition"             # one the text does not name: condition_named(TEXT), an item of all_conditions()
 COMBATANT = "the combatant"           # and its name: its fields are the sheet's, whatever it holds
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
@@ -191,6 +192,10 @@ def _call(node, resolve):
     name, args = r.target, [kind(a.value, resolve) for a in node.args]
     if name == "rows":
         return _rows(node, resolve)
+    if name == "condition_named":
+        return CONDITION
+    if name == "all_conditions":
+        return Kind(LIST, CONDITION)
     if name in ("first", "choose") and len(args) == (1 if name == "first" else 2):
         listed = args[-1]
         return listed.item if isinstance(listed, Kind) and listed == LIST and listed.filled else None
@@ -371,7 +376,7 @@ def check_field(node: n.Attr, resolve):
             return                          # Condition.Grade (names.check_attr); a combatant's sheet
     k = kind(node.obj, resolve)
     fields = getattr(k, "fields", None)
-    if k is None or k.startswith(COMBATANT) or fields is not None and node.name in fields:
+    if k is None or k.startswith(COMBATANT) or k == CONDITION or fields is not None and node.name in fields:
         return
     if fields is None:
         _fail_field(node, f'{k} has no fields: it has no "{node.name}"',
@@ -389,10 +394,29 @@ def row_table(node, resolve) -> str | None:
     return getattr(kind(node, resolve), "table", None)
 
 
+def is_condition(k) -> bool:
+    return k == CONDITION or k.startswith("the condition")
+
+
 def expect_condition(node, resolve, what):
     k = kind(node, resolve)
-    if k is not None and not k.startswith("the condition"):
-        _fail(node, f"{what} takes a condition, not {k}", "name a condition declared with \"condition\"")
+    if k is not None and not is_condition(k):
+        _fail(node, f"{what} takes a condition, not {k}", _CONDITION_HELP.get(k, _CONDITION_HELP[None]))
+
+
+_CONDITION_HELP = {
+    TEXT: "a text only names one: look the condition up by it with condition_named(TEXT)",
+    None: "name a condition declared with \"condition\", or give a value that holds one "
+          "(a local, a field, condition_named(TEXT))",
+}
+
+
+def expect_grade(node, resolve, what):
+    """The grade a card statement is given, as an expression: a grade, or a grade's name as a text."""
+    k = kind(node, resolve)
+    if k is not None and k != TEXT and not k.startswith("a grade of"):
+        _fail(node, f"{what} takes a grade, not {k}", "a grade (CONDITION.GRADE, or a value that holds one), "
+              "or a grade's name as a text")
 
 
 def check_membership(node: n.Binary, resolve):
@@ -411,7 +435,7 @@ ARGUMENT_KINDS = {
     "slice": ({LIST}, WHOLE, WHOLE), "without": ({LIST}, None), "choose": (None, {LIST}),
     "dice": (WHOLE, WHOLE), "range": (WHOLE, WHOLE),
     "keep_highest": ({DICE}, WHOLE), "keep_lowest": ({DICE}, WHOLE),
-    "agree": (None, {TEXT}, {TEXT}),
+    "agree": (None, {TEXT}, {TEXT}), "condition_named": ({TEXT},),
     "dice_count": ({DICE},), "dice_faces": ({DICE},), "dice_modifier": ({DICE},),
     "dice_times": ({DICE}, WHOLE), "repeated": ({DICE}, WHOLE),
 }

@@ -10,8 +10,9 @@ from __future__ import annotations
 import copy
 
 from ..syntax import nodes as n
+from ..syntax.nodes import walk
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
-from ..records import dataclass, field, fields
+from ..records import dataclass, field
 
 # Builtin functions of the language: name -> (min args, max args, what it does).
 BUILTINS = {
@@ -20,6 +21,7 @@ BUILTINS = {
     "has": (2, 3, "whether a combatant holds a condition (of a grade)"),
     "cards": (2, 2, "the grades of a condition a combatant holds"),
     "all_conditions": (0, 0, "every condition, in order of declaration"),
+    "condition_named": (1, 1, 'condition_named(TEXT): the condition of that name, as "condition" declares it'),
     "grades": (1, 1, "the grades of a condition, mildest first"),
     "distinct": (1, 1, "a list without repeats, in order"),
     "len": (1, 1, "how many items a list has"),
@@ -91,24 +93,6 @@ class Scope:
 class Resolved:
     kind: str          # local grade combatant rule table condition var outcome builtin it
     target: object = None      # a local: its binding's Python name (compiler scopes only)
-
-
-def walk(node):
-    """Every AST node under `node` (tuples and nested nodes included), depth first, without recursion."""
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if type(x) is tuple:
-            stack.extend(reversed(x))
-        elif isinstance(x, n.Node):
-            yield x
-            names = _FIELDS.get(type(x))
-            if names is None:
-                names = _FIELDS[type(x)] = tuple(f.name for f in fields(x))
-            stack.extend(v for v in map(x.__getattribute__, reversed(names)) if isinstance(v, (tuple, n.Node)))
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}       # each node class's field names
 
 
 _KNOWN_FIELDS: dict[tuple[int, ...], tuple[tuple, frozenset[str]]] = {}    # declarations' ids -> (them, fields)

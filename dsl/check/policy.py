@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from .constants import written
+from ..syntax.constants import written
 from ..diagnostics import Diagnostic, did_you_mean
 from .format_kinds import PLACEHOLDER
 

@@ -14,6 +14,7 @@ import os
 from functools import lru_cache
 
 from ..diagnostics import Diagnostic, Span
+from .. import store
 from ..editions import cache
 
 FORMAT = 1
@@ -32,7 +33,7 @@ def remembered(parts, sources, check, code=()) -> list[Diagnostic]:
         return diags
     with cache.recording() as notes:
         diags = check()
-    if key and cache.place(name):
+    if key and store.place(name):
         _keep(name, key, notes, diags, sources)
     return diags
 
@@ -55,7 +56,7 @@ def _key(parts, code=()) -> str | None:
 def language_version() -> str:
     """A digest of the language's own files and of Python's version: what other code checked is never
     reused."""
-    return cache.code_digest(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    return store.code_digest(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def _keep(name: str, key: str, notes: dict, diags: list[Diagnostic], sources) -> None:
@@ -67,11 +68,11 @@ def _keep(name: str, key: str, notes: dict, diags: list[Diagnostic], sources) ->
         data = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogatepass")
     except (TypeError, ValueError, UnicodeError):
         return                                   # a reading that is not plain data: not kept
-    cache.keep(name, hashlib.sha256(data).digest() + data)
+    store.keep(name, hashlib.sha256(data).digest() + data)
 
 
 def _kept(name: str, key: str):
-    data = cache.kept(name)
+    data = store.kept(name)
     if data is None or hashlib.sha256(data[32:]).digest() != data[:32]:
         return None
     try:

@@ -215,7 +215,14 @@ class _Walker:
     def s_CardOp(self, s: n.CardOp, scope):
         self.expr(s.who, scope)
         ct = self.conditions.get(s.condition)
-        if ct is None and s.condition in scope.locals:
+        if s.grade_source is not None:
+            self.collect(K.expect_grade, s.grade_source, self.resolving(scope), f'"{s.op}"')
+            self.expr(s.grade_source, scope)
+        if s.source is not None:
+            self.collect(K.expect_condition, s.source, self.resolving(scope), f'"{s.op}"')
+            self.expr(s.source, scope)
+            self.held_grade(s, scope)
+        elif ct is None and (s.condition in scope.locals or self.names.resolve(s.condition, scope) is not None):
             self.held_condition(s, scope)
         elif ct is None:
             self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
@@ -233,6 +240,12 @@ class _Walker:
         it runs)."""
         where = s.cond_span or s.span
         self.collect(K.expect_condition, n.Name(where, s.condition), self.resolving(scope), f'"{s.op}"')
+        if s.condition not in scope.locals:         # a var, or a name of another kind (a rule is no value)
+            self.expr(n.Name(where, s.condition), scope)
+        self.held_grade(s, scope)
+
+    def held_grade(self, s: n.CardOp, scope):
+        """The grade given to a condition the text does not name: a word must be a grade of some condition."""
         if s.grade is not None and s.grade not in scope.locals:
             grades = {g for c in self.conditions.values() for g in c.grades}
             if s.grade not in grades:
@@ -241,6 +254,8 @@ class _Walker:
 
     def card_grade(self, s: n.CardOp, ct: n.Condition, scope):
         """The grade a card op names: one the condition has, or a local holding one; none only to remove."""
+        if s.grade_source is not None:
+            return self.card_data(s, ct)
         if s.grade is None:
             if ct.grades and s.op != "remove":
                 self.fail("E0204", f'condition "{ct.name}" has grades: say which', s.span, f"one of {', '.join(ct.grades)}")
@@ -250,6 +265,9 @@ class _Walker:
             else:
                 self.fail("E0201", f'condition "{ct.name}" has no grade "{s.grade}"', s.span,
                           did_you_mean(s.grade, ct.grades) or f"its grades are {', '.join(ct.grades)}")
+        self.card_data(s, ct)
+
+    def card_data(self, s: n.CardOp, ct: n.Condition):
         if s.data is not None and s.op == "receive" and ct.on_receive is not None:
             self.fail("E0233", f'"{ct.name}" decides what it adds on receive: data cannot be given here', s.data.span,
                       'give the data to its "on receive" as an argument, or use add')
@@ -472,7 +490,17 @@ class _Walker:
             self.collect(K.expect_condition, x.args[0].value, self.resolving(scope), "grades()")
         if r is not None and r.kind == "builtin" and r.target == "rows" and x.args:
             self.collect(K.expect_table, x.args[0].value, self.resolving(scope), "rows()")
+        if r is not None and r.kind == "builtin" and r.target == "condition_named" and x.args:
+            self.condition_named(x.args[0].value)
         self.args(x.args, scope)
+
+    def condition_named(self, arg):
+        """condition_named("TEXT") with a written text: it must name a condition now (E0280); any other
+        text is looked up when it runs."""
+        if isinstance(arg, n.Const) and isinstance(arg.value, str) and arg.value not in self.conditions:
+            self.fail("E0280", f'no condition is named "{arg.value}"', arg.span,
+                      did_you_mean(arg.value, self.conditions) or
+                      f"the conditions are: {', '.join(self.conditions) or 'none'}")
 
     def x_Comprehension(self, x: n.Comprehension, scope):
         inner = scope

@@ -1,14 +1,15 @@
 """Names that read as something else: a declaration or a local named like dice (`rule d20(adv):`
 is accepted, then every `d20(true)` reads as dice), an error; a `let` that takes the name of an
 outcome, a table, a condition, a var or a list of outcomes for the rest of its block (`let top =
-...` and `top` no longer means the outcome), a warning."""
+...` and `top` no longer means the outcome), a warning; a rule named like a builtin (`rule
+standing():` and every `standing()` calls the rule), a warning."""
 from __future__ import annotations
 
 import re
 
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic, Span
-from .names import walk
+from .names import BUILTINS, walk
 
 DICE_NAME = re.compile(r"[0-9]*[dD][0-9]+")          # the grammar's DICE token, whole
 
@@ -81,3 +82,11 @@ def shadowed(rs) -> list[Diagnostic]:
             f"after it, {x.name} is this local, not the {what.split(' ')[0]}; give the local another "
             "name", "warning"))
     return out
+
+
+def hidden_builtins(rs) -> list[Diagnostic]:
+    """W0240: a rule named like a builtin, which every call of that name then reaches instead."""
+    return [Diagnostic("W0240", f'rule "{r.name}" hides the builtin {r.name}()', _name_span(r, "rule"),
+                       f"every {r.name}(...) in these rules now calls this rule, not the builtin "
+                       f"({BUILTINS[r.name][2]}); give the rule another name", "warning")
+            for r in rs.all(n.Rule) if r.name in BUILTINS]

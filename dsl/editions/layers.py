@@ -46,7 +46,7 @@ class LayerError(Exception):
 def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = True) -> None:
     """Add a layer's declarations, then run its patches, in order. `below` is false
     for an edition that extends none: its patches change its own declarations."""
-    from .loader import NAMESPACE
+    from .files import NAMESPACE
     if below:
         rs.layers.append(layer)
     patches = [d for d in decls if isinstance(d, n.Patch)]
@@ -55,7 +55,7 @@ def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = 
             diags.append(Diagnostic("E0324", '"extends" at the margin is a house file\'s line', d.span,
                                     f'in an edition, it goes in the edition\'s head, indented: '
                                     f'"edition NAME:" then "  extends {d.edition}"'))
-    from ..check.encounter_check import set_twice
+    from ..syntax.constants import set_twice
     diags += set_twice([(p.target.name, p.new) for p in patches if p.op == "set"])
     for d in decls:
         if isinstance(d, n.Decl):
@@ -71,7 +71,7 @@ def apply_layer(rs, layer: Layer, decls, diags: list[Diagnostic], below: bool = 
 
 
 def _declare(rs, layer, d: n.Decl, space_name: str, diags, explicit: bool = False) -> None:
-    from .loader import PRELUDE_ORIGIN
+    from .files import PRELUDE_ORIGIN
     space = rs.space(space_name)
     old = space.get(d.name)
     kind = KIND_OF[type(d)]
@@ -149,7 +149,7 @@ def _record(rs, layer, span, what, kind, name, below, part=None) -> None:
 
 def _find(rs, target: n.Target, kinds=None):
     """The declaration a patch names, or a LayerError with the closest name."""
-    from .loader import NAMESPACE
+    from .files import NAMESPACE
     kinds = kinds or (target.kind,)
     for kind in kinds:
         cls = CLASS_OF[kind]
@@ -212,7 +212,7 @@ def _part_key(p: n.Patch):
 
 
 def _replace_decl(rs, layer, p: n.Patch) -> None:
-    from .loader import NAMESPACE
+    from .files import NAMESPACE
     decl = p.new
     _find(rs, p.target)
     diags: list[Diagnostic] = []
@@ -258,8 +258,7 @@ def _edit_inside(s, name, fn, done):
 
 
 def _blocks(body) -> list[str]:
-    from ..check.names import walk
-    return [x.name for x in walk(body) if isinstance(x, n.Block)]
+    return [x.name for x in n.walk(body) if isinstance(x, n.Block)]
 
 
 def _bodies(d) -> list[tuple[str, tuple]]:
@@ -654,14 +653,15 @@ def _requires(rs, layer, p, d):
 
 
 def _set(rs, layer, p, d: n.Option):
-    from ..check.constants import NotConstant, kind_of, plain
-    from ..check.policy import POLICY
+    from ..syntax.constants import NotConstant, kind_of, plain
+    from .files import prelude
+    policy = {o.name for o in prelude()[1] if isinstance(o, n.Option)}
     try:
         old, new = plain(d.default), plain(p.new)
     except NotConstant:
         raise _misfit(p.new.span, f'option "{d.name}" must be set to a plain value',
                       "a number, a percentage, true or false, or a quoted text") from None
-    if type(old) is not type(new) and d.name not in POLICY:     # the prelude's options: the checker's contract
+    if type(old) is not type(new) and d.name not in policy:     # the prelude's options: the checker's contract
         raise _misfit(p.new.span, f'option "{d.name}" takes {kind_of(old)}, not {kind_of(new)}')
     return replace(d, default=p.new), f"sets it to {new}"
 

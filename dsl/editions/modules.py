@@ -16,7 +16,7 @@ from ..records import dataclass
 from . import cache
 from ..syntax import nodes as n
 from ..diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
-from .loader import NAMESPACE, Ruleset, _display, _read, edition_heads, entry_heads
+from .files import NAMESPACE, Ruleset, _display, _read, edition_heads, entry_heads
 
 
 # ------------------------------------------------------------------ what a module can expect
@@ -54,12 +54,11 @@ CALL = "call"
 def reached_from_round(rs: Ruleset) -> set[str]:
     """The rules a round reaches: the calls in its steps, in the rules those call, and so on. Actions,
     reactions and tactics count as reached, since the round runs them through act and events."""
-    from ..check.names import walk
     rules = {r.name: r for r in rs.all(n.Rule)}
     todo: list = [*rs.all(n.Round), *rs.all(n.Action), *rs.all(n.Reaction), *rs.all(n.Tactic)]
     called: set[str] = set()
     while todo:
-        for x in walk(todo.pop()):
+        for x in n.walk(todo.pop()):
             if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.id in rules and x.func.id not in called:
                 called.add(x.func.id)
                 todo.append(rules[x.func.id])

@@ -9,7 +9,7 @@ from fractions import Fraction
 from lark import Token, Tree
 
 from . import nodes as n
-from ..editions.cache import collector_paused
+from ..pause import collector_paused
 from ..bounds import MAX_DICE, MAX_DIGITS, int_literal
 from ..diagnostics import Diagnostic, GrimorioError, Span
 from ..diagnostics import _span  # Span(...) without the frozen __init__: a file makes spans by the thousand
@@ -500,9 +500,16 @@ class Builder:
         return make(self, t.children, self.span(t))
 
     def card_op(self, kind: str, c, sp):
+        """A card statement: its condition and grade are names (a written one, or a local), or any other
+        expression (kept as `source` and `grade_source`, the name then empty)."""
         data = self.expr(c[3]) if len(c) > 3 and c[3] is not None else None
-        return n.CardOp(sp, kind, self.expr(c[0]), str(c[1]), str(c[2]) if c[2] is not None else None,
-                        self.span(c[1]), data)
+        cond = self.expr(c[1])
+        grade = self.expr(c[2]) if c[2] is not None else None
+        named = isinstance(cond, n.Name)
+        grade_named = grade is None or isinstance(grade, n.Name)
+        return n.CardOp(sp, kind, self.expr(c[0]), cond.id if named else "",
+                        grade.id if grade_named and grade is not None else None, cond.span, data,
+                        None if named else cond, None if grade_named else grade)
 
     def if_stmt(self, c, sp):
         branches = [(self.expr(c[0]), self.body(c[1]))]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..diagnostics import Span
-from ..records import dataclass, field  # records, made without the dataclasses module
+from ..records import dataclass, field, fields  # records, made without the dataclasses module
 
 # ------------------------------------------------------------------ expressions
 
@@ -179,6 +179,9 @@ class CardOp(Node):
     grade: str | None
     cond_span: Span = field(compare=False, repr=False, default=None)
     data: Node | None = None       # what the card holds besides its grade ("with"): a source, a duration...
+    # The condition or grade as any other expression (a field, a call, an index): None when a name is written.
+    source: Node | None = None
+    grade_source: Node | None = None
 
 
 class Append(Node):
@@ -495,3 +498,21 @@ KIND_OF = {
     Var: "var", Round: "round", Outcomes: "outcomes", Sheet: "sheet", Edition: "edition", Module: "module",
     Tally: "tally", Stands: "stands", Draw: "draw", Format: "format",
 }
+
+
+def walk(node):
+    """Every AST node under `node` (tuples and nested nodes included), depth first, without recursion."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if type(x) is tuple:
+            stack.extend(reversed(x))
+        elif isinstance(x, Node):
+            yield x
+            names = _FIELDS.get(type(x))
+            if names is None:
+                names = _FIELDS[type(x)] = tuple(f.name for f in fields(x))
+            stack.extend(v for v in map(x.__getattribute__, reversed(names)) if isinstance(v, (tuple, Node)))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}       # each node class's field names

@@ -7,7 +7,7 @@ its positions are then moved down to its place in the file, so parsing time
 grows with the file's length, not with its square.
 
 The parser's tables are built when the package is built and shipped in it (setup.py); a source
-tree builds them once and keeps them in the user's cache (see cache.py).
+tree builds them once and keeps them in the user's cache (see dsl/store.py).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import Indenter
 
 from ..bounds import MAX_DIGITS as HELD_DIGITS
-from ..editions import cache
+from .. import store
 from .trees import FastLark, tree_depth
 from ..diagnostics import Diagnostic, GrimorioError, Span, did_you_mean
 
@@ -138,7 +138,7 @@ def lark_parser(strict: bool = False) -> Lark:
     parser = _build(strict)
     data = tables_bytes(parser, key)
     if data is not None:
-        cache.keep(_cache_name(key), data)
+        store.keep(_cache_name(key), data)
     return parser
 
 
@@ -194,7 +194,7 @@ def _cache_name(key: str) -> str:
 
 
 def _cached_tables(key: str) -> dict | None:
-    return _tables(cache.kept(_cache_name(key)), key)
+    return _tables(store.kept(_cache_name(key)), key)
 
 
 def _from_tables(tables: dict) -> Lark:
@@ -205,10 +205,11 @@ def _from_tables(tables: dict) -> Lark:
 
 
 def chunks(text: str) -> list[tuple[int, str]]:
-    """Top-level chunks as (first line index, text)."""
+    """Top-level chunks as (first line index, text). A line at the margin starts one, unless it starts by
+    closing a bracket (`]` under `var x = [1,`): no declaration starts so, and the bracket closes there."""
     lines = text.split("\n")
     starts = [i for i, ln in enumerate(lines)
-              if ln[:1] not in ("", " ", "\t", "#", "|", "\r")]
+              if ln[:1] not in ("", " ", "\t", "#", "|", "\r", ")", "]", "}")]
     if not starts:
         return []
     out = []
@@ -481,8 +482,9 @@ def _syntax_diagnostic(exc, file: str, text: str, offset: int) -> Diagnostic:
         else:
             msg = f"unexpected {_show(str(tok))}"
         opened = _open_brackets(lines, (line, col))
-        if opened and opened[-1][0] < line:
-            # Inside brackets lines run on: the cause is the bracket left open, not where reading stopped.
+        if opened and opened[-1][0] < line and opened[-1] in _open_brackets(lines):
+            # Inside brackets lines run on: the cause is the bracket left open, not where reading stopped
+            # (a bracket closed further down is not: the mistake is where reading stopped).
             ln, c, ch = opened[-1]
             return Diagnostic("E0104", f'this "{ch}" is never closed', Span(file, ln, c, ln, c + 1),
                               f'add the "{BRACKETS[ch]}" that closes it; line {line + offset} cannot go on inside it')
@@ -547,6 +549,47 @@ def _late_start(s: _Spot):
     if str(s.tok) == "start" and not s.before.strip() and any("STEP" in e for e in s.expected):
         return len(s.before) + 1, len(s.before) + len("start") + 1
     return None
+
+
+_CARD_LINE = re.compile(r"^\s*(add|remove|receive)\s")
+_ENDS = ("_NL", "$END", "_DEDENT")
+
+
+def _card_without_condition(s: _Spot):
+    """`remove c 3`, `add c (x)`: where a card statement's condition (or grade) goes, something that is
+    no name (a number, a bracket, nothing)."""
+    if not (_CARD_LINE.match(s.before) and "NAME" in s.expected and "STRING" in s.expected):
+        return None
+    if s.tok.type in ("NAME", "STRING") or (_card_slot(s) == "a grade" and s.tok.type in _ENDS):
+        return None
+    if s.tok.type in _ENDS:                     # the statement stops after WHO: underline it all
+        start = _CARD_LINE.match(s.before).start(1)
+        return start + 1, len(s.before.rstrip()) + 1
+    return len(s.before) + 1, len(s.before) + len(str(s.tok)) + 1
+
+
+def _card_op(s: _Spot) -> str:
+    return _CARD_LINE.match(s.before).group(1)
+
+
+def _card_slot(s: _Spot) -> str:
+    """The condition's place, or (WHO and a condition written before it) the grade's."""
+    rest = s.before[_CARD_LINE.match(s.before).end():]
+    while _BRACKETED.search(rest):              # c (x) and c[1] are one WHO
+        rest = _BRACKETED.sub("", rest)
+    return "a grade" if len(rest.split()) >= 2 else "a condition"
+
+
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
+def _card_help(s: _Spot) -> str:
+    if _card_slot(s) == "a grade":
+        return ("the grade's name (Light), or a name that holds one: a local, a field (w.grade), a grade's name "
+                "in quotes")
+    return (f"{_card_op(s)} WHO CONDITION [GRADE]: the condition's name, or a name that holds one (a local, a "
+            f"field, condition_named(TEXT)); an expression in brackets after WHO reads as part of WHO: name "
+            f"it first with let")
 
 
 def _decimal_point(s: _Spot):
@@ -710,6 +753,12 @@ MISTAKES: tuple[Mistake, ...] = (
             _late_start,
             lambda s: "a round's start: comes before its steps",
             lambda s: "move start: and its lines above the round's first step: it runs once, before round 1"),
+    Mistake("a card statement without its condition",
+            (("rules_file", "rule f(c):\n  remove c 3\n"), ("rules_file", "rule f(c):\n  add c (x)\n"),
+             ("rules_file", "rule f(c):\n  receive c\n"), ("rules_file", "rule f(c):\n  add c Heridas 2\n")),
+            _card_without_condition,
+            lambda s: f'"{_card_op(s)}" needs {_card_slot(s)} here' + (f', not "{s.tok}"' if s.tok.type not in _ENDS else ""),
+            _card_help),
 )
 
 

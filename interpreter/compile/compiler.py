@@ -18,7 +18,7 @@ from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
 from ...dsl.check.sheets import fields_by_sheet
 from ...dsl.check.front import check_edition, facts_of
 
-from ...dsl.editions.cache import python_code
+from ...dsl.store import python_code
 from ..run import runtime_helpers as H
 from ..run import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
 from ...dsl.check.builtin_values import whole
-from ...dsl.check.constants import NotConstant, constant
+from ...dsl.syntax.constants import NotConstant, constant
 
 from ..run import runtime_helpers as H
 from ..run.dice import Dice

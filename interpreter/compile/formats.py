@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
 from ...dsl.check.format_kinds import KEYS, PLACEHOLDER
-from ...dsl.editions.loader import prelude
+from ...dsl.editions.files import prelude
 
 from ..run.dice import Dice, Roll
 from ..run.values import _BIG as BIG, HUGE, Scale, Struct, _nested, _shown, in_words, mangle

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...dsl.diagnostics import Sources, Span
-from ...dsl.editions.loader import bundled_root
+from ...dsl.editions.files import bundled_root
 from . import stored
 from .compiler import Program
 

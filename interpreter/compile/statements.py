@@ -131,22 +131,30 @@ class StatementCompiler:
         return scope
 
     def card_op(self, s: n.CardOp, depth, scope):
-        if s.condition not in self.conditions:  # the checker's: a local holding a condition
+        if s.condition not in self.conditions:  # the checker's: an expression (a local, a field...) holding one
             return self.held_card_op(s, depth, scope)
         ct = self.conditions[s.condition]        # the checker's: the condition, and a grade it has
         who = self.expr(s.who, scope)
         cref = self.k(ct, "cond")
-        if s.grade is None:
+        if s.grade_source is not None:         # a grade from an expression: taken as the held path takes it
+            grade = f"H.card_grade({cref}, {self.card_grade(s, scope)}, {s.op!r})"
+        elif s.grade is None:
             grade = "None"
         elif s.grade in ct.by_name:
             grade = self.k(ct.by_name[s.grade], "grade")
         else:
-            grade = f"H.regrade({cref}, {scope.ids[s.grade]})"
+            grade = f"H.regrade({cref}, {self.card_grade(s, scope)})"
         if s.data is None:
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
         else:
             # A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`.
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data, scope)})", s.span)
+
+    def card_grade(self, s: n.CardOp, scope) -> str:
+        """The code of a grade the text gives by a local or an expression; a grade's written word, as a text."""
+        if s.grade_source is not None:
+            return self.expr(s.grade_source, scope)
+        return scope.ids[s.grade] if s.grade in scope.locals else repr(s.grade)
 
     def held_card_op(self, s: n.CardOp, depth, scope):
         """A card statement on a condition held in a local (`remove c cond g`): the condition and the
@@ -154,8 +162,9 @@ class StatementCompiler:
         who = self.expr(s.who, scope)
         cond = self.tmp()
         checked = ", True" if s.op == "receive" and s.data is not None else ""
-        self.emit(depth, f"{cond} = H.card_condition({scope.ids[s.condition]}{checked})", s.span)
-        given = "None" if s.grade is None else scope.ids[s.grade] if s.grade in scope.locals else repr(s.grade)
+        source = s.source if s.source is not None else n.Name(s.cond_span or s.span, s.condition)
+        self.emit(depth, f"{cond} = H.card_condition({self.expr(source, scope)}{checked})", s.span)
+        given = "None" if s.grade is None and s.grade_source is None else self.card_grade(s, scope)
         grade = f"H.card_grade({cond}, {given}, {s.op!r})"
         data = "" if s.data is None else f", {self.expr(s.data, scope)}"
         self.emit(depth, f"_E.{s.op}({who}, {cond}, {grade}{data})", s.span)

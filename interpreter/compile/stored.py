@@ -33,7 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...dsl.editions import cache
-from ...dsl.editions.cache import python_code
+from ...dsl import store
+from ...dsl.store import python_code
 from ...dsl.diagnostics import Sources
 from ...dsl.pause import collector_paused
 from ..run import values
@@ -67,15 +68,15 @@ def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:
     with cache.recording() as notes:
         rs = load_edition(edition, roots, span, own, houses)
         built = compile_checked(rs)
-    data = dumps(built) if key and len(built.lines) >= KEEP_FROM_LINES and cache.place(name) else None
+    data = dumps(built) if key and len(built.lines) >= KEEP_FROM_LINES and store.place(name) else None
     if data is not None:
         data = pickle.dumps((key, notes, data), protocol=pickle.HIGHEST_PROTOCOL)
-        cache.keep(name, hashlib.sha256(data).digest() + data)    # a damaged file is told by its digest
+        store.keep(name, hashlib.sha256(data).digest() + data)    # a damaged file is told by its digest
     return built
 
 
 def _kept(name: str, key: str) -> Program | None:
-    data = cache.kept(name)
+    data = store.kept(name)
     if data is None or hashlib.sha256(data[32:]).digest() != data[:32]:
         return None
     try:
@@ -104,7 +105,7 @@ def code_version() -> str:
     by other code is never reused."""
     dsl_root = os.path.dirname(os.path.dirname(os.path.realpath(cache.__file__)))
     interpreter_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    return cache.code_digest(dsl_root, interpreter_root)
+    return store.code_digest(dsl_root, interpreter_root)
 
 
 class Refused(Exception):

@@ -224,6 +224,17 @@ class Engine:
     def all_conditions(self):
         return list(self.p.conditions.values())
 
+    def condition_named(self, name):
+        """condition_named(TEXT): the condition declared with that name; any other text is refused here."""
+        cond = self.p.conditions.get(name) if isinstance(name, str) else None
+        if cond is not None:
+            return cond
+        if not isinstance(name, str):
+            raise H.RuleFailure("condition_named() takes a text, not {0} (" + H.kind(name) + ")",
+                                "condition_named(TEXT): the name a condition is declared with", "E0204", (name,))
+        raise H.RuleFailure("no condition is named {0}", did_you_mean(name, list(self.p.conditions))
+                            or "the conditions are: " + ", ".join(self.p.conditions), "E0280", (name,))
+
     def grades(self, cond):
         return list(self._cond(cond).grades)
 

@@ -564,7 +564,7 @@ BUILTIN_FUNCTIONS = {
 # Builtins that ask the running encounter (its combatants, its round, their controllers):
 # methods of the engine of the same name.
 ENGINE_BUILTINS = frozenset(("combatants", "standing", "round_number", "all_conditions", "grades", "act", "has", "cards",
-                             "choose", "held", "agree"))
+                             "choose", "held", "agree", "condition_named"))
 
 # floor(a / b) and ceil(a / b) without building the fraction: the function, and the same on two
 # whole numbers in place (tests/test_semantics.py proves the two agree).

@@ -24,6 +24,7 @@ refused (E0808) unless written as a change ("change FUE 4").
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from fractions import Fraction
 from pathlib import Path
@@ -33,7 +34,7 @@ from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from .dice import Dice
 from ...dsl.bounds import MAX_DICE, MAX_DIGITS, MAX_LENGTH
 from ...dsl.check.builtin_values import MAX_FACES
-from .values import Combatant, ConditionType, Grade, Ranked, Scale, Struct, hash_key, kind, make_struct, mangle, record
+from .values import Combatant, ConditionType, Grade, Ranked, Scale, Struct, hash_key, json_text, kind, make_struct, mangle, record
 
 FORMAT = "grimorio-state"
 VERSION = 2          # 2: a catalogue's row saved by its key ("key"), not its place ("at")
@@ -105,8 +106,17 @@ def snapshot(engine) -> dict:
             "combatants": combatants}
 
 
+# A JSON text from its opening quote to its closing one (an escaped quote does not close it).
+_TEXT = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def _unclosed_text(text: str, pos: int) -> bool:
+    """Whether a JSON text opens at `pos` and no quote closes it: the file ends inside it."""
+    return text.startswith('"', pos) and _TEXT.match(text, pos) is None
+
+
 def dumps(data: dict) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+    return json_text(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
 
 
 def save(path, engine, at: Span, write_atomically) -> None:
@@ -188,7 +198,7 @@ class StateFile:
         except json.JSONDecodeError as exc:
             # The text ended where more was due; or inside a text, which JSON reports where the text began.
             rest = self.text[exc.pos:].strip()          # or inside a word: "fal" of false
-            cut = exc.pos >= len(self.text.rstrip()) or exc.msg.startswith("Unterminated string") \
+            cut = exc.pos >= len(self.text.rstrip()) or _unclosed_text(self.text, exc.pos) \
                 or any(word.startswith(rest) for word in ("true", "false", "null")) and bool(rest)
             raise GrimorioError(Diagnostic(
                 "E0801", "the state file ends before its data does (it was cut short)" if cut

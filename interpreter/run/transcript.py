@@ -8,7 +8,7 @@ line puts a header line above it (header_line).
 """
 from __future__ import annotations
 
-from .values import Struct, mangle
+from .values import Struct, json_text, mangle
 
 SCHEMA = 1          # the version of the JSON lines' schema: raised when a key changes meaning or goes
 
@@ -160,12 +160,11 @@ def _fingerprint(value):
 
 def render_jsonl(engine, header: dict | None = None) -> str:
     """The run's events as JSON lines, after `header` (see header()) when given."""
-    import json                 # not at import: a text transcript does not need it
     events = engine.events
     if isinstance(events, JsonEvents) and events.seen is not None:
         events.changes()        # what the last statements changed, after the last event
     rounds = getattr(events, "rounds", None)
-    lines = [json.dumps(header, ensure_ascii=False, sort_keys=True)] if header is not None else []
+    lines = [json_text(header, ensure_ascii=False, sort_keys=True)] if header is not None else []
     for i, ev in enumerate(events):
         kind = ev[0]
         if kind == "say":
@@ -179,5 +178,5 @@ def render_jsonl(engine, header: dict | None = None) -> str:
             rec = {"event": kind, **ev[1]}
         if rounds is not None:
             rec["round"] = rounds[i]
-        lines.append(json.dumps(rec, ensure_ascii=False, sort_keys=True))
+        lines.append(json_text(rec, ensure_ascii=False, sort_keys=True))
     return "\n".join(lines) + ("\n" if lines else "")

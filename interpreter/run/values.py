@@ -6,7 +6,7 @@ import re
 from fractions import Fraction
 from operator import attrgetter
 
-from ...dsl.bounds import MAX_DIGITS
+from ...dsl.bounds import MAX_DIGITS, TooLongToShow
 from .dice import Dice
 
 _BIG = 10 ** MAX_DIGITS
@@ -279,13 +279,47 @@ def _number(v) -> str:
     return str(v)
 
 
+def json_text(data, **options) -> str:
+    """json.dumps(data, **options); TooLongToShow when a number in it has more digits than Python writes
+    (found by looking at the numbers, never by reading Python's message); any other failure as it is."""
+    import json                 # not at import: a text transcript does not need it
+    try:
+        return json.dumps(data, **options)
+    except ValueError:
+        if _too_long(data):
+            raise TooLongToShow() from None
+        raise
+
+
+def _too_long(data) -> bool:
+    """Whether a whole number somewhere in `data` (lists, tuples, dicts) is past the digits Python writes."""
+    import sys
+    limit = sys.get_int_max_str_digits()
+    stack = [data]
+    while stack and limit:
+        x = stack.pop()
+        if isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, int) and x.bit_length() > 3 * limit and digit_count(x) > limit:   # d digits: over 3.3 d bits
+            return True
+    return False
+
+
 def in_words(v) -> str:
     """A number Python refuses to convert to digits (past sys.get_int_max_str_digits(), 4300 unless
     the process sets it lower, down to 640): how many digits it has, in words."""
-    whole = abs(int(v.numerator if isinstance(v, Fraction) else v))
-    digits = max(1, int(whole.bit_length() * 0.30102999566398))    # log10(2): never one too many
-    digits += whole >= 10 ** digits                                  # exact, once the estimate is checked
+    digits = digit_count(int(v.numerator if isinstance(v, Fraction) else v))
     return f"(a number of {digits} digits)" if isinstance(v, int) else f"(a fraction whose top has {digits} digits)"
+
+
+def digit_count(v: int) -> int:
+    """How many digits a whole number has, without writing it."""
+    whole = abs(v)
+    digits = max(1, int(whole.bit_length() * 0.30102999566398))    # log10(2): never one too many
+    return digits + (whole >= 10 ** digits)                         # exact, once the estimate is checked
 
 
 _depth = [0]

@@ -17,7 +17,8 @@ from ...dsl.syntax import nodes as n
 from ...dsl.syntax.builder import build_encounter, build_rules
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
 from ...dsl.syntax.keywords import all_keywords
-from ...dsl.editions.loader import NAMESPACE, Ruleset, bundled_root, load_edition, load_entry
+from ...dsl.editions.loader import load_edition, load_entry
+from ...dsl.editions.files import NAMESPACE, Ruleset, bundled_root
 from ...dsl.editions.modules import editions_including
 from ...dsl.source import read_text
 

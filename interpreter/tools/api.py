@@ -27,7 +27,8 @@ def command_line(command: str, encounter: str, edition: str | None, house: Itera
 
 
 def _prepare(argv: list[str]):
-    from .cli import CommandLine, _parser, prepare
+    from .arguments import CommandLine, _parser
+    from .preparing import prepare
     sources = Sources()
     args = _parser(argv[0]).parse_args(argv)
     return args, prepare(args, sources, CommandLine(argv, sources)), sources

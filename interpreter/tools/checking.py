@@ -21,8 +21,8 @@ from ...dsl.check.checker import standalone
 from ...dsl.check.front import check_edition, check_encounter, checked_edition, load_encounter, owner_of, roots_for
 from ...dsl.check.remembered import remembered
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, Span
-from ...dsl.editions.loader import (bundled_root, duplicate_editions, edition_heads, entry_heads, house_heads,
-                                    load_edition, load_entry, load_house)
+from ...dsl.editions.loader import house_heads, load_edition, load_entry, load_house
+from ...dsl.editions.files import bundled_root, duplicate_editions, edition_heads, entry_heads
 from ...dsl.editions.modules import check_module, duplicate_modules, editions_including
 from ...dsl.source import read_text
 

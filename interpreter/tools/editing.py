@@ -18,6 +18,7 @@ AFTER_DOT = re.compile(r"(?P<owner>(?:[^\W\d]\w*(?:\[[^\[\]]*\])?\.)*[^\W\d]\w*(
 IN_BRACKET = re.compile(r"(?P<table>[^\W\d]\w*)\[\s*\"?[^\"\]]*$")
 AFTER_SET = re.compile(r"^\s*(?:set|change)\s+\w*$")
 AFTER_CONDITION = re.compile(r"(?:\b(?:add|remove|receive)\s+[^\W\d][\w.]*\s+|\b(?:has|held)\(\s*[^,()]+,\s*)\w*$")
+CONDITION_TEXT = re.compile(r"\bcondition_named\(\s*\"\w*$")         # a condition's name, as a text
 AFTER_ACT = re.compile(r"\b(?:act|react)\s+\w*$")
 SCRIPT_LINE = re.compile(r"^\s+[^\W\d][\w ]*:\s*(?:[^,:]+,\s*)*\w*$")      # "  Ana: act1 Bea, " in a round
 STATEMENT_START = re.compile(r"^\s+\w*$")
@@ -28,7 +29,7 @@ DECLARED = ("rule", "action", "reaction", "table", "condition", "var", "outcomes
 def context_at(before: str, encounter: bool = False) -> tuple[str, str | None]:
     """What the cursor completes, from the text of its line before it: ("field", owner) after a dot,
     ("key", table) inside a table's brackets, ("option", None) after `set`, ("condition", None) where
-    a condition goes, ("action", None) where an action is named (after `act`, or in an encounter's
+    a condition goes (("condition", "text") inside the quotes of condition_named), ("action", None) where an action is named (after `act`, or in an encounter's
     script line), ("statement", None) at the start of
     a statement, else ("any", None)."""
     m = AFTER_DOT.search(before)
@@ -37,6 +38,8 @@ def context_at(before: str, encounter: bool = False) -> tuple[str, str | None]:
     m = IN_BRACKET.search(before)
     if m:
         return "key", m.group("table")
+    if CONDITION_TEXT.search(before):
+        return "condition", "text"
     if _in_text(before):
         return "text", None
     if encounter and SCRIPT_LINE.search(before):
@@ -121,7 +124,10 @@ def completions_at(before: str, ruleset, own: list[n.Decl], everything: dict[str
                 for k in (_catalogue_keys(table) if table else [])}
     if kind == "text":
         return {}
-    wanted = {"option": ("option", "var"), "condition": ("condition",), "action": ("action", "reaction"),
+    if kind == "condition":         # a condition's name; where any expression may hold one, the lookup by text
+        out = {w: ["condition"] for w, k in everything.items() if "condition" in k}
+        return out if arg == "text" else {**out, "condition_named": ["builtin"]}
+    wanted = {"option": ("option", "var"), "action": ("action", "reaction"),
               "statement": ("rule", "action", "message", "keyword")}.get(kind)
     if wanted is None:      # anywhere else: every name but fields, columns and keys, which have their place
         wanted = {kind for kinds in everything.values() for kind in kinds} - {"field", "key", "column"}

@@ -120,8 +120,9 @@ def _levels(lines: list[_Line]) -> None:
         elif line.kind == "inside" and opener is not None:
             shift = len(opener.indent) - opener.width
             width = line.width + shift
-            if width <= len(opener.indent):     # written with tabs, say, less deep than its opener once spaced:
-                width = len(opener.indent) + 2 * len(INDENT)      # a line at the margin would start a declaration
+            closing = line.text.lstrip()[:1] in (")", "]", "}") and width == len(opener.indent)
+            if width <= len(opener.indent) and not closing:   # written with tabs, say, less deep than its opener
+                width = len(opener.indent) + 2 * len(INDENT)      # once spaced; a line at the margin would start a declaration
             line.indent = " " * width
 
 

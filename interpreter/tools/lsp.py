@@ -44,6 +44,7 @@ KINDS = {
     "condition": t.CompletionItemKind.Enum, "outcomes": t.CompletionItemKind.Enum,
     "event": t.CompletionItemKind.Event, "option": t.CompletionItemKind.Constant,
     "var": t.CompletionItemKind.Variable, "edition": t.CompletionItemKind.Module,
+    "builtin": t.CompletionItemKind.Function,
 }
 SYMBOL_KINDS = {
     "rule": t.SymbolKind.Function, "action": t.SymbolKind.Method, "reaction": t.SymbolKind.Method,

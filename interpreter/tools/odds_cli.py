@@ -2,11 +2,11 @@
 and the distribution as text or JSON (or, past the budget, a Monte Carlo estimate if asked)."""
 from __future__ import annotations
 
-import json
 import sys
 from fractions import Fraction
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span, escape
+from ..run.values import json_text
 from . import odds as O
 
 
@@ -36,14 +36,14 @@ def over_budget(over: O.OverBudget, cl) -> Diagnostic:
 
 def _prepared(args, sources, cl):
     if args.encounter is not None:
-        from .cli import prepare
+        from .preparing import prepare
         return prepare(args, sources, cl, edit=lambda enc: with_fields(enc, args.with_, cl))
     if not args.edition:
         raise GrimorioError(Diagnostic("E0071", "grimorio odds needs an encounter, or an edition for a bare --expr",
                                        cl.whole(), 'grimorio odds ENCOUNTER [--expr "..."], or grimorio odds '
                                                    '--edition E --expr "..."'))
     from ..compile.programs import program_for
-    from .cli import house_files, print_warnings, rules_roots
+    from .preparing import house_files, print_warnings, rules_roots
     program = program_for(args.edition, cl.span(args.edition), sources, rules_roots(args.rules, cl) or None,
                           house_files(args.house, cl))
     print_warnings(program, sources)
@@ -130,7 +130,7 @@ def summary(dist: O.Distribution, question: O.Question) -> dict:
 
 
 def render_json(dist, question) -> str:
-    return json.dumps(summary(dist, question), ensure_ascii=False, indent=2) + "\n"
+    return json_text(summary(dist, question), ensure_ascii=False, indent=2) + "\n"
 
 
 def render_text(dist, question) -> str:

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
-from ...dsl.editions.cache import alive
+from ...dsl.store import alive
 
 _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe (FIFO)"),
           (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))

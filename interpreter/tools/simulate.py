@@ -211,7 +211,7 @@ def runner_for(spec: Spec) -> Runner:
         with _preparing:
             runner = _runners.get(spec.argv)
             if runner is None:
-                from .cli import prepare_from_argv
+                from .preparing import prepare_from_argv
                 runner = _runners[spec.argv] = Runner(prepare_from_argv(list(spec.argv)))
     return runner
 

@@ -5,14 +5,14 @@ write the run records and the report."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError, escape, render_all
 from ..run.outcome import categories
-from .cli import prepare
+from ..run.values import json_text
+from .preparing import prepare
 from . import colour
 from .simulate import Job, RunError, SchedulerError, Spec, keep, simulate_job
 from .summary import render_json, render_text, summarize
@@ -237,7 +237,7 @@ def _write_runs(path: str, counts, sets, cl) -> None:
             for records, (ns, label) in zip(counts.records if counts is not None else [], sets):
                 extra = {} if len(sets) == 1 else {"values": label} if isinstance(label, dict) else {"rules": label}
                 for r in records:
-                    f.write(json.dumps({**extra, **r}, ensure_ascii=False) + "\n")
+                    f.write(json_text({**extra, **r}, ensure_ascii=False) + "\n")
     except OSError as exc:
         raise GrimorioError(Diagnostic("E0043", f'the run records cannot be written to "{path}" ({exc.strerror})',
                                        cl.span(path), "name a file in a folder that exists and that you may "

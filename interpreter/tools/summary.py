@@ -10,9 +10,8 @@ typical one (the median of its rounds) and its shortest and longest.
 """
 from __future__ import annotations
 
-import json
-
 from ..run.outcome import categories
+from ..run.values import json_text
 from .tally import Histogram, Tally, wilson
 
 EXPLAINED = "a side alone standing wins; else the first draw the rules declare that holds; " \
@@ -217,4 +216,4 @@ def render_text(s: dict) -> str:
 
 
 def render_json(s: dict) -> str:
-    return json.dumps(s, ensure_ascii=False, indent=2) + "\n"
+    return json_text(s, ensure_ascii=False, indent=2) + "\n"

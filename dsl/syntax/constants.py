@@ -4,12 +4,15 @@ encounter settings are worked out here, before anything runs.
 `plain` gives what an option can hold (a number, a negated number, a
 percentage, true or false, a text); `constant` gives a cell's value, building
 scales, dice and outcomes with the makers the runtime passes in (dsl/ never
-imports the interpreter)."""
+imports the interpreter); `set_twice`, an option set twice by one encounter or one layer.
+
+Below the layers (dsl/editions/layers.py: `set`) and the checks (dsl/check) that use it."""
 from __future__ import annotations
 
 from fractions import Fraction
 
-from ..syntax import nodes as n
+from . import nodes as n
+from ..diagnostics import Diagnostic, Span
 
 
 class NotConstant(Exception):
@@ -56,3 +59,22 @@ def constant(node, makers):
     except TypeError:
         pass
     raise NotConstant
+
+
+def setting_span(value) -> Span:
+    return value.span if isinstance(value, n.Node) else Span("<command line>", 0, 0)
+
+
+def set_twice(settings) -> list[Diagnostic]:
+    """E0325: one option set twice by one encounter (or one layer): the last would win in silence.
+    `settings`: (name, value node) in the order written."""
+    first: dict = {}
+    out = []
+    for name, value in settings:
+        span = setting_span(value)
+        if name in first:
+            out.append(Diagnostic("E0325", f'option "{name}" is set twice', span,
+                                  f"it is first set at line {first[name].line}; keep one of the two"))
+        else:
+            first[name] = span
+    return out
