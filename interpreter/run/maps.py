@@ -19,6 +19,8 @@ def _refused(key) -> Refusal:
 def _key(key):
     """The key Python hashes for a key of the language: true and false apart from 1 and 0."""
     t = type(key)
+    if t in _FINE:
+        return key
     if t is bool:
         return (bool, key)
     if t is list or t is Map or isinstance(key, Struct) and t.__setattr__ is not _read_only:
@@ -27,7 +29,12 @@ def _key(key):
         hash(key)
     except TypeError:
         raise _refused(key) from None
+    if t.__hash__ is object.__hash__ or t in (str, int):
+        _FINE.add(t)                   # a kind hashed by identity (a combatant), a text, a number: no more asking
     return key
+
+
+_FINE: set = set()
 
 
 class Map:
