@@ -21,12 +21,12 @@ HEAD = 'encounter "fuzz"\nedition yokai\ncombatant Akira:\n  FUE 3, AGI 2, DES 2
 ATOMS = st.sampled_from([
     "0", "1", "-1", "7", "100", "50%", "true", "false", "none", '"FUE"', '"x"', "1D6", "d100", "2D6+1",
     "Akira", "Heridas", "Fatiga", "Heridas.Leve", "Fatiga.Grave", "éxito", "fallo", "incapacitado",
-    "Akira.FUE", "Akira.VOL", 'Akira["AGI"]', "x", "round_number()", "combatants()", "conditions()",
+    "Akira.FUE", "Akira.VOL", 'Akira["AGI"]', "x", "round_number()", "combatants()", "conditions()", "map()",
 ])
 UNARY = ["-", "not "]
 BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "in", "not in"]
 CALLS = ["len", "min", "max", "sum", "abs", "floor", "ceil", "distinct", "first", "enemies", "allies", "grades",
-         "condition_named"]
+         "condition_named", "keys"]
 
 
 def expressions():
@@ -67,6 +67,7 @@ def statements(expr):
         expr.map(lambda e: f"for y in {e}:\n    pass"),
         expr.map(lambda e: f"receive Akira Heridas {e}" if e.isidentifier() else f"let z = {e}"),
         expr.map(lambda e: f"expect {e}"),
+        st.tuples(expr, expr).map(lambda t: f"let m = map()\n  set m[{t[0]}] = {t[1]}\n  expect {t[0]} in m"),
         expr.map(lambda e: f"add Akira incapacitado with {e}"),
         # A card statement's condition and grade from any expression (a field, a call, an item).
         st.tuples(expr, expr, st.sampled_from(["add", "remove", "receive"])).map(
