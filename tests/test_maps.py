@@ -96,3 +96,9 @@ def test_canonical_of_a_map_is_its_shown_form():
     m = Map()
     m.keep(1, 2)
     assert canonical(m) == ("Map", "map {1: 2}")
+
+
+def test_a_relation_between_two_is_a_map_of_maps():
+    body = ("  let m = map()\n  set m[a] = map()\n  set m[a][b] = 3\n"
+            "  return [m[a][b], b in m[a], m[b]]\n")
+    assert both(body, "Ana", "Luis") == [("int", "3"), ("bool", "True"), ("NoneType", "None")]
