@@ -1914,3 +1914,27 @@ def test_CMB_18_the_tactic_does_not_try_to_break_free_without_pelea():
           Bandido: pass
     """, extra=MELÉ + "  set Rodrigo.Pelea = 0\n", strict=False))
     assert not any("librarse" in ln or "se libra" in ln for ln in r.lines), r.text
+
+
+def test_CMB_28_facing_two_the_tactic_keeps_an_action_parries_then_extends_the_parada_to_the_second():
+    # Issue 20: unscripted Rodrigo acts first against Bandido and Compinche, both still to act: he
+    # attacks once and keeps his last Action (two enemies threaten him); he parries Bandido with it,
+    # and against Compinche, with no Action left, extends that Parada (CMB-28: 60 - 25 = 35%).
+    r = run_text(trio("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 5
+        Compinche iniciativa 1
+        Rodrigo ataque 95
+        Bandido ataque 20
+        Rodrigo parada 10
+        Compinche ataque 30
+        Rodrigo parada 30
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Compinche: atacar Rodrigo, pass
+    """, strict=False))
+    attacks = [ln for ln in r.lines if ln.startswith("  Rodrigo ataca a ")]
+    assert len(attacks) == 1, r.text
+    assert "    Rodrigo para con Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines

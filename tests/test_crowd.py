@@ -224,3 +224,17 @@ def test_with_an_initial_distance_under_1_m_nobody_is_in_melé_without_launching
     assert not diags
     out = Prepared(enc, program_for("aquelarre")).run()
     assert [v.ok for v in out.expectations] == [True] * 2, [(v.ok, v.left, v.right) for v in out.expectations]
+
+
+def test_each_unscripted_fighter_faces_his_opposite_number():
+    # Issue 20: the bundled tactic sent everyone against the first enemies of the encounter's order
+    # (C0 and C2 both at C1, C1 and C3 both at C0). Now each faces the enemy of his own place in the
+    # other side: C0 (sword) and C1 (bow), C2 (spear) and C3 (mace); C1 steps back to shoot, so C0,
+    # his opposite number out of reach, takes the next enemy within it (C3) rather than chase him.
+    from benchmarks.crowd import encounter_text
+    from tests.conftest import run_text
+    r = run_text(encounter_text(4, "aquelarre", varied=True, rounds=1), seed=3)
+    assert any(ln.startswith("  C1 dispara a C0 ") for ln in r.lines), r.text
+    assert any(ln.startswith("  C2 ataca a C3 ") for ln in r.lines), r.text
+    assert any(ln.startswith("  C3 ataca a C2 ") for ln in r.lines), r.text
+    assert any(ln.startswith("  C0 ataca a C3 ") for ln in r.lines), r.text
