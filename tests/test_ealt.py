@@ -218,7 +218,7 @@ def test_EALT_07_other_obstaculos_count_in_the_cap():
 def test_EALT_08_emocion_may_grant_facilidades():
     r = run_text(scene(do=f'sentir(Akira, "euforia", "oni"); consultar(Akira, "VOL", "combatir", "oni")',
                        expects=f'{mod("VOL", "combatir")}.facilidades == 1'))
-    assert "Akira, Acción de VOL para combatir a oni: Obstáculos 0, Facilidades +1 -> 1" in said(r)
+    assert "Akira, Acción de VOL para combatir a oni: Obstáculos 0, Facilidades +1 -> +1" in said(r)
 
 
 # ---------------------------------------------------------------- recovery terms
@@ -523,7 +523,7 @@ def test_EALT_26_shock_grave_ts_vol_at_the_end_of_its_turn():
         "Akira: supera la TS: Shock Grave pasa a Shock Leve (EALT-26)",
         "Akira: E.Alt de Shock Leve",
         lost,
-        "Akira se recupera de Shock Leve (una Ronda sin actuar, EALT-25)",
+        "Akira se recupera de Shock Leve (1 Ronda sin actuar, EALT-25)",
         "Akira: ya no sufre E.Alt de Shock",
     ]
 
@@ -685,7 +685,12 @@ BAD_PHRASES = ["ya fue tratado", "una nueva Heridas", "(Afección del paciente",
                # the second reader (issue 20): jargon, an object in brackets, "a el", a subject that
                # switches, "con" for whom one treats, an unlabelled zero
                "golpe que pasa", "para combatir (", "para huir (", "lo que le alteraba (", " a el ", " de el ",
-               "ya la recibió, y", "la nueva Heridas", '" con ', "(0 por", " 0 por los E.Alt"]
+               "ya la recibió, y", "la nueva Heridas", '" con ', "(0 por", " 0 por los E.Alt",
+               # the third reading (issue 20): a count that does not agree, the seed's "Ronda" in
+               # lower case, a list of cards read as "Grave, Persistente", a Facilidad without its sign
+               " 1 Rondas", " 1 Asaltos", "=1 Rondas", "=1 Asaltos", "=1 días", " 1 semanas", " 1 meses",
+               " ronda", "Leve, Grave", "Leve, Persistente", "Grave, Persistente",
+               "Facilidades +1 -> 1", "1 días sin", "En pie: -", "Obstáculo 0 de"]
 ENCOUNTERS = sorted(BUNDLED.glob("*.enc")) + sorted((BUNDLED.parent / "aquelarre_estados").glob("*.enc"))
 
 
@@ -733,6 +738,63 @@ def test_a_second_curacion_is_refused_in_words_that_fit_any_patient():
 def test_one_of_a_unit_is_singular(do, line):
     r = run_text(scene(do=do, dice="Akira duración 1" if "inconsciente" in do else ""))
     assert line in said(r)
+
+
+@pytest.mark.parametrize("do, line", [
+    ('pasar(1, "rondas")', "Pasa 1 Ronda"),                       # the seed's "durante 1 Ronda"
+    ('pasar(2, "rondas")', "Pasan 2 Rondas"),
+    ('pasar(1, "meses")', "Pasa 1 mes"),
+    ('pasar(2, "meses")', "Pasan 2 meses"),                       # not "mess": the table's own plural
+    ('inconsciente_durante(Akira, 1D3, "horas")', "Akira queda inconsciente (Shock Persistente) durante 1D3=1 hora"),
+])
+def test_a_count_agrees_with_its_noun_by_the_language_s_plural(do, line):
+    # The GM reader (issue 20): "1D3=1 horas". The unit's word is agree(n, singular, plural).
+    r = run_text(scene(do=do, dice="Akira duración 1" if "inconsciente" in do else ""))
+    assert line in said(r)
+
+
+def test_two_days_without_descanso_say_dias_and_one_says_dia():
+    r = run_text(scene(do='pasar(50, "horas")', dice="Akira ts 1; Akira ts 1"))
+    assert "Akira lleva 1 día sin Descanso" in said(r) and "Akira lleva 2 días sin Descanso" in said(r)
+
+
+@pytest.mark.parametrize("holds, line", [
+    ("Fatiga Grave; Fatiga Persistente", "Akira: E.Alt de Fatiga Grave y Persistente"),
+    ("Heridas Leve; Heridas Persistente; Heridas Grave", "Akira: E.Alt de Heridas Leve, Persistente y Grave"),
+    ("Heridas Grave", "Akira: E.Alt de Heridas Grave"),
+])
+def test_the_cards_of_a_type_read_as_a_list_with_y(holds, line):
+    # Regression (the third reading): "E.Alt de Fatiga Grave, Persistente".
+    r = run_text(scene(holds=holds, do="decir_estado(Akira, Heridas if has(Akira, Heridas) else Fatiga)"))
+    assert line in said(r)
+
+
+def test_the_bad_phrase_list_catches_the_old_lines():
+    old = ["Pasa 1 ronda", "Pasan 3 rondas", "    Rodrigo: E.Alt de Fatiga Grave, Persistente",
+           "    Bandido: E.Alt de Heridas Leve, Grave",
+           "Akira, Acción de FUE para huir de Oni: Obstáculos 0, Facilidades +1 -> 1",
+           "    Bandido queda inconsciente (Shock Persistente) durante 1D3=1 horas",
+           "    Bandido queda inconsciente (Shock Persistente) durante 1D6=1 Asaltos"]
+    assert all(any(p in line for p in BAD_PHRASES) for line in old)
+
+
+@pytest.mark.slow
+def test_a_loaded_session_reads_as_a_game_master_would_sign(tmp_path, capsys):
+    # The loaded-session case of tests/test_state.py, read as the bundled transcripts are.
+    from tests.test_state import SESSION_1, SESSION_2
+    s1, s2, state = tmp_path / "s1.enc", tmp_path / "s2.enc", tmp_path / "estado.json"
+    s1.write_text(SESSION_1 + '  sentir(Hana, "ira", "el oni")\n', encoding="utf-8")
+    s2.write_text(SESSION_2.replace("  pass\n", '  sentir(Hana, "miedo", "el oni")\n  pasar(5, "horas")\n'),
+                  encoding="utf-8")
+    assert main(["run", str(s1), "--quiet", "--save-state", str(state)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(s2), "--quiet", "--load-state", str(state)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == ["[día 1, 1:00:00]", 'Hana recibe "miedo" (causa: el oni)',
+                         'Hana: ya tenía Emoción Grave: se añade Emoción Persistente, "abatimiento" (EALT-28)',
+                         "Hana: E.Alt de Emoción Grave y Persistente (ira, abatimiento)"]
+    assert lines[-2:] == ["[día 1, 5:00:00]", WAKES]          # unconscious 1D6=5 hours from 0:00
+    assert not any(p in line for p in BAD_PHRASES for line in lines)
 
 
 WAKES = 'Akira despierta: se recupera de todo su Shock, deja de estar "desprevenido" y queda "derribado" (EALT-27)'
@@ -989,7 +1051,7 @@ def test_EALT_18_the_transcript_says_fatiga_persistente_and_shock_leve_come_toge
     r = run_text(scene(holds="Fatiga Grave", do="receive Akira Fatiga Leve"))
     assert said(r) == [
         "Akira: ya tenía Fatiga Grave: se añade Fatiga Persistente y recibe Shock Leve (EALT-18)",
-        "Akira: E.Alt de Fatiga Grave, Persistente",
+        "Akira: E.Alt de Fatiga Grave y Persistente",
         'Akira queda "desprevenido" (EALT-23: mientras esté en Shock)',
         "Akira: E.Alt de Shock Leve (desprevenido)",
     ]                                   # (its Fatiga said once: it said it twice, found on seed 2)
@@ -1027,8 +1089,8 @@ def test_EALT_23_desprevenido_is_said_to_come_and_to_go():
     assert said(r) == [
         'Akira queda "desprevenido" (EALT-23: mientras esté en Shock)',
         "Akira: E.Alt de Shock Leve (desprevenido)",
-        "Pasa 1 ronda",
-        "Akira se recupera de Shock Leve (una Ronda sin actuar, EALT-25)",
+        "Pasa 1 Ronda",
+        "Akira se recupera de Shock Leve (1 Ronda sin actuar, EALT-25)",
         "Akira: ya no sufre E.Alt de Shock",
         'Akira deja de estar "desprevenido" (EALT-23)',
     ]
@@ -1048,7 +1110,7 @@ def test_EALT_31_the_object_of_an_accion_reads_with_its_preposition():
     # le alteraba (el oni)".
     r = run_text(scene(do='sentir(Akira, "terror", "Oni"); consultar(Akira, "FUE", "huir", "Oni"); '
                           'consultar(Akira, "FUE", "combatir", "Oni"); alejarse(Akira)'))
-    assert "Akira, Acción de FUE para huir de Oni: Obstáculos 0, Facilidades +1 -> 1" in said(r)
+    assert "Akira, Acción de FUE para huir de Oni: Obstáculos 0, Facilidades +1 -> +1" in said(r)
     assert "Akira, Acción de FUE para combatir a Oni: Obstáculos -3, Facilidades +0 -> -3" in said(r)
     assert "Akira se aleja de Oni, que le alteraba, y de toda situación estresante" in said(r)
     assert "Akira: lejos de su causa, Emoción Grave pasa a Emoción Leve (EALT-31)" in said(r)

@@ -66,18 +66,25 @@ def test_a_list_walked_as_the_run_holds_it_is_the_same_list(arena):  # noqa: F81
     assert [ok for ok, _l, _r in got] == [True] * 4, got
 
 
-def test_a_written_whole_number_is_not_asked_its_type():
-    # The guard of whole-number arithmetic asks only the sides that are not written numbers:
-    # `type(x) is int is type(1)` worked type(1) out on every call. (The type is asked as
-    # `x.__class__`: semantics.type_of.)
-    import re
-    from pathlib import Path
-    bench = Path(__file__).resolve().parent.parent / "benchmarks"
-    source = program_for("duelo_referencia", roots=[bench]).source
-    assert re.search(r"(_l\d+)\.__class__ is int else S\.ceil_div\(\1, 10\)", source)
-    assert not re.search(r"\b\d+\)?\.__class__", source) and "type(" not in source
-    # Computed code beside a written whole number is guarded too, named once: (x - 1) % 10 + 1.
-    assert re.search(r"\(_t\d+ % 10 if \(\(_t\d+ := .*?\)\)\.__class__ is int", source)
+def test_a_written_whole_number_is_not_asked_its_type(tmp_path):
+    # The guard of whole-number arithmetic asks only the sides that are not written numbers
+    # (`type(x) is int is type(1)` worked type(1) out on every call): x - 1 costs less than x - y.
+    # On whole numbers none of these asks the semantics, computed code beside a written number
+    # ((x - 1) % 10 + 1) included; on a fraction the semantics answer.
+    from fractions import Fraction
+    from grimorio.interpreter.run import semantics as S
+    from tests.compiled import bytecodes, calls_into, engine, function
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\nrule menos(x):\n  return x - 1\n"
+                            "rule resta(x, y):\n  return x - y\nrule techo(x):\n  return ceil(x / 10)\n"
+                            "rule lugar(x):\n  return (x - 1) % 10 + 1\n")
+    program = program_for("prueba", roots=[tmp_path])
+    e = engine(program)
+    f = {name: function(program, "rule", name) for name in ("menos", "resta", "techo", "lugar")}
+    assert bytecodes(f["menos"], e, 7) < bytecodes(f["resta"], e, 7, 1)
+    for name, args, want in (("menos", (7,), 6), ("resta", (7, 1), 6), ("techo", (71,), 8), ("lugar", (20,), 10)):
+        assert f[name](e, *args) == want and calls_into(S, f[name], e, *args) == [], name
+        assert f[name](e, *map(Fraction, args)) == want and calls_into(S, f[name], e, *map(Fraction, args)), name
 
 
 @pytest.mark.slow
@@ -146,7 +153,9 @@ def test_a_round_is_one_function_and_a_step_that_returns_ends_only_itself(tmp_pa
                             "      return\n    set después = 1\n  step sigue:\n    set otra = otra + 1\n"
                             "  until round_number() >= 3\n")
     program = program_for("prueba", roots=[tmp_path])
-    assert program.source.count("def step") == 1 and "def r_round" in program.source, program.source
+    from tests.compiled import has_function
+    steps = [key for key, value in program.ns.items() if key.startswith("step") and callable(value)]
+    assert len(steps) == 1 and has_function(program, "r_round"), steps
     text = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\nexpect antes == 3\nexpect después == 0\n' \
            'expect otra == 3\nexpect round_number() == 3\n'
     enc, diags = build_encounter(text, "x.enc")
@@ -197,10 +206,11 @@ def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allow
     root = Path(__file__).resolve().parent.parent / "rulesets"
     editions = {p.parent.name for p in root.glob("*/*.enc")}
     lazy = {ed: compile_checked(load_edition(ed)) for ed in editions}
-    assert "def rt_" in lazy["aquelarre"].source and "def RF_" in lazy["aquelarre"].source   # the shortcut is taken
+    from tests.compiled import has_function
+    assert has_function(lazy["aquelarre"], "rt_") and has_function(lazy["aquelarre"], "RF_")   # the shortcut is taken
     monkeypatch.setattr(Compiler, "lazy_choice", lambda self, event, single=False: False)
     listed = {ed: compile_checked(load_edition(ed)) for ed in editions}
-    assert not any("def rt_" in p.source or "def RF_" in p.source for p in listed.values())
+    assert not any(has_function(p, "rt_") or has_function(p, "RF_") for p in listed.values())
     for path in sorted(root.glob("*/*.enc")):
         for seed in range(4):
             ed = path.parent.name
@@ -239,7 +249,8 @@ def test_a_reaction_whose_requirement_changes_the_run_is_tested_as_written(tmp_p
     rules = LAZY.format(tactic="t:\n  act: golpear\n  react golpe: agacharse, cubrirse").replace("tira(yo)", requirement)
     write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + rules)
     program = compile_checked(load_edition("prueba", roots=[tmp_path]))
-    assert ("def rt_" in program.source) is lazy
+    from tests.compiled import has_function
+    assert has_function(program, "rt_") is lazy
     text = ('encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  side a\n  FUE 3\n'
             'combatant Beto:\n  side b\n  FUE 3\nexpect tiradas == {rolled}\n').format(rolled=rolled)
     enc, diags = build_encounter(text, "x.enc")
@@ -314,7 +325,8 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
         root = tmp_path_factory.mktemp("drawn")
         write_edition(root, DRAWN.replace("{prefs}", ", ".join(f"{r}{w}" for r, w in drawn)))
         lazy = C.compile_checked(load_edition("prueba", roots=[root]))
-        assert "def rt_" in lazy.source
+        from tests.compiled import has_function
+        assert has_function(lazy, "rt_")
         real = C.Compiler.lazy_choice
         C.Compiler.lazy_choice = lambda self, event, single=False: False
         try:
@@ -340,9 +352,11 @@ def test_a_for_copies_a_stored_list_only_when_its_body_could_change_a_list(tmp_p
                             "rule crece(c):\n  let n = 0\n  for v in c.l:\n    append c.l, v\n    set n = n + 1\n"
                             "  return n\n")
     program = compile_checked(load_edition("prueba", roots=[tmp_path]))
-    body = {name: program.source.split(f"def {program.gids[('rule', name)]}(")[1].split("\ndef ")[0]
-            for name in ("busca", "crece")}
-    assert "[:]" not in body["busca"] and "[:]" in body["crece"], body
+    import dis
+    from tests.compiled import function
+    slices = {name: any(i.opname in ("BUILD_SLICE", "BINARY_SLICE") for i in dis.get_instructions(function(program, "rule", name)))
+              for name in ("busca", "crece")}
+    assert slices == {"busca": False, "crece": True}, slices
     text = ('encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\n'
             "do:\n  append Ana.l, 1\n  append Ana.l, 2\n  expect crece(Ana) == 2\n  expect Ana.l == [1, 2, 1, 2]\n"
             "  expect busca(Ana, 2)\n  expect not busca(Ana, 5)\n")
@@ -363,7 +377,8 @@ def test_an_event_with_two_reactors_lists_the_reactions_allowed(tmp_path):
         "reaction agacharse(yo, e) to golpe:\n  by e.defensor", "reaction agacharse(yo, e) to golpe:\n  by e.atacante")
     write_edition(tmp_path, rules)
     program = compile_checked(load_edition("prueba", roots=[tmp_path]))
-    assert "def rt_" not in program.source and "def RF_" not in program.source
+    from tests.compiled import has_function
+    assert not has_function(program, "rt_") and not has_function(program, "RF_")
     enc = tmp_path / "x.enc"
     enc.write_text('encounter "x"\nedition prueba\nrounds 1\ncombatant A:\n  side a\n  FUE 5\n'
                    'combatant B:\n  side b\n  FUE 9\n', encoding="utf-8")
@@ -412,7 +427,10 @@ def calls_of_preparado(tmp_path, extra: str, optimize: bool = True):
     folder = tmp_path / "una_vez"
     folder.mkdir(exist_ok=True)
     (folder / "edicion.rules").write_text(UNA_VEZ.replace("{extra}", extra), encoding="utf-8")
-    program = compile_checked(load_edition("una_vez", [tmp_path]), optimize=optimize)
+    from unittest import mock
+    from grimorio.interpreter.compile.shortcuts import Shortcuts
+    with mock.patch.object(Shortcuts, "INLINE_NODES", 0):     # every question a call, to be counted
+        program = compile_checked(load_edition("una_vez", [tmp_path]), optimize=optimize)
     text = "edition una_vez\nrounds 1\n" + "".join(
         f"combatant C{i}:\n  side {'a' if i % 2 else 'b'}\n  FUE 15\n" for i in range(2))
     enc, diags = build_encounter(text, "x.enc")
@@ -445,3 +463,65 @@ def test_a_tactic_with_a_question_that_says_something_asks_each_as_written(tmp_p
     asked, lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)")
     plain, plain_lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)", optimize=False)
     assert asked > 2 and lines == plain_lines, (asked, plain, lines)
+
+
+IN_PLACE = """sheet ficha:
+  FUE: int 1..20
+var pasos = 0
+rule entre(x):
+  return x > 2 and x < 5
+rule fuerte(c):
+  return c.FUE > 5 and c.FUE < 30
+rule usa(c):
+  return fuerte(c)
+rule cuenta(c):
+  set pasos = pasos + 1
+  return c.FUE > 5
+rule usa_cuenta(c):
+  return cuenta(c)
+"""
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_a_rule_compiled_in_place_works_its_arguments_out_once(tmp_path, optimize):
+    # A small pure rule is compiled in place of its calls (shortcuts.inlined), only for arguments
+    # that are read, never worked out: `entre(roll ...)` rolls once, as the plain path does.
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, IN_PLACE)
+    program = compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=optimize)
+    text = ('encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 8\n'
+            'do:\n  let r = entre(roll 1D6 by Ana as "d")\n  expect usa(Ana)\n  expect usa_cuenta(Ana)\n'
+            '  expect usa_cuenta(Ana)\n  expect pasos == 2\n')
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program).run(seed=3, json=True)
+    assert [v.ok for v in out.expectations] == [True] * 4
+    assert sum(1 for e in out.engine.events if e[0] == "roll") == 1, out.engine.events
+
+
+def test_a_small_pure_rule_is_no_call_where_it_is_used(tmp_path):
+    # fuerte(c) runs in place inside usa(c): calling usa calls no function of fuerte's; a rule
+    # that changes something (cuenta) stays a call.
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+    from types import SimpleNamespace
+    from tests.compiled import engine, function
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, IN_PLACE)
+    program = compile_checked(load_edition("prueba", roots=[tmp_path]))
+    ana = SimpleNamespace(a_FUE=8)             # what the rules read of a combatant
+    e = engine(program)
+    e.v.a_pasos = 0
+    names = {function(program, "rule", r).__code__.co_name for r in ("fuerte", "cuenta")}
+    import sys
+    for caller, calls in (("usa", 0), ("usa_cuenta", 1)):
+        called = []
+        sys.setprofile(lambda frame, event, _a: called.append(frame.f_code.co_name)
+                       if event == "call" and frame.f_code.co_name in names else None)
+        try:
+            assert function(program, "rule", caller)(e, ana) is True
+        finally:
+            sys.setprofile(None)
+        assert len(called) == calls, (caller, called)

@@ -205,12 +205,23 @@ def layer_error(tmp_path, text: str):
     return d
 
 
+def checked_error(tmp_path, text: str):
+    """The one error checking the edition with this house file finds (the layer itself loads)."""
+    from grimorio.dsl.check.front import check_edition
+    rs = load_edition("aquelarre", houses=[write(tmp_path, "casa.rules", text)])
+    with pytest.raises(GrimorioError) as exc:
+        check_edition(rs)
+    d, = exc.value.diagnostics
+    assert d.span.file.endswith("casa.rules")
+    return d
+
+
 @pytest.mark.parametrize("value, want", [("dos", "a number"), ('"2"', "a number"), ('"2D6+1"', "dice")])
 def test_a_changed_cell_of_another_kind_than_its_column_is_refused_at_the_change(tmp_path, value, want):
     # Issue 23: `= dos`, `= "2"`, and a text into a dice column were ok; the run failed in danos.rules.
     column = "daño" if want == "dice" else "protección"
     row = 'armas["Maza pesada"]' if want == "dice" else 'armaduras["Gambesón"]'
-    d = layer_error(tmp_path, f"change {row}.{column} = {value}\n")
+    d = checked_error(tmp_path, f"change {row}.{column} = {value}\n")
     assert d.code == "E0237" and d.message.endswith(f"holds {want}, not a text")
     assert (d.span.line, d.span.col) == (1, len(f"change {row}.{column} = ") + 1)
     assert "without quotes" in d.help
@@ -381,3 +392,20 @@ def test_a_scripted_value_no_combatant_is_named_is_refused_by_check(tmp_path, ca
     code, out = check(capsys, enc)
     assert code == 2 and 'error[E0326]: "Pedro" is not a combatant of this encounter' in out
     assert '"atacar" chooses it among combatants: Rodrigo, Bandido' in out
+
+
+def test_a_cell_changed_twice_is_checked_as_it_is_left(tmp_path):
+    # E0237 moved from the layers to the checker (issue 19: the layers import no checker); the
+    # checker reads the cell as the last change left it, at that change.
+    from grimorio.dsl.check.front import check_edition
+    bad = 'change armaduras["Gambesón"].protección = dos\n'
+    good = 'change armaduras["Gambesón"].protección = 3\n'
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, then = write(tmp_path / "a", "casa.rules", bad), write(tmp_path / "b", "casa.rules", good)
+    check_edition(load_edition("aquelarre", houses=[first, then]))           # fixed by the later layer
+    first, then = write(tmp_path / "a", "casa.rules", good), write(tmp_path / "b", "casa.rules", bad)
+    with pytest.raises(GrimorioError) as exc:
+        check_edition(load_edition("aquelarre", houses=[first, then]))
+    d, = exc.value.diagnostics
+    assert d.code == "E0237" and d.span.file.endswith("b/casa.rules") and (d.span.line, d.span.col) == (1, 43)

@@ -88,11 +88,6 @@ def reached(start: str) -> set[str]:
 STAGES = ("dsl", "dsl.syntax", "dsl.editions", "dsl.check", "interpreter.run", "interpreter.compile",
           "interpreter.tools")
 
-# The one import left that points up: a layer's changed cell is refused when it is surely of another
-# kind than its column (E0237), which only the checker's kinds can tell (issue 19: left, see the report).
-KNOWN_UPWARD = {"dsl.editions.layers -> dsl.check.kinds"}
-
-
 def stage(module: str) -> int:
     return STAGES.index(max((s for s in STAGES if module == s or module.startswith(s + ".")), key=len))
 
@@ -108,9 +103,8 @@ def test_every_module_belongs_to_a_stage():
 
 
 def test_no_stage_imports_one_above_it():
-    upward = {f"{m} -> {t}" for m in staged() for t in imports(True)[m] if stage(t) > stage(m)}
-    assert sorted(upward - KNOWN_UPWARD) == []
-    assert KNOWN_UPWARD <= upward           # an exception no longer needed is taken off the list
+    upward = sorted(f"{m} -> {t}" for m in staged() for t in imports(True)[m] if stage(t) > stage(m))
+    assert upward == []
 
 
 @pytest.mark.parametrize("deferred", [False, True], ids=["at load", "inside functions too"])

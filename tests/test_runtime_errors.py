@@ -193,6 +193,14 @@ def test_the_error_carries_the_run_so_far(tmp_path):
         raise AssertionError("the run should stop at the unpinned attack")
 
 
+def ticks_of(program, rule: str, *args) -> int:
+    """The steps a call of the rule's generated function counts against the budget."""
+    from tests.compiled import engine, function
+    e = engine(program)
+    function(program, "rule", rule)(e, *args)
+    return e.steps
+
+
 def test_calls_that_multiply_still_meet_the_budget(tmp_path):
     # A rule that calls only leaf rules, or makes at most 16 calls all the way down, is no step of
     # its own (its cost is bounded); above that every call counts again: f20 calling f19 twice ...
@@ -201,12 +209,10 @@ def test_calls_that_multiply_still_meet_the_budget(tmp_path):
         f"rule f{k}(x):\n  return f{k - 1}(x) + f{k - 1}(x)\n" for k in range(1, 21))
     write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + chain)
     program = program_for("prueba", roots=[tmp_path])
-    ticks = {name: "_E.steps += 1" in body
-             for name, body in re.findall(r"^def (rule\d+)\(.*?\n(.*?)(?=^def |\Z)", program.source, re.M | re.S)}
-    gid = {k: program.gids[("rule", f"f{k}")] for k in range(21)}
-    # f0 a leaf; f1, f2, f3 make 2, 6 and 14 calls all the way down; f4 makes 30
-    assert not any(ticks[gid[k]] for k in range(4)), program.source
-    assert all(ticks[gid[k]] for k in range(4, 21))
+    ticks = {k: ticks_of(program, f"f{k}", 1) for k in range(9)}
+    # f0 a leaf; f1, f2, f3 make 2, 6 and 14 calls all the way down; f4 makes 30: a step each call
+    # of it, so f5 (two calls of f4) 2 steps, f6 4 ... (f9 and up, the same, only slower to call)
+    assert ticks == {0: 0, 1: 0, 2: 0, 3: 0, 4: 1, 5: 3, 6: 7, 7: 15, 8: 31}, ticks
     text = HEAD + "do:\n  f20(1)\n"
     enc, diags = build_encounter(text, "x.enc")
     with pytest.raises(GrimorioError) as exc:
@@ -225,9 +231,7 @@ def test_a_rule_that_calls_itself_or_many_is_a_step_of_its_own(tmp_path):
              "rule b(x):\n  return a(x)\n")
     write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + rules)
     program = program_for("prueba", roots=[tmp_path])
-    ticks = {name: "_E.steps += 1" in body
-             for name, body in re.findall(r"^def (rule\d+)\(.*?\n(.*?)(?=^def |\Z)", program.source, re.M | re.S)}
-    got = {name: ticks[program.gids[("rule", name)]] for name in ("hoja", "medio", "arriba", "muchas", "a", "b")}
+    got = {name: ticks_of(program, name, 0) > 0 for name in ("hoja", "medio", "arriba", "muchas", "a", "b")}
     assert got == {"hoja": False, "medio": False, "arriba": False, "muchas": True, "a": True, "b": True}
     text = HEAD + "expect a(3) == 0\n"
     enc, diags = build_encounter(text, "x.enc")

@@ -10,6 +10,7 @@ from hypothesis import example, given, strategies as st
 
 from grimorio.interpreter.run import semantics as S
 from grimorio.interpreter.run.dice import Dice, ValueBound, make_roll
+from grimorio.interpreter.compile.code import Code, computed, name
 from grimorio.interpreter.compile.expressions import ExpressionCompiler
 from grimorio.interpreter.run.runtime_helpers import RuleFailure
 from grimorio.interpreter.compile.shortcuts import Shortcuts
@@ -45,6 +46,16 @@ def namespace(**values) -> dict:
     return {"S": S, "type": type, "int": int, **S.IN_PLACE, **values}
 
 
+def code(text: str) -> Code:
+    """Code as the compiler gives it, with the facts its node would show (code.py): a name, a
+    written whole number, a field read (`v.x`), or computed (a call)."""
+    if text.isdigit():
+        return Code(text, whole=True, number=int(text))
+    if text.isidentifier():
+        return name(text)
+    return Code(text, pure=True) if "(" not in text else computed(text)
+
+
 def compiler() -> Optimizing:
     made = Optimizing()
     made._tmp = 0
@@ -64,9 +75,9 @@ def test_in_place_operators_equal_the_semantics_on_whole_numbers(a, b, n, c, d):
     one comparison is enough (the other side within the bound, as every value is)."""
     for op in Optimizing.PLAIN:
         for left, right, want in (("a", "b", (a, b)), (str(n), "b", (n, b)), ("a", str(n), (a, n)), ("c", "d", (c, d))):
-            code = compiler().within_bound(op, left, right, "", "S.bounded({p})")
-            got = outcome(eval, code, namespace(a=a, b=b, c=c, d=d))  # noqa: S307
-            assert got == outcome(S.BINARY[op], *want), code
+            made = compiler().within_bound(op, code(left), code(right), "", "S.bounded({p})")
+            got = outcome(eval, made, namespace(a=a, b=b, c=c, d=d))  # noqa: S307
+            assert got == outcome(S.BINARY[op], *want), made
 
 
 def test_a_sum_in_place_past_the_bound_is_refused():
@@ -142,8 +153,8 @@ def test_guarded_in_place_operators_equal_the_semantics_on_any_values(a, b):
     for op in (*Optimizing.GUARDED, "*"):
         if op == "%" and not held:
             continue        # a remainder is smaller than its divisor: in place it is bounded by the values held
-        code = compiler().guarded(op, "a", "b", f"S.{S.BINARY[op].__name__}(a, b)")
-        assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
+        made = compiler().guarded(op, code("a"), code("b"), f"S.{S.BINARY[op].__name__}(a, b)")
+        assert outcome(eval, made, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
 
 
 @pytest.mark.slow
@@ -157,11 +168,11 @@ def test_guarded_operators_beside_a_written_number_equal_the_semantics(a, n, wri
     ns = namespace(f=lambda: calls.append(1) or a)
     for op in compiler.GUARDED:
         left, right = (str(n), "f()") if written_first else ("f()", str(n))
-        code = compiler.guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
-        assert ":=" in code
+        made = compiler.guarded(op, code(left), code(right), f"S.{S.BINARY[op].__name__}({left}, {right})")
+        assert ":=" in made
         calls.clear()
         want = outcome(S.BINARY[op], *((n, a) if written_first else (a, n)))
-        assert outcome(eval, code, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
+        assert outcome(eval, made, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
 
 
 @pytest.mark.slow
@@ -184,11 +195,11 @@ def test_guarded_operators_on_two_computed_sides_equal_the_semantics(a, b, pure_
     ns = namespace(f=lambda: calls.append(1) or a, g=g, v=v)
     for op in (*compiler.GUARDED, "*"):
         left, right = ("v.x", "g()") if pure_first else ("f()", "g()")
-        code = compiler.guarded(op, left, right, f"S.{S.BINARY[op].__name__}({left}, {right})")
-        assert ":=" in code and f"S.{S.BINARY[op].__name__}({left}" not in code.split(" else ")[0]
+        made = compiler.guarded(op, code(left), code(right), f"S.{S.BINARY[op].__name__}({left}, {right})")
+        assert ":=" in made and f"S.{S.BINARY[op].__name__}({left}" not in made.split(" else ")[0]
         calls.clear()
         v.x = a
-        assert outcome(eval, code, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
+        assert outcome(eval, made, ns) == outcome(S.BINARY[op], a, b)  # noqa: S307 - the compiler's own output
         assert len(calls) == (1 if pure_first else 2)
 
 
@@ -204,12 +215,12 @@ def test_first_and_len_in_place_equal_the_builtins(a):
     calls = []
     ns = {"type": type, "list": list, "len": len, "b_len": S.len_, "b_first": S.first,
           "f": lambda: calls.append(1) or a, "v": SimpleNamespace(x=a)}
-    for name, builtin in (("first", S.first), ("len", S.len_)):
+    for builtin_name, builtin in (("first", S.first), ("len", S.len_)):
         for arg in ("v.x", "f()"):
-            code = getattr(compiler, f"b_{name}")(name, call, [arg], None)
-            assert f"b_{name}(" not in code.split(" else ")[0]
+            made = getattr(compiler, f"b_{builtin_name}")(builtin_name, call, [code(arg)], None)
+            assert f"b_{builtin_name}(" not in made.split(" else ")[0]
             calls.clear()
-            assert outcome(eval, code, ns) == outcome(builtin, a)  # noqa: S307 - the compiler's own output
+            assert outcome(eval, made, ns) == outcome(builtin, a)  # noqa: S307 - the compiler's own output
             assert len(calls) == (arg == "f()")
 
 
@@ -220,11 +231,11 @@ def test_negation_in_place_equals_the_semantics(a):
     from types import SimpleNamespace
     compiler = Optimizing()
     compiler._tmp = 0
-    compiler.expr = lambda node, scope: "v.x"
+    compiler.expr = lambda node, scope: code("v.x")
     compiler.resolving = lambda scope: lambda name: None
-    code = compiler.x_Unary(SimpleNamespace(op="-", operand=None), None)   # an operand of unknown kind
-    assert "S.neg" in code and code.startswith("(-")
-    assert outcome(eval, code, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
+    made = compiler.x_Unary(SimpleNamespace(op="-", operand=None), None)   # an operand of unknown kind
+    assert "S.neg" in made and made.startswith("(-")
+    assert outcome(eval, made, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
 
 
 @pytest.mark.slow
@@ -236,12 +247,12 @@ def test_products_in_place_equal_the_semantics(a, b, n):
     compiler._tmp = 0
     calls = []
     ns = namespace(a=a, b=b, f=lambda: calls.append(1) or a)
-    assert outcome(eval, compiler.guarded("*", "a", "b", "S.mul(a, b)"), ns) == outcome(S.mul, a, b)  # noqa: S307
+    assert outcome(eval, compiler.guarded("*", code("a"), code("b"), "S.mul(a, b)"), ns) == outcome(S.mul, a, b)  # noqa: S307
     for left, right in (("f()", str(n)), (str(n), "f()")):
-        code = compiler.guarded("*", left, right, f"S.mul({left}, {right})")
+        made = compiler.guarded("*", code(left), code(right), f"S.mul({left}, {right})")
         calls.clear()
         want = outcome(S.mul, *((a, n) if left == "f()" else (n, a)))
-        assert outcome(eval, code, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
+        assert outcome(eval, made, ns) == want and len(calls) == 1  # noqa: S307 - the compiler's own output
 
 
 def test_the_checker_lets_texts_join_as_the_semantics_module_does(tmp_path):
@@ -283,21 +294,21 @@ comparable = st.one_of(values, ranked())
 @given(comparable, comparable)
 def test_comparisons_in_place_equal_the_semantics_on_any_values(a, b):
     """== != < <= > >= as the compiler writes them for two plain operands (Python's own operator
-    under semantics.same_in_place, else the function) give what the semantics give."""
+    under compile/code.same_in_place, else the function) give what the semantics give."""
     compiler = Optimizing()
     compiler._tmp = 0
     ns = {"S": S, "type": type, "int": int, "a": a, "b": b}
     for op, fn in S.COMPARISON.items():
-        assert outcome(eval, compiler.compare(op, "a", "b"), ns) == outcome(fn, a, b)  # noqa: S307
+        assert outcome(eval, compiler.compare(op, code("a"), code("b")), ns) == outcome(fn, a, b)  # noqa: S307
         # A computed side, named once in the guard (as a decision table's cells are).
         for whole in (0, 1, 7):                # against a written whole number
-            assert outcome(eval, compiler.compare(op, "a", str(whole)), ns) == outcome(fn, a, whole)  # noqa: S307
-            assert outcome(eval, compiler.compare(op, str(whole), "b"), ns) == outcome(fn, whole, b)  # noqa: S307
+            assert outcome(eval, compiler.compare(op, code("a"), code(str(whole))), ns) == outcome(fn, a, whole)  # noqa: S307
+            assert outcome(eval, compiler.compare(op, code(str(whole)), code("b")), ns) == outcome(fn, whole, b)  # noqa: S307
         for left, right in (("a", "(lambda: b)()"), ("(lambda: a)()", "b"), ("(lambda: a)()", "(lambda: b)()")):
-            named = compiler.compare(op, left, right, named=True)
+            named = compiler.compare(op, code(left), code(right), named=True)
             assert outcome(eval, named, dict(ns)) == outcome(fn, a, b)  # noqa: S307
         for whole in (0, 7):                   # a computed side against a written whole number
-            named = compiler.compare(op, "(lambda: a)()", str(whole), named=True)
+            named = compiler.compare(op, code("(lambda: a)()"), code(str(whole)), named=True)
             assert outcome(eval, named, dict(ns)) == outcome(fn, a, whole)  # noqa: S307
 
 
@@ -317,10 +328,10 @@ def test_a_comparison_reads_its_left_side_before_the_right_side_runs(a, b):
         v.x = "changed"
         return b
     for op, fn in S.COMPARISON.items():
-        code = compiler.compare(op, "v.x", "g()", named=True)
+        made = compiler.compare(op, code("v.x"), code("g()"), named=True)
         calls.clear()
         v.x = a
-        assert outcome(eval, code, {"S": S, "type": type, "int": int, "v": v, "g": g}) == outcome(fn, a, b)  # noqa: S307
+        assert outcome(eval, made, {"S": S, "type": type, "int": int, "v": v, "g": g}) == outcome(fn, a, b)  # noqa: S307
         assert len(calls) == 1
 
 

@@ -5,7 +5,6 @@ for the same values: the whole-number copy runs on Python ints, the general one 
 numbers as fractions or as rolls (what a transcript keeps), which the semantics module reads."""
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -15,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.run.dice import Dice, make_roll
+from tests import compiled
 from tests.test_checker import write_edition
 
 RULES = """
@@ -54,8 +54,7 @@ def program(tmp_path_factory):
 
 
 def function(program, kind):
-    name = re.search(rf"^def ({kind}\d+)\(", program.source, re.M).group(1)
-    return program.ns[name]
+    return compiled.function(program, kind, {"check": "prueba", "rule": "clase"}[kind])
 
 
 def answer(fn, *args, **kw):
@@ -68,14 +67,18 @@ def answer(fn, *args, **kw):
 
 
 def test_both_copies_are_compiled(program):
-    # The whole-number copy stands under a test of the types it relies on; the general one after it.
-    source = program.source
-    check = re.search(r"^def check\d+.*?(?=^def )", source, re.M | re.S).group(0)
-    # the roll and the two parameters, each asked once (a parameter read as it is, not copied)
-    assert re.search(r"if _l\d+\.__class__ is int and _l\d+\.__class__ is int and _l\d+\.__class__ is int:", check), check
-    assert "S.ceil_div" in check and "-(-_l" in check        # the general copy still asks
-    rule = re.search(r"^def rule\d+\(_E, _l\d+, _l\d+\):.*?(?=^def )", source, re.M | re.S).group(0)
-    assert len(re.findall(r"^    if \S+\.__class__ is int", rule, re.M)) == 1 and "\n    else:" in rule, rule
+    # The whole-number copy stands under one test of the types it relies on (the roll and the two
+    # parameters): on whole numbers no cell asks the semantics; on fractions the general copy does.
+    from grimorio.interpreter.run import semantics as S
+    engine = SimpleNamespace(rec=False, plain=True, steps=0, budget=10**9)
+    check, rule = function(program, "check"), function(program, "rule")
+    assert compiled.calls_into(S, check, engine, None, "prueba", 30, 4, _given=50) == []
+    assert compiled.calls_into(S, rule, engine, 5, 30) == []
+    assert "ceil_div" in compiled.calls_into(S, check, engine, None, "prueba", Fraction(30), 4, _given=50)
+    assert compiled.calls_into(S, rule, engine, Fraction(5), 30)
+    # one guard, not one per cell: the whole-number copy executes fewer bytecodes than the general one
+    assert compiled.bytecodes(check, engine, None, "prueba", 30, 4, _given=50) < \
+        compiled.bytecodes(check, engine, None, "prueba", Fraction(30), 4, _given=50)
 
 
 small = st.integers(-300, 300)

@@ -42,7 +42,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += _doings(rs)
     out += _tactics(rs)
     out += _tallies(rs)
-    out += _cells(rs)
+    out += _cells(rs) + _changed_cells(rs)
     out += check_formats(rs)
     out += check_agreement(rs)
     out += dice_names(rs)
@@ -148,6 +148,50 @@ def _cells(rs) -> list[Diagnostic]:
             out.append(Diagnostic("E0204", "a table cell must be a plain value (a number, dice, a name, a list)",
                                   cell.span, "write rules in a rule, not in a table cell"))
     return out
+
+
+def _changed_cells(rs) -> list[Diagnostic]:
+    """E0237: a cell a layer changed (`change TABLE[KEY].COLUMN = VALUE`) that is surely of another kind
+    than the rest of its column (a text where every other row holds a number or dice): the rules that
+    read the column would fail in the edition's files, not at the change. The last change of a cell
+    is the one it holds."""
+    from ..editions.layers import row_index
+    out, seen = [], set()
+    for change in reversed(rs.changes):
+        if change.cell is None or (change.name, change.cell[:2]) in seen:
+            continue
+        seen.add((change.name, change.cell[:2]))
+        column, key, span = change.cell
+        d = rs.space("value").get(change.name)
+        if not isinstance(d, (n.Table, n.Condition)) or column not in d.columns:
+            continue                        # removed or replaced since
+        col = d.columns.index(column)
+        if isinstance(d, n.Condition):
+            rows = {g: cells for g, cells in d.rows}
+            if key not in rows:
+                continue
+            value, others = rows[key][col], [cells for g, cells in d.rows if g != key]
+        else:
+            if col == 0 and d.dice is not None:
+                continue                    # a roll's range: the builder read it as one
+            i = row_index(d, key)
+            if i is None:
+                continue
+            value, others = d.rows[i][col], d.rows[:i] + d.rows[i + 1:]
+        misfit = K.cell_misfit(others, col, value)
+        if misfit is not None:
+            want, got = misfit
+            quoted = isinstance(value, n.Const) and isinstance(value.value, str)
+            out.append(Diagnostic(
+                "E0237", f'column "{column}" of {"condition" if isinstance(d, n.Condition) else "table"} '
+                         f'"{d.name}" holds {want}, not {got}', span,
+                ("a word or a quoted text in a cell is a text: " if quoted else "") +
+                f"write {_EXAMPLES.get(want, want)}, as its other rows do"))
+    return out[::-1]
+
+
+_EXAMPLES = {"a number": "a number in digits, without quotes (2)", "a fraction": "a number or a scale (x2, /2)",
+             "dice": "dice without quotes (2D6+1)"}
 
 
 def standalone(rs) -> list[Diagnostic]:

@@ -36,6 +36,7 @@ class Change:
     kind: str
     name: str
     below: Span | None     # the declaration it changed, where it was
+    cell: tuple | None = None   # a changed cell: (its column, its row's key, where its new value is written)
 
 
 class LayerError(Exception):
@@ -131,7 +132,7 @@ def _owner(rs, space_name: str, name: str) -> str:
     return f"edition {owner}"
 
 
-def _record(rs, layer, span, what, kind, name, below, part=None) -> None:
+def _record(rs, layer, span, what, kind, name, below, part=None, cell=None) -> None:
     key = (kind, name, part)
     earlier = rs.touched.get(key)
     if earlier is not None and earlier.layer != layer:
@@ -139,7 +140,7 @@ def _record(rs, layer, span, what, kind, name, below, part=None) -> None:
             "W0702", f"{layer} and {earlier.layer} both change {kind} \"{name}\""
                      + (f" ({part})" if part else ""), span,
             f"the later one wins: this line, over {earlier.span}", "warning"))
-    change = Change(layer, span, what, kind, name, below)
+    change = Change(layer, span, what, kind, name, below, cell)
     rs.touched[key] = change
     rs.changes.append(change)
 
@@ -188,7 +189,7 @@ def _patch(rs, layer: Layer, p: n.Patch) -> None:
         rs.space(space_name)[d.name] = new
     where = f'{kind} "{d.name}"'
     _record(rs, layer, p.span, f"removes {where}" if new is None else f"{what} of {where}", kind, d.name, d.span,
-            _part_key(p))
+            _part_key(p), (p.column, t.key, p.new[1]) if t.part == "cell" else None)
 
 
 def _handler(p: n.Patch, d):
@@ -428,21 +429,30 @@ def _width(cells, spans, want, where, columns=()):
                                     spans[0], f"its columns are: {' | '.join(columns)}" if columns else None))
 
 
-def _row_index(d: n.Table, key, t: n.Target) -> int:
+def row_index(d: n.Table, key) -> int | None:
+    """The place of the row of table `d` that `key` names (a roll in a range of a rolled table), or None."""
     for i, row in enumerate(d.rows):
         k = row[0]
         if d.dice is not None and isinstance(key, int) and k[0] <= key <= k[1]:
             return i
         if d.dice is None and isinstance(k, n.Const) and k.value == key:
             return i
-    keys = [f"{r[0][0]}-{r[0][1]}" if d.dice is not None else getattr(r[0], "value", "?") for r in d.rows]
-    raise _missing(replace(t, key=key), "row", keys, f'table "{d.name}"')
+    return None
+
+
+def _row_of(d: n.Table, key, t: n.Target) -> int:
+    """The place of the row `key` names, or the layer's error: no such row."""
+    i = row_index(d, key)
+    if i is None:
+        keys = [f"{r[0][0]}-{r[0][1]}" if d.dice is not None else getattr(r[0], "value", "?") for r in d.rows]
+        raise _missing(replace(t, key=key), "row", keys, f'table "{d.name}"')
+    return i
 
 
 def _rows_remove(rs, layer, p, d: n.Table):
     if not isinstance(d, n.Table):
         raise _misfit(p.target.span, f'"{d.name}" is no table')
-    drop = {_row_index(d, key, p.target) for key in p.target.key}
+    drop = {_row_of(d, key, p.target) for key in p.target.key}
     keep = [i for i in range(len(d.rows)) if i not in drop]
     return replace(d, rows=tuple(d.rows[i] for i in keep),
                                row_spans=tuple(d.row_spans[i] for i in keep)), \
@@ -466,11 +476,10 @@ def _change(rs, layer, p, d):
             value = b.value_cell(text, span)
         except GrimorioError as exc:
             raise LayerError(exc.diagnostics[0]) from None
-        _fits([cells for g, cells in d.rows if g != t.key], col, value, p, f'condition "{d.name}"')
         rows = tuple((g, cells[:col] + (value,) + cells[col + 1:]) if g == t.key else (g, cells)
                      for g, cells in d.rows)
         return replace(d, rows=rows), f'changes "{p.column}" of grade "{t.key}"'
-    i = _row_index(d, t.key, t)
+    i = _row_of(d, t.key, t)
     if p.column not in d.columns:
         raise _missing(replace(t, key=p.column), "column", d.columns, f'table "{d.name}"')
     col = d.columns.index(p.column)
@@ -479,33 +488,12 @@ def _change(rs, layer, p, d):
                             d.dice is not None)[0] if col == 0 else b.value_cell(text, span)
     except GrimorioError as exc:
         raise LayerError(exc.diagnostics[0]) from None
-    if col > 0 or d.dice is None:
-        _fits(d.rows[:i] + d.rows[i + 1:], col, value, p, f'table "{d.name}"')
     row = d.rows[i][:col] + (value,) + d.rows[i][col + 1:]
     rows = d.rows[:i] + (row,) + d.rows[i + 1:]
     return replace(d, rows=rows), f'changes "{p.column}" of row "{t.key}"'
 
 
 CELL_KINDS = ("table", "condition")
-
-
-def _fits(others, col: int, value, p: n.Patch, where: str) -> None:
-    """E0237: a changed cell of another kind than the rest of its column (a text where every other row
-    holds a number or dice): the rules that read the column would fail in the edition's files, not here."""
-    from ..check.kinds import cell_misfit
-    misfit = cell_misfit(others, col, value)
-    if misfit is None:
-        return
-    want, got = misfit
-    quoted = isinstance(value, n.Const) and isinstance(value.value, str)
-    raise LayerError(Diagnostic(
-        "E0237", f'column "{p.column}" of {where} holds {want}, not {got}', p.new[1],
-        ("a word or a quoted text in a cell is a text: " if quoted else "") +
-        f"write {EXAMPLES.get(want, want)}, as its other rows do"))
-
-
-EXAMPLES = {"a number": "a number in digits, without quotes (2)", "a fraction": "a number or a scale (x2, /2)",
-            "dice": "dice without quotes (2D6+1)"}
 
 
 def _check_rows(d: n.Check, p: n.Patch) -> tuple:

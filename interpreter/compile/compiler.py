@@ -268,7 +268,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         actor = scope.ids[d.params[0].name]
         for f, amount in d.costs:
             code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
-            if S.WHOLE.match(code):     # a written cost, which the requirement field >= cost left affordable
+            if isinstance(amount, n.Const) and type(amount.value) is int and amount.value >= 0:     # a written cost, which the requirement field >= cost left affordable
                 self.emit(depth, f"{field} -= ({code})", d.span)
             else:                       # a computed one (maybe negative): as "-" means it, bounded
                 self.emit(depth, f"{field} = S.sub({field}, {code})", d.span)

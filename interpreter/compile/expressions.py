@@ -6,7 +6,6 @@ take a faster way. The shortcuts that do live in shortcuts.py, one step apart.
 """
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
@@ -239,8 +238,6 @@ class ExpressionCompiler:
         if cls is None:
             cls = self.structs[names] = make_struct("record", names)
         return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
-
-    IDENTIFIER = re.compile(r"^\w+$")
 
     def x_Roll(self, x, scope):
         if x.purpose:

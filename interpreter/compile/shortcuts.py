@@ -14,7 +14,6 @@ tests/test_plain_and_optimized.py compares both paths (docs/performance.md).
 from __future__ import annotations
 
 import operator
-import re
 from contextlib import contextmanager
 
 from ...dsl.check import kinds as K
@@ -22,6 +21,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
+from .code import Code, InlinedSpan, const_facts, folded, is_, is_whole, marked, name, same_in_place, type_of, unmarked
 from .expressions import ExpressionCompiler
 from .invariant import memo_kinds
 
@@ -44,20 +44,20 @@ class Shortcuts:
                     # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
                     row, k = self.tmp(), self.tmp()
                     # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
-                    return (f"({row} if {S.type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
+                    return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
                             f"is not None else {ref}.lookup({k}))")
                 return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
         # (A written value, even one a rule compiled in place returns, indexed in place would make
         # Python warn "not subscriptable": H.index says it.)
-        if self.pure(obj) and self.pure(key) and not self.unnamed and not self.LITERAL.match(obj):
+        if self.pure(obj) and self.pure(key) and not self.unnamed and not is_(obj, 'literal'):
             # A field named by a value (c[row.column]), read in place when the value names
             # a field of these rules and the object has fields; H.index does the same, slower.
             # So is a list's item by a whole position from 1 that it has (generic.item otherwise).
             k, f = self.tmp(), self.tmp()
-            return (f"(getattr({obj}, {f}) if {S.type_of(f'{k} := {key}')} is str and ({f} := _F.get({k})) is not None"
-                    f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {S.type_of(k)} is int and {S.type_of(obj)} is list"
+            return (f"(getattr({obj}, {f}) if {type_of(f'{k} := {key}')} is str and ({f} := _F.get({k})) is not None"
+                    f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {type_of(k)} is int and {type_of(obj)} is list"
                     f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
 
@@ -70,12 +70,50 @@ class Shortcuts:
         if kinds is not None:                   # the same list all run: see invariant.py
             return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
                     f"{''.join(', ' + a for a in args)})")
-        code = super().rule_call(x, name, rule, args)
         asked = getattr(self, "asked", None)
         if asked is None or args != ["_c"]:
-            return code
+            inlined = self.inlined(rule, args)
+            return inlined if inlined is not None else super().rule_call(x, name, rule, args)
+        code = super().rule_call(x, name, rule, args)
         key = asked.setdefault(code, len(asked))   # a question of the actor alone, asked once per decision
         return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {code}))"
+
+    # The most nodes a rule's returned expression may have to be compiled in place of its calls
+    # (rival, the largest the bundled rules call often, has 25).
+    INLINE_NODES = 32
+
+    # The rules being compiled in place, innermost last (a rule never goes in place inside itself).
+    inlining: tuple = ()
+
+    def inlined(self, rule: n.Rule, args) -> Code | None:
+        """A call of a small rule that only returns a pure expression, compiled in place for
+        arguments that are pure code (each read where the rule reads its parameter: the same
+        value, as nothing in between changes anything); None where the call stays a call. The
+        rule must be no step of its own (counted_by_caller), so the step count is the same."""
+        body = rule.body
+        if not (len(body) == 1 and isinstance(body[0], n.Return) and body[0].value is not None):
+            return None
+        if rule.name in self.inlining or not all(is_(a, "pure") for a in args):
+            return None
+        value = body[0].value
+        if sum(1 for _ in walk(value)) > self.INLINE_NODES or not self.purity.rule(rule) \
+                or not self.counted_by_caller(rule):
+            return None
+        saved, self.inlining = self.inlining, self.inlining + (rule.name,)
+        try:
+            return Code(marked(rule.name, f"({self.in_place(value, rule.params, args)})"))
+        finally:
+            self.inlining = saved
+
+    def emit(self, depth: int, text: str, span=None):
+        """A line, without the marks of the rules compiled in place in it (code.marked): its span
+        tells where each stands, so a failure inside one is told at the rule's own line."""
+        if "\x01" in text:
+            text, inner = unmarked("    " * depth + text)
+            depth, rules = 0, self.ruleset.space("rule")
+            if span is not None:
+                span = InlinedSpan.of(span, [(start, end, rules[name].body[0].span) for start, end, name in inner])
+        super().emit(depth, text, span)
 
     @staticmethod
     def _listed(x) -> bool:
@@ -89,14 +127,14 @@ class Shortcuts:
         if read is None:
             return self.b_function(name, x, args, scope)
         # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
-        return f"(len({read}) if {S.type_of(first)} is list else b_len({read}))"
+        return f"(len({read}) if {type_of(first)} is list else b_len({read}))"
 
     def b_first(self, name, x, args, scope):
         read, first = self.reread(args[0])
-        if read is None or self.LITERAL.match(args[0]):       # (-3)[0]: Python warns, even where it never runs
+        if read is None or is_(args[0], 'literal'):       # (-3)[0]: Python warns, even where it never runs
             return self.b_function(name, x, args, scope)
         # S.first, in place on a list; anything else, its refusal.
-        return f"(({read}[0] if {read} else None) if {S.type_of(first)} is list else b_first({read}))"
+        return f"(({read}[0] if {read} else None) if {type_of(first)} is list else b_first({read}))"
 
     def reread(self, code) -> tuple[str | None, str | None]:
         """Code to test, then use: how to read it again, and how to read it first (naming it
@@ -145,7 +183,7 @@ class Shortcuts:
         return self.b_engine(name, x, args, scope)
 
     def b_act(self, name, x, args, scope):
-        if self.SIMPLE.match(args[0]):
+        if is_(args[0], 'steady'):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
         return self.b_engine(name, x, args, scope)
@@ -157,8 +195,6 @@ class Shortcuts:
                     "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
-    SIMPLE = re.compile(r"^[\w.\[\]]+$")
-
     def x_Unary(self, x, scope):
         if x.op == "not":
             return f"(not {self.expr(x.operand, scope)})"
@@ -168,7 +204,7 @@ class Shortcuts:
         read, first = self.reread(operand)
         if read is None:
             return f"S.neg({operand})"
-        return f"(-{read} if {S.type_of(first)} is int else S.neg({read}))"      # S.neg of a whole number
+        return f"(-{read} if {type_of(first)} is int else S.neg({read}))"      # S.neg of a whole number
 
     RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
@@ -192,13 +228,13 @@ class Shortcuts:
                                       if o.kind == known.kind}, "ranks")
                     return f"({v} if ({v} := {answers}.get({other} := {a})) is not None else {call}({other}, {b}))"
                 if self.pure(a):
-                    return (f"({a}.rank {x.op} {known.rank} if {S.type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
+                    return (f"({a}.rank {x.op} {known.rank} if {type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
                             f"else {call}({a}, {b}))")
                 return f"{call}({a}, {b})"
-        if x.op in ("==", "!=") and "None" in (a, b):
-            other = b if a == "None" else a
+        if x.op in ("==", "!=") and any(self.is_none(side) for side in (x.left, x.right)):
+            other = b if self.is_none(x.left) else a
             read, first = self.reread(other)
-            if read is None or self.LITERAL.match(other):       # `3 is None`: Python warns, even unrun
+            if read is None or is_(other, 'literal'):       # `3 is None`: Python warns, even unrun
                 test = f"S.is_none({other})"
             else:
                 test = f"({first} is None or {read} == [])"
@@ -224,29 +260,31 @@ class Shortcuts:
             # A computed side: each side but a written whole number named once, in order, as the
             # guard asks its type (a field read first keeps the value the call would have read,
             # though the computed side after it changes it).
-            sides = [(side, side) if S.WHOLE.match(side) else self.once(side) for side in (a, b)]
+            sides = [(side, side) if is_whole(side) else self.once(side) for side in (a, b)]
             (a, first_a), (b, first_b) = sides
             guard = self.same_kind(op, first_a, first_b)
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         if self.pure(a) and self.pure(b):
-            guard = S.same_in_place(op, a, b)        # against a written whole number: the other side only
-            if op == "==" and not any(self.LITERAL.match(side) for side in (a, b)):
+            guard = same_in_place(op, a, b)        # against a written whole number: the other side only
+            if op == "==" and not any(is_(side, 'literal') for side in (a, b)):
                 # The same value is equal to itself, whatever it is (`is` only between names: Python
                 # refuses it against a written value).
                 return f"({a} is {b} or ({a} == {b} if {guard} else {call}({a}, {b})))"
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
 
-    # A written value in generated code, maybe in brackets (a rule compiled in place that returns one).
-    LITERAL = re.compile(r"^\(*(-?[\d.]|(True|False|None)\b|['\"])")
+    @staticmethod
+    def is_none(node) -> bool:
+        """A written `none`."""
+        return isinstance(node, n.Const) and node.value is None
 
     def same_kind(self, op, a: str, b: str) -> str:
-        """The guard under which Python's `op` means what the semantics mean (S.same_in_place), each
+        """The guard under which Python's `op` means what the semantics mean (code.same_in_place), each
         side worked out once and both always (`&` where the `is` chain could stop early)."""
         if op in ("==", "!="):
-            return S.same_in_place(op, a, b)
-        asked = [side for side in (a, b) if not S.WHOLE.match(side)]
-        return " & ".join(f"({S.type_of(side)} is int)" for side in asked)
+            return same_in_place(op, a, b)
+        asked = [side for side in (a, b) if not is_whole(side)]
+        return " & ".join(f"({type_of(side)} is int)" for side in asked)
 
     def once(self, code) -> tuple[str, str]:
         """Computed code to read twice: how to read it, and how to read it first (naming it then)."""
@@ -265,6 +303,8 @@ class Shortcuts:
     def operator(self, x, a, b, resolve) -> str:
         """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
         numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
+        if x.op == "in":
+            return self.member(a, b)
         fits = x.op in self.GROWS and self.result_size(x, resolve) < S.BIG
         if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
             if fits:                               # within the bound, as the text shows
@@ -273,6 +313,17 @@ class Shortcuts:
                 return f"S.bounded({a} {x.op} {b})"
             return self.within_bound(x.op, a, b, "", "S.bounded({p})")
         return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
+
+    def member(self, a, b) -> str:
+        """`a in b` on two pure sides: Python's own `in` where it is the language's equality
+        (values.member: for a text, and a value that equals only itself, such as a combatant or an
+        outcome) and b is a list; else, and for computed sides, the semantics."""
+        call = f"S.contains({a}, {b})"
+        if not (self.pure(a) and self.pure(b)) or self.unnamed:
+            return call
+        cls = self.tmp()
+        return (f"({a} in {b} if {type_of(b)} is list and (({cls} := {type_of(a)}) is str or "
+                f"{cls}.__eq__ is _OBJ_EQ and {a} is not None) else {call})")
 
     def guarded(self, op, a, b, call, fits=False) -> str:
         """`fits`: the text shows the result is within the bound (magnitude), so only the
@@ -297,7 +348,7 @@ class Shortcuts:
     def nonzero(divisor: str, guard: str) -> str:
         """`guard`, and the divisor not zero (the semantics refuse a zero divisor, E0501),
         unless it is a written whole number other than 0."""
-        if S.WHOLE.match(divisor) and int(divisor) != 0:
+        if is_whole(divisor) and divisor.number != 0:
             return guard
         return divisor if guard == "True" else f"{guard} and {divisor}"
 
@@ -311,7 +362,7 @@ class Shortcuts:
         minus a written number; then one comparison is enough."""
         p = self.tmp()
         value = f"({p} := {a} {op} {b})"
-        written_a, written_b = S.WHOLE.match(a), S.WHOLE.match(b)
+        written_a, written_b = is_whole(a), is_whole(b)
         if op == "+" and (written_a or written_b) or op == "-" and written_a:
             test = f"{value} < _BIG"
         elif op == "-" and written_b:
@@ -396,12 +447,12 @@ class Shortcuts:
             return None
         reads, tests = [], []
         for side in sides:
-            if S.WHOLE.match(side):
+            if is_whole(side):
                 reads.append(side)
                 continue
             read, first = self.once(side)
             reads.append(read)
-            tests.append(f"{S.type_of(first)} is int")
+            tests.append(f"{type_of(first)} is int")
         # `&`, not `and`: every side is worked out whatever the first one is.
         guard = tests[0] if len(tests) == 1 else " & ".join(f"({t})" for t in tests)
         return reads, guard
@@ -409,17 +460,53 @@ class Shortcuts:
     def whole_guard(self, *sides: str) -> str:
         """The test that the sides are whole numbers (Python ints); a written whole number is
         one already, so only the others are asked (no `type(1)` worked out at run time)."""
-        asked = [side for side in sides if not S.WHOLE.match(side) and side not in self.ints]
-        return " is int is ".join(S.type_of(side) for side in asked) + (" is int" if len(asked) == 1 else "") \
+        asked = [side for side in sides if not is_whole(side) and side not in self.ints]
+        return " is int is ".join(type_of(side) for side in asked) + (" is int" if len(asked) == 1 else "") \
             if asked else "True"
 
-    OPERAND = re.compile(r"^[\w.()]+$")
+    @staticmethod
+    def pure(code) -> bool:
+        """Code that reads names and fields only: evaluating it twice is harmless (code.py)."""
+        return is_(code, "pure")
 
-    CALL = re.compile(r"\w\(")
+    # ------------------------------------------------------------ the facts of each expression's code
+    def expr(self, x, scope) -> Code:
+        """The code of an expression, with the facts its node shows (code.py)."""
+        code = super().expr(x, scope)
+        return code if isinstance(code, Code) else Code(code, **self.code_facts(x, scope))
 
-    def pure(self, code: str) -> bool:
-        """Generated code that reads names and fields only: evaluating it twice is harmless."""
-        return bool(self.OPERAND.match(code)) and not self.CALL.search(code)
+    def code_facts(self, x, scope) -> dict:
+        """What the node shows of its code: a written value, a name, a read of names and fields."""
+        if isinstance(x, n.Const):
+            return const_facts(x.value)
+        if isinstance(x, n.DiceLit):
+            return {"name": True}                       # a constant of the program
+        if isinstance(x, n.Name):
+            r = self.resolver.resolve(x.id, scope)
+            given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
+            return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
+        if isinstance(x, n.Attr):
+            obj = self.fact_of(x.obj, scope)
+            # a condition's grade is a constant of the program (expressions.x_Attr)
+            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj, scope)
+            return {"name": True} if graded else {"pure": obj.pure}
+        return {"literal": folded(x, lambda node: self.fact_of(node, scope))}
+
+    def grade_of(self, x: n.Name, scope) -> bool:
+        """Whether the name is a condition with grades (its attribute is one of them)."""
+        r = self.resolver.resolve(x.id, scope)
+        return r is not None and r.kind == "condition" and bool(self.conditions[x.id].grades)
+
+    def fact_of(self, x, scope) -> Code:
+        """The facts of a node's code, without its text."""
+        return Code("", **self.code_facts(x, scope))
+
+    # What a name's code is, by what it names (expressions.NAME_CODE): a local is its binding or the
+    # name of the argument it is tested for (compiler.req_expr), every constant a name of the program.
+    NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
+
+    def tmp(self) -> Code:
+        return name(super().tmp())
 
     def _const_ranked(self, node, scope):
         """The outcome named here, if the node names one."""
@@ -477,8 +564,9 @@ class Shortcuts:
             if isinstance(node, n.Name):
                 r = self.resolver.resolve(node.id, scope)
                 if r is not None and r.kind == "local":
-                    code = self.alias.get(r.target, r.target)
-                    if self.IDENTIFIER.match(code) and not S.WHOLE.match(code):
+                    code = self.alias.get(r.target, r.target)       # a binding, or a name (req_expr)
+                    code = code if isinstance(code, Code) else name(code)
+                    if is_(code, "name") and not is_whole(code):
                         names.append(code)
         return names
 
@@ -496,7 +584,7 @@ class Shortcuts:
         t, v = self.tmp(), self.tmp()
         e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
         e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
-        e(depth, f"if {S.type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
+        e(depth, f"if {type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
                  f"{t}.append({v})", s.span)
         e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
 
@@ -506,7 +594,7 @@ class Shortcuts:
         t = self.tmp()
         e(depth, f"{t} = {items}", s.span)
         if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
-            e(depth, f"if {S.type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
+            e(depth, f"if {type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
             if isinstance(s.iter, (n.Name, n.Attr, n.Index)) and not self.purity.block(s.body, scope.locals):
                 e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
         e(depth, f"_E.steps += len({t})", s.span)
@@ -519,7 +607,7 @@ class Shortcuts:
         if whole:
             # What a decision table orders is almost always whole numbers: its rows are
             # compiled once for them, without a guard per cell, and once for any value.
-            self.emit(depth, "if " + " and ".join(f"{S.type_of(w)} is int" for w in whole) + ":", d.span)
+            self.emit(depth, "if " + " and ".join(f"{type_of(w)} is int" for w in whole) + ":", d.span)
             with self.whole_numbers(whole):
                 self.rows(d, ins, out, depth + 1, scope)
             self.emit(depth, "else:", d.span)

@@ -175,7 +175,7 @@ class StatementCompiler:
         ins = []
         for node in d.inputs:
             code = self.expr(node, scope)
-            if out is None or not self.IDENTIFIER.match(code) or code == out:
+            if out is None or not self.is_local(node, scope) or code == out:
                 # Worked out once before the rows; a local read as it is where no row can set it
                 # (a table giving a value chooses one row, and only then sets its output).
                 t = self.tmp()
@@ -185,6 +185,11 @@ class StatementCompiler:
         depth = self.whole_rows(d, ins, out, depth, scope)
         self.rows(d, ins, out, depth, scope)
         return bound
+
+    def is_local(self, node, scope) -> bool:
+        """A name of a local (its binding, read as it is)."""
+        r = self.resolver.resolve(node.id, scope) if isinstance(node, n.Name) else None
+        return r is not None and r.kind == "local"
 
     def rows(self, d: n.Decide, ins, out, depth, scope):
         ins = self.numbers(ins, scope)

@@ -3,6 +3,8 @@ combatants, the pinned dice and the transcript, and answers the generated
 code's calls (roll, emit, act, cards)."""
 from __future__ import annotations
 
+import itertools
+
 import sys
 from fractions import Fraction
 from types import SimpleNamespace
@@ -583,8 +585,19 @@ def _rule_frame(exc):
             line = tb.tb_lineno - 1
             if 0 <= line < len(spans) and spans[line] is not None:
                 span = spans[line]
+                if getattr(span, "inner", None):         # rules compiled in place (compile/code.py)
+                    span = _in_place(tb, span)
         tb = tb.tb_next
     return span, innermost, rule_frames
+
+
+def _in_place(tb, span):
+    """The span of the innermost rule compiled in place in the line that holds the failing
+    instruction (by its column), else the line's own: where a call of that rule would have failed."""
+    positions = tb.tb_frame.f_code.co_positions()
+    col = next(itertools.islice(positions, tb.tb_lasti // 2, None), (None, None, None, None))[2]
+    found = [(end - start, inner) for start, end, inner in span.inner if col is not None and start <= col < end]
+    return min(found, key=lambda f: f[0])[1] if found else span.plain()
 
 
 def _stopped(_program, _exc, span):

@@ -14,7 +14,6 @@ bound (expressions.within_bound), as tests/test_semantics.py proves.
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from fractions import Fraction
 from functools import lru_cache
@@ -30,7 +29,7 @@ _BIG = 10 ** MAX_DIGITS
 BIG = _BIG              # for generated code: a whole number within the bound is strictly between -BIG and BIG
 # The bound as generated code reads it (one global each): within it, strictly between _NBIG and _BIG.
 _BIG2 = _BIG * _BIG     # -BIG < v < BIG exactly when v * v < _BIG2: one comparison for both ends
-IN_PLACE = {"_BIG": _BIG, "_NBIG": -_BIG, "_BIG2": _BIG2}
+IN_PLACE = {"_BIG": _BIG, "_NBIG": -_BIG, "_BIG2": _BIG2, "_OBJ_EQ": object.__eq__}
 
 
 BOUNDS = {
@@ -273,34 +272,9 @@ def greater_equal(a, b) -> bool:
 
 
 # Comparison -> the function generated code calls, and the condition under which Python's own
-# operator gives the same answer in place (tests/test_semantics.py proves each): equality on two
+# operator gives the same answer in place (compile/code.py's same_in_place; tests/test_semantics.py proves each): equality on two
 # values of one type (none is only equal to none then, and no true meets a 1), order on two whole numbers.
 COMPARISON = {"==": equal, "!=": not_equal, "<": less, "<=": less_equal, ">": greater, ">=": greater_equal}
-
-
-def type_of(code: str) -> str:
-    """Generated code asking the type of a value: its `__class__`, which CPython reads in one
-    specialized step where `type(x)` is a call (half the time of the guard, and two bytecodes
-    fewer); the same type for every value the rules make, none of which sets `__class__`."""
-    if WHOLE.match(code):
-        return "int"                    # a written whole number (no need to ask)
-    return f"{code}.__class__" if _NAME.match(code) else f"({code}).__class__"
-
-
-_NAME = re.compile(r"^[A-Za-z_]\w*$")
-WHOLE = re.compile(r"^\d+$")           # a written whole number, in generated code
-
-
-def same_in_place(op: str, a: str, b: str) -> str:
-    """The guard, for two sides (code), under which Python's own `op` gives the semantics' answer;
-    against a written whole number only the other side is asked (an int: both orders and == agree)."""
-    asked = [side for side in (a, b) if not WHOLE.match(side)]
-    if len(asked) < 2:
-        return f"{type_of(asked[0])} is int" if asked else "True"
-    if op in ("==", "!="):
-        return f"{type_of(a)} is {type_of(b)} is not list"
-    return f"{type_of(a)} is int is {type_of(b)}"
-
 
 
 def append(target, value, kept=frozenset()):

@@ -1,0 +1,61 @@
+"""What tests ask of a compiled program without reading its generated source: its functions,
+what they execute (bytecodes) and which functions of the runtime they call."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def function(program, kind: str, name: str):
+    """The generated function of a declaration (`rule`, `check` ...) by its name in the rules."""
+    return program.ns[program.gids[(kind, name)]]
+
+
+def has_function(program, prefix: str) -> bool:
+    """Whether the program has a generated function whose Python name starts with `prefix`."""
+    return any(key.startswith(prefix) and callable(value) for key, value in program.ns.items())
+
+
+def bytecodes(fn, *args, **kw) -> int:
+    """The Python bytecodes `fn(*args, **kw)` executes, all the way down (sys.settrace)."""
+    count = 0
+
+    def local(_frame, event, _arg):
+        nonlocal count
+        if event == "opcode":
+            count += 1
+        return local
+
+    def call(frame, _event, _arg):
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return local
+
+    sys.settrace(call)
+    try:
+        fn(*args, **kw)
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def calls_into(module, fn, *args, **kw) -> list[str]:
+    """The functions of `module` (a module object) that `fn(*args, **kw)` calls, in order."""
+    where = str(Path(module.__file__))
+    called = []
+
+    def profile(frame, event, _arg):
+        if event == "call" and frame.f_code.co_filename == where:
+            called.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        fn(*args, **kw)
+    finally:
+        sys.setprofile(None)
+    return called
+
+
+def engine(program):
+    """An engine of the program with no combatants: enough to call a rule's function."""
+    from grimorio.interpreter.run.engine import Engine
+    return Engine(program, [], 7, False)
