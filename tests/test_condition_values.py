@@ -82,7 +82,7 @@ def test_a_grades_columns_read_by_a_text(run):
     ('let g = Bleeding.Light\n      for x in [g]:\n        add Kira x',
      ['error[E0204]: "add" takes a condition, not a grade of "Bleeding"']),
     ('remove Kira nothing_here', ['error[E0201]: there is no condition "nothing_here"',
-                                  'or a local holding one']),
+                                  'or a name that holds one (a local, a field, condition_named(TEXT))']),
 ], ids=["a number", "no such grade", "a grade", "neither a condition nor a local"])
 def test_what_the_checker_refuses_before_anything_runs(body, words):
     out = diagnostics_of(HEAD + "      " + body + "\n")
@@ -164,6 +164,19 @@ def test_what_the_checker_refuses_of_any_expression(body, words):
     assert "E0003" not in out
 
 
+def test_a_column_condition_named_reads_is_checked_cell_by_cell():
+    """condition_named(ROW.column) with the row's table known: every text of the column must name a
+    condition, each refused at its cell before anything runs (a weapon's name is no condition)."""
+    out = diagnostics_of(HEAD + "      for w in rows(weapons):\n        add Kira condition_named(w.name)\n")
+    for name in ("Fists", "Dagger", "Short sword", "Axe", "Maul"):
+        assert f'error[E0280]: no condition is named "{name}"' in out, out
+    assert "rulesets/arena/tables.rules:4:5" in out and '(condition_named reads column "name" at' in out
+    assert out.count("error[E0280]") == 5           # once per cell, however many calls read the column
+    ok = diagnostics_of(HEAD + "      for w in rows(natural_weapons):\n        receive Kira condition_named(w.leaves) "
+                               "w.grade\n")
+    assert "E0280" not in ok, ok
+
+
 @pytest.mark.parametrize("body, words", [
     ('let name = "Bleding"\n      add Kira condition_named(name) Light',
      ['error[E0280]: no condition is named "Bleding"', 'did you mean "Bleeding"?', "scenario.enc:9"]),
@@ -203,3 +216,16 @@ def test_card_statements_of_any_expression_run_alike_plain_and_optimized(tmp_pat
         assert plain[1][0][0] in ("E0280", "E0501"), plain
     else:
         assert plain[2] and all(ok for ok, _left, _right in plain[2]), plain[2]
+
+
+@pytest.mark.slow           # checks aquelarre_estados with a layer (a second)
+def test_a_layer_that_changes_a_cell_condition_named_reads_is_checked(tmp_path, capsys):
+    """aquelarre_estados gives a blow's E.Alt by the type its mapping row names (condition_named(e.tipo)):
+    a house rule that misspells it is E0280 at its change, before anything runs (it was a decision table
+    that ran out of rows, E0501, when a blow of that kind landed)."""
+    from grimorio.interpreter.tools.cli import main
+    casa = tmp_path / "casa.rules"
+    casa.write_text('extends aquelarre_estados\nchange estados_por_golpe["crítico"].tipo = Herida\n', encoding="utf-8")
+    assert main(["check", str(casa)]) == 2
+    err = capsys.readouterr().err
+    assert 'error[E0280]: no condition is named "Herida"' in err and 'did you mean "Heridas"?' in err, err

@@ -108,3 +108,12 @@ def test_the_outline_of_a_file():
     armas = next(o for o in outline(decls) if o.name == "armas")
     assert armas.kind == "table" and "Garrote" in [c.name for c in armas.children]
     assert armas.children[0].span.line == 7           # each key at its own row
+
+
+def test_a_condition_named_by_a_text_is_found_from_inside_the_quotes(edition):
+    """Hover and definition read the word under the cursor: inside condition_named("…") it is the condition."""
+    from grimorio.interpreter.tools.analysis import lookup, symbols, word_at
+    line = '  add objetivo condition_named("inconsciente")'
+    word = word_at(line, line.index("incon") + 3)
+    found = lookup(word, symbols(edition, []))
+    assert word == "inconsciente" and found and found[0].kind == "condition"

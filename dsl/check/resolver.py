@@ -50,6 +50,7 @@ class _Walker:
         self.agree_words = agreement_words(rs)
         self.script = script
         self.loops = 0                  # loops around the statement walked, in its compiled function
+        self.named_columns: set = set()       # (table, column) that condition_named reads, checked once
 
     def fail(self, code, message, span, help=None):
         self.out.append(Diagnostic(code, message, span, help))
@@ -227,7 +228,8 @@ class _Walker:
         elif ct is None:
             self.fail("E0201", f'there is no condition "{s.condition}"', s.cond_span or s.span,
                       did_you_mean(s.condition, self.conditions) or
-                      f"{s.op} names a condition declared with \"condition\", or a local holding one")
+                      f"{s.op} takes a condition declared with \"condition\", or a name that holds one (a local, "
+                      f"a field, condition_named(TEXT))")
         else:
             self.card_grade(s, ct, scope)
         if isinstance(getattr(s, "data", None), n.Node):      # add ... with VALUE
@@ -491,16 +493,31 @@ class _Walker:
         if r is not None and r.kind == "builtin" and r.target == "rows" and x.args:
             self.collect(K.expect_table, x.args[0].value, self.resolving(scope), "rows()")
         if r is not None and r.kind == "builtin" and r.target == "condition_named" and x.args:
-            self.condition_named(x.args[0].value)
+            self.condition_named(x.args[0].value, scope)
         self.args(x.args, scope)
 
-    def condition_named(self, arg):
-        """condition_named("TEXT") with a written text: it must name a condition now (E0280); any other
-        text is looked up when it runs."""
-        if isinstance(arg, n.Const) and isinstance(arg.value, str) and arg.value not in self.conditions:
-            self.fail("E0280", f'no condition is named "{arg.value}"', arg.span,
-                      did_you_mean(arg.value, self.conditions) or
-                      f"the conditions are: {', '.join(self.conditions) or 'none'}")
+    def condition_named(self, arg, scope):
+        """condition_named("TEXT") with a written text, or a table's column (ROW.column, the row's table
+        known): the text, each text of the column, must name a condition now (E0280); any other text is
+        looked up when it runs."""
+        if isinstance(arg, n.Const) and isinstance(arg.value, str):
+            self.no_condition_named(arg.value, arg.span)
+        elif isinstance(arg, n.Attr):
+            table = self.rs.space("value").get(getattr(K.kind(arg.obj, self.resolving(scope)), "table", None) or "")
+            if isinstance(table, n.Table) and arg.name in table.columns and (table.name, arg.name) not in self.named_columns:
+                self.named_columns.add((table.name, arg.name))
+                i = table.columns.index(arg.name)
+                for row in table.rows:
+                    cell = row[i] if i < len(row) else None
+                    if isinstance(cell, n.Const) and isinstance(cell.value, str):
+                        self.no_condition_named(cell.value, cell.span, f' (condition_named reads column "{arg.name}" '
+                                                                       f"at {arg.span.file}:{arg.span.line})")
+
+    def no_condition_named(self, text: str, span, why: str = ""):
+        if text not in self.conditions:
+            self.fail("E0280", f'no condition is named "{text}"', span,
+                      (did_you_mean(text, self.conditions) or
+                       f"the conditions are: {', '.join(self.conditions) or 'none'}") + why)
 
     def x_Comprehension(self, x: n.Comprehension, scope):
         inner = scope
