@@ -1873,7 +1873,7 @@ def test_CMB_18_the_tactic_breaks_free_of_a_melé_its_weapon_is_no_good_in():
           Bandido: pass
     """, extra=MELÉ, strict=False))
     assert "  Rodrigo se libra de la Melé con Bandido: 1D100=20 contra 40% -> éxito" in r.lines
-    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=95 contra 60% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=95 contra 60% -> fallo" in r.lines
 
 
 @pytest.mark.parametrize("arma_r, pelea", [('"Daga"', 40), ('"Espada corta"', 70)])
@@ -1937,5 +1937,5 @@ def test_CMB_28_facing_two_the_tactic_keeps_an_action_parries_then_extends_the_p
     """, strict=False))
     attacks = [ln for ln in r.lines if ln.startswith("  Rodrigo ataca a ")]
     assert len(attacks) == 1, r.text
-    assert "    Rodrigo para con Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
-    assert "    Rodrigo para con Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
