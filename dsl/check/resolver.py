@@ -16,6 +16,7 @@ from . import kinds as K
 from .agreement import agreement_words, check_agree_call
 from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from ..syntax import nodes as n
+from .searches import search_problems, unguarded_first
 from .sheets import all_fields, fields_by_sheet
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .names import BUILTINS, Resolved, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known, walk
@@ -173,8 +174,11 @@ class _Walker:
         elif isinstance(t, n.Attr):
             self.expr(t, scope)
             self.settable(t.obj, scope)
+        elif isinstance(t, n.Index):              # a map's item: set m[k] = v (only a map's, when it runs)
+            self.collect(K.expect_map, t.obj, self.resolving(scope))
+            self.expr(t, scope)
         else:
-            self.fail("E0204", "only a field or a var can be set", t.span)
+            self.fail("E0204", "only a field, a var or a map's item can be set", t.span)
         self.expr(s.value, scope)
         return scope
 
@@ -420,6 +424,8 @@ class _Walker:
         self.args(x.args, scope)
 
     def x_Index(self, x: n.Index, scope):
+        self.unguarded(x.obj)
+        self.collect(K.check_map_key, x, self.resolving(scope))
         if isinstance(x.obj, n.Name):
             r = self.names.resolve(x.obj.id, scope)
             if r is not None and r.kind == "table":
@@ -428,7 +434,13 @@ class _Walker:
             self.collect(check_item, x.obj, x.key)
         self.x_other(x, scope)
 
+    def unguarded(self, obj):
+        problem = unguarded_first(obj)
+        if problem is not None:
+            self.fail(*problem)
+
     def x_Attr(self, x: n.Attr, scope):
+        self.unguarded(x.obj)
         before = len(self.out)
         self.collect(check_attr, self.names, x, scope)
         if len(self.out) == before:
@@ -532,6 +544,16 @@ class _Walker:
             if cond is not None:
                 self.expr(cond, inner)
         self.expr(x.elt, inner)
+
+    def x_Search(self, x: n.Search, scope):
+        self.collect(K.expect_list, x.iter, self.resolving(scope), x.kind)
+        self.expr(x.iter, scope)
+        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
+        self.expr(x.cond, inner)
+        if x.default is not None:
+            self.expr(x.default, scope)
+        for problem in search_problems(x):
+            self.fail(*problem)
 
     def x_RecordExp(self, x: n.RecordExp, scope):
         names = [f for f, _ in x.fields]

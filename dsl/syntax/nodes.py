@@ -95,6 +95,15 @@ class CompFor(Node):
     cond: Node | None
 
 
+class Search(Node):
+    """`first|any|all VAR in LIST where COND`: walks LIST until it knows the answer."""
+    kind: str              # first, any, all
+    var: str
+    iter: Node
+    cond: Node
+    default: Node | None = None    # first's value when no item matches (none if not given)
+
+
 class RecordExp(Node):
     fields: tuple[tuple[str, Node], ...]
 
