@@ -71,9 +71,11 @@ def _column(rows, i):
 def cell_misfit(rows, i: int, value) -> tuple[str, str] | None:
     """(the column's kind, the cell's) when a cell put in column i of these rows (a layer's `change`) is
     surely of another kind than every other cell of the column shows; else None. Whole numbers and
-    fractions fit each other."""
-    col, k = _column(rows, i), kind(value, lambda name: None)
-    if col is None or k is None or col == k or (col in NUMERIC and k in NUMERIC):
+    fractions fit each other. A column's kind is what its cells other than none hold, and none fits
+    every column, as "-" does in the table itself."""
+    filled = [r for r in rows if i < len(r) and r[i] is not None and kind(r[i], lambda name: None) != NONE]
+    col, k = _column(filled, i), kind(value, lambda name: None)
+    if col is None or k in (None, NONE) or col == k or (col in NUMERIC and k in NUMERIC):
         return None
     return col, k
 
