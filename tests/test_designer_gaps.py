@@ -70,3 +70,40 @@ def test_a_text_into_a_column_of_numbers_and_none_is_still_refused(tmp_path):
                         'change monster_kinds["Spider"].rounds = "three"\n'))
     assert d.code == "E0237" and d.message.endswith("holds a number, not a text")
     assert d.span.file.endswith("house.rules") and d.span.line == 2
+
+
+# ---------------------------------------------------------------- 2. what the run refused, found by check
+
+def test_a_sheet_default_naming_a_missing_row_is_refused(tmp_path):
+    # The run stopped with E0501 at the first combatant; check said ok.
+    d, = errors(checked(tmp_path, {"sheet.rules": ('weapons = "Club"', 'weapons = "Clubb"')}))
+    assert d.code == "E0209" and d.message == 'table "weapons" has no row for "Clubb"'
+    assert d.span.file.endswith("sheet.rules") and (d.span.line, d.span.col) == (6, 21)
+    assert d.help == 'did you mean "Club"?'
+
+
+def test_a_cell_condition_named_reads_through_a_sheet_field_names_a_condition(tmp_path):
+    # condition_named(a.kind.leaves): `kind: monster_kinds` says which table; the run failed at the rule.
+    d, = errors(checked(tmp_path, {"tables.rules": ("| Ghoul  | 1D6    | frightened |",
+                                                     "| Ghoul  | 1D6    | Frightened |")}))
+    assert d.code == "E0280" and d.message == 'no condition is named "Frightened"'
+    assert d.span.file.endswith("tables.rules") and d.span.line == 14
+    assert 'did you mean "frightened"?' in d.help and 'column "leaves"' in d.help
+
+
+def test_a_house_rule_changing_that_cell_is_blamed_at_its_own_line(tmp_path):
+    d, = errors(checked(tmp_path, house_text='change monster_kinds["Spider"].leaves = "Poisonned"\n'))
+    assert d.code == "E0280" and d.span.file.endswith("house.rules") and (d.span.line, d.span.col) == (2, 41)
+
+
+def test_a_written_grade_the_condition_lacks_is_refused(tmp_path):
+    d, = errors(checked(tmp_path, house_text='''
+        rule poison(c):
+          add c Poisoned "Sever"
+        '''))
+    assert d.code == "E0201" and d.message == 'condition "Poisoned" has no grade "Sever"'
+    assert d.span.file.endswith("house.rules") and (d.span.line, d.span.col) == (3, 18)
+    assert errors(checked(tmp_path / "b", house_text='''
+        rule poison(c):
+          add c Poisoned "Strong"
+        ''')) == []
