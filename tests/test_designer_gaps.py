@@ -107,3 +107,52 @@ def test_a_written_grade_the_condition_lacks_is_refused(tmp_path):
         rule poison(c):
           add c Poisoned "Strong"
         ''')) == []
+
+
+# ---------------------------------------------------------------- 3. a round's start: patched by a layer
+
+def start_of(tmp_path, text: str) -> tuple:
+    game(tmp_path)
+    rs = load_edition("d20", roots=[tmp_path], houses=[house(tmp_path, text)])
+    assert errors(check_edition(rs)) == []
+    from grimorio.dsl.syntax import nodes as n
+    turn, = rs.all(n.Round)
+    return turn.start
+
+
+def said(statements) -> list:
+    from grimorio.dsl.syntax import nodes as n
+    return [s.message for s in statements if isinstance(s, n.Say)]
+
+
+@pytest.mark.parametrize("where, at", [("start", 0), ("end", -1)])
+def test_statements_go_at_the_start_or_end_of_a_rounds_start(tmp_path, where, at):
+    start = start_of(tmp_path, f"insert at {where} of start in round turn:\n  say turn(0)\n")
+    assert len(start) == 2 and said([start[at]]) == ["turn"] and said(start) == ["turn"]
+
+
+def test_a_rounds_start_is_replaced_and_removed(tmp_path):
+    assert said(start_of(tmp_path, "replace start in round turn:\n  say turn(0)\n")) == ["turn"]
+    assert start_of(tmp_path / "b", "remove start from round turn\n") is None
+
+
+def test_a_start_patch_said_as_a_step_says_how_to_name_the_start(tmp_path):
+    d, = errors(checked(tmp_path, house_text="insert at start of step start in round turn:\n  say turn(0)\n"))
+    assert d.code == "E0308" and d.message == 'round "turn" has no step "start": its start: is not a step'
+    assert "replace start in round turn" in d.help and (d.span.line, d.span.col) == (2, 40)
+
+
+def test_a_round_without_a_start_cannot_have_its_start_replaced(tmp_path):
+    d, = errors(checked(tmp_path, {"round.rules": ("  start:\n    for c in combatants():\n      let die = roll d20 by c as \"init\"\n      set c.init = die + c.dex\n      say rolls_init(c, die)\n", "")},
+                        "remove start from round turn\n"))
+    assert d.code == "E0308" and d.message == 'round "turn" has no start:'
+
+
+def test_a_patched_start_runs_before_round_1(tmp_path, monkeypatch, capsys):
+    from grimorio.interpreter.tools.cli import main
+    game(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    path = house(tmp_path, "insert at start of start in round turn:\n  say turn(0)\n")
+    assert main(["run", "d20/skirmish.enc", "--quiet", "--house", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["Turn 0", "Ana: initiative 10 (1D20=8 + dex 2)"]
