@@ -156,3 +156,56 @@ def test_a_patched_start_runs_before_round_1(tmp_path, monkeypatch, capsys):
     assert main(["run", "d20/skirmish.enc", "--quiet", "--house", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:2] == ["Turn 0", "Ana: initiative 10 (1D20=8 + dex 2)"]
+
+
+# ---------------------------------------------------------------- 4. diagnostics that say what is wrong
+
+@pytest.mark.parametrize("dice, says", [
+    ("-2D6", "dice_count() takes dice that are added, not -2D6: these dice are subtracted"),
+    ("1-2D6", "dice_count() takes dice that are added, not -2D6+1: these dice are subtracted"),
+    ("2D6+1D4", "dice_count() takes dice of one kind, such as 2D6+1, not 2D6+1D4")])
+def test_dice_count_of_written_dice_it_refuses_is_found_by_check(tmp_path, dice, says):
+    d, = errors(checked(tmp_path, house_text=f"rule f():\n  return dice_count({dice})\n"))
+    assert d.code == "E0209" and d.message == says and (d.span.line, d.span.col) == (3, 10)
+    assert ("without the minus sign: dice_count(2D6)" in d.help) == ("subtracted" in says)
+
+
+def test_dice_count_of_computed_subtracted_dice_says_they_are_subtracted():
+    from grimorio.interpreter.run.dice import Dice
+    from grimorio.interpreter.run.generic import dice_count
+    from grimorio.interpreter.run.refusals import RuleFailure
+    with pytest.raises(RuleFailure) as exc:
+        dice_count(-Dice(((1, 2, 6),)))
+    assert exc.value.message.startswith("dice_count() takes dice that are added, not -2D6")
+    assert "without the minus sign: dice_count(2D6)" in exc.value.help
+    assert dice_count(Dice(((1, 2, 6),), 1)) == 2
+
+
+def test_forms_side_by_side_in_a_placeholder_are_found_by_check(tmp_path):
+    # {d:his her}: check said ok; the run stopped with E0265 at column 1 of the message.
+    d, = errors(checked(tmp_path, {"messages.rules": ("{d:his} blood", "{d:his her} blood")}))
+    assert d.code == "E0264" and d.message.startswith('"his her" is not a word of the agreement table')
+    assert d.span.file.endswith("messages.rules") and (d.span.line, d.span.col) == (8, 37)
+    assert d.help.startswith("did you mean {d:his}?")
+
+
+def test_a_word_the_table_lacks_stops_the_run_at_its_placeholder(tmp_path, monkeypatch, capsys):
+    from grimorio.interpreter.tools.cli import main
+    game(tmp_path, {"messages.rules": ("{d:his} blood", "{d:hiss} blood")})
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "d20/skirmish.enc", "--quiet"]) != 0
+    err = capsys.readouterr().err
+    assert 'error[E0265]: there is no word "hiss" to agree with Mort' in err
+    assert "d20/messages.rules:8:35" in err and 'help: did you mean "his"?' in err
+
+
+def test_a_placeholder_that_is_no_word_hides_no_other_error(tmp_path):
+    diags = errors(checked(tmp_path, house_text='message m(n) "{n:} and {n:3}"\nrule f():\n  return nosuch\n'))
+    assert sorted((d.code, d.span.line, d.span.col) for d in diags) == \
+        [("E0201", 4, 10), ("E0261", 2, 18), ("E0261", 2, 27)]
+
+
+def test_setting_a_records_field_by_key_says_to_name_it(tmp_path):
+    d, = errors(checked(tmp_path, house_text='rule f():\n  let r = {a: 1}\n  set r["a"] = 2\n  return r\n'))
+    assert d.code == "E0204" and d.message == "only a field or a var can be set"
+    assert d.help == "a field is set by its name: set r.a = ..." and (d.span.line, d.span.col) == (4, 7)

@@ -174,7 +174,7 @@ class _Walker:
             self.expr(t, scope)
             self.settable(t.obj, scope)
         else:
-            self.fail("E0204", "only a field or a var can be set", t.span)
+            self.fail("E0204", "only a field or a var can be set", t.span, _set_help(t))
         self.expr(s.value, scope)
         return scope
 
@@ -546,6 +546,18 @@ class _Walker:
     def args(self, args, scope):
         for a in args:
             self.expr(a.value, scope)
+
+
+def _set_help(t) -> str:
+    """How to set what `set X[KEY]` meant: a record's field by its name."""
+    key = t.key if isinstance(t, n.Index) else None
+    if isinstance(key, n.Const) and isinstance(key.value, str) and key.value.isidentifier():
+        return f'a field is set by its name: set {_written(t.obj)}.{key.value} = ...'
+    return 'set a field ("set c.FIELD = ...") or a var; an item of a list or a row of a table is not set'
+
+
+def _written(x) -> str:
+    return x.id if isinstance(x, n.Name) else "RECORD"
 
 
 def _params(params) -> Scope:
