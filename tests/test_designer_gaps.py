@@ -209,3 +209,45 @@ def test_setting_a_records_field_by_key_says_to_name_it(tmp_path):
     d, = errors(checked(tmp_path, house_text='rule f():\n  let r = {a: 1}\n  set r["a"] = 2\n  return r\n'))
     assert d.code == "E0204" and d.message == "only a field or a var can be set"
     assert d.help == "a field is set by its name: set r.a = ..." and (d.span.line, d.span.col) == (4, 7)
+
+
+# ---------------------------------------------------------------- 5. what the docs now say
+
+def test_the_data_held_gives_is_the_cards_own(tmp_path, monkeypatch, capsys):
+    # docs/language.md (conditions, held): setting a field of held()'s record changes the card.
+    from grimorio.interpreter.tools.cli import main
+    game(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "d20/held.enc", "--quiet"]) == 0
+    text = (tmp_path / "d20" / "held.enc").read_text(encoding="utf-8")
+    (tmp_path / "d20" / "held.enc").write_text(text.replace("[{rounds: 2}]\n  let", "[{rounds: 3}]\n  let"),
+                                               encoding="utf-8")
+    assert main(["run", "d20/held.enc", "--quiet"]) != 0
+
+
+def unread(diags) -> set:
+    return {d.message for d in diags if d.code == "W0703"}
+
+
+def test_a_column_only_a_replaced_rule_read_is_warned_of(tmp_path):
+    # docs/errors.md W0703: the rules the layers leave are those counted.
+    assert unread(checked(tmp_path)) == {'no rule reads column "hands" of table "weapons"'}
+    replaced = unread(checked(tmp_path / "b", house_text='''
+        replace rule damage(a, d, result):
+          let dealt = roll arms(a).damage by a as "damage"
+          set d.hp = d.hp - dealt
+          fall_if_spent(d)
+        '''))
+    assert 'no rule reads column "leaves" of table "monster_kinds"' in replaced
+    assert 'no rule reads column "grade" of table "monster_kinds"' in replaced
+
+
+def test_a_column_a_house_rule_reads_is_read_until_a_later_layer_removes_it(tmp_path):
+    game(tmp_path)
+    first = tmp_path / "a.rules"
+    first.write_text("extends d20\nrule two_handed(c):\n  return c.weapon.hands == 2\n", encoding="utf-8")
+    second = tmp_path / "b.rules"
+    second.write_text("extends d20\nremove rule two_handed\n", encoding="utf-8")
+    assert unread(check_edition(load_edition("d20", roots=[tmp_path], houses=[first]))) == set()
+    assert unread(check_edition(load_edition("d20", roots=[tmp_path], houses=[first, second]))) == \
+        {'no rule reads column "hands" of table "weapons"'}
