@@ -1,6 +1,7 @@
 """The package's build: setuptools (pyproject.toml says the rest), with Lark's parser tables built here,
 once, and shipped in the wheel (grimorio/dsl/syntax/grammar.tables), so a fresh install never builds
-them at its first run; and so are the bundled rules' files (grimorio/dsl/editions/built.pickle). The tables carry the key of the grammar and Lark version they were built from;
+them at its first run; and so are the bundled rules' files (grimorio/dsl/editions/built.pickle), and the bundled editions' compiled programs
+(grimorio/interpreter/compile/programs.shipped). The tables carry the key of the grammar and Lark version they were built from;
 an install that meets another Lark builds its own (dsl/syntax/parser.py)."""
 import os
 import sys
@@ -28,6 +29,53 @@ class BuildWithParserTables(build_py):
         with open(target, "wb") as f:
             f.write(data)
         self._ship_built_rules(here)
+        self._ship_programs(here)
+        self._ship_records(here)
+        with open(os.path.join(self.build_lib, "grimorio", "VERSION"), "w", encoding="utf-8") as f:
+            f.write(self.distribution.get_version() + "\n")     # grimorio/_version.py reads it
+
+    @staticmethod
+    def _named_encounter(text, name):
+        """An encounter built under `name`, written with `name` left out (dsl/editions/cache.py, PLACEHOLDER)."""
+        from grimorio.dsl.editions import cache
+        from grimorio.dsl.syntax.builder import build_encounter
+        result = build_encounter(text, name)
+        return None if result[1] else cache.named_dumps(result, name)
+
+    def _ship_records(self, here):
+        """The code of grimorio's record classes (dsl/records.py), compiled once here for this Python: every
+        module imported first, so each record class is made."""
+        import importlib
+        import pkgutil
+        sys.path.insert(0, here)
+        try:
+            import grimorio.dsl
+            import grimorio.interpreter
+            for package in (grimorio.dsl, grimorio.interpreter):
+                for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+                    try:
+                        importlib.import_module(module.name)
+                    except Exception:  # noqa: BLE001 - an optional dependency (pygls, dask): not needed here
+                        pass
+            from grimorio.dsl import records
+            data = records.shipped_bytes()
+        finally:
+            sys.path.remove(here)
+        with open(os.path.join(self.build_lib, "grimorio", "dsl", records.SHIPPED), "wb") as f:
+            f.write(data)
+
+    def _ship_programs(self, here):
+        """The bundled editions compiled (grimorio/interpreter/compile/programs.shipped): a fresh install's
+        first run compiles nothing (interpreter/compile/shipped.py says when one is used)."""
+        from pathlib import Path
+        sys.path.insert(0, here)
+        try:
+            from grimorio.interpreter.compile import shipped
+            data = shipped.build(Path(self.build_lib, "grimorio"))
+        finally:
+            sys.path.remove(here)
+        with open(os.path.join(self.build_lib, "grimorio", "interpreter", "compile", shipped.FILE), "wb") as f:
+            f.write(data)
 
     def _ship_built_rules(self, here):
         """Every bundled .rules file built, under the key a run looks it up by (its name as the loader shows
@@ -47,6 +95,11 @@ class BuildWithParserTables(build_py):
                 result = build_rules(text, name)
                 if not result[1]:
                     table[cache.built_key("rules", text, name)] = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+            for path in sorted(Path(here, "rulesets").rglob("*.enc")):
+                text = path.read_text(encoding="utf-8")
+                data = self._named_encounter(text, cache.PLACEHOLDER)
+                if data is not None and data == self._named_encounter(text, "rulesets/elsewhere/x.enc"):
+                    table[cache.built_key("encounter", text, cache.PLACEHOLDER)] = data
         finally:
             sys.path.remove(here)
         target = os.path.join(self.build_lib, "grimorio", "dsl", "editions", "built.pickle")

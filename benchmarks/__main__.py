@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DUELO = ROOT / "rulesets" / "aquelarre" / "duelo.enc"
-D20_VENV = Path(os.environ.get("TMPDIR", "/tmp")) / "grimorio-d20-venv"
+D20_VENV = ROOT / ".venv-d20"           # made once by benchmarks/dice_vs_d20.sh
 
 
 def line(name: str, text: str):
@@ -112,6 +112,35 @@ def cold_start(repeats):
     ratios = [o / b for o, b in zip(ours, base)]
     line("cold start: run / import lark", f"run {spread(ours, ' s')}; import lark {spread(base, ' s')}")
     line("", f"paired ratio {spread(ratios, 'x')} (target <= 2x)")
+
+
+def first_run(repeats):
+    """The first run of a fresh install (issue 25): the wheel installed in a new venv, `grimorio run` of the
+    demo (a copy of duelo.enc in a folder of its own) with an empty GRIMORIO_CACHE_DIR each time, against
+    `import lark` in the same venv, whole processes, interleaved; then the second run, on the cache the
+    first one left."""
+    from benchmarks.fresh_install import fresh_install
+    with fresh_install() as (folder, bin_):
+        demo = folder / "demo" / "duelo.enc"
+        demo.parent.mkdir()
+        demo.write_text(DUELO.read_text(encoding="utf-8"), encoding="utf-8")
+        run = [str(bin_ / "grimorio"), "run", str(demo)]
+        lark = [str(bin_ / "python"), "-c", "import lark"]
+        caches = iter(range(10 ** 6))
+
+        def first():
+            env = dict(os.environ, GRIMORIO_CACHE_DIR=str(folder / f"cache{next(caches)}"))
+            return child_cpu(run, env=env)
+
+        second_env = dict(os.environ, GRIMORIO_CACHE_DIR=str(folder / "cache-kept"))
+        child_cpu(run, env=second_env), child_cpu(lark)
+        ours, base = interleaved(first, lambda: child_cpu(lark), repeats)
+        again, base2 = interleaved(lambda: child_cpu(run, env=second_env), lambda: child_cpu(lark), repeats)
+    ratios = [o / b for o, b in zip(ours, base)]
+    line("first run of a fresh install", f"run {spread(ours, ' s')}; import lark {spread(base, ' s')}")
+    line("", f"paired ratio {spread(ratios, 'x')} (target <= 3x)")
+    ratios = [o / b for o, b in zip(again, base2)]
+    line("its second run / import lark", f"paired ratio {spread(ratios, 'x')} (target <= 2x)")
 
 
 def check_start(repeats):
@@ -230,7 +259,8 @@ def prepared_duel():
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats and runs (a smoke test, not figures)")
-    p.add_argument("--only", choices=["twin", "bytecodes", "dice", "start", "check", "simulate", "memory", "crowd", "parse"],
+    p.add_argument("--only", choices=["twin", "bytecodes", "dice", "start", "first", "check", "simulate", "memory",
+                                      "crowd", "parse"],
                    action="append",
                    help="run only these benchmarks (repeatable)")
     args = p.parse_args(argv)
@@ -241,6 +271,7 @@ def main(argv=None) -> int:
         "bytecodes": bytecodes_vs_twin,
         "dice": lambda: dice_vs_d20(r),
         "start": lambda: cold_start(r),
+        "first": lambda: first_run(r if args.quick else 11),
         "check": lambda: check_start(r),
         "simulate": lambda: simulate_throughput(r, 2000 if args.quick else 10_000),
         "memory": lambda: peak_memory((1000, 10_000) if args.quick else (10_000, 100_000)),

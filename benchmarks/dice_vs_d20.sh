@@ -3,7 +3,7 @@
 # d20 needs lark-parser 0.x, which clashes with lark 1.x: it gets a venv of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${TMPDIR:-/tmp}/grimorio-d20-venv"
+venv=.venv-d20          # beside the project's .venv (kept: made once), not in the temporary folder
 [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import d20" 2>/dev/null || {
   python3 -m venv "$venv" && "$venv/bin/pip" install -q d20; }
 python=.venv/bin/python

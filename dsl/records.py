@@ -198,7 +198,31 @@ def _table() -> dict:
                     _known = table
             except (EOFError, ValueError, TypeError):
                 pass
+        else:
+            _known = _shipped()
     return _known
+
+
+SHIPPED = "records.shipped"       # written when the package is built (setup.py): a fresh install compiles none
+
+
+def _shipped() -> dict:
+    """The records' code compiled when the package was built, if this is the Python that compiled it."""
+    import os
+    try:
+        with open(os.path.join(os.path.dirname(os.path.realpath(__file__)), SHIPPED), "rb") as f:
+            shipped = marshal.loads(f.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(shipped, dict) or shipped.get("python") != sys.version or not isinstance(shipped.get("table"), dict):
+        return {}
+    return shipped["table"]
+
+
+def shipped_bytes() -> bytes:
+    """What SHIPPED holds: the code of every record text this process used (setup.py, once it has imported
+    grimorio's modules)."""
+    return marshal.dumps({"python": sys.version, "table": dict(_used)})
 
 
 def _keep() -> None:

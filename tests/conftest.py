@@ -29,6 +29,7 @@ from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.transcript import render_jsonl, render_text
+from tests import temp_guard
 
 
 class Run:
@@ -90,8 +91,13 @@ def run():
     return run_text
 
 
+# The session's own temporary folder, checked empty at the end (tests/temp_guard.py).
+pytest_sessionfinish = temp_guard.pytest_sessionfinish
+
+
 def pytest_configure(config):
     """The default `-m "not slow"` (pyproject addopts) leaves out no test named by its id."""
+    temp_guard.pytest_configure(config)
     if config.option.markexpr == "not slow" and any("::" in arg for arg in config.args):
         config.option.markexpr = ""
 

@@ -28,8 +28,8 @@ def test_CMB_01_round_is_initiative_then_actions_then_damage_in_resolution_order
     assert lines[0] == "Asalto 1"
     assert lines[1].startswith("  Iniciativa: Rodrigo") and lines[2].startswith("  Iniciativa: Bandido")
     # Both attacks resolve before any damage is determined ...
-    ataque_r = lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=14 contra 60% -> éxito")
-    ataque_b = lines.index("  Bandido ataca a Rodrigo con Garrote: 1D100=25 contra 45% -> éxito")
+    ataque_r = lines.index("  Rodrigo ataca a Bandido con la Espada corta: 1D100=14 contra 60% -> éxito")
+    ataque_b = lines.index("  Bandido ataca a Rodrigo con el Garrote: 1D100=25 contra 45% -> éxito")
     danos = [i for i, ln in enumerate(lines) if ln.startswith("  Daños de")]
     assert ataque_r < ataque_b < danos[0]
     # ... and damage is determined in the order the hits resolved.
@@ -98,7 +98,7 @@ def test_CMB_04_equal_initiatives_act_simultaneously():
     r = run_text(duel(TIE_DICE, TIE_SCRIPT))
     assert "  Iniciativa: Rodrigo 16 (1D10=4 + AGI 12)" in r.lines
     assert "  Iniciativa: Bandido 16 (1D10=6 + AGI 10)" in r.lines
-    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=24 contra 45% -> éxito" in r.lines
+    assert "  Bandido ataca a Rodrigo con el Garrote: 1D100=24 contra 45% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13 - 14
     assert r.has("Bandido", "inconsciente")
     assert r.field("Rodrigo", "pv") == 14 - (6 - 2)
@@ -146,8 +146,8 @@ def test_CMB_19_defence_answers_the_attack_at_once_whatever_the_initiative():
         Rodrigo ataque 30
         Bandido parada 12
     """, "parar"))
-    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=30 contra 60% -> éxito")
-    assert r.lines[i + 1] == "    Bandido para con Garrote: 1D100=12 contra 45% -> éxito"
+    i = r.lines.index("  Rodrigo ataca a Bandido con la Espada corta: 1D100=30 contra 60% -> éxito")
+    assert r.lines[i + 1] == "    Bandido para con el Garrote: 1D100=12 contra 45% -> éxito"
     assert r.field("Bandido", "acciones") == 1
 
 
@@ -164,8 +164,8 @@ def test_CMB_20_dodge_rolls_esquivar_halved_against_a_critical():
         Rodrigo ataque 3
         Bandido esquiva 28
     """, "esquivar"))
-    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=3 contra 60% -> crítico" in r.lines
-    assert "    Bandido intenta esquivar: 1D100=28 contra 15% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=3 contra 60% -> crítico" in r.lines
+    assert "    Bandido intenta esquivar: 1D100=28 contra 15% (la mitad contra un crítico) -> fallo" in r.lines
     assert r.field("Bandido", "pv") < 13
 
 
@@ -174,8 +174,8 @@ def test_CMB_22_parry_uses_the_weapon_skill_and_stops_even_a_critical():
         Rodrigo ataque 2
         Bandido parada 40
     """, "parar"))
-    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=2 contra 60% -> crítico" in r.lines
-    assert "    Bandido para con Garrote: 1D100=40 contra 45% -> éxito" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=2 contra 60% -> crítico" in r.lines
+    assert "    Bandido para con el Garrote: 1D100=40 contra 45% -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13
     assert not any(ln.startswith("  Daños") for ln in r.lines)
 
@@ -335,7 +335,7 @@ def test_CMB_01_option_damage_as_each_attack_resolves():
           Rodrigo: atacar Bandido, pass
           Bandido: none
     """, extra=IMMEDIATE))
-    i = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=1 contra 60% -> crítico")
+    i = r.lines.index("  Rodrigo ataca a Bandido con la Espada corta: 1D100=1 contra 60% -> crítico")
     assert r.lines[i + 2].startswith("  Daños de Rodrigo a Bandido: crítico")
     assert r.has("Bandido", "inconsciente")
     assert not any(ln.startswith("  Bandido ataca") for ln in r.lines)
@@ -346,7 +346,7 @@ def test_CMB_04_ties_act_simultaneously_even_with_damage_as_attacks_resolve():
     # their shared turn began: he still attacks, though Rodrigo's blow felled him.
     r = run_text(duel(TIE_DICE, TIE_SCRIPT, extra=IMMEDIATE))
     assert r.has("Bandido", "inconsciente")
-    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=24 contra 45% -> éxito" in r.lines
+    assert "  Bandido ataca a Rodrigo con el Garrote: 1D100=24 contra 45% -> éxito" in r.lines
     assert r.field("Rodrigo", "pv") == 14 - (6 - 2)
     # One point lower, Bandido acts after Rodrigo and, felled, does not attack.
     r = run_text(duel("""
@@ -385,9 +385,9 @@ def test_CMB_28_one_action_covers_every_parry_of_the_round_one_roll_each():
           Rodrigo: atacar Bandido, atacar Bandido
           Bandido: parar, parar, atacar Rodrigo
     """))
-    assert "    Bandido para con Garrote: 1D100=10 contra 45% -> éxito" in r.lines
-    assert "    Bandido intenta parar con Garrote: 1D100=70 contra 45% -> fallo" in r.lines
-    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo" in r.lines
+    assert "    Bandido para con el Garrote: 1D100=10 contra 45% -> éxito" in r.lines
+    assert "    Bandido intenta parar con el Garrote: 1D100=70 contra 45% -> fallo" in r.lines
+    assert "  Bandido ataca a Rodrigo con el Garrote: 1D100=90 contra 45% -> fallo" in r.lines
     assert r.field("Bandido", "acciones") == 0
     # The failed parry let the second blow through: 3+1, Ropas gruesas 1, 30 is Pierna izquierda /2.
     assert r.field("Bandido", "pv") == 13 - (3 + 1 - 1) // 2
@@ -410,8 +410,8 @@ def test_CMB_28_a_parry_extended_to_a_second_enemy_carries_the_malus():
           Compinche: atacar Rodrigo, pass
           Rodrigo: parar, ampliar_parada, pass
     """))
-    assert "    Rodrigo para con Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
-    assert "    Rodrigo para con Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
     assert r.field("Rodrigo", "acciones") == 1
 
 
@@ -435,8 +435,8 @@ def test_CMB_28_two_paradas_each_against_its_own_enemy_spend_both_actions():
     """))
     # No malus: each Parada covers one enemy; Bandido's second attack is covered
     # by the first Parada, without a third action.
-    assert "    Rodrigo para con Espada corta: 1D100=50 contra 60% -> éxito" in r.lines
-    assert "    Rodrigo para con Espada corta: 1D100=40 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=50 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=40 contra 60% -> éxito" in r.lines
     assert r.field("Rodrigo", "acciones") == 0
     assert r.field("Rodrigo", "pv") == 14
 
@@ -473,7 +473,7 @@ def test_CMB_21_the_same_dodge_roll_is_halved_against_a_later_critical():
           Rodrigo: atacar Bandido, atacar Bandido
           Bandido: esquivar, esquivar, pass
     """))
-    assert "    Bandido intenta esquivar con la misma tirada: 1D100=20 contra 15% -> fallo" in r.lines
+    assert "    Bandido intenta esquivar con la misma tirada: 1D100=20 contra 15% (la mitad contra un crítico) -> fallo" in r.lines
     assert r.field("Bandido", "pv") == 13 - 7 // 2      # critical 7 at Brazo derecho /2
 
 
@@ -506,7 +506,7 @@ def test_CMB_53_an_unconscious_combatant_attacked_dies_and_the_hit_is_automatic(
         round 1:
           Rodrigo: atacar Bandido, pass
     """, extra="do:\n  add Bandido inconsciente\n"))
-    assert "  Rodrigo remata a Bandido, que está inconsciente, con Espada corta: impacta de manera automática" in r.lines
+    assert "  Rodrigo remata a Bandido, que está inconsciente, con la Espada corta: impacta de manera automática" in r.lines
     assert "    Bandido muere" in r.lines
     assert r.has("Bandido", "muerto") and not r.has("Bandido", "inconsciente")
 
@@ -525,7 +525,7 @@ def test_weapons_the_palo_skill_serves_palo_and_garrote(arma):
           Rodrigo: pass
     """, arma_b=arma))
     nombre = arma.strip('"')
-    assert f"  Bandido ataca a Rodrigo con {nombre}: 1D100=80 contra 45% -> fallo" in r.lines
+    assert f"  Bandido ataca a Rodrigo con el {nombre}: 1D100=80 contra 45% -> fallo" in r.lines
     assert r.field("Bandido", "Mazas") == 0
 
 
@@ -544,8 +544,8 @@ def test_CMB_05_a_combatant_may_hold_its_action_and_act_after_a_lower_initiative
           Bandido: atacar Rodrigo, pass
     """))
     retiene = r.lines.index("  Rodrigo retiene su Acción")
-    bandido = r.lines.index("  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo")
-    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=90 contra 60% -> fallo")
+    bandido = r.lines.index("  Bandido ataca a Rodrigo con el Garrote: 1D100=90 contra 45% -> fallo")
+    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con la Espada corta: 1D100=90 contra 60% -> fallo")
     assert retiene < bandido < rodrigo
     assert r.field("Rodrigo", "acciones") == 1      # holding costs no action
 
@@ -647,7 +647,7 @@ ARQUERO = 'do:\n  situar(Rodrigo, Bandido, {m})\n  set Rodrigo.Arcos = 50\n'
 
 
 def test_CMB_10_an_improvised_projectile_deals_1d4_with_lanzar():
-    # 10 m are 12 varas, within FUE 14: Corta, +20% (CMB-11).
+    # 10 m, within FUE 14 varas (11 m): Corta, +20% (CMB-11).
     r = run_text(one_action("Rodrigo", "Bandido", """
         Rodrigo ataque 24
         daño 3
@@ -660,7 +660,7 @@ def test_CMB_10_an_improvised_projectile_deals_1d4_with_lanzar():
 @pytest.mark.parametrize("metros, banda, objetivo", [(10, "Corta (+20%)", 70), (30, "Media (0%)", 50),
                                                       (40, "Larga (-20%)", 30)])
 def test_CMB_11_range_bands_of_the_weapon(metros, banda, objetivo):
-    # Arco corto: 15/40/60 varas (edition data); metres to varas by 6/5.
+    # Arco corto: 12/33/50 m (15/40/60 varas of edition data, in metres).
     r = run_text(duel("""
         Rodrigo iniciativa 9
         Bandido iniciativa 1
@@ -681,7 +681,7 @@ def test_CMB_11_beyond_long_range_there_is_no_shot():
         round 1:
           Rodrigo: disparar Bandido
           Bandido: pass
-    """, arma_r='"Arco corto"', extra=ARQUERO.format(m=51)))       # 61 varas
+    """, arma_r='"Arco corto"', extra=ARQUERO.format(m=51)))       # beyond 50 m
     assert "E0504" in out
 
 
@@ -718,7 +718,7 @@ def test_CMB_12_a_ranged_attack_can_only_be_dodged_without_a_shield():
           Rodrigo: disparar Bandido, pass
           Bandido: esquivar, pass
     """, arma_r='"Arco corto"', extra=ARQUERO.format(m=10)))
-    assert "    Bandido esquiva: 1D100=5 contra 10% -> éxito" in r.lines
+    assert "    Bandido esquiva: 1D100=5 contra 10% (-20% por el modificador del Ataque) -> éxito" in r.lines
 
 
 ESCUDO = ARQUERO + '  set Bandido.escudo = escudos["Rodela"]\n  set Bandido.resistencia_escudo = 80\n  set Bandido.Escudos = 40\n'
@@ -757,7 +757,7 @@ def test_CMB_27_an_active_shield_parry_against_a_projectile():
         daño 5
     """, "parar", action="disparar Bandido", arma_r='"Arco corto"', extra=ESCUDO.format(m=10)))
     # Escudos 40, minus the +20% of the short range (CMB-31); the shield takes the blow (CMB-26).
-    assert "    Bandido para con Rodela: 1D100=15 contra 20% -> éxito" in r.lines
+    assert "    Bandido para con la Rodela: 1D100=15 contra 20% (-20% por el modificador del Ataque) -> éxito" in r.lines
     assert r.field("Bandido", "pv") == 13 and r.field("Bandido", "resistencia_escudo") == 80 - 5
 
 
@@ -788,7 +788,7 @@ def test_CMB_14_a_type_1_weapon_serves_in_mele():
           Rodrigo: atacar Bandido, pass
           Bandido: pass
     """, arma_r='"Daga"', extra=MELE))
-    assert "  Rodrigo ataca a Bandido con Daga: 1D100=90 contra 50% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Daga: 1D100=90 contra 50% -> fallo" in r.lines
 
 
 def test_CMB_15_who_launches_a_mele_attack_acts_last_and_cannot_dodge():
@@ -806,8 +806,8 @@ def test_CMB_15_who_launches_a_mele_attack_acts_last_and_cannot_dodge():
           Rodrigo: atacar Bandido, pass, none
     """, arma_b='"Daga"', extra="expect distancia(Rodrigo, Bandido) == 0\n"))
     lanza = r.lines.index("  Bandido se lanza en Ataque de Melé contra Rodrigo: actuará el último")
-    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con Espada corta: 1D100=30 contra 60% -> éxito")
-    mele = r.lines.index("  Bandido se lanza en Melé contra Rodrigo con Daga: 1D100=90 contra 50% -> fallo")
+    rodrigo = r.lines.index("  Rodrigo ataca a Bandido con la Espada corta: 1D100=30 contra 60% -> éxito")
+    mele = r.lines.index("  Bandido se lanza en Melé contra Rodrigo con la Daga: 1D100=90 contra 50% -> fallo")
     assert lanza < rodrigo < mele
     out = diagnostics_of(duel(dice, """
         round 1:
@@ -972,7 +972,8 @@ def test_CMB_30_several_attackers_add_their_fue():
           Rodrigo: pass
     """, extra=MELE + "  situar(Rodrigo, Compinche, 0)\n"))
     # (13 + 12) x 2 = 50.
-    assert "Bandido 1D100=40 contra 50% -> éxito" in r.lines[4]
+    assert "FUE x 2, Bandido y Compinche (suman sus Fuerzas: FUE 25) 1D100=40 contra 50% -> éxito" in r.lines[4]
+    assert "    Rodrigo queda Inmovilizado por Bandido y Compinche" in r.lines
     assert r.has("Rodrigo", "inmovilizado")
 
 
@@ -1046,7 +1047,7 @@ def test_CMB_25_type_a_and_b_parry_with_their_skill_or_pelea():
         Rodrigo parada 65
         Rodrigo desarme 90
     """, "parar", arma_r="Hoz", extra="do:\n  set Rodrigo.Pelea = 70\n"))
-    assert "    Rodrigo para con Hoz: 1D100=65 contra 70% -> éxito" in r.lines     # Pelea 70 beats Cuchillos 50
+    assert "    Rodrigo para con la Hoz: 1D100=65 contra 70% -> éxito" in r.lines     # Pelea 70 beats Cuchillos 50
 
 
 def test_CMB_25_a_sling_cannot_parry():
@@ -1071,7 +1072,7 @@ def test_CMB_26_a_shield_parry_absorbs_all_the_damage_of_the_blow():
         Bandido parada 20
         daño 5
     """, "parar", extra=RODELA))
-    assert "    Bandido para con Rodela: 1D100=20 contra 50% -> éxito" in r.lines
+    assert "    Bandido para con la Rodela: 1D100=20 contra 50% -> éxito" in r.lines
     assert r.field("Bandido", "resistencia_escudo") == 80 - 6 and r.field("Bandido", "pv") == 13
     assert str(r.field("Bandido", "escudo")) == "Rodela"
 
@@ -1091,8 +1092,8 @@ def test_CMB_31_a_bonus_to_the_attack_is_a_malus_to_its_defence():
         Bandido parada 30
         daño 3
     """, "parar", extra="do:\n  set Rodrigo.modificador = 20\n"))
-    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=70 contra 80% -> éxito" in r.lines
-    assert "    Bandido intenta parar con Garrote: 1D100=30 contra 25% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=70 contra 80% -> éxito" in r.lines
+    assert "    Bandido intenta parar con el Garrote: 1D100=30 contra 25% (-20% por el modificador del Ataque) -> fallo" in r.lines
 
 
 def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
@@ -1100,7 +1101,7 @@ def test_CMB_31_a_malus_to_the_attack_is_a_bonus_to_its_defence():
         Rodrigo ataque 30
         Bandido parada 60
     """, "parar", extra="do:\n  set Rodrigo.modificador = -20\n"))
-    assert "    Bandido para con Garrote: 1D100=60 contra 65% -> éxito" in r.lines
+    assert "    Bandido para con el Garrote: 1D100=60 contra 65% (+20% por el modificador del Ataque) -> éxito" in r.lines
 
 
 # ---------------------------------------------------------------- mounted combat
@@ -1133,7 +1134,7 @@ def test_CMB_32_a_rider_s_weapon_skill_cannot_exceed_cabalgar():
           Rodrigo: atacar Bandido, pass
           Bandido: none, pass
     """, strict=False))
-    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=50 contra 40% -> fallo" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=50 contra 40% -> fallo" in r.lines
 
 
 @pytest.mark.parametrize("opcion, tirada, recibe", [
@@ -1252,8 +1253,8 @@ def test_CMB_38_missing_fue_lowers_damage_and_the_skill_s_ceiling():
         Rodrigo ataque 34
         daño 5
     """, "none", arma_r="Montante", extra="do:\n  set Rodrigo.Espadones = 80\n"))
-    assert "  Rodrigo ataca a Bandido con Montante: 1D100=34 contra 65% -> éxito" in r.lines
-    assert "  Daños de Rodrigo a Bandido: 1D10+2=7, menos la FUE que le falta; Ropas gruesas absorben 1; Pecho x1 -> 5" in r.lines
+    assert "  Rodrigo ataca a Bandido con el Montante: 1D100=34 contra 65% -> éxito" in r.lines
+    assert "  Daños de Rodrigo a Bandido: 1D10+2=7 - 1 por la FUE que le falta = 6; Ropas gruesas absorben 1; Pecho x1 -> 5" in r.lines
     assert r.field("Bandido", "pv") == 13 - 5
 
 
@@ -1286,7 +1287,7 @@ def test_CMB_40_tropezar_rolls_half_the_skill_and_fells_the_target():
     r = run_text(one_action("Bandido", "Rodrigo", """
         Bandido tropezar 20
     """, "none", action="tropezar Rodrigo", arma_b="Palo"))
-    assert "  Bandido intenta hacer Tropezar a Rodrigo con Palo: 1D100=20 contra 22% -> éxito" in r.lines
+    assert "  Bandido intenta hacer Tropezar a Rodrigo con el Palo: 1D100=20 contra 22% -> éxito" in r.lines
     assert r.has("Rodrigo", "derribado") and r.field("Rodrigo", "pv") == 14
 
 
@@ -1455,7 +1456,7 @@ def test_CMB_55_damage_then_parrying_weapons_then_effects_in_resolution_order():
     daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
     arma = next(i for i, ln in enumerate(r.lines) if ln.startswith("  La Espada corta de Rodrigo paró un arma de tipo superior"))
     efecto = next(i for i, ln in enumerate(r.lines) if "Resistencia x 4" in ln)
-    ataque = r.lines.index("  Bandido ataca a Rodrigo con Maza pesada: 1D100=20 contra 45% -> éxito")
+    ataque = r.lines.index("  Bandido ataca a Rodrigo con la Maza pesada: 1D100=20 contra 45% -> éxito")
     assert ataque < daños < arma < efecto
     assert str(r.field("Rodrigo", "arma")) == "Pelea"
 
@@ -1526,8 +1527,8 @@ def test_CMB_28_the_tactic_parries_again_for_free_and_keeps_its_action_to_attack
         round 1:
           Rodrigo: atacar Bandido, atacar Bandido
     """))
-    assert sum(ln.startswith("    Bandido para con Garrote") for ln in r.lines) == 2
-    assert "  Bandido ataca a Rodrigo con Garrote: 1D100=90 contra 45% -> fallo" in r.lines
+    assert sum(ln.startswith("    Bandido para con el Garrote") for ln in r.lines) == 2
+    assert "  Bandido ataca a Rodrigo con el Garrote: 1D100=90 contra 45% -> fallo" in r.lines
 
 
 @pytest.mark.parametrize("opcion, tiradas", [("true", 2), ("false", 1)])
@@ -1588,8 +1589,8 @@ def test_CMB_09_a_dagger_at_2_m_strikes_in_hand_and_can_be_parried():
         Rodrigo ataque 30
         Bandido parada 10
     """, "parar", arma_r='"Daga"'))
-    assert "  Rodrigo ataca a Bandido con Daga: 1D100=30 contra 50% -> éxito" in r.lines
-    assert "    Bandido para con Garrote: 1D100=10 contra 45% -> éxito" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Daga: 1D100=30 contra 50% -> éxito" in r.lines
+    assert "    Bandido para con el Garrote: 1D100=10 contra 45% -> éxito" in r.lines
     assert str(r.field("Rodrigo", "arma")) == "Daga"      # it stays in his hand
 
 
@@ -1689,7 +1690,7 @@ def test_CMB_15_a_launch_resolved_last_misses_a_target_that_walked_away(accion, 
           Rodrigo: {accion}, pass, none
     """, arma_b='"Daga"'))
     assert ("  Bandido se lanza contra Rodrigo, pero ya está a 8 m: no llega" in r.lines) is not llega
-    assert any(ln.startswith("  Bandido se lanza en Melé contra Rodrigo con Daga") for ln in r.lines) is llega
+    assert any(ln.startswith("  Bandido se lanza en Melé contra Rodrigo con la Daga") for ln in r.lines) is llega
 
 
 def test_CMB_16_once_in_a_mele_one_fights_a_third_enemy_only_with_type_1_or_pelea():
@@ -1811,7 +1812,7 @@ def test_CMB_53_shooting_or_launching_at_an_unconscious_man_kills_him_without_a_
         round 1:
           Rodrigo: {action} Bandido, pass
     """, arma_r=f'"{arma}"', extra=extra + "  add Bandido inconsciente\n"))
-    assert f"  Rodrigo remata a Bandido, que está inconsciente, con {arma}: impacta de manera automática" in r.lines
+    assert f"  Rodrigo remata a Bandido, que está inconsciente, {'con el' if arma == 'Arco corto' else 'con la'} {arma}: impacta de manera automática" in r.lines
     assert r.has("Bandido", "muerto")
 
 
@@ -1833,7 +1834,7 @@ def test_CMB_28_the_tactic_extends_its_parada_to_a_second_enemy_and_keeps_its_at
           Bandido: atacar Rodrigo, pass
           Compinche: atacar Rodrigo, pass
     """, extra="do:\n  set Rodrigo.Esquiva = 30\n"))
-    assert "    Rodrigo para con Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
     assert any(ln.startswith("  Rodrigo ataca a ") for ln in r.lines)
 
 

@@ -28,7 +28,7 @@ def test_an_encounter_beside_its_edition_finds_it(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     # The house edition extends aquelarre and sets its option: damage lands as each attack resolves.
     first_damage = next(i for i, ln in enumerate(out) if ln.startswith("  Daños"))
-    first_bandido = next(i for i, ln in enumerate(out) if ln.startswith("  Bandido ataca"))
+    first_bandido = next(i for i, ln in enumerate(out) if ln.startswith("  El Bandido ataca"))
     assert first_damage < first_bandido < out.index("Asalto 2")
     assert main(["check", str(enc), str(tmp_path / "casera")]) == 0
 

@@ -87,7 +87,7 @@ def test_a_do_expectation_is_checked_when_the_block_reaches_it():
 
 
 def test_said_matches_a_transcript_line_as_text_so_far():
-    text = duel(TWO_ATTACKS, ANSWERED + '  expect said "Bandido para con Garrote: 1D100=10"\n'
+    text = duel(TWO_ATTACKS, ANSWERED + '  expect said "Bandido para con el Garrote: 1D100=10"\n'
                                         '  expect not said "Rodrigo para"\n', extra="""
         do:
           expect not said "Asalto 1"

@@ -10,7 +10,6 @@ GRIMORIO_FUZZ_EXAMPLES=N sets the number of examples of either.
 """
 from __future__ import annotations
 
-import atexit
 import functools
 import os
 import re
@@ -30,6 +29,7 @@ from grimorio.dsl.editions.loader import load_entry, load_house
 from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.compile.programs import program_for
+from tests.temp_guard import scratch
 
 pytestmark = pytest.mark.slow      # each example loads, checks and compiles an edition (tests/conftest.py)
 
@@ -117,8 +117,7 @@ def cached_build_rules(text: str, file: str):
     return list(decls), list(diags)
 
 
-WORK = Path(tempfile.mkdtemp(prefix="grimorio-fuzz-"))   # one place, so unchanged files keep their names
-atexit.register(shutil.rmtree, WORK, True)
+WORK = scratch("grimorio-fuzz-")      # one place, so unchanged files keep their names; removed after the session
 
 
 def check_edition(folder_of: Path, name: str, text: str):

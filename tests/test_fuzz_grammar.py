@@ -12,12 +12,8 @@ Default: a fixed handful of examples. The long profile (outside CI) is
 """
 from __future__ import annotations
 
-import atexit
 import functools
 import re
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -28,10 +24,10 @@ from lark.grammar import Terminal
 from lark.lexer import PatternStr
 
 from grimorio.dsl.syntax.parser import START, grammar_text
+from tests.temp_guard import scratch
 from tests.test_fuzz import RULESETS, check_edition, fuzz_settings, run_encounter
 
-SOLO = Path(tempfile.mkdtemp(prefix="grimorio-solo-")) / "solo"      # copied into WORK by check_edition
-atexit.register(shutil.rmtree, SOLO.parent, True)
+SOLO = scratch("grimorio-solo-") / "solo"      # copied into WORK by check_edition; removed after the session
 
 NL, INDENT, DEDENT = "\x00N", "\x00I", "\x00D"
 # Names a designer writes, the language's own words used as names, bundled names, and oddities.

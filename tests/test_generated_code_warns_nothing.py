@@ -37,7 +37,7 @@ CALLS = ["first(v0())", "first(v1())", "first(v6())", "first(v8())", "len(v0())"
          "v6()[1]", "v8()[1]", "v4()[1]", "v4()[v4()]", "v9()[v0()]", "distinct(v2())", "sum(v10())", "abs(-3)",
          "max(3, 4)", "min(v0(), v1())", "max(v6(), 0)", "clamp(1, 0, 5)", "clamp(v0(), v1(), v2())", "first([1])",
          "floor(7 / 2)", "ceil(-7 / 2)", "v0() + 1", "1 - v1()", "v0() * 2", "-v0()", "not v8()", "v8() in [1]",
-         "1D6 + v0()", "v0() % 3"]
+         "1D6 + v0()", "v0() % 3", "3 in c", "none in c", "true in c", '"ab" in c']
 
 
 def rules() -> str:

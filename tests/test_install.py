@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from grimorio.interpreter.tools.cli import main
+
 pytestmark = pytest.mark.slow      # it builds a wheel and runs the installed command (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,9 +84,10 @@ def _tree(folder: Path) -> dict:
     return out
 
 
-def test_a_read_only_install_runs_and_writes_nothing_beside_itself(tmp_path):
+def test_a_read_only_install_runs_and_writes_nothing_beside_itself(tmp_path, capsys):
     """Issue 25: the wheel installed where nothing can be written, run by a user whose cache is empty: the
-    run works, the parser's tables come from the wheel (none built into the cache), the cache is the
+    run works and reads as one from the source tree, everything it needs comes built from the wheel (nothing is
+    built into the cache), the cache is the
     user's (XDG_CACHE_HOME), and nothing under the install changed. As root, who may write anywhere,
     "nothing changed" is the proof; the folder is also made read-only."""
     wheels = tmp_path / "wheels"
@@ -93,7 +96,8 @@ def test_a_read_only_install_runs_and_writes_nothing_beside_itself(tmp_path):
     assert build.returncode == 0, build.stderr[-2000:]
     wheel = next(wheels.glob("grimorio-*.whl"))
     shipped = zipfile.ZipFile(wheel).namelist()
-    assert "grimorio/dsl/syntax/grammar.tables" in shipped and "grimorio/dsl/editions/built.pickle" in shipped
+    assert {"grimorio/dsl/syntax/grammar.tables", "grimorio/dsl/editions/built.pickle", "grimorio/VERSION",
+            "grimorio/interpreter/compile/programs.shipped", "grimorio/dsl/records.shipped"} <= set(shipped)
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
                    check=True, capture_output=True, timeout=300)
@@ -102,20 +106,26 @@ def test_a_read_only_install_runs_and_writes_nothing_beside_itself(tmp_path):
     before = _tree(site)
     home = tmp_path / "home"
     home.mkdir()
-    enc = tmp_path / "duelo.enc"
+    enc = tmp_path / "demo" / "duelo.enc"
+    enc.parent.mkdir()
     enc.write_text((ROOT / "rulesets" / "aquelarre" / "duelo.enc").read_text(encoding="utf-8"), encoding="utf-8")
     env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(home / "xdg")}
+    assert main(["run", str(enc), "--quiet"]) == 0        # the same run from this source tree, built here
+    expected = capsys.readouterr().out
     try:
         for _ in range(2):           # cold, then warm
             out = subprocess.run([sys.executable, "-c", "import sys; from grimorio._entry import main; sys.exit(main())",
                                   "run", str(enc)], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
             assert out.returncode == 0, out.stderr
             assert out.stdout.startswith("# encounter ") and "\nAsalto 1\n" in out.stdout and out.stderr == ""
+            assert out.stdout.split("\n", 1)[1] == expected         # what the shipped program runs is the same
         assert _tree(site) == before, "the run wrote under the installed package"
         cache = home / "xdg" / "grimorio"
-        # The parser's tables and the bundled rules' files came from the wheel: only the encounter was built.
+        # Everything a run of a bundled encounter needs came built from the wheel (the parser's tables, the
+        # rules' and the encounter's built forms, the compiled program, the records' code): nothing was
+        # built, so nothing was kept but the cache's secret and the code of a few generated lines.
         kept = sorted(p.name for p in cache.iterdir())
-        assert len(list(cache.glob("built-*"))) == 1 and not list(cache.glob("grammar-*")), kept
+        assert [k for k in kept if k.split("-")[0] in ("built", "grammar", "program", "records")] == [], kept
     finally:
         for p in [site, *site.rglob("*")]:
             p.chmod(p.stat().st_mode | 0o200)

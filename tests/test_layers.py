@@ -128,7 +128,7 @@ def test_add_a_row_and_change_a_cell_of_tables(tmp_path, capsys):
         .replace("Rodrigo daño 3", "Rodrigo daño 8")
     run(tmp_path, capsys, enc, code=2)                         # no Hacha de guerra in the bundled table
     out, _ = run(tmp_path, capsys, enc, ARMERIA)
-    assert "con Hacha de guerra" in line_with(out, "ataca")
+    assert "con el Hacha de guerra" in line_with(out, "ataca")
     assert "1D8+2=10; Cota de malla absorbe 5" in line_with(out, "Daños")       # 6 in the bundled table
     bundled = len(load_edition("aquelarre").space("value")["armas"].rows)
     rs = ruleset(tmp_path, ARMERIA)

@@ -25,10 +25,16 @@ CASES = [pytest.param(p, id=str(p.relative_to(ROOT)),
 
 @functools.lru_cache(maxsize=None)
 def lark_own() -> Lark:
-    # cache=True: Lark keeps its own grammar analysis in the temporary folder, keyed by the grammar and
-    # these options (1.6 s to build, 0.1 s to read back); the parser is Lark's all the same.
+    # cache: Lark keeps its own grammar analysis in pytest's cache folder (not the temporary folder: the tests
+    # leave nothing there, tests/temp_guard.py), checked against the grammar and these options by the file's
+    # first line (1.6 s to build, 0.1 s to read back); the parser is Lark's all the same.
+    kept = ROOT / ".pytest_cache" / "lark-own-parser.tmp"
+    try:
+        kept.parent.mkdir(exist_ok=True)
+    except OSError:
+        pass                 # not kept: Lark builds it
     return Lark(grammar_text(), parser="lalr", lexer="contextual", postlex=_Indenter(), start=START,
-                propagate_positions=True, maybe_placeholders=True, cache=True)
+                propagate_positions=True, maybe_placeholders=True, cache=str(kept))
 
 
 def shape(node):

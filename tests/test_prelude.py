@@ -57,9 +57,9 @@ def test_an_edition_replaces_the_dice_and_booleans_format(tmp_path):
     roots = house(tmp_path, 'format dice "{count}d{faces}"\nformat percentile "1d{faces}"\n')
     text = duel(DICE, SCRIPT, strict=False)
     plain = run(text)
-    assert "  Rodrigo ataca a Bandido con Espada corta: 1D100=30 contra 60% -> éxito" in plain
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=30 contra 60% -> éxito" in plain
     lines = run(text, roots, "casa")
-    assert "  Rodrigo ataca a Bandido con Espada corta: 1d100=30 contra 60% -> éxito" in lines
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1d100=30 contra 60% -> éxito" in lines
     assert [ln.replace("1d100", "1D100").replace("1d10", "1D10").replace("1d6", "1D6") for ln in lines] == plain
 
 

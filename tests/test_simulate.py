@@ -201,7 +201,9 @@ def test_memory_does_not_grow_with_the_runs():
         # The runs to read: one per (outcome, rounds), however many runs end so.
         assert len(t.examples) == len(t.ends) <= len(t.outcomes) * len(t.rounds.counts)
         return len(t.rounds.counts) + len(t.outcomes) + len(t.held) + sum(len(h.counts) for h in t.measures.values())
-    assert entries(1000) < 1.5 * entries(100)
+    # (Records would grow ten times; counts grow only as rarer values turn up: 168 against 112
+    # on the duel since tied fighters take turns and Pelea parries only in a Melé, issue 20.)
+    assert entries(1000) < 2 * entries(100)
 
 
 # ---------------------------------------------------------------- workers and Dask
@@ -227,10 +229,12 @@ def test_a_fresh_process_prepares_the_encounter_from_the_spec_alone(monkeypatch)
 
 
 @pytest.mark.slow
-def test_the_dask_backend_gives_the_same_summary_as_local(duelo):
+def test_the_dask_backend_gives_the_same_summary_as_local(duelo, tmp_path):
     distributed = needed("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+    import dask
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None,
+                                     local_directory=str(tmp_path)) as cluster:
         got = simulate_summary(["simulate", DUELO], 400, 5, workers=2, backend="dask",
                                scheduler=cluster.scheduler_address)
     assert got == duelo
@@ -385,10 +389,13 @@ def records(tmp_path, capsys, *args) -> tuple[dict, list[dict]]:
 
 def outcome_of_last_line(line: str, sides: dict) -> tuple[str, list[str]]:
     """What Aquelarre's last line says: who is still in the fight, and so the outcome."""
+    if line == "Fin del combate. No queda nadie en pie":
+        return "caen_todos", []
     m = re.fullmatch(r"Fin del combate\. En pie: (.*)|Se llega al límite de \d+ Asaltos sin que ningún bando "
                      r"caiga\. Siguen en pie: (.*)", line)
     assert m, line
-    names = [] if (m.group(1) or m.group(2)) == "-" else (m.group(1) or m.group(2)).split(", ")
+    # (A fighter named by a common noun is written with its article: "el Bandido".)
+    names = [re.sub(r"^(el|la) ", "", x) for x in (m.group(1) or m.group(2)).split(", ")]
     up = {sides[name] for name in names}
     outcome = up.pop() if len(up) == 1 else "caen_todos" if not up else "several sides standing"
     return outcome, names
@@ -592,3 +599,15 @@ def test_a_precision_target_holds_the_differences_of_a_comparison(capsys):
     assert s["precision"]["met"]
     assert all(x["half_width"] <= 0.04 for x in s["outcomes"])
     assert all((x[k]["high"] - x[k]["low"]) / 2 <= 0.04 for x in s["outcomes"] for k in "ab")
+
+
+def test_a_local_dask_cluster_works_in_the_user_cache_not_the_temporary_folder(tmp_path, monkeypatch):
+    """Dask's default, dask-scratch-space in the temporary folder, stayed there after every simulation."""
+    from grimorio.interpreter.tools import simulate
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", str(tmp_path / "cache"))
+    with simulate._dask_folder() as folder:
+        assert Path(folder) == tmp_path / "cache" / "dask"
+    monkeypatch.setenv("GRIMORIO_CACHE_DIR", "")          # no cache: a temporary folder, removed after
+    with simulate._dask_folder() as folder:
+        assert Path(folder).is_dir() and Path(folder).name.startswith("grimorio-dask-")
+    assert not Path(folder).exists()

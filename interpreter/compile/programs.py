@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ...dsl.diagnostics import Sources, Span
 from ...dsl.editions.files import bundled_root
-from . import stored
+from . import shipped, stored
 from .compiler import Program
 
 _programs: dict = {}
@@ -24,7 +24,7 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     if prog is None:
         own = Sources()
         try:
-            prog = stored.program(edition, span, own, roots, houses)
+            prog = stored.program(edition, span, own, roots, houses, shipped.program)
         finally:
             if sources is not None:
                 sources.texts.update(own.texts)

@@ -226,7 +226,9 @@ class Shortcuts:
                     v, other = self.tmp(), self.tmp()
                     answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
                                       if o.kind == known.kind}, "ranks")
-                    return f"({v} if ({v} := {answers}.get({other} := {a})) is not None else {call}({other}, {b}))"
+                    # (only an outcome asks the dict: a list or a map is no key of it)
+                    return (f"({v} if ({other} := {a}).__class__ is H.Ranked and ({v} := {answers}.get({other})) "
+                            f"is not None else {call}({other}, {b}))")
                 if self.pure(a):
                     return (f"({a}.rank {x.op} {known.rank} if {type_of(a)} is H.Ranked and {a}.kind == {known.kind!r} "
                             f"else {call}({a}, {b}))")
@@ -319,8 +321,8 @@ class Shortcuts:
         (values.member: for a text, and a value that equals only itself, such as a combatant or an
         outcome) and b is a list; else, and for computed sides, the semantics."""
         call = f"S.contains({a}, {b})"
-        if not (self.pure(a) and self.pure(b)) or self.unnamed:
-            return call
+        if not (self.pure(a) and self.pure(b)) or self.unnamed or is_(a, "literal"):
+            return call             # (a written value: never equal only to itself, and `3 is not None` warns)
         cls = self.tmp()
         return (f"({a} in {b} if {type_of(b)} is list and (({cls} := {type_of(a)}) is str or "
                 f"{cls}.__eq__ is _OBJ_EQ and {a} is not None) else {call})")

@@ -48,22 +48,26 @@ FORMAT = 3      # bump when the layout below changes
 KEEP_FROM_LINES = 100
 
 
-def program(edition: str, span, own: Sources, roots, houses=()) -> Program:
-    """The compiled program of an edition with its house-rule files: kept, or built (and kept).
-    `own` receives the texts of its files, for diagnostics. The cyclic collector pauses meanwhile: loading
-    or making a program allocates tens of thousands of objects that all live on, and each of its passes
-    would walk them again (a tenth of the load)."""
+def program(edition: str, span, own: Sources, roots, houses=(), shipped=None) -> Program:
+    """The compiled program of an edition with its house-rule files: kept, else `shipped(edition, roots, houses,
+    own)` (the package's own, interpreter/compile/shipped.py), else built (and kept). `own` receives the texts
+    of its files, for diagnostics. The cyclic collector pauses meanwhile: loading or making a program
+    allocates tens of thousands of objects that all live on, and each of its passes would walk them again
+    (a tenth of the load)."""
     with collector_paused():
-        return _program(edition, span, own, roots, houses)
+        return _program(edition, span, own, roots, houses, shipped)
 
 
-def _program(edition: str, span, own: Sources, roots, houses=()) -> Program:
+def _program(edition: str, span, own: Sources, roots, houses=(), shipped=None) -> Program:
     from ...dsl.editions.loader import load_edition
     key = _key(edition, roots, houses)
     name = f"program-{key[:32]}.pickle" if key else None
     found = _kept(name, key) if key else None
     if found is not None:
         own.texts.update(found.ruleset.sources.texts)
+        return found
+    found = shipped(edition, roots, houses, own) if shipped is not None else None
+    if found is not None:           # a bundled edition, compiled when the package was built
         return found
     with cache.recording() as notes:
         rs = load_edition(edition, roots, span, own, houses)

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import threading
+from contextlib import contextmanager
 from fractions import Fraction
 
 from ...dsl.diagnostics import Diagnostic, GrimorioError
@@ -330,15 +331,16 @@ def scheduler_address(text: str) -> str:
     return f"tcp://{m.group(1)}:{m.group(2)}"
 
 
-def _client(address: str | None, workers: int):
-    """A Dask client of the scheduler at `address` (or of a local cluster): made on a thread of its own and
-    given HANDSHAKE_SECONDS, so a server that accepts and never answers, or answers something else, is an
-    error, never a hang."""
+def _client(address: str | None, workers: int, scratch: str | None = None):
+    """A Dask client of the scheduler at `address` (or of a local cluster, its workers' files in `scratch`):
+    made on a thread of its own and given HANDSHAKE_SECONDS, so a server that accepts and never answers, or
+    answers something else, is an error, never a hang."""
     import dask
     from distributed import Client
     if address is None:
         sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")    # Ctrl-C: no noise
-        return Client(n_workers=max(1, workers))
+        with dask.config.set({"temporary-directory": scratch}):          # the scheduler's files too
+            return Client(n_workers=max(1, workers), local_directory=scratch)
     made: list = []
 
     def connect():
@@ -382,15 +384,32 @@ def run_pieces(job: Job, start: int, stop: int, workers: int = 1, backend: str =
                              workers * WINDOW)
 
 
+@contextmanager
+def _dask_folder():
+    """Where a local Dask cluster keeps its workers' files: in the user's cache folder (dask/, where Dask
+    itself clears what workers that died left), not the temporary folder (Dask's default, where its
+    dask-scratch-space stayed); with no cache folder, a temporary folder removed when the cluster closes."""
+    import tempfile
+    from ...dsl import store
+    place = store.place("dask")
+    if place is not None:
+        yield str(place)
+        return
+    with tempfile.TemporaryDirectory(prefix="grimorio-dask-", ignore_cleanup_errors=True) as scratch:
+        yield scratch
+
+
 def _on_dask(job: Job, pieces, address: str | None, workers: int):
+    from contextlib import nullcontext
     from distributed import wait
-    client = _client(address, workers)
-    try:
-        submit = lambda fn, *args: client.submit(fn, *args, pure=False)  # noqa: E731
-        yield from submitted(submit, lambda fs: wait(fs, return_when="FIRST_COMPLETED"), run_job_share, (job,),
-                             pieces, max(1, workers) * WINDOW)
-    finally:
-        client.close()
+    with _dask_folder() if address is None else nullcontext() as scratch:
+        client = _client(address, workers, scratch)
+        try:
+            submit = lambda fn, *args: client.submit(fn, *args, pure=False)  # noqa: E731
+            yield from submitted(submit, lambda fs: wait(fs, return_when="FIRST_COMPLETED"), run_job_share,
+                                 (job,), pieces, max(1, workers) * WINDOW)
+        finally:
+            client.close()
 
 
 def simulate_job(job: Job, start: int, stop: int, workers: int = 1, backend: str = "local",
