@@ -45,6 +45,31 @@ def _span(file, line, col, end_line, end_col) -> Span:
 NOWHERE = Span("<input>", 0, 0)
 
 
+class InlinedSpan(Span):
+    """The span of a generated line that holds rules compiled in place (interpreter/compile/code.py):
+    `inner` tells, for each, the columns it takes (UTF-8 bytes) and its own span, so a failure inside
+    one is told at that rule's line, as a call of the rule would be (engine.locate)."""
+    __slots__ = ("inner",)
+
+    @classmethod
+    def of(cls, span: Span, inner) -> "InlinedSpan":
+        made = object.__new__(cls)
+        for name in ("file", "line", "col", "end_line", "end_col"):
+            object.__setattr__(made, name, getattr(span, name))
+        object.__setattr__(made, "inner", tuple(inner))
+        return made
+
+    def plain(self) -> Span:
+        return Span(self.file, self.line, self.col, self.end_line, self.end_col)
+
+    def __reduce__(self):
+        return _inlined, (self.plain(), self.inner)
+
+
+def _inlined(span, inner):
+    return InlinedSpan.of(span, inner)
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str

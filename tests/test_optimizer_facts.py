@@ -38,3 +38,12 @@ def test_a_rule_in_place_is_found_by_its_columns():
     assert text == "    x = 'ñ' + (a + (b))"
     start_r = len("    x = 'ñ' + ".encode())
     assert sorted(inner) == [(start_r, start_r + len("(a + (b))"), "r"), (start_r + 5, start_r + 8, "s")]
+
+
+def test_a_line_span_with_rules_in_place_survives_the_program_cache():
+    # The program cache pickles line spans: the columns of the rules in place come back with them.
+    import pickle
+    from grimorio.dsl.diagnostics import InlinedSpan, Span
+    inner = ((4, 9, Span("r.rules", 3, 2)),)
+    again = pickle.loads(pickle.dumps(InlinedSpan.of(Span("r.rules", 7, 2), inner)))
+    assert isinstance(again, InlinedSpan) and again.inner == inner and again.plain() == Span("r.rules", 7, 2)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ...dsl.diagnostics import Span
 from ...dsl.syntax import nodes as n
 
 
@@ -100,7 +99,8 @@ def folded(node, facts_of) -> bool:
 
 # ------------------------------------------------------------ rules compiled in place, and their lines
 # A rule compiled in place is marked in the code that holds it (OPEN name SHUT ... CLOSE); the line
-# that finally holds it is emitted without the marks, its span told where each such rule stands.
+# that finally holds it is emitted without the marks, its span (diagnostics.InlinedSpan) told where
+# each such rule stands.
 OPEN, SHUT, CLOSE = "\x01", "\x02", "\x03"
 
 
@@ -128,28 +128,3 @@ def unmarked(line: str) -> tuple[str, list]:
             at += len(ch.encode("utf-8")) if ch > "\x7f" else 1
         i += 1
     return "".join(out), inner
-
-
-class InlinedSpan(Span):
-    """The span of a generated line that holds rules compiled in place: `inner` tells, for each, the
-    columns it takes (UTF-8 bytes) and its own span, so a failure inside one is told at that rule's
-    line, as a call of the rule would be (engine.locate)."""
-    __slots__ = ("inner",)
-
-    @classmethod
-    def of(cls, span: Span, inner) -> "InlinedSpan":
-        made = object.__new__(cls)
-        for name in ("file", "line", "col", "end_line", "end_col"):
-            object.__setattr__(made, name, getattr(span, name))
-        object.__setattr__(made, "inner", tuple(inner))
-        return made
-
-    def plain(self) -> Span:
-        return Span(self.file, self.line, self.col, self.end_line, self.end_col)
-
-    def __reduce__(self):
-        return _inlined, (self.plain(), self.inner)
-
-
-def _inlined(span, inner):
-    return InlinedSpan.of(span, inner)

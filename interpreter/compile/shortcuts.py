@@ -17,11 +17,12 @@ import operator
 from contextlib import contextmanager
 
 from ...dsl.check import kinds as K
+from ...dsl.diagnostics import InlinedSpan
 from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
-from .code import Code, InlinedSpan, const_facts, folded, is_, is_whole, marked, name, same_in_place, type_of, unmarked
+from .code import Code, const_facts, folded, is_, is_whole, marked, name, same_in_place, type_of, unmarked
 from .expressions import ExpressionCompiler
 from .invariant import memo_kinds
 
