@@ -72,9 +72,11 @@ def _column(rows, i):
 def cell_misfit(rows, i: int, value) -> tuple[str, str] | None:
     """(the column's kind, the cell's) when a cell put in column i of these rows (a layer's `change`) is
     surely of another kind than every other cell of the column shows; else None. Whole numbers and
-    fractions fit each other."""
-    col, k = _column(rows, i), kind(value, lambda name: None)
-    if col is None or k is None or col == k or (col in NUMERIC and k in NUMERIC):
+    fractions fit each other. A column's kind is what its cells other than none hold, and none fits
+    every column, as "-" does in the table itself."""
+    filled = [r for r in rows if i < len(r) and r[i] is not None and kind(r[i], lambda name: None) != NONE]
+    col, k = _column(filled, i), kind(value, lambda name: None)
+    if col is None or k in (None, NONE) or col == k or (col in NUMERIC and k in NUMERIC):
         return None
     return col, k
 
@@ -479,12 +481,21 @@ def check_map_key(node: n.Index, resolve):
                                        "text, a number, a table's row (m[c], m[c.name])"))
 
 
-def expect_map(node, resolve):
+def expect_map(target, resolve):
     """What `set X[K] = ...` changes: a map's item (a list's items, a table's rows and fields are not set so)."""
-    k = kind(node, resolve)
+    k = kind(target.obj, resolve)
     if k is not None and k != MAP:
-        _fail(node, f"only a map's items can be set with set X[K] = ..., not those of {k}",
-              "set a field with set X.FIELD = ...; keep values by key in a map: let m = map()")
+        _fail(target.obj, f"only a map's items can be set with set X[K] = ..., not those of {k}", set_help(target))
+
+
+def set_help(t) -> str:
+    """How to set what `set X[KEY]` meant: a record's field by its name, else a field, a var or a map's item."""
+    key = t.key if isinstance(t, n.Index) else None
+    if isinstance(key, n.Const) and isinstance(key.value, str) and key.value.isidentifier():
+        obj = t.obj.id if isinstance(t.obj, n.Name) else "RECORD"
+        return f'a field is set by its name: set {obj}.{key.value} = ...'
+    return ('set a field ("set c.FIELD = ..."), a var, or a map\'s item (let m = map(), then set m[K] = ...); '
+            "an item of a list or a row of a table is not set")
 
 
 def held(k):
