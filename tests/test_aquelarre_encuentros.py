@@ -20,13 +20,15 @@ ENCOUNTERS = {
     "duelo": ["Fin del combate. En pie: Rodrigo"],
     "emboscada": ["  El Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
                   "    El disparo fallido del Arquero va a la Melé: 1D100=44 contra 50%, da al Navajero",
-                  "  Rodrigo avanza 6 m hacia el Arquero: a 14 m"],
+                  "  Rodrigo avanza 6 m hacia el Arquero: a 15 m"],   # 2 m from the Navajero once free of the Melé (CMB-18)
     "carga": ["  El Caballero carga a caballo contra el Salteador"],
     "inmovilizacion": ["    El Ladrón queda Inmovilizado por el Corchete y el Alguacil",
                        # immobilized, standing: said so (issue 20), "y" before the last name
                        "Fin del combate. En pie: el Alguacil, el Corchete y el Ladrón (inmovilizado)"],
-    "a_muerte": ["    El Bandido se desmaya", "    El Bandido muere", "    El Compinche se desmaya",
-                 "  El Escudero remata al Bandido, que está inconsciente, con el Cuchillo: impacta de manera automática"],
+    # Each fights his opposite number (tacticas.rules, blanco): the Escudero brings the Compinche down,
+    # the Soldado finishes him first (despiadada), then both go for the Bandido.
+    "a_muerte": ["    El Compinche se desmaya", "    El Compinche muere", "    El Bandido se desmaya",
+                 "  El Soldado remata al Compinche, que está inconsciente, con la Espada de mano: impacta de manera automática"],
 }
 
 

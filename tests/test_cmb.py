@@ -1898,3 +1898,88 @@ def test_CMB_08_a_move_happens_even_when_no_transcript_is_kept(action, metros):
                                 + f"expect distancia(Rodrigo, Bandido) == {metros}\n")
     run_text(text, record=False)
     run_text(text, record=True)
+
+
+MELÉ = 'do:\n  situar(Bandido, Rodrigo, 0)\n  append Bandido.se_lanzó_a, Rodrigo\n  set Rodrigo.Pelea = 40\n'
+
+
+def test_CMB_18_the_tactic_breaks_free_of_a_melé_its_weapon_is_no_good_in():
+    # Issue 20: unscripted Rodrigo, caught in a Melé with his Espada corta (no weapon of type 1:
+    # there he would fight with Pelea, 40%, against his sword's 60%), tries to break free (CMB-18)
+    # with a Pelea roll, then fights on with his sword at 2 m.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 20
+        Rodrigo ataque 95
+    """, """
+        round 1:
+          Bandido: pass
+    """, extra=MELÉ, strict=False))
+    assert "  Rodrigo se libra de la Melé con Bandido: 1D100=20 contra 40% -> éxito" in r.lines
+    assert "  Rodrigo ataca a Bandido con la Espada corta: 1D100=95 contra 60% -> fallo" in r.lines
+
+
+@pytest.mark.parametrize("arma_r, pelea", [('"Daga"', 40), ('"Espada corta"', 70)])
+def test_CMB_18_the_tactic_stays_in_a_melé_where_it_fights_as_well(arma_r, pelea):
+    # With a Daga (type 1, good in a Melé), or with a Pelea at least as good as his sword, he fights on.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Bandido: pass
+    """, extra=MELÉ + f"  set Rodrigo.Pelea = {pelea}\n", arma_r=arma_r, strict=False))
+    assert not any("se libra" in ln or "librarse" in ln for ln in r.lines), r.text
+    assert any(ln.startswith("  Rodrigo ataca a Bandido") for ln in r.lines), r.text
+
+
+def test_CMB_18_a_badly_wounded_fighter_breaks_free_of_a_melé_to_flee():
+    # A quarter of his Resistencia or less, in a Melé: he cannot flee while in it, so he breaks
+    # free first (the Daga is good in a Melé: only the wound makes him leave), then flees.
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 20
+    """, """
+        round 1:
+          Bandido: pass
+    """, extra=MELÉ + "  set Rodrigo.pv = 3\n", arma_r='"Daga"', strict=False))
+    assert "  Rodrigo se libra de la Melé con Bandido: 1D100=20 contra 40% -> éxito" in r.lines
+    assert any(ln.startswith("  Rodrigo huye") for ln in r.lines), r.text
+
+
+def test_CMB_18_the_tactic_does_not_try_to_break_free_without_pelea():
+    # Breaking free is a Pelea roll: at 0% a GM does not try; he fights on (with Pelea, 0%, in the Melé).
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Bandido: pass
+    """, extra=MELÉ + "  set Rodrigo.Pelea = 0\n", strict=False))
+    assert not any("librarse" in ln or "se libra" in ln for ln in r.lines), r.text
+
+
+def test_CMB_28_facing_two_the_tactic_keeps_an_action_parries_then_extends_the_parada_to_the_second():
+    # Issue 20: unscripted Rodrigo acts first against Bandido and Compinche, both still to act: he
+    # attacks once and keeps his last Action (two enemies threaten him); he parries Bandido with it,
+    # and against Compinche, with no Action left, extends that Parada (CMB-28: 60 - 25 = 35%).
+    r = run_text(trio("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 5
+        Compinche iniciativa 1
+        Rodrigo ataque 95
+        Bandido ataque 20
+        Rodrigo parada 10
+        Compinche ataque 30
+        Rodrigo parada 30
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, pass
+          Compinche: atacar Rodrigo, pass
+    """, strict=False))
+    attacks = [ln for ln in r.lines if ln.startswith("  Rodrigo ataca a ")]
+    assert len(attacks) == 1, r.text
+    assert "    Rodrigo para con la Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
+    assert "    Rodrigo para con la Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines

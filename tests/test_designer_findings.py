@@ -40,7 +40,7 @@ REFUSED = [
     ("has(none, down)", "E0204", "has() takes a combatant, not none"),       # before anything runs
     ("cards(3, Bleeding)", "E0204", "cards() takes a combatant, not a number"),
     ("[1][round_number()+2]", "E0501", "the list has 1 item; there is no item "),
-    ("dice_count(-2D6)", "E0204", "dice_count() takes dice of one kind, such as 2D6+1, not -2D6"),
+    ("dice_count(-dice(2, 6))", "E0204", "dice_count() takes dice that are added, not -2D6"),
     ("roll repeated(1D6, 1/2)", "E0204", "repeated() takes the dice must be a whole number, not 1/2"),
 ]
 

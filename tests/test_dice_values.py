@@ -61,8 +61,9 @@ def test_the_dice_class_merges_like_terms_where_the_first_was():
 
 
 @pytest.mark.parametrize("body, words", [
-    ("let n = dice_count(1D8 + 1D4)", ["dice_count() takes dice of one kind, such as 2D6+1, not 1D8+1D4"]),
-    ("let n = dice_faces(1D6 - 1D4)", ["dice_faces() takes dice of one kind"]),
+    ("let a = 1D8\n      let n = dice_count(a + 1D4)",
+     ["dice_count() takes dice of one kind, such as 2D6+1, not 1D8+1D4"]),
+    ("let a = 1D6\n      let n = dice_faces(a - 1D4)", ["dice_faces() takes dice of one kind"]),
     ("let d = dice_times(keep_highest(4D6, 3), 2)", ["dice_times() cannot scale dice of which only some count"]),
     ("let k = 0\n      let d = repeated(1D6, k)", ["repeated(DICE, 0) leaves no dice"]),
     ("let x = [1D6]\n      let d = dice_times(x[1], 3 / 2)", ["must be a whole number, not 3/2"]),

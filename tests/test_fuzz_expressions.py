@@ -1,6 +1,6 @@
 """Hypothesis builds expressions and statements from the language's own forms
 (literals, names of the yokai edition, operators, builtins, rolls, checks,
-lists, comprehensions, records) and runs them in an encounter: whatever they
+lists, comprehensions, searches, records) and runs them in an encounter: whatever they
 do, a run ends in a result or a located diagnostic, never a Python error."""
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ HEAD = 'encounter "fuzz"\nedition yokai\ncombatant Akira:\n  FUE 3, AGI 2, DES 2
 ATOMS = st.sampled_from([
     "0", "1", "-1", "7", "100", "50%", "true", "false", "none", '"FUE"', '"x"', "1D6", "d100", "2D6+1",
     "Akira", "Heridas", "Fatiga", "Heridas.Leve", "Fatiga.Grave", "éxito", "fallo", "incapacitado",
-    "Akira.FUE", "Akira.VOL", 'Akira["AGI"]', "x", "round_number()", "combatants()", "conditions()",
+    "Akira.FUE", "Akira.VOL", 'Akira["AGI"]', "x", "round_number()", "combatants()", "conditions()", "map()",
 ])
 UNARY = ["-", "not "]
 BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "in", "not in"]
 CALLS = ["len", "min", "max", "sum", "abs", "floor", "ceil", "distinct", "first", "enemies", "allies", "grades",
-         "condition_named"]
+         "condition_named", "keys"]
 
 
 def expressions():
@@ -52,6 +52,10 @@ def expressions():
             st.tuples(inner, inner).map(lambda t: f"without(range({t[0]}, {t[1]}), {t[1]})"),
             st.tuples(inner, inner).map(lambda t: f"choose({t[0]}, {t[1]})"),
             st.tuples(inner, inner).map(lambda t: f"held({t[0]}, {t[1]})"),
+            st.tuples(st.sampled_from(["first", "any", "all"]), inner, inner).map(
+                lambda t: f"({t[0]} y in {t[1]} where {t[2]} != y)"),
+            st.tuples(inner, inner, inner).map(lambda t: f"(first y in {t[0]} where y == {t[1]} else {t[2]})"),
+            st.tuples(inner, inner).map(lambda t: f"(first y in {t[0]} where {t[1]}).FUE"),
         )
     return st.recursive(ATOMS, extend, max_leaves=8)
 
@@ -63,6 +67,7 @@ def statements(expr):
         expr.map(lambda e: f"for y in {e}:\n    pass"),
         expr.map(lambda e: f"receive Akira Heridas {e}" if e.isidentifier() else f"let z = {e}"),
         expr.map(lambda e: f"expect {e}"),
+        st.tuples(expr, expr).map(lambda t: f"let m = map()\n  set m[{t[0]}] = {t[1]}\n  expect {t[0]} in m"),
         expr.map(lambda e: f"add Akira incapacitado with {e}"),
         # A card statement's condition and grade from any expression (a field, a call, an item).
         st.tuples(expr, expr, st.sampled_from(["add", "remove", "receive"])).map(

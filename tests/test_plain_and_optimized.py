@@ -200,19 +200,23 @@ def expressions():
             form("[{} for x in {}]", inner, inner),
             form("({} if {} else {})", inner, inner, inner),
             form("clamp({}, {}, {})", inner, inner, inner),
+            form("({} x in {} where x == {})", st.sampled_from(["first", "any", "all"]), inner, inner),
+            form("(first x in {} where {} < x else {})", inner, inner, inner),
         )
     return st.recursive(WRITTEN, extend, max_leaves=6)
 
 
 def bodies():
-    """A return of an expression, a list changed and walked, or a decision table over the parameters."""
+    """A return of an expression, a list changed and walked, a map kept and read, or a decision table over the parameters."""
     cells = st.sampled_from(["any", "none", "< b", ">= 0", "1..c", "a..b", "== c", "bueno", "<= bueno", "3, > c"])
     table = st.tuples(cells, cells, expressions()).map(lambda t: (
         "  decide first:\n    | a | b | r |\n    |---|---|---|\n"
         f"    | {t[0]} | {t[1]} | {t[2]} |\n    | any | any | 0 |\n  return r\n"))
     loop = st.tuples(expressions(), expressions()).map(lambda t: (
         f"  let s = 0\n  for y in a:\n    set s = s + y\n  append a, {t[0]}\n  return [s, {t[1]}]\n"))
-    return st.one_of(expressions().map(lambda e: f"  return {e}\n"), table, loop)
+    kept = st.tuples(expressions(), expressions(), expressions()).map(lambda t: (
+        f"  let m = map()\n  set m[{t[0]}] = {t[1]}\n  return [m[{t[2]}], {t[2]} in m, keys(m), len(m)]\n"))
+    return st.one_of(expressions().map(lambda e: f"  return {e}\n"), table, loop, kept)
 
 
 def resolve(values, program):

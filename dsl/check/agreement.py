@@ -83,13 +83,20 @@ def _forms_given(rs, table) -> list[Diagnostic]:
 
 
 def check_agree_call(args, resolve, words):
-    """agree(x, WORD): a WORD the agreement table lacks, where x is shown to be no count."""
+    """agree(x, WORD): a WORD that is no word (E0261: {n:}, {n:3}, three forms); one the agreement table
+    lacks, where x is shown to be no count."""
+    for a in args[1:]:
+        if isinstance(a.value, n.Const) and isinstance(a.value.value, str) and not n.AGREE_WORD.fullmatch(a.value.value.strip()):
+            raise GrimorioError(Diagnostic("E0261", f'"{a.value.value.strip()}" is not a word to agree', a.value.span,
+                                           'after ":" write one word, as {x:the} or {n:apple}, or a word and its '
+                                           'plural, as {n:mouse|mice}'))
     if len(args) < 2 or not isinstance(args[1].value, n.Const) or len(args) > 2:
         return
+    word = args[1].value.value
+    _forms_written(args[0].value, word, args[1].value.span, words)
     k = K.kind(args[0].value, resolve)
     if k is None or k in (K.NUMBER, K.FRACTION, K.LIST):
         return
-    word = args[1].value.value
     if words is None:
         raise GrimorioError(Diagnostic("E0264", f'"{word}" cannot agree with {k}: the rules name no agreement table',
                                        args[1].value.span, 'set the option "agreement" to a table of words and '
@@ -97,3 +104,16 @@ def check_agree_call(args, resolve, words):
     if word not in words:
         raise GrimorioError(Diagnostic("E0264", f'the agreement table has no word "{word}"', args[1].value.span,
                                        did_you_mean(word, words) or f"its words: {', '.join(sorted(words))}"))
+
+
+def _forms_written(value, word, span, words):
+    """{c:his her}: forms written side by side where one word of the agreement table goes. No count
+    agrees with such a word (it is no word of the table), whatever the value: the run would stop."""
+    if words is None or word in words:
+        return
+    known = [w for w in word.split() if w in words]
+    if known and len(word.split()) > 1:
+        raise GrimorioError(Diagnostic("E0264", f'"{word}" is not a word of the agreement table: write one word, '
+                                       "and the value gives its form", span,
+                                       f'did you mean {{{value.id if isinstance(value, n.Name) else "..."}:'
+                                       f"{known[0]}}}? Its row of the table holds each of its forms"))

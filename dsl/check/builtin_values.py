@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..syntax import nodes as n
-from ..syntax.constants import NotConstant, plain, written
+from ..syntax.constants import NotConstant, constant, plain, written
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 
 from ..bounds import MAX_DICE as MAX_BUILT_DICE      # the documented bound of a dice value (10,000)
@@ -41,6 +41,67 @@ def dice_problem(count: int, faces: int) -> tuple[str, str] | None:
 def keep_problem(name: str, dice: str, count: int, k: int) -> tuple[str, str] | None:
     """keep_highest/keep_lowest of `count` dice (written `dice`), keeping k."""
     return None if 1 <= k <= count else (f"{name}({dice}, {k}) keeps {k} of {count} dice", f"keep 1 to {count}")
+
+
+def one_kind_problem(name: str, terms) -> tuple[str, str] | None:
+    """dice_count(), dice_faces() of dice whose `terms` are (sign, count, faces): they take dice of one
+    kind, added. The message holds {0} for the dice as written."""
+    if len(terms) == 1 and terms[0][0] >= 0:
+        return None
+    if len(terms) == 1:
+        return (name + "() takes dice that are added, not {0}: these dice are subtracted",
+                f"write them without the minus sign: {name}({terms[0][1]}D{terms[0][2]}); "
+                "to subtract, subtract the number it gives")
+    return (name + "() takes dice of one kind, such as 2D6+1, not {0}",
+            "dice of several kinds have no one count or faces: keep them apart in the rules "
+            "(two columns, or a list of dice)")
+
+
+class _Written:
+    """Dice written out in the rules, as (sign, faces) -> count and a whole number added."""
+
+    def __init__(self, terms, const=0):
+        self.terms, self.const = terms, const
+
+    def _join(self, other, sign):
+        if type(other) is int:
+            return _Written(self.terms, self.const + sign * other)
+        if not isinstance(other, _Written):
+            return NotImplemented
+        terms = dict(self.terms)
+        for (s, f), c in other.terms.items():
+            terms[(s * sign, f)] = terms.get((s * sign, f), 0) + c
+        return _Written(terms, self.const + sign * other.const)
+
+    def __add__(self, other):
+        return self._join(other, 1)
+
+    def __sub__(self, other):
+        return self._join(other, -1)
+
+    def __radd__(self, other):
+        return self._join(other, 1)
+
+    def __rsub__(self, other):
+        return (-self)._join(other, 1)
+
+    def __neg__(self):
+        return _Written({(-s, f): c for (s, f), c in self.terms.items()}, -self.const)
+
+    def __str__(self):
+        text = "".join(("-" if s < 0 else "+") + f"{c}D{f}" for (s, f), c in self.terms.items())
+        return (text + (f"{self.const:+d}" if self.const else "")).lstrip("+")
+
+
+def _one_kind(name):
+    def problem(args):
+        d = constant(args[0].value, {"dice": lambda count, faces: _Written({(1, faces): count}),
+                                     "scale": lambda v: v, "name": lambda v: v})
+        if not isinstance(d, _Written):
+            raise NotConstant
+        found = one_kind_problem(name, [(s, c, f) for (s, f), c in d.terms.items()])
+        return None if found is None else (found[0].format(d), found[1])
+    return problem
 
 
 def range_problem(low: int, high: int) -> tuple[str, str] | None:
@@ -92,7 +153,8 @@ def _extreme(args):
 
 # A builtin -> why its written arguments cannot be (raises NotConstant for what is not written out).
 WRITTEN = {"min": _extreme, "max": _extreme, "dice": _dice, "range": _range,
-           "keep_highest": _keep("keep_highest"), "keep_lowest": _keep("keep_lowest")}
+           "keep_highest": _keep("keep_highest"), "keep_lowest": _keep("keep_lowest"),
+           "dice_count": _one_kind("dice_count"), "dice_faces": _one_kind("dice_faces")}
 
 
 def check_builtin_values(name: str, args, span) -> None:

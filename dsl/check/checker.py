@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import kinds as K
 from ..syntax import nodes as n
 from ..syntax.constants import NotConstant, constant, kind_of, plain
-from ..diagnostics import Diagnostic, did_you_mean
+from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .format_kinds import check_formats
 from .agreement import check_agreement
 from .names import Resolver, Scope
@@ -18,6 +18,7 @@ from .resolver import resolve_ruleset
 from .coverage import coverage
 from .shadowing import dice_names
 from .sheets import all_fields, check_sheets, sheet_texts
+from .builtin_values import check_table_key
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -405,7 +406,17 @@ def _sheets(sheets, tables) -> list[Diagnostic]:
             elif f.type == "row" and tables[f.table].dice is not None:
                 out.append(Diagnostic("E0204", f'"{f.table}" is a dice table: a field cannot hold one of its rows',
                                       f.type_span or f.span, "name a catalogue table, keyed by its first column"))
+            elif f.type == "row" and f.default is not None:
+                out += _caught(check_table_key, tables[f.table], f.default)     # a default naming no row
     return out
+
+
+def _caught(check, *args) -> list[Diagnostic]:
+    try:
+        check(*args)
+    except GrimorioError as e:
+        return list(e.diagnostics)
+    return []
 
 
 def _types_help(tables) -> str:

@@ -16,12 +16,13 @@ from ..diagnostics import Diagnostic, GrimorioError
 from .names import Resolved
 
 NUMBER, BOOL, TEXT, DICE, LIST, NONE = "a number", "true or false", "a text", "dice", "a list", "none"
+MAP = "a map"
 FRACTION, RECORD = "a fraction", "a record"
 CONDITION = "a condition"             # one the text does not name: condition_named(TEXT), an item of all_conditions()
 COMBATANT = "the combatant"           # and its name: its fields are the sheet's, whatever it holds
 NUMERIC = (NUMBER, FRACTION)          # what arithmetic and order take (the semantics module's is_number)
 
-LIST_BUILTINS = {"combatants", "standing", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held"}
+LIST_BUILTINS = {"combatants", "standing", "cards", "all_conditions", "grades", "distinct", "range", "slice", "without", "held", "keys"}
 NUMBER_BUILTINS = {"len", "sum", "abs", "floor", "ceil", "round_number", "dice_count", "dice_faces", "dice_modifier"}
 
 
@@ -71,9 +72,11 @@ def _column(rows, i):
 def cell_misfit(rows, i: int, value) -> tuple[str, str] | None:
     """(the column's kind, the cell's) when a cell put in column i of these rows (a layer's `change`) is
     surely of another kind than every other cell of the column shows; else None. Whole numbers and
-    fractions fit each other."""
-    col, k = _column(rows, i), kind(value, lambda name: None)
-    if col is None or k is None or col == k or (col in NUMERIC and k in NUMERIC):
+    fractions fit each other. A column's kind is what its cells other than none hold, and none fits
+    every column, as "-" does in the table itself."""
+    filled = [r for r in rows if i < len(r) and r[i] is not None and kind(r[i], lambda name: None) != NONE]
+    col, k = _column(filled, i), kind(value, lambda name: None)
+    if col is None or k in (None, NONE) or col == k or (col in NUMERIC and k in NUMERIC):
         return None
     return col, k
 
@@ -212,6 +215,8 @@ def _call(node, resolve):
         return NUMBER
     if name in ("has", "act"):
         return BOOL
+    if name == "map":
+        return MAP
     if name == "agree":
         return TEXT
     return None
@@ -222,6 +227,13 @@ def _comprehension(node, resolve):
     for var, items, _cond in node.clauses():      # each clause sees the variables of those before it
         inner = _binding(inner, var, _item(kind(items, inner)))
     return Kind(LIST, kind(node.elt, inner))
+
+
+def _search(node, resolve):
+    """`any` and `all` answer true or false; `first` an item of the list, or none when no item matches."""
+    if node.kind != "first":
+        return BOOL
+    return None if node.default is None else join(_item(kind(node.iter, resolve)), kind(node.default, resolve))
 
 
 def _binding(resolve, var, item):
@@ -262,7 +274,7 @@ KIND_OF = {
     n.CheckCall: _check_call,
     n.Const: _const, n.DiceLit: lambda node, resolve: DICE, n.Roll: lambda node, resolve: NUMBER,
     n.Maximum: lambda node, resolve: NUMBER, n.Name: _name, n.Unary: _unary, n.Binary: _binary,
-    n.Attr: _attr, n.Index: _index, n.Call: _call, n.Comprehension: _comprehension,
+    n.Attr: _attr, n.Index: _index, n.Call: _call, n.Comprehension: _comprehension, n.Search: _search,
     n.ListExp: lambda node, resolve: list_of([kind(x, resolve) for x in node.items], bool(node.items)),
     n.RecordExp: lambda node, resolve: Kind(RECORD, fields={f: kind(v, resolve) for f, v in node.fields}),
     n.IfExp: lambda node, resolve: join(kind(node.then, resolve), kind(node.other, resolve)),
@@ -419,9 +431,9 @@ def expect_grade(node, resolve, what):
 
 def check_membership(node: n.Binary, resolve):
     k = kind(node.right, resolve)
-    if k is not None and k != LIST:
-        _fail(node.right, f'"in" needs a list on its right, not {k}',
-              "in tests membership in a list; to compare two texts use ==")
+    if k is not None and k not in (LIST, MAP):
+        _fail(node.right, f'"in" needs a list or a map on its right, not {k}',
+              "in tests membership in a list (or a key of a map); to compare two texts use ==")
 
 
 # The kinds a builtin's arguments must have, in order, where the runtime refuses any other
@@ -429,7 +441,7 @@ def check_membership(node: n.Binary, resolve):
 # A whole number: a fraction may come out whole (4/2), which the runtime takes (builtin_values.whole).
 WHOLE = frozenset((NUMBER, FRACTION))
 ARGUMENT_KINDS = {
-    "len": ({LIST},), "sum": ({LIST},), "first": ({LIST},), "distinct": ({LIST},),
+    "len": ({LIST, MAP},), "keys": ({MAP},), "sum": ({LIST},), "first": ({LIST},), "distinct": ({LIST},),
     "slice": ({LIST}, WHOLE, WHOLE), "without": ({LIST}, None), "choose": (None, {LIST}),
     "dice": (WHOLE, WHOLE), "range": (WHOLE, WHOLE),
     "keep_highest": ({DICE}, WHOLE), "keep_lowest": ({DICE}, WHOLE),
@@ -448,13 +460,42 @@ def check_builtin_kinds(name: str, args, resolve):
             _fail(a.value, f"{name}() takes {takes}, not {k}", f"see what {name}() does in the list of builtins")
 
 
-def expect_list(node, resolve):
-    """What a for or a comprehension walks: a list."""
+def expect_list(node, resolve, search: str | None = None):
+    """What a for, a comprehension or a search (`search`: first, any or all) walks: a list."""
     k = kind(node, resolve)
     if k is not None and k != LIST:
         table = k.startswith("the table ") and isinstance(node, n.Name)
         _fail(node, f"only a list can be walked, not {k}", f"walk its rows: rows({node.id})" if table else
+              f"a search walks a list: {search} x in LIST where COND" if search else
               "for and comprehensions walk lists: [x for x in LIST]")
+
+
+def check_map_key(node: n.Index, resolve):
+    """A map's key the text shows can change (a list, a record, a map): E0292, as when it runs."""
+    if kind(node.obj, resolve) != MAP:
+        return
+    k = kind(node.key, resolve)
+    if k in (LIST, MAP, RECORD):
+        raise GrimorioError(Diagnostic("E0292", f"{k} cannot be a key of a map: it can change after it is kept",
+                                       node.key.span, "key a map by a value that cannot change: a combatant, a "
+                                       "text, a number, a table's row (m[c], m[c.name])"))
+
+
+def expect_map(target, resolve):
+    """What `set X[K] = ...` changes: a map's item (a list's items, a table's rows and fields are not set so)."""
+    k = kind(target.obj, resolve)
+    if k is not None and k != MAP:
+        _fail(target.obj, f"only a map's items can be set with set X[K] = ..., not those of {k}", set_help(target))
+
+
+def set_help(t) -> str:
+    """How to set what `set X[KEY]` meant: a record's field by its name, else a field, a var or a map's item."""
+    key = t.key if isinstance(t, n.Index) else None
+    if isinstance(key, n.Const) and isinstance(key.value, str) and key.value.isidentifier():
+        obj = t.obj.id if isinstance(t.obj, n.Name) else "RECORD"
+        return f'a field is set by its name: set {obj}.{key.value} = ...'
+    return ('set a field ("set c.FIELD = ..."), a var, or a map\'s item (let m = map(), then set m[K] = ...); '
+            "an item of a list or a row of a table is not set")
 
 
 def held(k):

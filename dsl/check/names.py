@@ -49,6 +49,8 @@ BUILTINS = {
     "without": (2, 2, "without(list, x): the list without x"),
     "held": (2, 2, "held(c, COND): the data given with the cards of a condition c holds"),
     "choose": (2, 2, "choose(c, list): asks c's controller to choose an item of the list"),
+    "map": (0, 0, "map(): a new, empty map (m[k], set m[k] = v, k in m, keys(m))"),
+    "keys": (1, 1, "keys(m): the keys a map keeps, in the order they were first kept"),
     "agree": (2, 3, "agree(x, WORD[, PLURAL]): the word as it agrees with x (a count, or the form x gives)"),
 }
 

@@ -16,6 +16,7 @@ from . import kinds as K
 from .agreement import agreement_words, check_agree_call
 from .builtin_values import check_builtin_values, check_divisor, check_item, check_table_key
 from ..syntax import nodes as n
+from .searches import search_problems, unguarded_first
 from .sheets import all_fields, fields_by_sheet
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 from .names import BUILTINS, Resolved, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known, walk
@@ -173,8 +174,11 @@ class _Walker:
         elif isinstance(t, n.Attr):
             self.expr(t, scope)
             self.settable(t.obj, scope)
+        elif isinstance(t, n.Index):              # a map's item: set m[k] = v (only a map's, when it runs)
+            self.collect(K.expect_map, t, self.resolving(scope))
+            self.expr(t, scope)
         else:
-            self.fail("E0204", "only a field or a var can be set", t.span)
+            self.fail("E0204", "only a field, a var or a map's item can be set", t.span, K.set_help(t))
         self.expr(s.value, scope)
         return scope
 
@@ -253,6 +257,10 @@ class _Walker:
     def card_grade(self, s: n.CardOp, ct: n.Condition, scope):
         """The grade a card op names: one the condition has, or a local holding one; none only to remove."""
         if s.grade_source is not None:
+            g = s.grade_source
+            if isinstance(g, n.Const) and isinstance(g.value, str) and ct.grades and g.value not in ct.grades:
+                self.fail("E0201", f'condition "{ct.name}" has no grade "{g.value}"', g.span,
+                          did_you_mean(g.value, ct.grades) or f"its grades are {', '.join(ct.grades)}")
             return self.card_data(s, ct)
         if s.grade is None:
             if ct.grades and s.op != "remove":
@@ -420,6 +428,8 @@ class _Walker:
         self.args(x.args, scope)
 
     def x_Index(self, x: n.Index, scope):
+        self.unguarded(x.obj)
+        self.collect(K.check_map_key, x, self.resolving(scope))
         if isinstance(x.obj, n.Name):
             r = self.names.resolve(x.obj.id, scope)
             if r is not None and r.kind == "table":
@@ -428,7 +438,13 @@ class _Walker:
             self.collect(check_item, x.obj, x.key)
         self.x_other(x, scope)
 
+    def unguarded(self, obj):
+        problem = unguarded_first(obj)
+        if problem is not None:
+            self.fail(*problem)
+
     def x_Attr(self, x: n.Attr, scope):
+        self.unguarded(x.obj)
         before = len(self.out)
         self.collect(check_attr, self.names, x, scope)
         if len(self.out) == before:
@@ -507,7 +523,7 @@ class _Walker:
         if isinstance(arg, n.Const) and isinstance(arg.value, str):
             self.no_condition_named(arg.value, arg.span)
         elif isinstance(arg, n.Attr):
-            table = self.rs.space("value").get(getattr(K.kind(arg.obj, self.resolving(scope)), "table", None) or "")
+            table = self.rs.space("value").get(self.row_table(arg.obj, scope) or "")
             if isinstance(table, n.Table) and arg.name in table.columns and (table.name, arg.name) not in self.named_columns:
                 self.named_columns.add((table.name, arg.name))
                 i = table.columns.index(arg.name)
@@ -516,6 +532,18 @@ class _Walker:
                     if isinstance(cell, n.Const) and isinstance(cell.value, str):
                         self.no_condition_named(cell.value, cell.span, f' (condition_named reads column "{arg.name}" '
                                                                        f"at {arg.span.file}:{arg.span.line})")
+
+    def row_table(self, obj, scope) -> str | None:
+        """The table whose row `obj` surely is: by its kind, or a field that every sheet declaring it
+        types by one table (`c.kind` of `kind: monster_kinds`), read of what may be a combatant."""
+        known = K.kind(obj, self.resolving(scope))
+        if getattr(known, "table", None) or not isinstance(obj, n.Attr):
+            return getattr(known, "table", None)
+        if K.kind(obj.obj, self.resolving(scope)) not in (None, K.COMBATANT):
+            return None
+        tables = {f.table if f.type == "row" else None
+                  for fields in fields_by_sheet(self.rs.all(n.Sheet)).values() for f in fields if f.name == obj.name}
+        return next(iter(tables)) if len(tables) == 1 else None
 
     def no_condition_named(self, text: str, span, why: str = ""):
         if text not in self.conditions:
@@ -532,6 +560,16 @@ class _Walker:
             if cond is not None:
                 self.expr(cond, inner)
         self.expr(x.elt, inner)
+
+    def x_Search(self, x: n.Search, scope):
+        self.collect(K.expect_list, x.iter, self.resolving(scope), x.kind)
+        self.expr(x.iter, scope)
+        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
+        self.expr(x.cond, inner)
+        if x.default is not None:
+            self.expr(x.default, scope)
+        for problem in search_problems(x):
+            self.fail(*problem)
 
     def x_RecordExp(self, x: n.RecordExp, scope):
         names = [f for f, _ in x.fields]

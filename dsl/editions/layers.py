@@ -267,7 +267,8 @@ def _bodies(d) -> list[tuple[str, tuple]]:
     if isinstance(d, (n.Rule, n.Action, n.Reaction)):
         return [("body", d.body)]
     if isinstance(d, n.Round):
-        return [("steps", s.body) for s in d.steps] + ([("final", d.final)] if d.final else [])
+        return ([("start", d.start)] if d.start else []) + [("steps", s.body) for s in d.steps] + \
+            ([("final", d.final)] if d.final else [])
     if isinstance(d, n.Condition) and d.on_receive:
         return [("on_receive", d.on_receive[1])]
     return []
@@ -276,7 +277,8 @@ def _bodies(d) -> list[tuple[str, tuple]]:
 def _with_block(d, p: n.Patch, fn):
     t = p.target
     if isinstance(d, n.Round):
-        steps, found = [], False
+        start, found = _edit_block(d.start, t.key, fn) if d.start else (d.start, False)
+        steps = []
         for s in d.steps:
             if not found:
                 body, found = _edit_block(s.body, t.key, fn)
@@ -285,7 +287,7 @@ def _with_block(d, p: n.Patch, fn):
         final = d.final
         if not found and final:
             final, found = _edit_block(final, t.key, fn)
-        new = replace(d, steps=tuple(steps), final=final)
+        new = replace(d, start=start, steps=tuple(steps), final=final)
     elif isinstance(d, n.Condition) and d.on_receive:
         body, found = _edit_block(d.on_receive[1], t.key, fn)
         new = replace(d, on_receive=(d.on_receive[0], body))
@@ -334,6 +336,8 @@ def _edge(rs, layer, p, d):
     if t.part == "block":
         return _with_block(d, p, lambda b: (replace(b, body=add(b.body)),)), \
             f'adds statements at the {p.where} of block "{t.key}"'
+    if t.part == "start":
+        return replace(d, start=add(_start(d, t))), f"adds statements at the {p.where} of its start"
     if t.part == "step":
         steps = _steps(d, t)
         return replace(d, steps=tuple(replace(s, body=add(s.body)) if s.name == t.key else s
@@ -379,8 +383,31 @@ def _edge_name(t: n.Target) -> str:
 
 def _steps(d: n.Round, t: n.Target) -> tuple:
     if t.key not in [s.name for s in d.steps]:
+        if t.key == "start" and d.start is not None:
+            raise LayerError(Diagnostic(
+                "E0308", f'round "{d.name}" has no step "start": its start: is not a step', t.span,
+                f"name it as the round's start: replace start in round {d.name}, remove start from round "
+                f"{d.name}, insert at start of start in round {d.name}"))
         raise _missing(t, "step", [s.name for s in d.steps], f'round "{d.name}"')
     return d.steps
+
+
+def _start(d: n.Round, t: n.Target) -> tuple:
+    """The statements of a round's start:, or the layer's error: it has none."""
+    if d.start is None:
+        raise LayerError(Diagnostic("E0308", f'round "{d.name}" has no start:', t.span,
+                                    f"to give it one, replace round {d.name} with its start: before its steps"))
+    return d.start
+
+
+def _start_remove(rs, layer, p, d):
+    _start(d, p.target)
+    return replace(d, start=None), "removes its start"
+
+
+def _start_replace(rs, layer, p, d):
+    _start(d, p.target)
+    return replace(d, start=p.new), "replaces its start"
 
 
 def _step_remove(rs, layer, p, d):
@@ -669,6 +696,7 @@ def _remove_whole(rs, layer, p, d):
 
 PATCHES = {
     ("remove", None): _remove_whole,
+    ("remove", "start"): _start_remove, ("replace", "start"): _start_replace,
     ("remove", "step"): _step_remove, ("replace", "step"): _step_replace, ("insert", "step"): _step_insert,
     ("remove", "block"): _block_remove, ("replace", "block"): _block_replace, ("insert", "block"): _block_insert,
     ("add", "rows"): _rows_add, ("change", "cell"): _change,

@@ -235,10 +235,8 @@ class Builder:
             return value
         words = inner[cut + 1:].split("|")
         wspan = Span(self.file, line, col + cut + 1, line, col + max(cut + 2, len(inner)))
-        if len(words) > 2 or not all(AGREE_WORD.fullmatch(w.strip()) for w in words):
-            raise GrimorioError(Diagnostic("E0261", f'"{inner[cut + 1:].strip()}" is not a word to agree',
-                                           wspan, 'after ":" write one word, as {x:the} or {n:apple}, or a '
-                                           'word and its plural, as {n:mouse|mice}'))
+        if len(words) > 2 or not all(n.AGREE_WORD.fullmatch(w.strip()) for w in words):
+            words = [inner[cut + 1:]]           # no word: the checker says so (E0261), with the file's other errors
         args = (n.Arg(where, None, value),) + tuple(n.Arg(wspan, None, n.Const(wspan, w.strip())) for w in words)
         return n.Call(where, n.Name(where, "agree"), args)
 
@@ -714,6 +712,12 @@ _EXPRESSIONS = {
                                                   _unquote(c[3]) if c[3] is not None else None),
     "emit": lambda self, c, sp: n.Emit(sp, str(c[0]), self.args(c[1])),
     "maximum": lambda self, c, sp: n.Maximum(sp, self.expr(c[0])),
+    "first_call": lambda self, c, sp: n.Call(sp, n.Name(Span(sp.file, sp.line, sp.col, sp.line, sp.col + 5), "first"),
+                                             self.args(c[0])),
+    "search_first": lambda self, c, sp: n.Search(sp, "first", str(c[0]), self.expr(c[1]), self.expr(c[2]),
+                                                 self.expr(c[3]) if c[3] is not None else None),
+    "search_any": lambda self, c, sp: n.Search(sp, "any", str(c[0]), self.expr(c[1]), self.expr(c[2])),
+    "search_all": lambda self, c, sp: n.Search(sp, "all", str(c[0]), self.expr(c[1]), self.expr(c[2])),
     "attr": lambda self, c, sp: n.Attr(sp, self.expr(c[0]), str(c[1]), self.span(c[1])),
     "index": lambda self, c, sp: n.Index(sp, self.expr(c[0]), self.expr(c[1])),
     "call": lambda self, c, sp: n.Call(sp, self.expr(c[0]), self.args(c[1])),
@@ -727,10 +731,6 @@ _EXPRESSIONS = {
     "or_": lambda self, c, sp: n.Binary(sp, "or", self.expr(c[0]), self.expr(c[1])),
     "ifexp": lambda self, c, sp: n.IfExp(sp, self.expr(c[1]), self.expr(c[0]), self.expr(c[2])),
 }
-
-
-# The word of an agreeing placeholder: letters (any alphabet), with inner spaces or hyphens.
-AGREE_WORD = re.compile(r"[^\W\d_](?:[\w' -]*\w)?")
 
 
 def _agreement_colon(inner: str) -> int:

@@ -46,6 +46,8 @@ class PatchBuilder:
         c = t.children
         if t.data == "place_step":
             return n.Target(self._span(c[1]), "round", str(c[1]), "step", str(c[0]))
+        if t.data == "place_start":
+            return n.Target(self._span(c[0]), "round", str(c[0]), "start")
         if t.data == "place_block":
             return n.Target(self._span(c[2]), self._kind(c[1]), str(c[2]), "block", str(c[0]))
         return n.Target(self._span(c[1]), self._kind(c[0]), str(c[1]))
@@ -92,6 +94,14 @@ class PatchBuilder:
         new = n.Step(self._span(t), str(new_name), self.b.body(body))
         return n.Patch(self._span(t), "insert", self._target(t, "round", rnd, "step", str(old)),
                        where=str(where.children[0]), new=new)
+
+    def p_remove_start(self, t):
+        rnd, = t.children
+        return n.Patch(self._span(t), "remove", self._target(t, "round", rnd, "start"))
+
+    def p_replace_start(self, t):
+        rnd, body = t.children
+        return n.Patch(self._span(t), "replace", self._target(t, "round", rnd, "start"), new=self.b.body(body))
 
     def p_remove_block(self, t):
         block, kind, name = t.children

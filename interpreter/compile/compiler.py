@@ -218,9 +218,14 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
         scope = self.param_scope(d.params)
-        parts = [repr(p) if isinstance(p, str) else f"_show({self.expr(p, scope)})" for p in d.parts]
         self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(scope, d.params)}):", d.span)
-        self.emit(1, f"return ''.join(({', '.join(parts)},))" if parts else "return ''", d.span)
+        if not d.parts:
+            return self.emit(1, "return ''", d.span)
+        self.emit(1, "return ''.join((", d.span)
+        for p in d.parts:               # a line each: a placeholder that fails is told at its own column
+            self.emit(2, f"{p!r}," if isinstance(p, str) else f"_show({self.expr(p, scope)}),",
+                      d.span if isinstance(p, str) else p.span)
+        self.emit(1, "))", d.span)
 
     def on_receive(self, d: n.Condition):
         if d.on_receive is None:

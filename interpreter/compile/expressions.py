@@ -218,6 +218,20 @@ class ExpressionCompiler:
             clauses.append(f"for {inner.ids[var]} in {walked}{test}")
         return f"[{self.expr(x.elt, inner)} {' '.join(clauses)}]"
 
+    def x_Search(self, x, scope):
+        # A generator over the list, paid item by item (H.searched): `any` and `all` stop as soon as they
+        # know, `first` at the first item whose condition holds.
+        items = f"H.searched(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
+        inner = self.fresh(scope, x.var)
+        var, cond = inner.ids[x.var], self.expr(x.cond, inner)
+        if x.kind != "first":
+            return f"H.search_{x.kind}({cond} for {var} in {items})"
+        found = f"H.search_first(({var} for {var} in {items} if {cond}), "
+        if x.default is None or isinstance(x.default, n.Const):
+            return found + ("None" if x.default is None else self.expr(x.default, scope)) + ")"
+        otherwise = self.unnamed_expr(x.default, scope)           # a lambda's body: worked out only if needed
+        return f"H.found({found}H.MISSING), lambda: {otherwise})"
+
     def x_RecordExp(self, x, scope):
         names = tuple(f for f, _ in x.fields)
         cls = self.structs.get(names)

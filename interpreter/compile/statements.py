@@ -27,6 +27,10 @@ class StatementCompiler:
             # The checker let through only fields (of no table's row), vars and locals.
             if isinstance(s.target, n.Attr):
                 e(depth, f"{self.expr(s.target.obj, scope)}.{mangle(s.target.name)} = {self.expr(s.value, scope)}", s.span)
+            elif isinstance(s.target, n.Index):      # a map's item (maps.keep refuses anything else)
+                t = s.target
+                e(depth, f"H.keep({self.expr(t.obj, scope)}, {self.expr(t.key, scope)}, {self.expr(s.value, scope)})",
+                  s.span)
             else:
                 local = self.resolver.resolve(s.target.id, scope).kind == "local"
                 target = scope.ids[s.target.id] if local else f"_E.v.{mangle(s.target.id)}"

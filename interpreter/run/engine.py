@@ -294,8 +294,9 @@ class Engine:
         table = self.p.tables.get(self.opt.get("agreement") or "")
         row = table.index.get(word) if table is not None else None
         if row is None:
-            raise H.RuleFailure("there is no word {0} to agree with {1}", "the words that agree are the rows of "
-                                "the table the option \"agreement\" names (see docs/language.md)", "E0265", (word, x))
+            raise H.RuleFailure("there is no word {0} to agree with {1}", (
+                table is not None and did_you_mean(word, list(table.index))) or "the words that agree are the rows "
+                "of the table the option \"agreement\" names (see docs/language.md)", "E0265", (word, x))
         names = row._names
         form = _form(x, names[0])
         if form is None:

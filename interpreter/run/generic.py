@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ...dsl.check.builtin_values import dice_problem, item_problem, keep_problem, range_problem, whole
+from ...dsl.check.builtin_values import dice_problem, item_problem, keep_problem, one_kind_problem, range_problem, whole
 from .dice import Dice
 from .refusals import RuleFailure
 from .values import kind, same
@@ -67,10 +67,9 @@ def _one_kind(dice, name: str) -> tuple:
     if not isinstance(dice, Dice):
         raise RuleFailure(name + "() takes dice, not {0} (" + kind(dice) + ")", "for example " + name + "(2D6+1)",
                           "E0204", (dice,))
-    if len(dice.terms) != 1 or dice.terms[0][0] < 0:
-        raise RuleFailure(name + "() takes dice of one kind, such as 2D6+1, not {0}",
-                          "dice of several kinds have no one count or faces: keep them apart in the rules "
-                          "(two columns, or a list of dice)", "E0204", (dice,))
+    found = one_kind_problem(name, dice.terms)
+    if found is not None:
+        raise RuleFailure(*found, "E0204", (dice,))
     return dice.terms[0][1], dice.terms[0][2]
 
 

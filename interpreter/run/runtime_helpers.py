@@ -17,6 +17,34 @@ def counted(engine, items):
                       "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
+from .maps import keep  # noqa: E402,F401 - (used by generated code: set m[k] = v)
+
+
+def searched(engine, items):
+    """The items a search (first, any, all) walks, one step of the budget each as it reaches it: a
+    search that stops at its third item pays three, however long the list."""
+    if type(items) is not list:
+        raise RuleFailure("only a list can be searched, not {0} (" + kind(items) + ")",
+                          "a search walks a list: first x in LIST where COND (any, all alike)", "E0204", (items,))
+    budget = engine.budget
+    for item in items:
+        engine.steps += 1
+        if engine.steps > budget:
+            raise Budget(budget)
+        yield item
+
+
+def found(item, otherwise):
+    """A `first` search's answer: the item it found, else the value of its `else` (worked out only then)."""
+    return otherwise() if item is _MISSING else item
+
+
+_MISSING = object()      # what a `first` search's walk gives when no item matched
+MISSING = _MISSING
+# The generated module sees no Python builtins but those the compiler gives it: the searches' own.
+search_any, search_all, search_first = any, all, next
+
+
 from .values import ORDER_HELP  # noqa: E402,F401 - (used by the engine)
 
 

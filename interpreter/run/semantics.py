@@ -205,8 +205,10 @@ def contains(item, container):
     """`item in container`: membership in a list, by the language's equality; nothing else has members."""
     if type(container) is list:
         return member(item, container)
-    raise OperatorError(f'"in" needs a list on its right, not {kind(container)}',
-                        "in tests membership in a list; to compare two texts use ==")
+    if type(container) is Map:
+        return container.has(item)
+    raise OperatorError(f'"in" needs a list or a map on its right, not {kind(container)}',
+                        "in tests membership in a list (or a key of a map); to compare two texts use ==")
 
 
 def equal(a, b) -> bool:
@@ -356,7 +358,7 @@ def _items(name, v) -> list:
 
 
 def len_(x):
-    return len(_items("len", x))
+    return len(x) if type(x) is Map else len(_items("len", x))
 
 
 def abs_(x):
@@ -520,6 +522,7 @@ _first, _second = itemgetter(0), itemgetter(1)
 # numbers, keeping dice, lists) live in generic (shared with the engine); this table is the one
 # place that says which function a builtin is, and the compiler reaches a builtin only through
 # it (or through ENGINE_BUILTINS).
+from .maps import Map, keys, new_map  # noqa: E402 - maps imports only values
 from . import runtime_helpers as _G  # noqa: E402 - runtime_helpers (and generic, which it loads) do not import this module
 
 BUILTIN_FUNCTIONS = {
@@ -529,6 +532,7 @@ BUILTIN_FUNCTIONS = {
     "range": _G.range_, "slice": _G.slice_, "without": _G.without,
     "dice_count": _G.dice_count, "dice_faces": _G.dice_faces, "dice_modifier": _G.dice_modifier,
     "dice_times": _G.dice_times, "repeated": _G.repeated, "rows": _G.rows,
+    "map": new_map, "keys": keys,
 }
 
 # Builtins that ask the running encounter (its combatants, its round, their controllers):

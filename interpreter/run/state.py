@@ -57,6 +57,8 @@ def _encode(v, rows: dict, depth: int = 0):
         encoder = _ENCODERS.get(cls)
         if encoder is not None:
             return encoder(v, rows, depth + 1)
+    if type(v).__name__ == "Map":
+        raise _Unsaveable("a map (a session var holds one: it starts afresh in every run)")
     raise _Unsaveable("a whole table" if hasattr(v, "lookup") and hasattr(v, "rows") else "a value of the engine")
 
 
