@@ -68,7 +68,7 @@ def test_initiative_adds_half_of_perception(capsys):
     base, _ = run(capsys, DEMO)
     def others(lines):
         return [ln for ln in lines if not ln.startswith("  Iniciativa:")]
-    assert others(out) == others(base) and len(others(base)) > 60
+    assert others(out) == others(base) and len(others(base)) > 50
 
 
 @pytest.mark.slow
@@ -109,7 +109,12 @@ def test_without_the_gm_rule_the_effects_of_cmb_46_to_49_come_back(capsys):
     # On common dice the fight is the same; the house rule only adds the effects' lines.
     assert gone == []
     # (Neither has a damage bonus with his weapon: nobody is told he loses one, CMB-46.)
-    assert came == ["  El Bandido aguanta (Resistencia x 4): 1D100=7 contra 52% -> éxito"]
+    # (Since a critical no longer breaks a Garrote parrying an Espada corta, CMB-24, the Bandido keeps
+    # it: a critical to the Brazo derecho brings CMB-48, then two RES x 4 rolls, CMB-47.)
+    assert came == ["  El Bandido tiene malheridos los Brazos: sus Competencias de Habilidad quedan a la mitad",
+                    "  El Bandido aguanta (Resistencia x 4): 1D100=7 contra 52% -> éxito",
+                    "  El Bandido no aguanta (Resistencia x 4): 1D100=80 contra 52% -> fallo",
+                    "    El Bandido se desmaya"]
     # And it is the demo duel, which turns the rule off itself to show the effects.
     demo, _ = run(capsys, DEMO, seed=8)
     assert out == demo
