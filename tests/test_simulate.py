@@ -395,7 +395,8 @@ def outcome_of_last_line(line: str, sides: dict) -> tuple[str, list[str]]:
                      r"caiga\. Siguen en pie: (.*)", line)
     assert m, line
     # (A fighter named by a common noun is written with its article: "el Bandido".)
-    names = [re.sub(r"^(el|la) ", "", x) for x in (m.group(1) or m.group(2)).split(", ")]
+    # The list takes "y" before its last name, and says who is immobilized: "el Ladrón (inmovilizado)".
+    names = [re.sub(r"^(el|la) | \(inmovilizad[oa]\)$", "", x) for x in re.split(r", | y ", m.group(1) or m.group(2))]
     up = {sides[name] for name in names}
     outcome = up.pop() if len(up) == 1 else "caen_todos" if not up else "several sides standing"
     return outcome, names
