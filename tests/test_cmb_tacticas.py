@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from tests.aquelarre import trio
 from tests.conftest import run_text
+from tests.test_cmb import jinete
+
+# A rider caught in a Melé by Bandido (who launched it), with Cabalgar 50, Lanzas 60, Pelea 60.
+MELÉ_JINETE = ("  situar(Bandido, Rodrigo, 0)\n  append Bandido.se_lanzó_a, Rodrigo\n"
+               "  set Rodrigo.Cabalgar = 50\n  set Rodrigo.Lanzas = 60\n  set Rodrigo.Pelea = 60\n")
 
 # Rodrigo: AGI 12, Espadas 60, Esquiva 40; Bandido: AGI 10, Palo 45 (Garrote), Esquiva 30;
 # Compinche: AGI 9, Daga (Cuchillos 40%), Esquiva 25, Pelea 35.
@@ -30,3 +35,23 @@ def test_CMB_28_no_action_left_the_tactic_does_not_extend_a_parada_it_cannot_win
     assert "    Rodrigo para con la Espada corta: 1D100=10 contra 20% -> éxito" in r.lines
     assert not any("contra -" in ln for ln in r.lines), r.text
     assert not any("malus por varios enemigos" in ln for ln in r.lines), r.text
+
+
+def test_CMB_18_a_rider_caught_in_a_melé_breaks_free_to_use_his_lance():
+    # CMB-32 caps a rider's every weapon at his Cabalgar (50), the fist too: his Lanza corta
+    # (Lanzas 60 -> 50) is no worse than his Pelea in the Melé (60 -> 50) and hits harder (1D6+1
+    # against 1D3). Caught in a Melé (CMB-16: there he could only punch), unscripted Rodrigo
+    # breaks free (CMB-18) and strikes with the lance, instead of punching Asalto after Asalto
+    # (carga.enc under the old rules: 23 Asaltos of Pelea).
+    r = run_text(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 20
+        Rodrigo ataque 95
+    """, """
+        round 1:
+          Bandido: pass
+    """, arma_r='"Lanza corta"', extra=MELÉ_JINETE, strict=False))
+    assert "  Rodrigo se libra de la Melé con Bandido: 1D100=20 contra 60% -> éxito" in r.lines, r.text
+    assert "  Rodrigo ataca a Bandido con la Lanza corta: 1D100=95 contra 50% -> pifia" in r.lines, r.text
+    assert not any("con Pelea" in ln for ln in r.lines), r.text
