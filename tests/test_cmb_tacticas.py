@@ -3,6 +3,8 @@ game master reading the transcripts found a choice he would not make (issue 20):
 the dice and asserts what the tactic chooses."""
 from __future__ import annotations
 
+import pytest
+
 from tests.aquelarre import trio
 from tests.conftest import run_text
 from tests.test_cmb import jinete
@@ -55,3 +57,21 @@ def test_CMB_18_a_rider_caught_in_a_melé_breaks_free_to_use_his_lance():
     assert "  Rodrigo se libra de la Melé con Bandido: 1D100=20 contra 60% -> éxito" in r.lines, r.text
     assert "  Rodrigo ataca a Bandido con la Lanza corta: 1D100=95 contra 50% -> pifia" in r.lines, r.text
     assert not any("con Pelea" in ln for ln in r.lines), r.text
+
+
+@pytest.mark.parametrize("metros, recorre", [(30, 28), (4, 2), (12, 10)])
+def test_CMB_34_the_charge_says_how_far_it_galloped(metros, recorre):
+    # "Cuando Caballo y jinete se lanzan al galope contra un enemigo ... la primera Acción de
+    # Combate deberá ser obligatoriamente de Movimiento": the seed gives no horse speed, so the
+    # charge ends 2 m from the target from any distance; the line says the ground it covered.
+    r = run_text(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 95
+    """, """
+        round 1:
+          Rodrigo: cargar Bandido
+          Bandido: none, pass
+    """, extra=f"  situar(Rodrigo, Bandido, {metros})\n  set Rodrigo.Cabalgar = 70\n", strict=False))
+    assert f"  Rodrigo carga a caballo contra Bandido: recorre {recorre} m al galope, a 2 m" in r.lines, r.text
+    assert r.field("Rodrigo", "acciones") == 0
