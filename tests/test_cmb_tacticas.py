@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.aquelarre import trio
+from tests.aquelarre import duel, trio
 from tests.conftest import run_text
 from tests.test_cmb import jinete
 
@@ -75,3 +75,41 @@ def test_CMB_34_the_charge_says_how_far_it_galloped(metros, recorre):
     """, extra=f"  situar(Rodrigo, Bandido, {metros})\n  set Rodrigo.Cabalgar = 70\n", strict=False))
     assert f"  Rodrigo carga a caballo contra Bandido: recorre {recorre} m al galope, a 2 m" in r.lines, r.text
     assert r.field("Rodrigo", "acciones") == 0
+
+
+@pytest.mark.parametrize("metros, linea", [
+    (6, "  Bandido arroja la Daga a Rodrigo a distancia Corta (+20%): 1D100=80 contra 70% -> fallo"),
+    (12, "  Bandido arroja la Daga a Rodrigo a distancia Corta (+20%): 1D100=80 contra 70% -> fallo"),
+    (2, "  Bandido se lanza en Melé contra Rodrigo con la Daga: 1D100=80 contra 50% -> fallo"),
+])
+def test_CMB_09_a_knifeman_throws_his_daga_only_beyond_cuerpo_a_cuerpo(metros, linea):
+    # emboscada.enc's Navajero never throws: he starts 2 m from Rodrigo and stays within 3 m
+    # (or in a Melé) while he stands, and there "el Ataque es Cuerpo a Cuerpo" (CMB-09): a
+    # Daga strikes in the hand (against a longer weapon, he launches a Melé). Beyond 3 m and within Corta range (FUE 13: 10 m) a GM throws it
+    # (+20%); from 12 m he walks 6 m first (CMB-08), then throws.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 80
+    """, """
+        round 1:
+          Rodrigo: pass
+    """, arma_b='"Daga"', extra=f"do:\n  situar(Bandido, Rodrigo, {metros})\n", strict=False))
+    assert linea in r.lines, r.text
+    if metros == 12:
+        assert "  Bandido avanza 6 m hacia Rodrigo: a 6 m" in r.lines, r.text
+
+
+def test_CMB_18_the_tactic_does_not_roll_zafarse_without_pelea():
+    # Keeping an enemy out of a Melé is a Pelea roll (CMB-18): Rodrigo has no Pelea (0%), and a
+    # GM does not spend an Action on a roll that cannot succeed; Bandido's launch goes ahead.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 80
+    """, """
+        round 1:
+          Rodrigo: pass
+    """, arma_b='"Daga"', extra="do:\n  situar(Bandido, Rodrigo, 2)\n", strict=False))
+    assert "  Bandido se lanza en Melé contra Rodrigo con la Daga: 1D100=80 contra 50% -> fallo" in r.lines
+    assert not any("zafarse" in ln for ln in r.lines), r.text
