@@ -18,16 +18,17 @@ PORTS = ROOT / "tests" / "house_rules"
 DEMO = str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")
 
 
-def run(capsys, enc, *houses, code=0):
+def run(capsys, enc, *houses, code=0, seed=None):
     args = ["run", "--quiet", str(enc)] + [a for h in houses for a in ("--house", str(h))]    # no header line
+    args += ["--seed", str(seed)] if seed is not None else []
     got = main(args)
     out, err = capsys.readouterr()
     assert got == code, err
     return out.splitlines(), err
 
 
-def diff(capsys, enc, house):
-    code = main(["diff", str(enc), "--house", str(house)])
+def diff(capsys, enc, house, seed=None):
+    code = main(["diff", str(enc), "--house", str(house)] + (["--seed", str(seed)] if seed is not None else []))
     out = capsys.readouterr().out.splitlines()
     assert code == (0 if out[0].startswith("same transcript") else 1)       # 1: the transcripts differ
     return out
@@ -67,7 +68,7 @@ def test_initiative_adds_half_of_perception(capsys):
     base, _ = run(capsys, DEMO)
     def others(lines):
         return [ln for ln in lines if not ln.startswith("  Iniciativa:")]
-    assert others(out) == others(base) and len(others(base)) > 100
+    assert others(out) == others(base) and len(others(base)) > 60
 
 
 @pytest.mark.slow
@@ -98,20 +99,22 @@ def only_changes(base, out):
 
 @pytest.mark.slow
 def test_without_the_gm_rule_the_effects_of_cmb_46_to_49_come_back(capsys):
-    # The bundled edition follows the Regla del D.J. (CMB-54): the demo duel under it.
+    # The bundled edition follows the Regla del D.J. (CMB-54): the demo duel under it. Seed 8 is one where
+    # a blow takes more than two thirds of the Bandido's Resistencia (the demo's own seed has none since
+    # the tactics changed in this session).
     enc, house = EJEMPLOS / "duelo_regla_dj.enc", CASA / "sin_regla_dj.rules"
-    base, _ = run(capsys, enc)
-    out, _ = run(capsys, enc, house)
+    base, _ = run(capsys, enc, seed=8)
+    out, _ = run(capsys, enc, house, seed=8)
     gone, came = only_changes(base, out)
     # On common dice the fight is the same; the house rule only adds the effects' lines.
     assert gone == []
     # (Neither has a damage bonus with his weapon: nobody is told he loses one, CMB-46.)
-    assert came == ["  El Bandido aguanta (Resistencia x 4): 1D100=26 contra 52% -> éxito"]
+    assert came == ["  El Bandido aguanta (Resistencia x 4): 1D100=7 contra 52% -> éxito"]
     # And it is the demo duel, which turns the rule off itself to show the effects.
-    demo, _ = run(capsys, DEMO)
+    demo, _ = run(capsys, DEMO, seed=8)
     assert out == demo
-    d = diff(capsys, enc, house)
-    assert d[2] == "the transcripts part at line 81"
+    d = diff(capsys, enc, house, seed=8)
+    assert d[2].startswith("the transcripts part at line ")
     assert [ln.split("    [")[0] for ln in changed(d)] == ["+ " + ln for ln in came]
 
 

@@ -4,7 +4,6 @@ field; and the words a placeholder asks of it, where the text shows the value is
 from __future__ import annotations
 
 from ..syntax import nodes as n
-from ..syntax.builder import AGREE_WORD
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
 from . import kinds as K
 
@@ -87,7 +86,7 @@ def check_agree_call(args, resolve, words):
     """agree(x, WORD): a WORD that is no word (E0261: {n:}, {n:3}, three forms); one the agreement table
     lacks, where x is shown to be no count."""
     for a in args[1:]:
-        if isinstance(a.value, n.Const) and isinstance(a.value.value, str) and not AGREE_WORD.fullmatch(a.value.value.strip()):
+        if isinstance(a.value, n.Const) and isinstance(a.value.value, str) and not n.AGREE_WORD.fullmatch(a.value.value.strip()):
             raise GrimorioError(Diagnostic("E0261", f'"{a.value.value.strip()}" is not a word to agree', a.value.span,
                                            'after ":" write one word, as {x:the} or {n:apple}, or a word and its '
                                            'plural, as {n:mouse|mice}'))

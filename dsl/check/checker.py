@@ -407,7 +407,7 @@ def _sheets(sheets, tables) -> list[Diagnostic]:
                 out.append(Diagnostic("E0204", f'"{f.table}" is a dice table: a field cannot hold one of its rows',
                                       f.type_span or f.span, "name a catalogue table, keyed by its first column"))
             elif f.type == "row" and f.default is not None:
-                out += _caught(check_table_key, tables[f.table], f.default)     # weapon: weapons = "Clubb"
+                out += _caught(check_table_key, tables[f.table], f.default)     # a default naming no row
     return out
 
 

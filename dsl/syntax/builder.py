@@ -235,7 +235,7 @@ class Builder:
             return value
         words = inner[cut + 1:].split("|")
         wspan = Span(self.file, line, col + cut + 1, line, col + max(cut + 2, len(inner)))
-        if len(words) > 2 or not all(AGREE_WORD.fullmatch(w.strip()) for w in words):
+        if len(words) > 2 or not all(n.AGREE_WORD.fullmatch(w.strip()) for w in words):
             words = [inner[cut + 1:]]           # no word: the checker says so (E0261), with the file's other errors
         args = (n.Arg(where, None, value),) + tuple(n.Arg(wspan, None, n.Const(wspan, w.strip())) for w in words)
         return n.Call(where, n.Name(where, "agree"), args)
@@ -731,10 +731,6 @@ _EXPRESSIONS = {
     "or_": lambda self, c, sp: n.Binary(sp, "or", self.expr(c[0]), self.expr(c[1])),
     "ifexp": lambda self, c, sp: n.IfExp(sp, self.expr(c[1]), self.expr(c[0]), self.expr(c[2])),
 }
-
-
-# The word of an agreeing placeholder: letters (any alphabet), with inner spaces or hyphens.
-AGREE_WORD = re.compile(r"[^\W\d_](?:[\w' -]*\w)?")
 
 
 def _agreement_colon(inner: str) -> int:

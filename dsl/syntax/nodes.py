@@ -1,8 +1,14 @@
 """The AST: frozen records (dsl/records.py), each carrying the span of its source text."""
 from __future__ import annotations
 
+import re
+
 from ..diagnostics import Span
 from ..records import dataclass, field, fields  # records, made without the dataclasses module
+
+# The word of an agreeing placeholder ({x:WORD}): letters (any alphabet), with inner spaces or hyphens.
+# Here, not in the builder, so that the checker reads it without importing the parser.
+AGREE_WORD = re.compile(r"[^\W\d_](?:[\w' -]*\w)?")
 
 # ------------------------------------------------------------------ expressions
 
