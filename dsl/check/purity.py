@@ -74,7 +74,7 @@ class Purity:
 def say_arguments(rs) -> list[Diagnostic]:
     """E0245: an argument of `say` that changes something or rolls. `say` works its arguments out only
     when a transcript is kept, so under simulate (no transcript) the change would not happen, and the
-    same seed would give another fight than the transcript tells."""
+    same seed would give another run than the transcript tells."""
     names = Resolver(rs)
     pure, out = Purity(rs, names), []
     for s in _says(rs):
