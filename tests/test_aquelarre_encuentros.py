@@ -21,7 +21,7 @@ ENCOUNTERS = {
     "emboscada": ["  El Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
                   "    El disparo fallido del Arquero va a la Melé: 1D100=44 contra 50%, da al Navajero",
                   "  Rodrigo avanza 6 m hacia el Arquero: a 15 m"],   # 2 m from the Navajero once free of the Melé (CMB-18)
-    "carga": ["  El Caballero carga a caballo contra el Salteador"],
+    "carga": ["  El Caballero carga a caballo contra el Salteador: recorre 28 m al galope, a 2 m"],
     "inmovilizacion": ["    El Ladrón queda Inmovilizado por el Corchete y el Alguacil",
                        # immobilized, standing: said so (issue 20), "y" before the last name
                        "Fin del combate. En pie: el Alguacil, el Corchete y el Ladrón (inmovilizado)"],

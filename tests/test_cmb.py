@@ -1212,7 +1212,7 @@ def test_CMB_34_a_charge_is_movement_then_attack_and_doubles_the_damage():
           Rodrigo: cargar Bandido
           Bandido: none, pass
     """, extra="  situar(Rodrigo, Bandido, 30)\n  set Rodrigo.Cabalgar = 70\n"))
-    assert "  Rodrigo carga a caballo contra Bandido" in r.lines
+    assert "  Rodrigo carga a caballo contra Bandido: recorre 28 m al galope, a 2 m" in r.lines
     # (4 + 1) x 2 = 10, Ropas gruesas 1, Pecho -> 9.
     assert r.field("Bandido", "pv") == 13 - 9
     assert r.field("Rodrigo", "acciones") == 0

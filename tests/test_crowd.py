@@ -18,7 +18,7 @@ from grimorio.dsl.check.names import Resolver
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.engine import STEP_BUDGET
-from grimorio.interpreter.compile.hoisting import Purity
+from grimorio.dsl.check.purity import Purity
 from grimorio.interpreter.run.transcript import render_text
 
 

@@ -193,6 +193,30 @@ def test_a_rule_named_like_a_builtin_warns(tmp_path):
     assert ws[0].message == 'rule "standing" hides the builtin standing()'
     assert "give the rule another name" in ws[0].help
 
+
+def test_a_say_argument_that_changes_something_is_refused(tmp_path):
+    # say works its arguments out only while a transcript is kept: a change inside one happened under
+    # `run` and not under `simulate` (a rule that rolls, sets a field, or keeps a record it creates).
+    rs = edition(tmp_path, head=OUTCOMES + 'message m(x) "{x}"\nvar vistos = []\n', rules="""
+        rule anota(c):
+          append vistos, c
+          return c
+
+        rule lee(c):
+          return len(vistos)
+
+        rule f(c):
+          say m(anota(c))
+          say m(roll 1D6)
+          say m(lee(c) + 1)
+          let x = anota(c)
+          say m(x)
+        """)
+    diags = [d for d in check_ruleset(rs) if d.code == "E0245"]
+    assert [d.span.line for d in diags] == [line_of(rs, "say m(anota(c))"), line_of(rs, "say m(roll 1D6)")]
+    assert diags[0].message == "an argument of say cannot change anything or roll"
+    assert "do it first (let x = ...), then say x" in diags[0].help
+
 # ---------------------------------------------------------------- cells, lookups, decisions, options
 
 

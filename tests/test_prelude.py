@@ -376,7 +376,8 @@ format percentile "1D{faces}"
 format none "nada"
 message ver(x) "{x}"
 rule una(c):
-  say ver(roll 1D6 by c as "una")
+  let r = roll 1D6 by c as "una"
+  say ver(r)
 rule cien(c):
   return roll d100 by c as "cien"
 """

@@ -19,6 +19,7 @@ from .coverage import coverage
 from .shadowing import dice_names
 from .sheets import all_fields, check_sheets, sheet_texts
 from .builtin_values import check_table_key
+from .purity import say_arguments
 
 
 def check_ruleset(rs) -> list[Diagnostic]:
@@ -47,6 +48,7 @@ def check_ruleset(rs) -> list[Diagnostic]:
     out += check_formats(rs)
     out += check_agreement(rs)
     out += dice_names(rs)
+    out += say_arguments(rs)
     out += [d for d in coverage(rs) if d.severity != "warning"]
     out += resolve_ruleset(rs)
     return out

@@ -15,6 +15,7 @@ from fractions import Fraction
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
 from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
+from ...dsl.check.purity import Purity
 from ...dsl.check.sheets import fields_by_sheet
 from ...dsl.check.front import check_edition, facts_of
 
@@ -24,7 +25,7 @@ from ..run import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
 from .formats import build_format
-from .hoisting import Purity, emit_preference
+from .hoisting import emit_preference
 from .shortcuts import Shortcuts
 from .statements import StatementCompiler
 from ..run.values import Combatant, mangle

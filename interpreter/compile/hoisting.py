@@ -11,76 +11,15 @@ before any list is taken.
 The answer is the same whenever every part and every list is pure (no roll,
 check, event, message, card, action, question or change outside its own
 locals, in it or in the rules it calls): a pure part gives the same value for
-every choice, and testing it fewer times changes nothing. Otherwise the
-preference is compiled as written: every part for every combination.
+every choice, and testing it fewer times changes nothing (dsl/check/purity.py
+says which are). Otherwise the preference is compiled as written: every part
+for every combination.
 """
 from __future__ import annotations
 
 from ...dsl.syntax import nodes as n
-from ...dsl.check.names import Scope, walk
+from ...dsl.check.names import walk
 from ..run.values import mangle
-
-# What changes the run or asks someone, wherever it stands.
-_EFFECTS = (n.Roll, n.CheckCall, n.Emit, n.Say, n.CardOp, n.Act, n.Stop, n.Expect)
-_ASKING = frozenset(("act", "choose"))      # builtins that ask a controller
-
-
-class Purity:
-    """Whether expressions, and the rules they call, have no effect (cached per rule)."""
-
-    def __init__(self, ruleset, resolver):
-        self.resolver = resolver
-        self.vars = {v.name for v in ruleset.all(n.Var)}
-        self.rules: dict[str, bool] = {}
-
-    def expr(self, x) -> bool:
-        for node in walk(x):
-            if isinstance(node, _EFFECTS):
-                return False
-            if isinstance(node, n.Call) and not self._call(node):
-                return False
-        return True
-
-    def _call(self, x) -> bool:
-        r = self.resolver.resolve(x.func.id, Scope())
-        if r is None:
-            return False
-        if r.kind == "builtin":
-            return r.target not in _ASKING
-        return r.kind == "rule" and self.rule(r.target)
-
-    def rule(self, d: n.Rule) -> bool:
-        known = self.rules.get(d.name)
-        if known is None:
-            self.rules[d.name] = False              # a rule that calls itself back is taken as impure
-            known = self.rules[d.name] = self.block(d.body, {p.name for p in d.params})
-        return known
-
-    def block(self, body, bound=frozenset()) -> bool:
-        """Statements that change nothing outside their own locals (`bound`: names bound around
-        them, such as parameters, which they must not take for lists of their own)."""
-        nodes = list(walk(body))
-        fresh = self._fresh_lists(nodes, set(bound))
-        for node in nodes:
-            if isinstance(node, _EFFECTS) or (isinstance(node, n.Call) and not self._call(node)):
-                return False
-            if isinstance(node, n.Set) and not (isinstance(node.target, n.Name) and node.target.id not in self.vars):
-                return False
-            if isinstance(node, n.Append) and not (isinstance(node.target, n.Name) and node.target.id in fresh):
-                return False
-        return True
-
-    def _fresh_lists(self, nodes, params) -> set:
-        """Locals only ever bound to a list made here: appending to them changes nothing outside."""
-        made, other = set(), set(params) | self.vars
-        for node in nodes:
-            if isinstance(node, n.Let):
-                (made if isinstance(node.value, (n.ListExp, n.Comprehension)) else other).add(node.name)
-            elif isinstance(node, n.Set) and isinstance(node.target, n.Name):
-                other.add(node.target.id)
-            elif isinstance(node, n.For):
-                other.add(node.var)
-        return made - other
 
 
 def conjuncts(x) -> list:
