@@ -20,8 +20,8 @@ ENCOUNTERS = {
     "duelo": ["Fin del combate. En pie: Rodrigo"],
     "emboscada": ["  El Navajero se lanza en Ataque de Melé contra Rodrigo: actuará el último",
                   "    El disparo fallido del Arquero va a la Melé: 1D100=44 contra 50%, da al Navajero",
-                  "  Rodrigo avanza 6 m hacia el Arquero: a 15 m"],   # 2 m from the Navajero once free of the Melé (CMB-18)
-    "carga": ["  El Caballero carga a caballo contra el Salteador: recorre 28 m al galope, a 2 m"],
+                  "  Rodrigo avanza 6 m hacia el Arquero y queda a 15 m de él"],   # 2 m from the Navajero once free of the Melé (CMB-18)
+    "carga": ["  El Caballero carga a caballo contra el Salteador: recorre 28 m al galope y queda a 2 m de él"],
     "inmovilizacion": ["    El Ladrón queda Inmovilizado por el Corchete y el Alguacil",
                        # immobilized, standing: said so (issue 20), "y" before the last name
                        "Fin del combate. En pie: el Alguacil, el Corchete y el Ladrón (inmovilizado)"],
@@ -97,6 +97,14 @@ BAD_PHRASES = {
     r"[Ee]n pie: .*, (?!.* y )[^,]*$": "a list without y before its last name",
     r"[Ee]n pie: .*Ladrón$": "the immobilized thief listed standing without his state",
     r"^    .* zafarse": "an escape indented under an event that did not cause it",
+    # The GM reader of the bundled transcripts (issue 20, lane hA3): a critical charge hid its
+    # doubling, two parries at the damage step did not say which blow each answered, and a
+    # distance was clipped to "…, a 2 m".
+    r"daño máximo 14 sin armadura":
+        "a critical charge's doubling hidden (7 x 2 por la Carga = 14)",
+    r"paró un arma de tipo superior": "a weapon's roll that does not say which blow it parried",
+    r"se rompe$": "a broken weapon that does not say by which blow",
+    r"(: |, )a \d+ m$": "a clipped distance (y queda a N m de él)",
 }
 # The fighters of these encounters named by what they are (their sheets say género "el"): a GM
 # writes "el Arquero", "al Bandido". (Not in BAD_PHRASES: other editions' encounters name theirs
@@ -161,5 +169,10 @@ def test_the_bad_phrase_list_catches_the_old_lines():
            "  Daños de Rodrigo a Bandido: 1D6+1=6; Ropas gruesas absorben 1; Pierna derecha /2 -> 2",
            "    El Bandido no se defiende: no puede Esquivar tras lanzarse a la Melé",
            "Fin del combate. En pie: el Alguacil, el Corchete, el Ladrón", "Fin del combate. En pie: el Corchete y el Ladrón",
-           "    Rodrigo intenta zafarse del Navajero: 1D100=86 contra 40% -> fallo"]
+           "    Rodrigo intenta zafarse del Navajero: 1D100=86 contra 40% -> fallo",
+           "  Daños del Caballero al Salteador: crítico, daño máximo 14 sin armadura; Pecho x1 -> 14",
+           "  El Cuchillo del Escudero paró un arma de tipo superior: 1D100=70 contra 25%",
+           "  El Cuchillo del Escudero se rompe",
+           "  El Caballero carga a caballo contra el Salteador: recorre 28 m al galope, a 2 m",
+           "  El Salteador avanza 6 m hacia el Caballero: a 24 m", "  El Arquero se aleja 6 m de Rodrigo: a 8 m"]
     assert all(any(re.search(p, line) for p in BAD_PHRASES | ROLE_NAMES) for line in old)

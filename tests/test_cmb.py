@@ -587,7 +587,7 @@ def test_CMB_08_normal_move_6_m_then_a_run_of_12_m_with_a_correr_roll():
           Rodrigo: avanzar Bandido, correr Bandido
           Bandido: pass
     """, extra=AT.format(m=20) + "  set Rodrigo.Correr = 50\nexpect distancia(Rodrigo, Bandido) == 20 - 6 - 12\n"))
-    assert "  Rodrigo avanza 6 m hacia Bandido: a 14 m" in r.lines
+    assert "  Rodrigo avanza 6 m hacia Bandido y queda a 14 m de él" in r.lines
     assert "  Rodrigo corre: 1D100=30 contra 50% -> éxito" in r.lines
 
 
@@ -1044,7 +1044,7 @@ def test_CMB_24_a_critical_breaks_the_parrying_weapon_unless_the_parry_was_criti
         Rodrigo parada {parada}
         {desarme}
     """, "parar", arma_b='"Maza pesada"', extra=PESADA))
-    assert ("  La Espada corta de Rodrigo se rompe" in r.lines) is rota
+    assert ("  La Espada corta de Rodrigo se rompe con el crítico de Bandido" in r.lines) is rota
     assert (str(r.field("Rodrigo", "arma")) == "Pelea") is rota
     assert r.field("Rodrigo", "armas_caídas") == []
 
@@ -1058,7 +1058,7 @@ def test_CMB_24_a_critical_on_a_weapon_of_the_same_type_breaks_it_only_under_the
         Bandido ataque 2
         Rodrigo parada 20
     """, "parar", extra=opción))
-    assert ("  La Espada corta de Rodrigo se rompe" in r.lines) is rota
+    assert ("  La Espada corta de Rodrigo se rompe con el crítico de Bandido" in r.lines) is rota
     assert (str(r.field("Rodrigo", "arma")) == "Pelea") is rota
 
 
@@ -1075,14 +1075,14 @@ def test_CMB_25_type_a_breaks_instead_of_dropping_type_b_breaks_outright():
         Rodrigo parada 20
         Rodrigo desarme 10
     """, base, arma_r="Hoz"))
-    assert "  La Hoz de Rodrigo se rompe" in r.lines and r.field("Rodrigo", "armas_caídas") == []
+    assert "  La Hoz de Rodrigo se rompe con el golpe de Bandido" in r.lines and r.field("Rodrigo", "armas_caídas") == []
     r = run_text(duel("""
         Rodrigo iniciativa 1
         Bandido iniciativa 9
         Bandido ataque 30
         Rodrigo parada 20
     """, base, arma_r="Tranca", extra="do:\n  set Rodrigo.Palo = 50\n"))
-    assert "  La Tranca de Rodrigo se rompe" in r.lines
+    assert "  La Tranca de Rodrigo se rompe con el golpe de Bandido" in r.lines
 
 
 def test_CMB_25_type_a_and_b_parry_with_their_skill_or_pelea():
@@ -1212,7 +1212,7 @@ def test_CMB_34_a_charge_is_movement_then_attack_and_doubles_the_damage():
           Rodrigo: cargar Bandido
           Bandido: none, pass
     """, extra="  situar(Rodrigo, Bandido, 30)\n  set Rodrigo.Cabalgar = 70\n"))
-    assert "  Rodrigo carga a caballo contra Bandido: recorre 28 m al galope, a 2 m" in r.lines
+    assert "  Rodrigo carga a caballo contra Bandido: recorre 28 m al galope y queda a 2 m de él" in r.lines
     # (4 + 1) x 2 = 10, Ropas gruesas 1, Pecho -> 9.
     assert r.field("Bandido", "pv") == 13 - 9
     assert r.field("Rodrigo", "acciones") == 0
@@ -1498,7 +1498,7 @@ def test_CMB_55_damage_then_parrying_weapons_then_effects_in_resolution_order():
           Rodrigo: none, parar, pass
     """, arma_b='"Maza pesada"', extra=SIN_REGLA_DJ + "do:\n  set Bandido.Mazas = 45\n  set Rodrigo.pv = 8\n"))
     daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
-    arma = next(i for i, ln in enumerate(r.lines) if ln.startswith("  La Espada corta de Rodrigo paró un arma de tipo superior"))
+    arma = next(i for i, ln in enumerate(r.lines) if ln.startswith("  La Espada corta de Rodrigo paró el golpe de Bandido, asestado con un arma de tipo superior"))
     efecto = next(i for i, ln in enumerate(r.lines) if "Resistencia x 4" in ln)
     ataque = r.lines.index("  Bandido ataca a Rodrigo con la Maza pesada: 1D100=20 contra 45% -> éxito")
     assert ataque < daños < arma < efecto
@@ -1683,12 +1683,12 @@ def test_CMB_08_a_move_changes_the_distance_to_everyone():
     """, extra="do:\n  situar(Bandido, Rodrigo, 14)\n  situar(Compinche, Bandido, 1)\n"
                "expect distancia(Rodrigo, Bandido) == 8\nexpect distancia(Rodrigo, Compinche) == 7\n"
                "expect distancia(Bandido, Compinche) == 1\n"))
-    assert "  Rodrigo avanza 6 m hacia Bandido: a 8 m" in r.lines
+    assert "  Rodrigo avanza 6 m hacia Bandido y queda a 8 m de él" in r.lines
 
 
 def test_CMB_08_a_move_toward_an_enemy_stops_at_1_m_and_says_the_metres_walked():
     r = run_text(one_action("Rodrigo", "Bandido", "", action="avanzar Bandido", extra=AT.format(m=4)))
-    assert "  Rodrigo avanza 3 m hacia Bandido: a 1 m" in r.lines
+    assert "  Rodrigo avanza 3 m hacia Bandido y queda a 1 m de él" in r.lines
 
 
 @pytest.mark.parametrize("correr, lejos", [(30, 2 + 6 + 12), (70, 2 + 6 + 6)])
@@ -1702,8 +1702,8 @@ def test_CMB_08_a_run_away_from_an_enemy_after_a_normal_move(correr, lejos):
           Rodrigo: retirarse Bandido, alejarse_corriendo Bandido
           Bandido: pass
     """, extra="do:\n  set Rodrigo.Correr = 50\n" + f"expect distancia(Rodrigo, Bandido) == {lejos}\n"))
-    assert "  Rodrigo se aleja 6 m de Bandido: a 8 m" in r.lines
-    assert f"  Rodrigo se aleja {lejos - 8} m de Bandido: a {lejos} m" in r.lines
+    assert "  Rodrigo se aleja 6 m de Bandido y queda a 8 m de él" in r.lines
+    assert f"  Rodrigo se aleja {lejos - 8} m de Bandido y queda a {lejos} m de él" in r.lines
 
 
 def test_CMB_08_a_run_away_needs_a_move_just_before():
@@ -1983,3 +1983,45 @@ def test_CMB_28_facing_two_the_tactic_keeps_an_action_parries_then_extends_the_p
     assert len(attacks) == 1, r.text
     assert "    Rodrigo para con la Espada corta: 1D100=10 contra 60% -> éxito" in r.lines
     assert "    Rodrigo para con la Espada corta: 1D100=30 contra 35% (malus por varios enemigos) -> éxito" in r.lines
+
+
+def test_CMB_34_37_a_critical_charge_shows_the_maximum_and_its_doubling():
+    # A GM reading of carga.enc (issue 20): the critical line printed "daño máximo 14", hiding
+    # that 14 is the maximum 7 doubled by the Carga (CMB-34), while a normal hit shows the sum.
+    r = run_text(jinete("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo ataque 4
+        Bandido secuela 1
+    """, """
+        round 1:
+          Rodrigo: cargar Bandido
+          Bandido: none, pass
+    """, extra="  situar(Rodrigo, Bandido, 30)\n  set Rodrigo.Cabalgar = 70\n"))
+    assert "  Daños de Rodrigo a Bandido: crítico, daño máximo 7 x 2 por la Carga = 14 sin armadura; Pecho x1 -> 14" \
+        in r.lines, r.text
+    assert r.field("Bandido", "pv") == 13 - 14
+
+
+def test_CMB_23_24_two_parries_resolved_at_damage_say_which_blow_each_answers():
+    # A GM reading of a_muerte.enc (issue 20): a normal hit and then a critical parried with the
+    # same weapon print, at the damage step (CMB-55), the 25% roll of the first (it holds) and the
+    # break of the second; each line names the blow it answers.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 30
+        Rodrigo parada 20
+        Bandido ataque 2
+        Rodrigo parada 21
+        Rodrigo desarme 90
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, atacar Rodrigo
+          Rodrigo: parar, parar, pass
+    """, arma_b='"Maza pesada"', extra=PESADA))
+    prueba = r.lines.index("  La Espada corta de Rodrigo paró el golpe de Bandido, asestado con un arma de tipo superior:"
+                           " 1D100=90 contra 25%")
+    rota = r.lines.index("  La Espada corta de Rodrigo se rompe con el crítico de Bandido")
+    assert r.lines[prueba + 1] == "    Rodrigo no suelta la Espada corta" and prueba < rota
+    assert str(r.field("Rodrigo", "arma")) == "Pelea"

@@ -73,7 +73,7 @@ def test_CMB_34_the_charge_says_how_far_it_galloped(metros, recorre):
           Rodrigo: cargar Bandido
           Bandido: none, pass
     """, extra=f"  situar(Rodrigo, Bandido, {metros})\n  set Rodrigo.Cabalgar = 70\n", strict=False))
-    assert f"  Rodrigo carga a caballo contra Bandido: recorre {recorre} m al galope, a 2 m" in r.lines, r.text
+    assert f"  Rodrigo carga a caballo contra Bandido: recorre {recorre} m al galope y queda a 2 m de él" in r.lines, r.text
     assert r.field("Rodrigo", "acciones") == 0
 
 
@@ -97,7 +97,7 @@ def test_CMB_09_a_knifeman_throws_his_daga_only_beyond_cuerpo_a_cuerpo(metros, l
     """, arma_b='"Daga"', extra=f"do:\n  situar(Bandido, Rodrigo, {metros})\n", strict=False))
     assert linea in r.lines, r.text
     if metros == 12:
-        assert "  Bandido avanza 6 m hacia Rodrigo: a 6 m" in r.lines, r.text
+        assert "  Bandido avanza 6 m hacia Rodrigo y queda a 6 m de él" in r.lines, r.text
 
 
 def test_CMB_18_the_tactic_does_not_roll_zafarse_without_pelea():
