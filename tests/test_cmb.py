@@ -2025,3 +2025,18 @@ def test_CMB_23_24_two_parries_resolved_at_damage_say_which_blow_each_answers():
     rota = r.lines.index("  La Espada corta de Rodrigo se rompe con el crítico de Bandido")
     assert r.lines[prueba + 1] == "    Rodrigo no suelta la Espada corta" and prueba < rota
     assert str(r.field("Rodrigo", "arma")) == "Pelea"
+
+
+@pytest.mark.parametrize("género, nombre, pronombre", [("m", "Bandido", "él"), ("la", "la Bandido", "ella")])
+def test_CMB_08_a_move_ends_with_the_distance_and_a_pronoun_that_agrees(género, nombre, pronombre):
+    # Issue 20: "avanza 6 m hacia X: a 14 m" clipped the sentence; the pronoun agrees with the
+    # fighter's género (the "él" row of the concordancia table).
+    r = run_text(duel("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+    """, """
+        round 1:
+          Rodrigo: avanzar Bandido, pass
+          Bandido: pass
+    """, extra=AT.format(m=20) + f'  set Bandido.género = "{género}"\n'))
+    assert f"  Rodrigo avanza 6 m hacia {nombre} y queda a 14 m de {pronombre}" in r.lines, r.text
