@@ -349,18 +349,22 @@ def test_EALT_26_shock_grave_loses_the_turn_and_rolls_ts_vol_at_its_end_inside_t
     assert not any(line.startswith("  Rodrigo ataca") for line in r.lines[:r.lines.index("Asalto 4")])
 
 
-def test_EALT_25_shock_leve_costs_one_asalto_and_its_defences():
-    # Shock Leve at the start: Rodrigo loses his turn in Asalto 1 and, with it, the
-    # parry he would make later in it (the Shock is gone by then: the Asalto is not,
-    # "no podrá realizar ninguna Acción durante 1 Ronda"); in Asalto 2 he parries.
-    # The issue's failing sub-case: he kept attacking and parrying.
-    r = run_text(_asaltos("  holds Shock Leve\n  holds desprevenido\n", """
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+@pytest.mark.parametrize("rodrigo_first", [True, False])
+def test_EALT_25_shock_leve_lasts_the_whole_asalto_he_loses_whatever_the_initiative(rodrigo_first):
+    # "no podrá realizar ninguna Acción durante 1 Ronda" (1 Asalto) and "desprevenido"
+    # "mientras permanezca en cualquier E.Alt de Shock": when Bandido strikes later in
+    # that Asalto (or earlier), Rodrigo is still in Shock and cannot parry *for the
+    # Shock*; the Shock ends at the end of the Asalto; in Asalto 2 he parries.
+    # The old rules ended it at his own turn (duelo.enc seeds 2, 6, 18): "se recupera"
+    # and "deja de estar desprevenido" printed before the blow, then "no le quedan Acciones".
+    first, second = ("9", "1") if rodrigo_first else ("1", "9")
+    r = run_text(_asaltos("  holds Shock Leve\n  holds desprevenido\n", f"""
+        Rodrigo iniciativa {first}
+        Bandido iniciativa {second}
         Bandido ataque 20
         daño 3
-        Rodrigo iniciativa 9
-        Bandido iniciativa 1
+        Rodrigo iniciativa {first}
+        Bandido iniciativa {second}
         Bandido ataque 20
         Rodrigo parada 30
     """, """
@@ -369,12 +373,16 @@ def test_EALT_25_shock_leve_costs_one_asalto_and_its_defences():
         round 2:
           Rodrigo: pass
           Bandido: atacar Rodrigo, pass
-    """, 2, extra="tactic directa\n" if False else ""))
+    """, 2))
     asalto_2 = r.lines.index("Asalto 2")
-    assert "  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)" in r.lines[:asalto_2]
-    assert "    Rodrigo: ya no sufre E.Alt de Shock" in r.lines[:asalto_2]
+    lost = r.lines.index("  Rodrigo pierde su turno: no puede realizar ninguna Acción (Shock)")
     hit = r.lines.index("  Bandido ataca a Rodrigo con el Garrote: 1D100=20 contra 45% -> éxito")
-    assert hit < asalto_2 and r.lines[hit + 1] == "    Rodrigo no se defiende: no le quedan Acciones"
+    recovered = r.lines.index("    Rodrigo se recupera de Shock Leve (1 Asalto sin actuar)")
+    free = r.lines.index('    Rodrigo deja de estar "desprevenido"')
+    assert (lost < hit) == rodrigo_first
+    assert r.lines[hit + 1] == "    Rodrigo no se defiende: no puede realizar ninguna Acción (Shock)"
+    assert max(lost, hit) < recovered < free < asalto_2
+    assert "    Rodrigo no se defiende: no le quedan Acciones" not in r.lines
     assert not any(line.startswith("  Rodrigo ataca") for line in r.lines)
     assert not any("pierde su turno" in line for line in r.lines[asalto_2:])
     assert "    Rodrigo para con la Espada corta: 1D100=30 contra 60% -> éxito" in r.lines[asalto_2:]
