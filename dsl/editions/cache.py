@@ -31,7 +31,7 @@ from ..store import KEEP, _memory, keep, kept
 # The modules whose source decides what a file builds to.
 LANGUAGE_FILES = ("syntax/grammar.lark", "syntax/parser.py", "syntax/trees.py", "syntax/lexer.py", "syntax/builder.py",
                   "syntax/patches.py", "syntax/nodes.py", "records.py", "bounds.py", "diagnostics.py", "editions/cache.py",
-                  "pause.py", "store.py")
+                  "pause.py", "store.py", "syntax/texts.py")
 
 
 @lru_cache(maxsize=None)

@@ -9,6 +9,7 @@ from fractions import Fraction
 from lark import Token, Tree
 
 from . import nodes as n
+from .texts import outside_texts
 from ..pause import collector_paused
 from ..bounds import MAX_DICE, MAX_DIGITS, int_literal
 from ..diagnostics import Diagnostic, GrimorioError, Span
@@ -735,23 +736,14 @@ _EXPRESSIONS = {
 
 def _agreement_colon(inner: str) -> int:
     """Where the ":" of {EXPR:WORD} is: the last one outside brackets and quotes; -1 if none."""
-    depth, quote, cut, i = 0, False, -1, 0
-    while i < len(inner):
-        ch = inner[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                quote = False
-        elif ch == '"':
-            quote = True
-        elif ch in "([":
+    depth, cut = 0, -1
+    for i, ch in outside_texts(inner):
+        if ch in "([":
             depth += 1
         elif ch in ")]":
             depth -= 1
         elif ch == ":" and depth == 0:
             cut = i
-        i += 1
     return cut
 
 

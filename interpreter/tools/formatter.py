@@ -21,6 +21,7 @@ from __future__ import annotations
 import unicodedata
 
 from ...dsl.syntax.builder import build_encounter, build_rules
+from ...dsl.syntax.texts import outside_texts
 from ...dsl.diagnostics import Diagnostic, Span
 from ...dsl.records import dataclass, fields, is_record
 
@@ -60,24 +61,13 @@ def _indent_width(lead: str) -> int:
 
 def _bracket_depth(text: str, depth: int) -> int:
     """Brackets open after a code line, skipping texts and comments."""
-    quoted = False
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quoted:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                quoted = False
-        elif ch == '"':
-            quoted = True
-        elif ch == "#":
+    for _i, ch in outside_texts(text):
+        if ch == "#":
             break
-        elif ch in "([{":
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        i += 1
     return depth
 
 
