@@ -114,7 +114,7 @@ def compiled(body: str, optimize: bool):
     decls, diags = build_rules(f"rule f(a, b, c):\n{body}", "prop.rules")
     assert not diags, diags
     program = tiny(optimize)
-    c = program._compiler()
+    c = program.snippets._compiler()
     c.rule(decls[0])
     c.ns["__spans__"] = c.line_spans
     exec(c._compile("\n".join(c.lines) + "\n", f"{FILENAME} prop"), c.ns)  # noqa: S102 - the compiler's own output
