@@ -388,7 +388,7 @@ class Shortcuts:
         if isinstance(node, n.Binary) and node.op in self.SIZE:
             return min(most, self.result_size(node, resolve))        # (past the bound, it is refused)
         if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.args:
-            r = resolve(node.func.id)
+            r = resolve(node.func.id, node.func)
             arg = node.args[0].value
             if r is None or r.kind != "builtin":
                 return most
@@ -418,14 +418,14 @@ class Shortcuts:
         if isinstance(node, (n.Roll, n.Maximum)):
             return True
         if isinstance(node, n.Name):
-            return resolve(node.id) is WHOLE_LOCAL
+            return resolve(node.id, node) is WHOLE_LOCAL
         if isinstance(node, n.Unary):
             return node.op == "-" and self.surely_whole(node.operand, resolve)
         if isinstance(node, n.Binary):
             return node.op in ("+", "-", "*", "%") and self.surely_whole(node.left, resolve) \
                 and self.surely_whole(node.right, resolve)
         if isinstance(node, n.Call) and isinstance(node.func, n.Name):
-            r = resolve(node.func.id)
+            r = resolve(node.func.id, node.func)
             return r is not None and r.kind == "builtin" and r.target in self.WHOLE_BUILTINS
         return False
 
@@ -538,14 +538,21 @@ class Shortcuts:
         to hold a whole number in (see whole_numbers) as a number."""
         ints = self.ints
         if not ints:
-            return lambda name, node=None: self.bound(node) if node is not None else None
+            return lambda name, node=None: self.bound_name(name, node)
 
         def resolve(name, node=None):
-            r = self.bound(node) if node is not None else None
+            r = self.bound_name(name, node)
             if r is not None and r.kind == "local" and self.alias.get(r.target, r.target) in ints:
                 return WHOLE_LOCAL
             return r
         return resolve
+
+    def bound_name(self, name, node):
+        """What K.kind asks: the binding of the Name node (none for a check's name, kinds.CHECK)."""
+        if node is None:
+            assert name.startswith(K.CHECK), f"K.kind asked {name!r} without its node"
+            return None
+        return self.bound(node)
 
     # Python names known to hold whole numbers (Python ints) in the code being compiled: the code
     # stands under a test of their types (a decision table's rows, compiled twice).
