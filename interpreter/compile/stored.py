@@ -23,11 +23,11 @@ from pathlib import Path
 
 from ...dsl.editions import cache
 from ...dsl import store
+from ...dsl.check.front import check_edition
 from ...dsl.diagnostics import Sources
 from ...dsl.pause import collector_paused
 from .compiler import compile_program
 from .program import Program
-from ...dsl.check.front import check_edition
 
 FORMAT = 4      # bump when the layout below changes
 # A program of fewer generated lines is not kept: compiling it again costs about what writing it
