@@ -69,7 +69,7 @@ class Loaded:
 
     def __getattr__(self, name):
         """The rest of the program's plain data (gids, consts, line_owner, ...), as the program has it."""
-        if name.startswith("__"):
+        if name.startswith("__") or name == "program":      # (a Loaded half made: copy, pickle)
             raise AttributeError(name)
         return getattr(self.program, name)
 
