@@ -1,12 +1,12 @@
 """How values print in the transcript, as an edition's `format` declarations say
 (the prelude declares them all; an edition replaces the ones it wants): the templates, gathered
-here; the runtime's Format (interpreter/run/formatting.py) prints by them."""
+here; the runtime's Format (interpreter/run/formats.py) prints by them."""
 from __future__ import annotations
 
 from ...dsl.syntax import nodes as n
 from ...dsl.editions.files import prelude
 
-from ..run.formatting import Format, python_format  # noqa: F401 - python_format: the API
+from ..run.formats import Format, python_format  # noqa: F401 - python_format: the API
 
 
 def build_format(ruleset) -> "Format":

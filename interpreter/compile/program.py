@@ -31,7 +31,7 @@ class Program:
     event_types: dict = field(default_factory=dict, repr=False)   # event -> its record class's shape
     check_types: dict = field(default_factory=dict, repr=False)   # check -> its result's shape
     structs: dict = field(default_factory=dict, repr=False)       # a record literal's field names -> shape
-    format: object = field(default=None, repr=False)             # how values print (run/formatting.py)
+    format: object = field(default=None, repr=False)             # how values print (run/formats.py)
     sheet: object = field(default=None, repr=False)              # the base sheet's declaration
     sheet_fields_by: dict = field(default_factory=dict, repr=False)
     vars: tuple = field(default=(), repr=False)                   # the edition's variables, in order
