@@ -401,6 +401,28 @@ def test_records_are_equal_by_value():
     assert S.equal(row(1), one) and S.equal(row(1), row(1)) and not S.equal(row(1), row(2))
 
 
+def test_two_records_of_one_kind_compare_every_field_and_the_key_first():
+    # Records of one class skip the comparison of their names; a table row compares its key first
+    # (two rows of a table differ there), then every other field: a copy of a row (one pickled to a
+    # worker) with its key equal is equal only if every field is.
+    row = make_struct("armas", ("j", "k", "l"), key="k", frozen=True)
+    assert row._order == ("a_k", "a_j", "a_l")
+    assert S.equal(row(1, "Pelea", [1]), row(1, "Pelea", [1])) and S.not_equal(row(1, "Pelea", [1]), row(2, "Pelea", [1]))
+    assert S.not_equal(row(1, "Pelea", 1), row(1, "Daga", 1)) and S.not_equal(row(1, "Pelea", [1]), row(1, "Pelea", [True]))
+    plain = make_struct("record", ("k", "j"))
+    assert plain._order == ("a_k", "a_j")
+    assert S.equal(record(plain, (None, [])), record(plain, ([], None)))       # none equals the empty list
+    assert S.not_equal(record(plain, (1, True)), record(plain, (1, 1)))       # true is no number
+    assert row(1, "Pelea", [1]) != 1 and not S.equal(record(plain, ("Pelea", 1)), row(1, "Pelea", [1]))
+
+
+def test_same_of_two_texts_or_two_numbers_is_python_equality_and_nothing_else_changes():
+    from grimorio.interpreter.run.values import same
+    assert same("a", "a") and not same("a", "b") and same(3, 3) and not same(3, 4)
+    assert not same(1, True) and not same(True, 1) and not same(0, False) and same(None, []) and same([], None)
+    assert same(Fraction(4, 2), 2) and same(2, Fraction(4, 2)) and not same(1, "1") and same([1, "a"], [1, "a"])
+
+
 @pytest.mark.slow
 @given(records(), records())
 def test_records_in_place_compare_as_the_semantics(a, b):

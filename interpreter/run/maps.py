@@ -47,7 +47,7 @@ class Map:
 
     def lookup(self, key):
         """m[key] (runtime_helpers.index asks every value that has a lookup)."""
-        kept = self._d.get(_key(key))
+        kept = self._d.get(key if key.__class__ in _FINE else _key(key))
         return None if kept is None else kept[1]
 
     def keep(self, key, value):
@@ -59,7 +59,7 @@ class Map:
             self._d[k] = (key, value)
 
     def has(self, key) -> bool:
-        return _key(key) in self._d
+        return (key if key.__class__ in _FINE else _key(key)) in self._d
 
     def keys(self) -> list:
         return [k for k, _ in self._d.values()]
