@@ -414,6 +414,8 @@ def test_two_records_of_one_kind_compare_every_field_and_the_key_first():
     assert S.equal(record(plain, (None, [])), record(plain, ([], None)))       # none equals the empty list
     assert S.not_equal(record(plain, (1, True)), record(plain, (1, 1)))       # true is no number
     assert row(1, "Pelea", [1]) != 1 and not S.equal(record(plain, ("Pelea", 1)), row(1, "Pelea", [1]))
+    for r in (row(1, "Pelea", [1]), record(plain, (None, None))):        # a record is never none
+        assert not (r == []) and not ([] == r) and r != [] and S.not_equal(r, None) and not S.equal(r, [])
 
 
 def test_same_of_two_texts_or_two_numbers_is_python_equality_and_nothing_else_changes():

@@ -113,9 +113,12 @@ class Struct:
     def __eq__(self, other):
         """Records (a table's rows, events and check results among them) are equal by value: the
         same field names, each field equal by the language's `==` (values.same), in any order."""
+        kind_of_other = other.__class__
+        if kind_of_other is list:                # never a record: asked by every `x != none` of a record
+            return False
         if self is other:
             return True
-        if other.__class__ is self.__class__:
+        if kind_of_other is self.__class__:
             fields = self._order                 # the same fields: the key first (two rows differ there)
         elif not isinstance(other, Struct):
             return NotImplemented
