@@ -212,7 +212,9 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         scope = self.decide(d.decide, 1, scope)
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
         cls = self.k(self.check_types[d.name], "check")
-        self.emit(1, f"_r = {cls}._new({', '.join(scope.ids[x] for x in names)})")
+        self.emit(1, f"_r = {cls}()")           # a record made in place: one call fewer than its _new
+        for x in names:
+            self.emit(1, f"_r.{mangle(x)} = {scope.ids[x]}")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
         self.emit(1, "return _r")
 
@@ -312,7 +314,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(0, f"def {self.gid('event', event)}(_E, _ev):")
         self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
         self.emit(2, "raise H.Budget(_E.budget)")
-        self.emit(1, "_E.depth += 1")
+        # The depth counts nested events: one whose reactions can start nothing that reads it
+        # (no event, act, question or code on receive) leaves it as it is, and tests it all the same.
+        nests = self.nests(event, reactions)
+        if nests:
+            self.emit(1, "_E.depth += 1")
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
@@ -347,10 +353,36 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(4, "break")
         self.emit(3, "_E.steps += 1")
         self.emit(3, "_ch.run(_E, _who, _ev)")
-        self.emit(1, "_E.depth -= 1")
+        if nests:
+            self.emit(1, "_E.depth -= 1")
         self.emit(1, "return _ev")
         if lazy:
             self._first_allowed(event, reactions)
+
+    def nests(self, event: str, reactions: list) -> bool:
+        """Whether running an event's reactions (their tests, bodies and the tactics' `when` for it)
+        can reach the emitter's depth: emit an event, act, ask a controller, or add a card whose
+        condition runs code on receive; a call of a rule counts for what its body can reach."""
+        nodes = list(reactions) + [p for t in self.ruleset.all(n.Tactic) for ev, prefs in t.react if ev == event
+                                   for p in prefs]
+        return self._reaches_depth(nodes, set())
+
+    def _reaches_depth(self, nodes, seen: set) -> bool:
+        receives = any(d.on_receive is not None for d in self.ruleset.all(n.Condition))
+        for node in walk(tuple(nodes)):
+            if isinstance(node, (n.Emit, n.Act)) or (isinstance(node, n.CardOp) and receives):
+                return True
+            if isinstance(node, n.Call):
+                if not isinstance(node.func, n.Name):
+                    return True
+                r = self.resolver.callee(node.func.id)
+                if r is None or (r.kind == "builtin" and r.target in ("act", "choose")):
+                    return True
+                if r.kind == "rule" and r.target.name not in seen:
+                    seen.add(r.target.name)
+                    if self._reaches_depth([r.target], seen):
+                        return True
+        return False
 
     def lazy_choice(self, event: str, single: bool = False) -> bool:
         """Whether an unscripted reactor may test only what its choice needs (shortcuts.py): never,
