@@ -8,7 +8,7 @@ from .refusals import EMIT_DEPTH, STEP_BUDGET, Budget, RuleFailure, StopRun  # n
 
 def counted(engine, items):
     """The list a for or a comprehension walks, its length paid from the step budget first."""
-    if type(items) is list:
+    if items.__class__ is list:
         steps = engine.steps = engine.steps + len(items)
         if steps <= engine.budget:
             return items
