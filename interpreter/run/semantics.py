@@ -90,7 +90,12 @@ ARITHMETIC = "arithmetic works on numbers; dice add and subtract with dice and w
 
 
 def add(a, b):
-    if type(a) is int and type(b) is int or is_number(a) and is_number(b):
+    if a.__class__ is int and b.__class__ is int:          # the usual case: bounded() in place
+        r = a + b
+        if r * r < _BIG2:
+            return r
+        return bounded(r)
+    if is_number(a) and is_number(b):
         return bounded(a + b)
     if isinstance(a, Dice) or isinstance(b, Dice):
         return _dice(a, b, "+")
@@ -101,7 +106,12 @@ def add(a, b):
 
 
 def sub(a, b):
-    if type(a) is int and type(b) is int or is_number(a) and is_number(b):
+    if a.__class__ is int and b.__class__ is int:
+        r = a - b
+        if r * r < _BIG2:
+            return r
+        return bounded(r)
+    if is_number(a) and is_number(b):
         return bounded(a - b)
     if isinstance(a, Dice) or isinstance(b, Dice):
         return _dice(a, b, "-")
