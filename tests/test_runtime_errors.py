@@ -72,6 +72,40 @@ def test_an_event_cascade_stops_at_its_depth(tmp_path):
     assert "error[E0502]" in out and "nested events" in out
 
 
+def test_an_event_whose_reactions_nest_nothing_still_stops_at_the_depth(tmp_path):
+    # compiler.nests: "eco" has a reaction that emits nothing, so it leaves the depth alone, but it
+    # still tests it: emitted at the depth (by the 16th "golpe"), the refusal is told at its own emit.
+    rules = RULES.replace("reaction rebote(yo, e) to golpe:\n  by e.quien\n  emit golpe(quien: yo)\n",
+                          "event eco_de(quien)\nreaction oir(yo, e) to eco_de:\n  by e.quien\n  pass\n"
+                          "reaction rebote(yo, e) to golpe:\n  by e.quien\n  emit eco_de(quien: yo)\n"
+                          "  emit golpe(quien: yo)\n")
+    assert rules != RULES
+    write_edition(tmp_path, rules)
+    text = HEAD + "do:\n  emit golpe(quien: Ana)\n"
+    sources = Sources({"x.enc": text})
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
+    out = render_all(exc.value.diagnostics, sources)
+    assert "error[E0502]" in out and "nested events" in out
+    assert "emit eco_de(quien: yo)" in out and "reglas.rules:11:3" in out, out
+
+
+def test_an_event_emitted_again_through_a_rule_counts_its_depth(tmp_path):
+    # compiler.nests follows the rules a reaction calls: this cascade is one of nested events,
+    # not a rule calling itself without end.
+    rules = RULES.replace("  emit golpe(quien: yo)\n", "  otra_vez(yo)\nrule otra_vez(x):\n  emit golpe(quien: x)\n")
+    assert rules != RULES
+    write_edition(tmp_path, rules)
+    text = HEAD + "do:\n  emit golpe(quien: Ana)\n"
+    sources = Sources({"x.enc": text})
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
+    out = render_all(exc.value.diagnostics, sources)
+    assert "error[E0502]" in out and "nested events" in out and "emit golpe(quien: x)" in out, out
+
+
 def test_a_pin_with_the_wrong_number_of_faces(tmp_path):
     out = failure(tmp_path, "dice:\n  Ana tirada 3\ndo:\n  tirar(Ana)\n")
     assert "error[E0503]" in out and "2D6 needs one face per die" in out
