@@ -106,6 +106,22 @@ def test_an_event_emitted_again_through_a_rule_counts_its_depth(tmp_path):
     assert "error[E0502]" in out and "nested events" in out and "emit golpe(quien: x)" in out, out
 
 
+def test_an_event_emitted_again_from_a_checks_table_counts_its_depth(tmp_path):
+    # compiler.nests follows the checks a reaction makes: a cell may call a rule that emits.
+    rules = RULES.replace("  emit golpe(quien: yo)\n", "  let t = check prueba(yo) by yo\n"
+                          "rule otra_vez(x):\n  emit golpe(quien: x)\n  return 1\n"
+                          "check prueba(x) rolls tirada = d10:\n  | tirada | r |\n  |--|--|\n"
+                          "  | <= otra_vez(x) | 1 |\n  | any | 2 |\n")
+    write_edition(tmp_path, rules)
+    text = HEAD + "do:\n  emit golpe(quien: Ana)\n"
+    sources = Sources({"x.enc": text})
+    enc, _ = build_encounter(text, "x.enc")
+    with pytest.raises(GrimorioError) as exc:
+        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
+    out = render_all(exc.value.diagnostics, sources)
+    assert "error[E0502]" in out and "nested events" in out and "emit golpe(quien: x)" in out, out
+
+
 def test_a_pin_with_the_wrong_number_of_faces(tmp_path):
     out = failure(tmp_path, "dice:\n  Ana tirada 3\ndo:\n  tirar(Ana)\n")
     assert "error[E0503]" in out and "2D6 needs one face per die" in out

@@ -82,6 +82,9 @@ class Program:
         return found
 
 
+# Builtins that run code of the rules or of a controller (a tactic, the `stands` declaration).
+_RUNS_RULES = frozenset(("act", "choose", "standing"))
+
 # The compiler's working state, thrown away with it.
 _TRANSIENT = ("alias", "owner", "_tmp", "frame", "_lazy", "asked")
 
@@ -378,16 +381,19 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         for node in walk(tuple(nodes)):
             if isinstance(node, (n.Emit, n.Act)) or (isinstance(node, n.CardOp) and receives):
                 return True
-            if isinstance(node, n.Call):
-                if not isinstance(node.func, n.Name):
+            called = None
+            if isinstance(node, n.CheckCall):       # a check's table may call rules in its cells
+                called = ("check", node.name, self.ruleset.space("check").get(node.name))
+            elif isinstance(node, n.Call):
+                r = self.resolver.callee(node.func.id) if isinstance(node.func, n.Name) else None
+                if r is None or (r.kind == "builtin" and r.target in _RUNS_RULES):
                     return True
-                r = self.resolver.callee(node.func.id)
-                if r is None or (r.kind == "builtin" and r.target in ("act", "choose")):
+                if r.kind == "rule":
+                    called = ("rule", r.target.name, r.target)
+            if called is not None and called[:2] not in seen:
+                seen.add(called[:2])
+                if called[2] is None or self._reaches_depth([called[2]], seen):
                     return True
-                if r.kind == "rule" and r.target.name not in seen:
-                    seen.add(r.target.name)
-                    if self._reaches_depth([r.target], seen):
-                        return True
         return False
 
     def lazy_choice(self, event: str, single: bool = False) -> bool:
