@@ -338,7 +338,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         else:
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
-        self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
+        self.emit(2, "for _n in _E.per_event:")
         lazy = self.lazy_choice(event, single)
         depth = 3
         if lazy:

@@ -39,7 +39,7 @@ def _form(x, name):
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
                  "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget",
-                 "memos", "text_sides")
+                 "memos", "text_sides", "per_event")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100, budget=None):
@@ -55,6 +55,8 @@ class Engine:
         self.script = script or {}        # (round, name) -> {"action": [...], "reaction": [...]}
         self.opt = dict(program.options)
         self.opt.update(options or {})
+        # How many reactions a reactor may take to one event (the prelude's option), as the loop walks it.
+        self.per_event = range(self.opt.get("reactions_per_event", 1))
         self.max_rounds = max_rounds
         self.round = 0
         self.steps = 0
