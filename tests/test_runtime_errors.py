@@ -41,8 +41,8 @@ rule malus(x):
 HEAD = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\n'
 
 
-def failure(tmp_path, body: str) -> str:
-    write_edition(tmp_path, RULES)
+def failure(tmp_path, body: str, rules: str = RULES) -> str:
+    write_edition(tmp_path, rules)
     text = HEAD + textwrap.dedent(body)
     sources = Sources({"x.enc": text})
     enc, diags = build_encounter(text, "x.enc")
@@ -80,13 +80,7 @@ def test_an_event_whose_reactions_nest_nothing_still_stops_at_the_depth(tmp_path
                           "reaction rebote(yo, e) to golpe:\n  by e.quien\n  emit eco_de(quien: yo)\n"
                           "  emit golpe(quien: yo)\n")
     assert rules != RULES
-    write_edition(tmp_path, rules)
-    text = HEAD + "do:\n  emit golpe(quien: Ana)\n"
-    sources = Sources({"x.enc": text})
-    enc, _ = build_encounter(text, "x.enc")
-    with pytest.raises(GrimorioError) as exc:
-        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
-    out = render_all(exc.value.diagnostics, sources)
+    out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n", rules)
     assert "error[E0502]" in out and "nested events" in out
     assert "emit eco_de(quien: yo)" in out and "reglas.rules:11:3" in out, out
 
@@ -96,13 +90,7 @@ def test_an_event_emitted_again_through_a_rule_counts_its_depth(tmp_path):
     # not a rule calling itself without end.
     rules = RULES.replace("  emit golpe(quien: yo)\n", "  otra_vez(yo)\nrule otra_vez(x):\n  emit golpe(quien: x)\n")
     assert rules != RULES
-    write_edition(tmp_path, rules)
-    text = HEAD + "do:\n  emit golpe(quien: Ana)\n"
-    sources = Sources({"x.enc": text})
-    enc, _ = build_encounter(text, "x.enc")
-    with pytest.raises(GrimorioError) as exc:
-        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
-    out = render_all(exc.value.diagnostics, sources)
+    out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n", rules)
     assert "error[E0502]" in out and "nested events" in out and "emit golpe(quien: x)" in out, out
 
 
@@ -112,13 +100,7 @@ def test_an_event_emitted_again_from_a_checks_table_counts_its_depth(tmp_path):
                           "rule otra_vez(x):\n  emit golpe(quien: x)\n  return 1\n"
                           "check prueba(x) rolls tirada = d10:\n  | tirada | r |\n  |--|--|\n"
                           "  | <= otra_vez(x) | 1 |\n  | any | 2 |\n")
-    write_edition(tmp_path, rules)
-    text = HEAD + "do:\n  emit golpe(quien: Ana)\n"
-    sources = Sources({"x.enc": text})
-    enc, _ = build_encounter(text, "x.enc")
-    with pytest.raises(GrimorioError) as exc:
-        Prepared(enc, program_for("prueba", sources=sources, roots=[tmp_path])).run()
-    out = render_all(exc.value.diagnostics, sources)
+    out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n", rules)
     assert "error[E0502]" in out and "nested events" in out and "emit golpe(quien: x)" in out, out
 
 
