@@ -20,8 +20,9 @@ COMPILE = Path(__file__).resolve().parent.parent / "interpreter" / "compile"
 
 
 def test_the_compiler_constructs_no_resolver_and_no_scope():
-    """No module of the compiler imports names.Resolver or Scope, builds one, or asks a resolver
-    what a name means (resolve, callee): it reads the bindings."""
+    """No module of the compiler imports names.Resolver or Scope, builds one, threads a scope
+    through its methods, or asks a resolver what a name means (resolve, callee): it reads the
+    bindings."""
     found = []
     for path in sorted(COMPILE.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -30,6 +31,8 @@ def test_the_compiler_constructs_no_resolver_and_no_scope():
                 found += [f"{path.name}: imports {a.name}" for a in node.names if a.name in ("Resolver", "Scope")]
             if isinstance(node, ast.Name) and node.id in ("Resolver", "Scope"):
                 found.append(f"{path.name}:{node.lineno}: {node.id}")
+            if isinstance(node, ast.arg) and node.arg == "scope":        # no scope threaded through
+                found.append(f"{path.name}:{node.lineno}: parameter scope")
             if isinstance(node, ast.Attribute) and node.attr in ("resolve", "callee") and \
                     "resolver" in ast.unparse(node.value):
                 found.append(f"{path.name}:{node.lineno}: .{node.attr}")

@@ -231,9 +231,9 @@ def test_negation_in_place_equals_the_semantics(a):
     from types import SimpleNamespace
     compiler = Optimizing()
     compiler._tmp = 0
-    compiler.expr = lambda node, scope: code("v.x")
-    compiler.resolving = lambda scope: lambda name: None
-    made = compiler.x_Unary(SimpleNamespace(op="-", operand=None), None)   # an operand of unknown kind
+    compiler.expr = lambda node: code("v.x")
+    compiler.resolving = lambda: lambda name, node=None: None
+    made = compiler.x_Unary(SimpleNamespace(op="-", operand=None))   # an operand of unknown kind
     assert "S.neg" in made and made.startswith("(-")
     assert outcome(eval, made, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
 
