@@ -545,6 +545,8 @@ class _Walker:
 
     def x_Name(self, x: n.Name, scope):
         r = self.bound.names[id(x)] = self.names.resolve(x.id, scope)
+        if x.id in scope.kinds and x.id in scope.locals:
+            self.bound.kinds[id(x)] = scope.kinds[x.id]
         if r is None:
             self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.names.candidates(scope)) or
                       "a name is a local (let, a parameter, a loop's variable), a combatant, or a table, condition, "
