@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from grimorio.dsl.check import resolver as R
 from grimorio.dsl.check.bindings import Bindings
 from grimorio.dsl.editions.loader import load_edition
@@ -188,3 +190,27 @@ def test_a_program_read_back_walks_its_ruleset_again_only_when_asked(tmp_path):
     R._BOUND.clear()
     (clause, _span, test), = back.requirement_checks(back.ruleset.space("action")["empuja"])
     assert clause == "requires" and callable(test)
+
+
+class _Once(dict):
+    """A binding written twice for one node must be the same: a node shared by two places that
+    mean different things would read the last one."""
+
+    def __setitem__(self, key, value):
+        assert self.get(key, value) == value, (key, self[key], value)
+        super().__setitem__(key, value)
+
+
+@pytest.mark.slow
+def test_every_node_of_the_bundled_editions_is_bound_one_way(monkeypatch):
+    from grimorio.dsl.editions.files import bundled_root
+    real = Bindings.__init__
+
+    def init(self, *args, **kw):
+        real(self, *args, **kw)
+        self.names, self.slots = _Once(), _Once()
+    monkeypatch.setattr(Bindings, "__init__", init)
+    houses = [p for p in sorted((bundled_root() / "casa").glob("*.rules"))
+              if "\nextends aquelarre\n" in "\n" + p.read_text(encoding="utf-8")]
+    for edition, layers in (("aquelarre", houses), ("aquelarre_estados", ()), ("yokai", ()), ("arena", ())):
+        R.resolve_ruleset(load_edition(edition, houses=layers))
