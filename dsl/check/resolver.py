@@ -81,12 +81,13 @@ def _script_key(rs, stmts, exprs, combatants) -> tuple:
     return id(rs), tuple(map(id, stmts)), tuple(map(id, exprs)), combatants
 
 
-# The bindings of the last rulesets and scripts checked (each holds its nodes: their ids stay theirs).
+# The bindings of the last rulesets and scripts checked (each holds its nodes: their ids stay theirs;
+# a few only, since each holds its ruleset: the language server checks a new one at every edit).
 _BOUND: dict = {}
 _SCRIPTS: dict = {}
 
 
-def _keep(kept: dict, key, value, most: int = 32):
+def _keep(kept: dict, key, value, most: int = 8):
     kept.pop(key, None)
     kept[key] = value
     while len(kept) > most:
