@@ -86,6 +86,9 @@ class Program:
         return found
 
 
+# Builtins that run code of the rules or of a controller (a tactic, the `stands` declaration).
+_RUNS_RULES = frozenset(("act", "choose", "standing"))
+
 # The compiler's working state, thrown away with it.
 # The resolver's bindings are keyed by the nodes' ids: never stored (a program read back asks again).
 _TRANSIENT = ("alias", "owner", "_tmp", "_lazy", "asked", "bindings")
@@ -210,7 +213,10 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.decide(d.decide, 1)
         slots = [self.slot(p) for p in d.params] + [self.slot(d, "roll"), self.slot(d.decide)]
         cls = self.k(self.check_types[d.name], "check")
-        self.emit(1, f"_r = {cls}._new({', '.join(slots)})")
+        names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
+        self.emit(1, f"_r = {cls}()")           # a record made in place: one call fewer than its _new
+        for x, slot in zip(names, slots):
+            self.emit(1, f"_r.{mangle(x)} = {slot}")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
         self.emit(1, "return _r")
 
@@ -300,10 +306,20 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """Emitting an event as one function: each reactor, in the order its first
         reaction is declared, is offered the reactions it may take, once."""
         self.owner = f"event {event}"
-        self.emit(0, f"def {self.gid('event', event)}(_E, _ev):")
+        # The event's record is made here, from its fields' values (one call fewer than its _new).
+        fields = [mangle(f) for f in self.event_types[event]._names]
+        values = [f"_f{i}" for i in range(len(fields))]
+        self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
         self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
         self.emit(2, "raise H.Budget(_E.budget)")
-        self.emit(1, "_E.depth += 1")
+        self.emit(1, f"_ev = {self.k(self.event_types[event], 'event')}()")
+        for f, v in zip(fields, values):
+            self.emit(1, f"_ev.{f} = {v}")
+        # The depth counts nested events: one whose reactions can start nothing that reads it
+        # (no event, act, question or code on receive) leaves it as it is, and tests it all the same.
+        nests = self.nests(event, reactions)
+        if nests:
+            self.emit(1, "_E.depth += 1")
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
@@ -319,7 +335,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         else:
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
-        self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
+        self.emit(2, "for _n in _E.per_event:")
         lazy = self.lazy_choice(event, single)
         depth = 3
         if lazy:
@@ -338,10 +354,39 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(4, "break")
         self.emit(3, "_E.steps += 1")
         self.emit(3, "_ch.run(_E, _who, _ev)")
-        self.emit(1, "_E.depth -= 1")
+        if nests:
+            self.emit(1, "_E.depth -= 1")
         self.emit(1, "return _ev")
         if lazy:
             self._first_allowed(event, reactions)
+
+    def nests(self, event: str, reactions: list) -> bool:
+        """Whether running an event's reactions (their tests, bodies and the tactics' `when` for it)
+        can reach the emitter's depth: emit an event, act, ask a controller, or add a card whose
+        condition runs code on receive; a call of a rule counts for what its body can reach."""
+        nodes = list(reactions) + [p for t in self.ruleset.all(n.Tactic) for ev, prefs in t.react if ev == event
+                                   for p in prefs]
+        return self._reaches_depth(nodes, set())
+
+    def _reaches_depth(self, nodes, seen: set) -> bool:
+        receives = any(d.on_receive is not None for d in self.ruleset.all(n.Condition))
+        for node in walk(tuple(nodes)):
+            if isinstance(node, (n.Emit, n.Act)) or (isinstance(node, n.CardOp) and receives):
+                return True
+            called = None
+            if isinstance(node, n.CheckCall):       # a check's table may call rules in its cells
+                called = ("check", node.name, self.ruleset.space("check").get(node.name))
+            elif isinstance(node, n.Call):
+                r = self.bound(node)              # what it calls, as the resolver bound it
+                if r is None or (r.kind == "builtin" and r.target in _RUNS_RULES):
+                    return True
+                if r.kind == "rule":
+                    called = ("rule", r.target.name, r.target)
+            if called is not None and called[:2] not in seen:
+                seen.add(called[:2])
+                if called[2] is None or self._reaches_depth([called[2]], seen):
+                    return True
+        return False
 
     def lazy_choice(self, event: str, single: bool = False) -> bool:
         """Whether an unscripted reactor may test only what its choice needs (shortcuts.py): never,

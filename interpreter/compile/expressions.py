@@ -254,7 +254,7 @@ class ExpressionCompiler:
         values = [self.expr(v) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
-            return f"{self.gid('event', x.event)}(_E, {cls}._new({', '.join(values)}))"
+            return f"{self.gid('event', x.event)}(_E, {', '.join(values)})"     # the event makes its record
         return f"{cls}._new({', '.join(values)})"
 
     def x_Maximum(self, x):
