@@ -217,7 +217,7 @@ def test_first_and_len_in_place_equal_the_builtins(a):
           "f": lambda: calls.append(1) or a, "v": SimpleNamespace(x=a)}
     for builtin_name, builtin in (("first", S.first), ("len", S.len_)):
         for arg in ("v.x", "f()"):
-            made = getattr(compiler, f"b_{builtin_name}")(builtin_name, call, [code(arg)], None)
+            made = getattr(compiler, f"b_{builtin_name}")(builtin_name, call, [code(arg)])
             assert f"b_{builtin_name}(" not in made.split(" else ")[0]
             calls.clear()
             assert outcome(eval, made, ns) == outcome(builtin, a)  # noqa: S307 - the compiler's own output
@@ -231,9 +231,9 @@ def test_negation_in_place_equals_the_semantics(a):
     from types import SimpleNamespace
     compiler = Optimizing()
     compiler._tmp = 0
-    compiler.expr = lambda node, scope: code("v.x")
-    compiler.resolving = lambda scope: lambda name: None
-    made = compiler.x_Unary(SimpleNamespace(op="-", operand=None), None)   # an operand of unknown kind
+    compiler.expr = lambda node: code("v.x")
+    compiler.resolving = lambda: lambda name, node=None: None
+    made = compiler.x_Unary(SimpleNamespace(op="-", operand=None))   # an operand of unknown kind
     assert "S.neg" in made and made.startswith("(-")
     assert outcome(eval, made, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
 
@@ -619,7 +619,7 @@ def test_min_and_max_in_place_equal_the_builtins(a, b, n):
                    b_min=S.min_, b_max=S.max_)
     for name in ("min", "max"):
         for args, values in ((["v.x", "f()"], (a, b)), (["f()", str(n)], (b, n)), (["v.x", "f()", "7"], (a, b, 7))):
-            code = compiler().b_extreme(name, None, args, None)
+            code = compiler().b_extreme(name, None, args)
             calls.clear()
             assert answer(eval, code, ns) == answer(S.BUILTIN_FUNCTIONS[name], *values), code  # noqa: S307
             assert len(calls) == 1
@@ -670,7 +670,7 @@ def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
     from grimorio.dsl.check.names import Resolved
     made = compiler()
 
-    def resolve(name):
+    def resolve(name, node=None):
         return Resolved("builtin", name) if name in ("floor", "ceil") else None
     try:
         value = semantic_value(node, x)
