@@ -117,3 +117,46 @@ def test_a_sides_kept_list_is_the_list_the_rule_gives_now(ops):
         last[key] = got
         if got[1] == SIDE_CHANGES[0] and not inside:
             assert e.side_walked(rule, _fighter(side)) == got
+
+
+RECORDS = """
+edition recs:
+  title "Records"
+rule pair(x):
+  let r = {a: x, b: x + 1}
+  return r
+rule swapped(x):
+  let r = {a: x, b: x * 2}
+  for i in [1, 2]:
+    let s = {a: r.b + i, b: r.a}
+    set r = s
+  return r
+rule broken(x):
+  let r = {a: x, b: 10 / x}
+  return r.b
+round r:
+  step s:
+    stop
+"""
+
+
+def test_a_record_made_in_place_by_let_is_the_one_its_call_makes(tmp_path):
+    # `let r = {..}` sets the fields of a record made in place; the record, its class and its
+    # equality are those of {..} anywhere else, on both compiler paths; a field that fails is told at the let.
+    import pytest
+    from grimorio.dsl.diagnostics import GrimorioError
+    from grimorio.interpreter.run.engine import guarded
+    from tests.compiled import engine, function
+    folder = tmp_path / "recs"
+    folder.mkdir()
+    (folder / "recs.rules").write_text(textwrap.dedent(RECORDS).lstrip(), encoding="utf-8")
+    for optimize in (False, True):
+        p = compile_checked(load_edition("recs", roots=[tmp_path]), optimize=optimize)
+        made = function(p, "rule", "pair")(engine(p), 3)
+        assert (made.a_a, made.a_b) == (3, 4) and made._names == ("a", "b")
+        assert made == p.structs[("a", "b")]._new(3, 4)
+        r = function(p, "rule", "swapped")(engine(p), 5)
+        assert (r.a_a, r.a_b) == (7, 11)           # {a: 10 + 1, b: 5}, then {a: 5 + 2, b: 11}: each reads the old r
+        with pytest.raises(GrimorioError) as err:
+            guarded(p, function(p, "rule", "broken"), engine(p), 0)
+        assert err.value.diagnostics[0].span.line == 13

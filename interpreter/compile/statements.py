@@ -18,6 +18,8 @@ class StatementCompiler:
     def stmt(self, s, depth, scope):
         e = self.emit
         if isinstance(s, n.Let):
+            if isinstance(s.value, n.RecordExp):
+                return self.let_record(s, depth, scope)
             e(depth, f"{self.slot(s)} = {self.expr(s.value, scope)}", s.span)
             return scope
         if isinstance(s, n.Set):
@@ -97,6 +99,16 @@ class StatementCompiler:
         if isinstance(s, n.Block):
             return self.block(s.body, depth, scope)      # a label only: its names stay known after it
         raise AssertionError(f"no statement {type(s).__name__}")
+
+    def let_record(self, s: n.Let, depth, scope):
+        """`let r = {a: x, b: y}`: the record made in place, then its fields set in their order (one
+        call fewer than its _new); bound to its name once whole, so a value may read the name's old one."""
+        t = self.tmp()
+        self.emit(depth, f"{t} = {self.record_class(s.value)}()", s.span)
+        for name, value in s.value.fields:
+            self.emit(depth, f"{t}.{mangle(name)} = {self.expr(value, scope)}", s.span)
+        self.emit(depth, f"{self.slot(s)} = {t}", s.span)
+        return scope
 
     def ordered_by_keys(self, s: n.For, items: str, scope, first: str) -> str:
         """`ordered by` several keys: each key a tuple item, each with its direction (S.ordered_by_keys)."""
