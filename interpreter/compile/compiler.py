@@ -189,11 +189,10 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = "var"
         self.emit(1, "pass")
         for v in self.vars:
-            self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value, None)}", v.span)
+            self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value)}", v.span)
 
     def rule(self, d: n.Rule):
         self.owner = f"rule {d.name}"
-        scope = None
         self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
         if not self.counted_by_caller(d):
             # A call of a rule that makes many calls, or calls back, is a step (calls can multiply:
@@ -201,18 +200,17 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             # where they run, and a rule that makes few calls costs a bounded multiple of that.
             self.emit(1, "_E.steps += 1", d.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
-        self.block(d.body, 1, scope)
+        self.block(d.body, 1)
 
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
         # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
-        scope = None
         self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):",
                   d.span)
-        rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
+        rolled = self.roll_code(self.expr(d.dice), d.dice, '_by', '_purpose')
         self.emit(1, f"{self.slot(d, 'roll')} = {rolled} if _given is None else _given", d.dice.span)
-        self.decide(d.decide, 1, scope)
+        self.decide(d.decide, 1)
         slots = [self.slot(p) for p in d.params] + [self.slot(d, "roll"), self.slot(d.decide)]
         cls = self.k(self.check_types[d.name], "check")
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
@@ -224,13 +222,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
-        scope = None
         self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(d.params)}):", d.span)
         if not d.parts:
             return self.emit(1, "return ''", d.span)
         self.emit(1, "return ''.join((", d.span)
         for p in d.parts:               # a line each: a placeholder that fails is told at its own column
-            self.emit(2, f"{p!r}," if isinstance(p, str) else f"_show({self.expr(p, scope)}),",
+            self.emit(2, f"{p!r}," if isinstance(p, str) else f"_show({self.expr(p)}),",
                       d.span if isinstance(p, str) else p.span)
         self.emit(1, "))", d.span)
 
@@ -240,7 +237,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.owner = f"condition {d.name}"
         params, body = d.on_receive
         self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(params)}):", d.span)
-        self.block(body, 1, None)
+        self.block(body, 1)
 
     def _cost_and_req(self, d, depth):
         self.emit(depth, f"return {self.req_expr(d, [self.slot(p) for p in d.params])}")
@@ -248,14 +245,14 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def req_expr(self, d, args: list[str]) -> str:
         """Whether an action or reaction is allowed: its costs are affordable and its
         requirements hold, compiled in place for the arguments (code) given."""
-        saved, scope = self.alias, None
+        saved = self.alias
         self.alias = {self.slot(p): a for p, a in zip(d.params, args)}
         try:
             actor = args[0]
             conds = []
             for f, amount in d.costs:
-                conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount, scope)})")
-            conds += [f"({self.expr(r, scope)})" for r in d.requires]
+                conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount)})")
+            conds += [f"({self.expr(r)})" for r in d.requires]
             return " and ".join(conds) if conds else "True"
         finally:
             self.alias = saved
@@ -265,7 +262,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         saved = self.alias
         self.alias = {self.slot(p): a for p, a in zip(params, args)}
         try:
-            return self.expr(node, None)
+            return self.expr(node)
         finally:
             self.alias = saved
 
@@ -273,10 +270,10 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         sheets = self.ruleset.all(n.Sheet)
         return sheets[0].fields if sheets else ()
 
-    def _pay(self, d, scope, depth):
+    def _pay(self, d, depth):
         actor = self.slot(d.params[0])
         for f, amount in d.costs:
-            code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
+            code, field = self.expr(amount), f"{actor}.{mangle(f)}"
             if isinstance(amount, n.Const) and type(amount.value) is int and amount.value >= 0:     # a written cost, which the requirement field >= cost left affordable
                 self.emit(depth, f"{field} -= ({code})", d.span)
             else:                       # a computed one (maybe negative): as "-" means it, bounded
@@ -287,7 +284,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         m = self.gid("action", d.name)
         for i, p in enumerate(d.params[1:], 1):
             self.emit(0, f"def d_{m}_{i}(_E{self.params(d.params[:i])}):", p.span)
-            self.emit(1, f"return {self.expr(p.domain, None)}", p.domain.span)
+            self.emit(1, f"return {self.expr(p.domain)}", p.domain.span)
         self.doing(d, m)
 
     def doing(self, d, m):
@@ -295,14 +292,14 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(0, f"def q_{m}(_E{self.params(d.params)}):", d.span)
         self._cost_and_req(d, 1)
         self.emit(0, f"def x_{m}(_E{self.params(d.params)}):", d.span)
-        self._pay(d, None, 1)
-        self.block(d.body, 1, None)
+        self._pay(d, 1)
+        self.block(d.body, 1)
 
     def reaction(self, d: n.Reaction):
         self.owner = f"reaction {d.name}"
         m = self.gid("reaction", d.name)
         self.emit(0, f"def w_{m}(_E{self.params(d.params[1:2])}):", d.by.span)
-        self.emit(1, f"return {self.expr(d.by, None)}", d.by.span)
+        self.emit(1, f"return {self.expr(d.by)}", d.by.span)
         self.doing(d, m)
 
     def emitter(self, event: str, reactions: list):
@@ -480,7 +477,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         asked = self.slot(d, "asked")
         self.emit(0, f"def tc_{self.gid('tactic', d.name)}(_E, {asked}, _items):", d.span)
         for p in d.choose:
-            scope, it = None, self.slot(p, "it")
+            it = self.slot(p, "it")
             item, found, best, key = self.tmp(), self.tmp(), self.tmp(), self.tmp()
             better = ">" if p.order == "highest" else "<"
             self.emit(1, "_E.steps += len(_items)", p.span)
@@ -489,9 +486,9 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.emit(1, f"for {it} in _items:", p.span)
             depth = 2
             if p.when is not None:
-                self.emit(2, f"if {self.expr(p.when, scope)}:", p.when.span)
+                self.emit(2, f"if {self.expr(p.when)}:", p.when.span)
                 depth = 3
-            self.emit(depth, f"{key} = S.choice_key({self.expr(p.key, scope)})", p.key.span)
+            self.emit(depth, f"{key} = S.choice_key({self.expr(p.key)})", p.key.span)
             self.emit(depth, f"if not {found} or {key} {better} {best}:", p.key.span)
             self.emit(depth + 1, f"{found}, {item}, {best} = True, {it}, {key}", p.key.span)
             self.emit(1, f"if {found}:", p.span)
@@ -504,12 +501,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         given = {a.name: a.value for a in p.args}
         for j, name in enumerate(names[1:], 1):
             if name in given:
-                before = None
                 self.emit(0, f"def {base}_arg{j}(_E{self.params(target.params[:j])}):", given[name].span)
                 # A value fixed as none (first() of an empty list) is no value to choose: the preference
                 # is skipped, as for an empty list (docs/language.md, Tactics).
                 value = self.tmp()
-                self.emit(1, f"{value} = {self.expr(given[name], before)}", given[name].span)
+                self.emit(1, f"{value} = {self.expr(given[name])}", given[name].span)
                 self.emit(1, f"return [] if {value} is None else [{value}]", given[name].span)
 
     def round(self, d: n.Round):
@@ -521,7 +517,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             if s.name in called:
                 self.owner = f"round {d.name}, step {s.name}"
                 self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
-                self.block(s.body, 1, None)
+                self.block(s.body, 1)
         if d.start:
             self.round_start(d)
         self.owner = f"round {d.name}"
@@ -537,16 +533,16 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             if s.name in called:
                 self.emit(2, f"{self.gid('step', (d.name, s.name))}(_E)", s.span)
             else:
-                self.block(s.body, 2, None)
+                self.block(s.body, 2)
         self.owner = f"round {d.name}"
         self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
         self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
         if d.until is not None:
-            self.emit(2, f"if {self.expr(d.until, None)}:", d.until.span)
+            self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
             self.emit(3, "break", d.until.span)
         self.emit(0, f"def f_{m}(_E):", d.span)
         if d.final:
-            self.block(d.final, 1, None)
+            self.block(d.final, 1)
         else:
             self.emit(1, "pass")
 
@@ -554,15 +550,14 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """A round's `start:` part: a function of its own (a `return` ends it), run once before round 1."""
         self.owner = f"round {d.name}, start"
         self.emit(0, f"def {self.gid('start', d.name)}(_E):", d.span)
-        self.block(d.start, 1, None)
+        self.block(d.start, 1)
 
     def tally(self, d: n.Tally):
         """A measure taken at the end of a run: a number, or true or false."""
         self.owner = f"tally {d.name}"
-        scope = None
         param = f", {self.slot(d, 'param')}" if d.param else ""
         self.emit(0, f"def {self.gid('tally', d.name)}(_E{param}):", d.span)
-        self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
+        self.emit(1, f"return {self.expr(d.value)}", d.value.span)
 
     def sheet_init(self, d: n.Sheet, fields, i: int):
         """A sheet's functions: sheet_defaults_I works out the defaults a combatant's lines did not give,
@@ -576,12 +571,11 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.emit(1, f"{', '.join(slots)}, = values")
         self.emit(0, f"def sheet_defaults_{i}(_E, c, given):", d.span)
         self.emit(1, "pass")
-        scope = None
         for f in fields:
             attr = mangle(f.name)
             if f.default is not None:
                 self.emit(1, f"if {f.name!r} not in given:", f.span)
-                value = self.expr(f.default, scope)
+                value = self.expr(f.default)
                 if f.type == "row":
                     self.emit(2, f"c.{attr} = {self.table_ref(f.table, f.span)}.lookup({value})", f.default.span)
                 else:
@@ -652,14 +646,13 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.bindings = saved
 
     def _snippet(self, name, stmts, exprs, combatants):
-        scope = None
         self.owner = "encounter"
         self.emit(0, f"def {name}_do(_E):")
-        self.block(tuple(stmts), 1, scope)
+        self.block(tuple(stmts), 1)
         for i, e in enumerate(exprs):
             # An expectation returns its verdict and, for a comparison, both sides.
             self.emit(0, f"def {name}_x{i}(_E):", e.span)
-            self.emit(1, f"return {self.verdict(e, scope)}", e.span)
+            self.emit(1, f"return {self.verdict(e)}", e.span)
 
     def requirement_functions(self, d) -> list:
         """Each cost and requirement of an action or reaction as its own function of the

@@ -35,11 +35,11 @@ WHOLE_LOCAL = Resolved("number")
 class Shortcuts:
     """A mixin placed before the plain compiler: each method here overrides a plain one."""
 
-    def x_Index(self, x, scope):
+    def x_Index(self, x):
         if isinstance(x.obj, n.Name):
             r = self.bound(x.obj)
             if r is not None and r.kind == "table":
-                table, key = self.tables[x.obj.id], self.expr(x.key, scope)
+                table, key = self.tables[x.obj.id], self.expr(x.key)
                 ref = self.k(table, "table")
                 if table.dice is None and not self.unnamed:
                     # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
@@ -48,7 +48,7 @@ class Shortcuts:
                     return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
                             f"is not None else {ref}.lookup({k}))")
                 return f"{ref}.lookup({key})"
-        obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
+        obj, key = self.expr(x.obj), self.expr(x.key)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
         # (A written value, even one a rule compiled in place returns, indexed in place would make
         # Python warn "not subscriptable": H.index says it.)
@@ -121,19 +121,19 @@ class Shortcuts:
         """The first argument is a list by its very syntax."""
         return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
 
-    def b_len(self, name, x, args, scope):
+    def b_len(self, name, x, args):
         if self._listed(x):
             return f"len({args[0]})"
         read, first = self.reread(args[0])
         if read is None:
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
         return f"(len({read}) if {type_of(first)} is list else b_len({read}))"
 
-    def b_first(self, name, x, args, scope):
+    def b_first(self, name, x, args):
         read, first = self.reread(args[0])
         if read is None or is_(args[0], 'literal'):       # (-3)[0]: Python warns, even where it never runs
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         # S.first, in place on a list; anything else, its refusal.
         return f"(({read}[0] if {read} else None) if {type_of(first)} is list else b_first({read}))"
 
@@ -146,61 +146,61 @@ class Shortcuts:
             return None, None
         return self.once(code)
 
-    def b_extreme(self, name, x, args, scope):
+    def b_extreme(self, name, x, args):
         """min and max of two or more values: Python's own on whole numbers (the semantics' answer,
         tests/test_semantics.py), each computed value named once as the guard asks its type;
         else the function (which also turns a roll into a plain number)."""
         if len(args) < 2:
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         sides = self.whole_sides_of(args)
         if sides is None:
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         reads, guard = sides
-        return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads, scope))
+        return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads))
 
-    def b_rounded(self, name, x, args, scope):
+    def b_rounded(self, name, x, args):
         """floor and ceil: of a quotient without building the fraction, of a product by a scale in
         whole numbers, else the function."""
         a = x.args[0].value
         if isinstance(a, n.Binary) and a.op == "/":
             fn, whole = S.ROUNDED_DIVISION[name]
-            left, right = self.expr(a.left, scope), self.expr(a.right, scope)
+            left, right = self.expr(a.left), self.expr(a.right)
             call = f"S.{fn.__name__}({left}, {right})"
             if self.pure(left) and self.pure(right):
                 guard = self.nonzero(right, self.whole_guard(left, right))
                 return self.if_whole(whole.format(a=left, b=right), guard, call)
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
-            return f"S.floor_mul({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
-        return self.b_function(name, x, args, scope)
+            return f"S.floor_mul({self.expr(a.left)}, {self.expr(a.right)})"
+        return self.b_function(name, x, args)
 
-    def b_has(self, name, x, args, scope):
+    def b_has(self, name, x, args):
         cond = x.args[1].value
         if len(args) == 2 and isinstance(cond, n.Name):
             r = self.bound(cond)
             if r is not None and r.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
                 return f"({cond.id!r} in {args[0]}.cards)"
-        return self.b_engine(name, x, args, scope)
+        return self.b_engine(name, x, args)
 
-    def b_act(self, name, x, args, scope):
+    def b_act(self, name, x, args):
         if is_(args[0], 'steady'):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
-        return self.b_engine(name, x, args, scope)
+        return self.b_engine(name, x, args)
 
-    def b_combatants(self, name, x, args, scope):
+    def b_combatants(self, name, x, args):
         return "_E.cb" if x is self.walking else "list(_E.cb)"
 
     BUILTIN_CODE = {**ExpressionCompiler.BUILTIN_CODE,
                     "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
-    def x_Unary(self, x, scope):
+    def x_Unary(self, x):
         if x.op == "not":
-            return f"(not {self.expr(x.operand, scope)})"
-        operand = self.expr(x.operand, scope)
-        if K.kind(x.operand, self.resolving(scope)) == K.NUMBER:
+            return f"(not {self.expr(x.operand)})"
+        operand = self.expr(x.operand)
+        if K.kind(x.operand, self.resolving()) == K.NUMBER:
             return f"(-{operand})"
         read, first = self.reread(operand)
         if read is None:
@@ -209,15 +209,15 @@ class Shortcuts:
 
     RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
-    def x_Binary(self, x, scope):
-        resolve = self.resolving(scope)
-        a, b = self.expr(x.left, scope), self.expr(x.right, scope)
+    def x_Binary(self, x):
+        resolve = self.resolving()
+        a, b = self.expr(x.left), self.expr(x.right)
         if x.op in S.BINARY:
             return self.operator(x, a, b, resolve)
         if x.op == "notin":
             return f"(not S.contains({a}, {b}))"
         if x.op in ("<", "<=", ">", ">="):
-            known = self._const_ranked(x.right, scope)
+            known = self._const_ranked(x.right)
             if known is not None:
                 # Against a named outcome: compare ranks when the other side is an outcome of the
                 # same list; anything else, as the semantics compare it (or refuse it).
@@ -246,7 +246,7 @@ class Shortcuts:
             numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
             # A written text or a named outcome equals only itself, as the semantics say too.
             text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
-                                                or self._const_ranked(v, scope) is not None for v in (x.left, x.right))
+                                                or self._const_ranked(v) is not None for v in (x.left, x.right))
             return self.compare(x.op, a, b, plain=numbers or text, named=not self.unnamed)
         return f"({a} {self.OPS[x.op]} {b})"
 
@@ -473,12 +473,12 @@ class Shortcuts:
         return is_(code, "pure")
 
     # ------------------------------------------------------------ the facts of each expression's code
-    def expr(self, x, scope) -> Code:
+    def expr(self, x) -> Code:
         """The code of an expression, with the facts its node shows (code.py)."""
-        code = super().expr(x, scope)
-        return code if isinstance(code, Code) else Code(code, **self.code_facts(x, scope))
+        code = super().expr(x)
+        return code if isinstance(code, Code) else Code(code, **self.code_facts(x))
 
-    def code_facts(self, x, scope) -> dict:
+    def code_facts(self, x) -> dict:
         """What the node shows of its code: a written value, a name, a read of names and fields."""
         if isinstance(x, n.Const):
             return const_facts(x.value)
@@ -489,20 +489,20 @@ class Shortcuts:
             given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
             return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
         if isinstance(x, n.Attr):
-            obj = self.fact_of(x.obj, scope)
+            obj = self.fact_of(x.obj)
             # a condition's grade is a constant of the program (expressions.x_Attr)
-            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj, scope)
+            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj)
             return {"name": True} if graded else {"pure": obj.pure}
-        return {"literal": folded(x, lambda node: self.fact_of(node, scope))}
+        return {"literal": folded(x, lambda node: self.fact_of(node))}
 
-    def grade_of(self, x: n.Name, scope) -> bool:
+    def grade_of(self, x: n.Name) -> bool:
         """Whether the name is a condition with grades (its attribute is one of them)."""
         r = self.bound(x)
         return r is not None and r.kind == "condition" and bool(self.conditions[x.id].grades)
 
-    def fact_of(self, x, scope) -> Code:
+    def fact_of(self, x) -> Code:
         """The facts of a node's code, without its text."""
-        return Code("", **self.code_facts(x, scope))
+        return Code("", **self.code_facts(x))
 
     # What a name's code is, by what it names (expressions.NAME_CODE): a local is its binding or the
     # name of the argument it is tested for (compiler.req_expr), every constant a name of the program.
@@ -511,7 +511,7 @@ class Shortcuts:
     def tmp(self) -> Code:
         return name(super().tmp())
 
-    def _const_ranked(self, node, scope):
+    def _const_ranked(self, node):
         """The outcome named here, if the node names one."""
         if isinstance(node, n.Name):
             r = self.bound(node)
@@ -533,7 +533,7 @@ class Shortcuts:
         finally:
             self.walking = saved
 
-    def resolving(self, scope):
+    def resolving(self):
         """How K.kind resolves a name here: as the resolver does, and a local this code is known
         to hold a whole number in (see whole_numbers) as a number."""
         ints = self.ints
@@ -566,7 +566,7 @@ class Shortcuts:
         finally:
             self.ints = saved
 
-    def local_names(self, nodes, scope) -> list[str]:
+    def local_names(self, nodes) -> list[str]:
         """The Python names of the locals read in `nodes` (a parameter compiled in place is one
         only while its argument is a plain name)."""
         names = []
@@ -588,17 +588,17 @@ class Shortcuts:
         return f"_E.roll({dice}, {by}, {purpose})"
 
     # ------------------------------------------------------------ statements
-    def append(self, s: n.Append, depth, scope):
+    def append(self, s: n.Append, depth):
         # S.append in place: the list, then the value, as the call reads them; else the call refuses.
         e = self.emit
         t, v = self.tmp(), self.tmp()
-        e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
-        e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
+        e(depth, f"{t} = {self.expr(s.target)}", s.span)
+        e(depth, f"{v} = {self.expr(s.value)}", s.span)
         e(depth, f"if {type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
                  f"{t}.append({v})", s.span)
         e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
 
-    def walk_list(self, s: n.For, items: str, depth, scope) -> str:
+    def walk_list(self, s: n.For, items: str, depth) -> str:
         # H.counted, in place: the loop's length is paid from the step budget before it starts.
         e = self.emit
         t = self.tmp()
@@ -612,46 +612,46 @@ class Shortcuts:
         return t
 
     # ------------------------------------------------------------ decision tables
-    def whole_rows(self, d: n.Decide, ins, out, depth, scope) -> int:
-        whole = self.ordered_names(d, ins, out, scope)
+    def whole_rows(self, d: n.Decide, ins, out, depth) -> int:
+        whole = self.ordered_names(d, ins, out)
         if whole:
             # What a decision table orders is almost always whole numbers: its rows are
             # compiled once for them, without a guard per cell, and once for any value.
             self.emit(depth, "if " + " and ".join(f"{type_of(w)} is int" for w in whole) + ":", d.span)
             with self.whole_numbers(whole):
-                self.rows(d, ins, out, depth + 1, scope)
+                self.rows(d, ins, out, depth + 1)
             self.emit(depth, "else:", d.span)
             depth += 1
         return depth
 
-    def numbers(self, ins, scope) -> list:
-        resolve = self.resolving(scope)
+    def numbers(self, ins) -> list:
+        resolve = self.resolving()
         return [(t, t in self.ints or K.kind(node, resolve) == K.NUMBER) for t, node in ins]
 
-    def cell(self, node, number: bool, scope) -> tuple[str, bool]:
+    def cell(self, node, number: bool) -> tuple[str, bool]:
         """A cell's value, and whether its comparison with a numeric input may be Python's own."""
-        return self.expr(node, scope), number and K.kind(node, self.resolving(scope)) == K.NUMBER
+        return self.expr(node), number and K.kind(node, self.resolving()) == K.NUMBER
 
     ORDERING = frozenset(("<", "<=", ">", ">="))
 
-    def ordered_names(self, d: n.Decide, ins, out, scope) -> list[str]:
+    def ordered_names(self, d: n.Decide, ins, out) -> list[str]:
         """The Python names whose being whole numbers takes the guards off a decision table's
         ordering cells: the inputs they test and the locals they read, not yet known to be numbers.
         Only a table whose rows give a value (no statements, which could rebind a local), and never
         the name it binds (a later row of an "all" table would read it changed)."""
         if out is None:
             return []
-        resolve = self.resolving(scope)
+        resolve = self.resolving()
         names = []
         for row in d.rows:
             for (var, node), alts in zip(ins, row.tests):
                 for t in alts:
                     # (an ordering against a named outcome compares ranks: no number there)
                     if t.kind == "range" or (t.kind == "cmp" and t.op in self.ORDERING
-                                             and self._const_ranked(t.value, scope) is None):
+                                             and self._const_ranked(t.value) is None):
                         if K.kind(node, resolve) != K.NUMBER:
                             names.append(var)
-                        names.extend(self.local_names((t.value, t.high), scope))
+                        names.extend(self.local_names((t.value, t.high)))
         return [w for w in dict.fromkeys(names) if w != out]
 
     # ------------------------------------------------------------ tactics and reactions

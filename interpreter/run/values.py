@@ -95,6 +95,12 @@ class Struct:
     _names: tuple = ()
     _title: str = "record"
     _key: str | None = None
+    _order: tuple = ()          # the mangled fields, in the order __eq__ compares them: the key first
+
+    def __init_subclass__(cls, **options):
+        super().__init_subclass__(**options)
+        key = cls._key
+        cls._order = tuple(sorted(map(mangle, cls._names), key=lambda s: key is None or s != mangle(key)))
 
     def __str__(self):
         if self._key is not None:
@@ -107,14 +113,25 @@ class Struct:
     def __eq__(self, other):
         """Records (a table's rows, events and check results among them) are equal by value: the
         same field names, each field equal by the language's `==` (values.same), in any order."""
+        kind_of_other = other.__class__
+        if kind_of_other is list:                # never a record: asked by every `x != none` of a record
+            return False
         if self is other:
             return True
-        if not isinstance(other, Struct):
+        if kind_of_other is self.__class__:
+            fields = self._order                 # the same fields: the key first (two rows differ there)
+        elif not isinstance(other, Struct):
             return NotImplemented
-        names = self._names
-        if names != other._names and sorted(names) != sorted(other._names):
-            return False
-        return all(same(getattr(self, s, None), getattr(other, s, None)) for s in map(mangle, names))
+        else:
+            names = self._names
+            if names != other._names and sorted(names) != sorted(other._names):
+                return False
+            fields = map(mangle, names)
+        for s in fields:
+            a, b = getattr(self, s, None), getattr(other, s, None)
+            if a is not b and not same(a, b):
+                return False
+        return True
 
     __hash__ = object.__hash__      # (a record can change: never a key by its value)
 
@@ -235,6 +252,9 @@ def same(a, b) -> bool:
     lists item by item, each by this same equality; anything else as Python compares it by value."""
     if a is b:
         return True
+    t = a.__class__
+    if t is b.__class__ and (t is str or t is int):      # the usual case, before any other question
+        return a == b
     if a is None or b is None:
         return is_none(a) and is_none(b)
     if (type(a) is bool) is not (type(b) is bool):
