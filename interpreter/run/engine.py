@@ -16,6 +16,7 @@ from .refusals import FILENAME
 from . import answers as A
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
+from .outcome import standing as _standing
 from .semantics import bound_help
 from .transcript import JsonEvents
 from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, Struct, described, hash_key, unmangle
@@ -236,8 +237,7 @@ class Engine:
 
     def standing(self):
         """The combatants the rules' `stands` declaration says are still standing (run/outcome.py)."""
-        from .outcome import standing
-        return standing(self)
+        return _standing(self)
 
     def all_conditions(self):
         return list(self.p.conditions.values())
