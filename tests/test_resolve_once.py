@@ -178,11 +178,12 @@ def test_a_program_read_back_walks_its_ruleset_again_only_when_asked(tmp_path):
     """Bindings are keyed by node ids: never stored with a program; one read back asks the resolver
     again when it compiles code of its own (an encounter's script)."""
     from grimorio.interpreter.compile import stored
+    from grimorio.interpreter.compile.compiler import load
     rs, program = _checked(tmp_path)
-    data = stored.dumps(program)
+    data = stored.dumps(program.program)
     assert data is not None and b"Bindings" not in data
-    back = stored.loads(data)
-    assert "bindings" not in vars(back)
+    back = load(stored.loads(data))
+    assert "bindings" not in vars(back) and "bindings" not in vars(back.program)
     R._BOUND.clear()
     got = back.compile_snippet("s", [], [n.Binary(rs.edition.span, "==", n.Const(rs.edition.span, 1),
                                                    n.Const(rs.edition.span, 1))], ["Ana"])

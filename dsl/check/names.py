@@ -135,9 +135,10 @@ def _field_names(ruleset) -> set[str]:
 
 
 class Resolver:
-    def __init__(self, ruleset):
+    def __init__(self, ruleset, fields=None):
+        """`fields`: the ruleset's field names when they are known (a compiled program keeps them)."""
         self.rs = ruleset
-        self.fields = field_names(ruleset)
+        self.fields = field_names(ruleset) if fields is None else fields
         self.values = ruleset.space("value")
         self.rules = ruleset.space("rule")
         self.outcomes: dict[str, tuple[n.Outcomes, int]] = {}

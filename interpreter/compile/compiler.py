@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 
-import math
-from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
@@ -23,75 +21,46 @@ from ...dsl.check.front import check_edition, facts_of
 
 from ...dsl.store import python_code
 from ..run import runtime_helpers as H
-from ..run import semantics as S
-from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API
+from .data import DataBuilder, Table, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
 from .formats import build_format
 from .hoisting import emit_preference
 from .shortcuts import Shortcuts
 from .statements import StatementCompiler
-from ..run.values import Combatant, mangle
+from ..run.loaded import Loaded, namespace
+from ..run.values import mangle
+from .program import Program, program_of
 
 FILENAME = "<grimorio>"
 
 
-def compile_checked(ruleset, optimize: bool = True) -> "Program":
-    """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
-    it finds, and the compiler never sees a ruleset the checker refused. `optimize`: with
-    the shortcuts of shortcuts.py (the default), or plain (docs/performance.md)."""
-    return Program(ruleset, check_edition(ruleset), optimize)
+def compile_checked(ruleset, optimize: bool = True) -> Loaded:
+    """Check, then compile what checked clean, and load it to run (compile_program, then load).
+    The checker in dsl/ owns the diagnostics it finds, and the compiler never sees a ruleset the
+    checker refused. `optimize`: with the shortcuts of shortcuts.py (the default), or plain
+    (docs/performance.md)."""
+    return load(compile_program(ruleset, check_edition(ruleset), optimize))
 
 
-class Program:
-    """A compiled ruleset, immutable: what the compiler made, without the compiler.
-    Build once; every encounter runs on it, and an encounter's own code is compiled
-    by a fresh compiler into a namespace of its own, leaving the program as it was."""
+def compile_unchecked(ruleset, optimize: bool = True) -> Loaded:
+    """Compile without the checker, and load: for the tests that show what the checker spares a run."""
+    return load(compile_program(ruleset, (), optimize))
 
-    # What a compiler changes while it compiles an encounter's code: each gets its own copy.
-    _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict,
-                    "weights": dict}
 
-    def __init__(self, ruleset, warnings=(), optimize: bool = True):
-        kind = Compiler if optimize else PlainCompiler
-        compiler = kind(ruleset)
-        state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
-        state.update(warnings=list(warnings), _requirements={}, optimized=optimize, facts=facts_of(ruleset))
-        object.__setattr__(self, "__dict__", state)
+def compile_program(ruleset, warnings=(), optimize: bool = True) -> Program:
+    """The Program (plain data: program.py) of a checked ruleset."""
+    compiler = (Compiler if optimize else PlainCompiler)(ruleset)
+    return program_of(compiler, compiler.code, warnings, optimize, facts_of(ruleset))
 
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a compiled program does not change ({name})")
 
-    def _compiler(self) -> "Compiler":
-        """A fresh compiler over this program, for code of its own (an encounter's, a requirement's)."""
-        kind = Compiler if self.optimized else PlainCompiler
-        compiler = kind.__new__(kind)
-        vars(compiler).update(vars(self))
-        for attr, copy in self._PER_COMPILE.items():
-            setattr(compiler, attr, copy(getattr(self, attr)))
-        compiler.lines, compiler.line_spans, compiler.line_owner = [], [], []
-        compiler.alias, compiler.owner, compiler._tmp = {}, "encounter", 0
-        # The ruleset's bindings, walked again only if code of its own reads them (a program read back).
-        compiler.bindings = Bindings(self.resolver, base=lambda: bindings_of(self.ruleset))
-        return compiler
-
-    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
-        return self._compiler().compile_snippet(name, stmts, exprs, combatants)
-
-    def requirement_checks(self, d) -> list:
-        """Which cost or requirement refuses a scripted decision: each as its own function, compiled
-        once per declaration when a refusal first needs it."""
-        found = self._requirements.get(id(d))
-        if found is None:
-            found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
-        return found
+def load(program: Program) -> Loaded:
+    """A Program ready to run in this process (interpreter/run/loaded.py), with the compiler of its
+    encounters' own code (Snippets)."""
+    return Loaded(program, Snippets)
 
 
 # Builtins that run code of the rules or of a controller (a tactic, the `stands` declaration).
 _RUNS_RULES = frozenset(("act", "choose", "standing"))
-
-# The compiler's working state, thrown away with it.
-# The resolver's bindings are keyed by the nodes' ids: never stored (a program read back asks again).
-_TRANSIENT = ("alias", "owner", "_tmp", "_lazy", "asked", "bindings")
 
 
 class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
@@ -102,10 +71,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.ruleset = ruleset
         self.bindings = bindings_of(ruleset)      # the resolver's: what each name means, each local's slot
         self.resolver = self.bindings.resolver    # the ruleset's names, for an encounter's check
-        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
-                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range, "id": id}, "H": H, "S": S, "Fraction": Fraction,
-                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math, **S.IN_PLACE,
-                         **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()}}
+        self.ns: dict = namespace(H.show, self.bindings.fields)
         self.lines: list[str] = []
         self.line_spans: list[Span | None] = []
         self.line_owner: list[str] = []
@@ -120,7 +86,6 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
         self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
-        self.ns["_F"] = {name: mangle(name) for name in self.bindings.fields}    # this program's own fields
         self._build_data()
         self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
         self.format = build_format(ruleset)            # how messages print values
@@ -128,9 +93,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self._build_code()
         source = "\n".join(self.lines) + "\n"
         self.source = source
-        self.ns["__spans__"] = self.line_spans
-        exec(self._compile(source), self.ns)  # noqa: S102 - generated from a checked ruleset
-        self._link()
+        self.code = self._compile(source)
 
     def _compile(self, source: str, filename: str = FILENAME):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
@@ -585,49 +548,6 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
     def table_ref(self, name, span):
         return self.k(self.tables[name], "table")
 
-    # ------------------------------------------------------------ linking
-    def _link(self):
-        g = self.ns
-        rs = self.ruleset
-        self.actions = {}
-        for d in rs.all(n.Action):
-            m = self.gid("action", d.name)
-            if f"x_{m}" not in g:
-                continue
-            domains = [g[f"d_{m}_{i}"] for i in range(1, len(d.params))]
-            self.actions[d.name] = ActionDef(d.name, [p.name for p in d.params], domains, g[f"q_{m}"], g[f"x_{m}"], d)
-        self.reactions: dict[str, list[ReactionDef]] = {}
-        self.reaction_by_name = {}
-        for d in rs.all(n.Reaction):
-            m = self.gid("reaction", d.name)
-            r = ReactionDef(d.name, d.event, g[f"w_{m}"], g[f"q_{m}"], g[f"x_{m}"], d)
-            self.reactions.setdefault(d.event, []).append(r)
-            self.reaction_by_name[d.name] = r
-            g[f"R_{m}"] = r
-        self.tactics = {}
-        for d in rs.all(n.Tactic):
-            names = {ev: f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}" for ev, _prefs in d.react}
-            choose = {ev: g[f"rc_{m}"] for ev, m in names.items()}
-            react = {ev: g[f"rt_{m}"] for ev, m in names.items() if f"rt_{m}" in g}
-            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose, react,
-                                             g.get(f"tc_{self.gid('tactic', d.name)}"))
-        self.rounds = []
-        for d in rs.all(n.Round):
-            m = self.gid("round", d.name)
-            self.rounds.append((d.name, g[f"r_{m}"], g[f"f_{m}"]))
-        self.tallies = [(d, g[self.gid("tally", d.name)]) for d in rs.all(n.Tally)]
-        self.stands = next((fn for d, fn in self.tallies if isinstance(d, n.Stands)), None)
-        self.stands_decl = next((d for d, fn in self.tallies if isinstance(d, n.Stands)), None)
-        self.draws = [(d, fn) for d, fn in self.tallies if isinstance(d, n.Draw)]
-        for name, ct in self.conditions.items():
-            ct.on_receive = g.get(self.gids.get(("receive", name)))
-        self.sheet_defaults_by = {name: g[f"sheet_defaults_{i}"] for i, name in enumerate(self.sheet_fields_by)}
-        self.fill_sheet_by = {name: g[f"fill_sheet_{i}"] for i, name in enumerate(self.sheet_fields_by)}
-        self.sheet_defaults, self.fill_sheet = self.sheet_defaults_by[self.sheet.name], self.fill_sheet_by[self.sheet.name]
-        self.init_vars = g["init_vars"]
-        fields = list(dict.fromkeys(mangle(f.name) for fs in self.sheet_fields_by.values() for f in fs))
-        self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
-
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         """Compile an encounter's own statements and expectations against this program, into
         a namespace of their own: the program reads the same after a thousand encounters. The
@@ -675,3 +595,48 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
 class Compiler(Shortcuts, PlainCompiler):
     """The plain compiler with the optimizing step of shortcuts.py: the default."""
+
+
+class Snippets:
+    """The compiler of a loaded program's encounters' own code (their `do` and expectations) and of
+    a scripted decision's requirement checks: each compiled by a fresh compiler over the program,
+    into a namespace of its own, leaving the program as it was."""
+
+    def __init__(self, loaded: Loaded):
+        self.loaded = loaded
+        self._requirements: dict = {}
+
+    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
+        return self._compiler().compile_snippet(name, stmts, exprs, combatants)
+
+    def requirement_checks(self, d) -> list:
+        """Which cost or requirement refuses a scripted decision: each as its own function, compiled
+        once per declaration when a refusal first needs it."""
+        found = self._requirements.get(id(d))
+        if found is None:
+            found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
+        return found
+
+    def _compiler(self) -> PlainCompiler:
+        """A compiler over the program: its data, names and constants as the loaded code has them."""
+        loaded, p = self.loaded, self.loaded.program
+        kind = Compiler if p.optimized else PlainCompiler
+        c = kind.__new__(kind)
+        for attr in _SHARED:
+            setattr(c, attr, getattr(loaded, attr))
+        c.purity = Purity(c.ruleset, c.resolver)
+        # The ruleset's bindings, walked again only if code of its own reads them (a program read back).
+        c.bindings = Bindings(c.resolver, base=lambda: bindings_of(c.ruleset))
+        c.ns = dict(loaded.ns)
+        c.consts = {id(c.ns[name]): name for names in (p.consts, p.classes) for name in names}
+        c.structs, c.gids, c.purposes = dict(loaded.structs), dict(p.gids), set(p.purposes)
+        c.leaves, c.weights = dict(p.leaves), dict(p.weights)
+        c.reacted = list(p.reacted)
+        c.lines, c.line_spans, c.line_owner = [], [], []
+        c.alias, c.owner, c._tmp, c._lazy = {}, "encounter", 0, {}
+        return c
+
+
+# What a snippet's compiler reads of the loaded program as it is.
+_SHARED = ("ruleset", "resolver", "tables", "conditions", "outcome_values", "options", "format", "sheet",
+           "sheet_fields_by", "vars", "pure_defaults", "event_types", "check_types", "optimized")

@@ -3,6 +3,7 @@ events, check results), combatants, and how each is shown in a transcript."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from fractions import Fraction
 from operator import attrgetter
 
@@ -135,6 +136,11 @@ class Struct:
 
     __hash__ = object.__hash__      # (a record can change: never a key by its value)
 
+    def __reduce__(self):
+        """Pickled as its class's making and its values (a kept program's rows): the class is made
+        again from its fields where it is read (make_struct keeps one class per shape)."""
+        return row, (struct_shape(type(self)), tuple(getattr(self, s) for s in type(self).__slots__))
+
 
 class ReadOnly(Exception):
     """A field of a table row set: the table is data every combatant shares (E0204)."""
@@ -148,7 +154,23 @@ def make_struct(title: str, names, key: str | None = None, frozen=False) -> type
     """A record class; `frozen`: a table's row, whose fields cannot be set, made by calling
     the class with its values. Any other record is made by `cls._new(*values)` (see `record`):
     the class itself takes no values, so making one calls no Python __init__ from C (a
-    quarter of the cost of a record, which rules make on every check and event)."""
+    quarter of the cost of a record, which rules make on every check and event). One class
+    per shape in a process: a kept program names its classes by shape (struct_shape)."""
+    return _struct_class(title, tuple(names), key, bool(frozen))
+
+
+def struct_shape(cls) -> tuple:
+    """What make_struct was given for a record class: plain data that makes it again."""
+    return cls._title, cls._names, cls._key, cls.__dict__.get("__setattr__") is _read_only
+
+
+def row(shape: tuple, values: tuple):
+    """A record of the class of `shape` (struct_shape) holding `values`: how a kept one is read."""
+    return record(make_struct(*shape), values)
+
+
+@lru_cache(maxsize=None)
+def _struct_class(title: str, names: tuple, key, frozen: bool) -> type:
     slots = tuple(mangle(n) for n in names)
     ns = {"__slots__": slots, "_names": tuple(names), "_title": title, "_key": key}
     args = ", ".join(slots)
@@ -208,6 +230,10 @@ class ConditionType:
             raise AttributeError(attr)
         raise NoColumn("{0} has no column \"%s\"" % unmangle(attr), "a condition's columns are those of its "
                        "data row (docs/language.md: data on conditions)", "E0203", (self,))
+
+    def __reduce__(self):
+        """Pickled without what a run links to it (on_receive: a function of the generated code)."""
+        return _condition_type, (self.name, self.grades, self.data)
 
     def __str__(self):
         return self.name
@@ -475,3 +501,9 @@ class MissingField(Refusal, AttributeError):
         Refusal.__init__(self, "{0} has no field \"" + unmangle(attr) + "\"",
                          "check the spelling against the sheet, the table columns or the event", "E0203", (obj,))
         self.name, self.obj = attr, obj
+
+
+def _condition_type(name, grades, data) -> ConditionType:
+    ct = ConditionType(name, grades)
+    ct.data = data
+    return ct
