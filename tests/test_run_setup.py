@@ -131,6 +131,14 @@ rule swapped(x):
     let s = {a: r.b + i, b: r.a}
     set r = s
   return r
+rule turned(x):
+  let r = {a: x, b: x * 2}
+  set r = {a: r.b, b: r.a}
+  return {a: r.b, b: r.a + r.b}
+var kept = {a: 0, b: 0}
+rule kept_again(x):
+  set kept = {a: kept.b + x, b: kept.a}
+  return kept
 rule broken(x):
   let r = {a: x, b: 10 / x}
   return r.b
@@ -140,9 +148,10 @@ round r:
 """
 
 
-def test_a_record_made_in_place_by_let_is_the_one_its_call_makes(tmp_path):
-    # `let r = {..}` sets the fields of a record made in place; the record, its class and its
-    # equality are those of {..} anywhere else, on both compiler paths; a field that fails is told at the let.
+def test_a_record_made_in_place_by_let_set_or_return_is_the_one_its_call_makes(tmp_path):
+    # `let r = {..}`, `set r = {..}`, `return {..}` set the fields of a record made in place; the
+    # record, its class and its equality are those of {..} anywhere else, on both compiler paths;
+    # each value may read the name's old record; a field that fails is told at its statement.
     import pytest
     from grimorio.dsl.diagnostics import GrimorioError
     from grimorio.interpreter.run.engine import guarded
@@ -159,4 +168,10 @@ def test_a_record_made_in_place_by_let_is_the_one_its_call_makes(tmp_path):
         assert (r.a_a, r.a_b) == (7, 11)           # {a: 10 + 1, b: 5}, then {a: 5 + 2, b: 11}: each reads the old r
         with pytest.raises(GrimorioError) as err:
             guarded(p, function(p, "rule", "broken"), engine(p), 0)
-        assert err.value.diagnostics[0].span.line == 13
+        assert err.value.diagnostics[0].span.line == 21            # the let of broken
+        assert (lambda t: (t.a_a, t.a_b))(function(p, "rule", "turned")(engine(p), 3)) == (3, 9)
+        e = engine(p)
+        p.init_vars(e)
+        function(p, "rule", "kept_again")(e, 2)
+        again = function(p, "rule", "kept_again")(e, 5)
+        assert (again.a_a, again.a_b) == (5, 2) and e.v.a_kept is again
