@@ -428,8 +428,8 @@ def calls_of_preparado(tmp_path, extra: str, optimize: bool = True):
     folder.mkdir(exist_ok=True)
     (folder / "edicion.rules").write_text(UNA_VEZ.replace("{extra}", extra), encoding="utf-8")
     from unittest import mock
-    from grimorio.interpreter.compile.shortcuts import Shortcuts
-    with mock.patch.object(Shortcuts, "INLINE_NODES", 0):     # every question a call, to be counted
+    from grimorio.interpreter.compile import optimizer
+    with mock.patch.object(optimizer, "INLINE_NODES", 0):     # every question a call, to be counted
         program = compile_checked(load_edition("una_vez", [tmp_path]), optimize=optimize)
     text = "edition una_vez\nrounds 1\n" + "".join(
         f"combatant C{i}:\n  side {'a' if i % 2 else 'b'}\n  FUE 15\n" for i in range(2))
@@ -484,7 +484,7 @@ rule usa_cuenta(c):
 
 @pytest.mark.parametrize("optimize", [False, True])
 def test_a_rule_compiled_in_place_works_its_arguments_out_once(tmp_path, optimize):
-    # A small pure rule is compiled in place of its calls (shortcuts.inlined), only for arguments
+    # A small pure rule is compiled in place of its calls (inplace.inlined), only for arguments
     # that are read, never worked out: `entre(roll ...)` rolls once, as the plain path does.
     from grimorio.dsl.editions.loader import load_edition
     from grimorio.interpreter.compile.compiler import compile_checked

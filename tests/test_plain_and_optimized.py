@@ -1,7 +1,7 @@
-"""The optimizing step (interpreter/compile/shortcuts.py) gives what the plain path gives.
+"""The optimizer's plan (interpreter/compile/optimizer.py, emitted by inplace.py) gives what the plain path gives.
 
 The plain compiler calls semantics.py for every operator and builtin; the default
-one takes the shortcuts of shortcuts.py. Compiled both ways, every bundled
+one follows the optimizer's plan (in-place forms of inplace.py). Compiled both ways, every bundled
 encounter gives the same transcript, rolls and expectations, and every expression
 over values of every kind gives the same value or the same diagnostic.
 """
@@ -285,7 +285,7 @@ def test_a_quotient_past_the_bound_is_refused_before_it_is_rounded():
 
 # ------------------------------------------------------------ tactics and reactions with side effects
 # The optimized path tests a tactic's conditions once each, as soon as it can (hoisting.py), and an
-# unscripted reactor's reactions as it comes to them (shortcuts.py: lazy_choice): only where that
+# unscripted reactor's reactions as it comes to them (optimizer.lazy): only where that
 # changes nothing. A `requires` or `when` that rolls or sets a field must run as often and in the
 # same order as the plain path runs it, or the dice streams and the fields part ways.
 DUEL = """
@@ -455,7 +455,7 @@ def test_one_value_of_every_kind_gives_the_same_compiled_plain_and_optimized(tem
 
 
 def test_membership_in_place_gives_what_the_semantics_give():
-    # `a in b` in place (shortcuts.member): Python's `in` only for a text or a value that equals
+    # `a in b` in place (inplace.member): Python's `in` only for a text or a value that equals
     # only itself, in a list; 1 is not in [true], none is in [[]] by the language's equality.
     plain, fast = (compiled("  return a in b\n", optimize) for optimize in (False, True))
     program = tiny(True)

@@ -1,5 +1,5 @@
 """The operator semantics module: what each operator does for each kind of
-value, and the proof that the optimizing step's in-place shortcuts (interpreter/compile/shortcuts.py:
+value, and the proof that the emitter's in-place forms (interpreter/compile/inplace.py:
 Python's own operator, used when both sides are surely numbers) give the same answer."""
 from __future__ import annotations
 
@@ -13,12 +13,15 @@ from grimorio.interpreter.run.dice import Dice, ValueBound, make_roll
 from grimorio.interpreter.compile.code import Code, computed, name
 from grimorio.interpreter.compile.expressions import ExpressionCompiler
 from grimorio.interpreter.run.runtime_helpers import RuleFailure
-from grimorio.interpreter.compile.shortcuts import Shortcuts
+from grimorio.interpreter.compile.inplace import InPlace
+from grimorio.interpreter.compile.optimizer import GROWS, Plan, magnitude, result_size
 from grimorio.interpreter.run.values import Combatant, ConditionType, Grade, Ranked, Refusal, Scale, make_struct, record
 
 
-class Optimizing(Shortcuts, ExpressionCompiler):
-    """The expression compiler with its optimizing step (shortcuts.py), whose code is tested here."""
+class Optimizing(ExpressionCompiler, InPlace):
+    """The expression emitter under a plan that takes the in-place forms (inplace.py), whose code is
+    tested here."""
+    plan = Plan(in_place=True)
 
 
 def wholes():
@@ -643,18 +646,16 @@ def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
     test out of the code in place), Python's own operator on the sides' values is within it, and
     every value is no larger than its magnitude."""
     from grimorio.dsl.syntax import nodes as n
-    from grimorio.dsl.check.names import Resolved
-    made = compiler()
 
-    def resolve(name):
-        return Resolved("builtin", name) if name in ("floor", "ceil") else None
+    def callee(name):
+        return name if name in ("floor", "ceil") else None
     try:
         value = semantic_value(node, x)
     except (ValueBound, Refusal):
         value = None
     if value is not None:
-        assert abs(value) <= made.magnitude(node, resolve)
-    if isinstance(node, n.Binary) and node.op in made.GROWS and made.result_size(node, resolve) < S.BIG:
+        assert abs(value) <= magnitude(node, callee)
+    if isinstance(node, n.Binary) and node.op in GROWS and result_size(node, callee) < S.BIG:
         try:
             a, b = semantic_value(node.left, x), semantic_value(node.right, x)
         except (ValueBound, Refusal):

@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
+from ...dsl.diagnostics import Diagnostic, GrimorioError, InlinedSpan, Span
 from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
 from ...dsl.check.purity import Purity
 from ...dsl.check.sheets import fields_by_sheet
@@ -24,9 +24,11 @@ from ..run import runtime_helpers as H
 from ..run import semantics as S
 from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
+from .code import unmarked
 from .formats import build_format
 from .hoisting import emit_preference
-from .shortcuts import Shortcuts
+from .inplace import InPlace
+from .optimizer import PLAIN, optimize as optimize_pass
 from .statements import StatementCompiler
 from ..run.values import Combatant, mangle
 
@@ -36,7 +38,7 @@ FILENAME = "<grimorio>"
 def compile_checked(ruleset, optimize: bool = True) -> "Program":
     """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
     it finds, and the compiler never sees a ruleset the checker refused. `optimize`: with
-    the shortcuts of shortcuts.py (the default), or plain (docs/performance.md)."""
+    the optimizer's plan (optimizer.py, the default), or the empty plan: plain (docs/performance.md)."""
     return Program(ruleset, check_edition(ruleset), optimize)
 
 
@@ -50,8 +52,7 @@ class Program:
                     "weights": dict}
 
     def __init__(self, ruleset, warnings=(), optimize: bool = True):
-        kind = Compiler if optimize else PlainCompiler
-        compiler = kind(ruleset)
+        compiler = Compiler(ruleset, optimize)
         state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
         state.update(warnings=list(warnings), _requirements={}, optimized=optimize, facts=facts_of(ruleset))
         object.__setattr__(self, "__dict__", state)
@@ -61,8 +62,7 @@ class Program:
 
     def _compiler(self) -> "Compiler":
         """A fresh compiler over this program, for code of its own (an encounter's, a requirement's)."""
-        kind = Compiler if self.optimized else PlainCompiler
-        compiler = kind.__new__(kind)
+        compiler = Compiler.__new__(Compiler)
         vars(compiler).update(vars(self))
         for attr, copy in self._PER_COMPILE.items():
             setattr(compiler, attr, copy(getattr(self, attr)))
@@ -83,14 +83,16 @@ class Program:
 
 
 # The compiler's working state, thrown away with it.
-_TRANSIENT = ("alias", "owner", "_tmp", "frame", "_lazy", "asked")
+_TRANSIENT = ("alias", "owner", "_tmp", "frame", "lazy_events", "asked")
 
 
-class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
-    """Compiles a checked ruleset on the plain path: every operator and builtin a call of
-    semantics.py; `Program` keeps what it made."""
+class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
+    """The one emitter: compiles a checked ruleset to Python as the optimizer's plan says
+    (optimizer.py: a pass over the declarations before anything is emitted); the empty plan
+    is the plain path, every operator and builtin a call of semantics.py. `Program` keeps
+    what it made."""
 
-    def __init__(self, ruleset):
+    def __init__(self, ruleset, optimize: bool = True):
         self.ruleset = ruleset
         self.resolver = Resolver(ruleset)
         self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
@@ -111,7 +113,8 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.leaves: dict[str, bool] = {}
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
-        self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
+        self.lazy_events: set[str] = set()    # the events whose reactor chooses lazily (emitter)
+        self.plan = optimize_pass(ruleset, self.resolver, self.purity, self.counted_by_caller) if optimize else PLAIN
         self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
         self._build_data()
         self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
@@ -140,6 +143,13 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     # ------------------------------------------------------------ code
     def emit(self, depth: int, text: str, span: Span | None = None):
+        """A line, without the marks of the rules compiled in place in it (code.marked): its span
+        tells where each stands, so a failure inside one is told at the rule's own line."""
+        if "\x01" in text:
+            text, inner = unmarked("    " * depth + text)
+            depth, rules = 0, self.ruleset.space("rule")
+            if span is not None:
+                span = InlinedSpan.of(span, [(start, end, rules[name].body[0].span) for start, end, name in inner])
         self.lines.append("    " * depth + text)
         self.line_spans.append(span)
         self.line_owner.append(self.owner)
@@ -329,7 +339,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
         self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
-        lazy = self.lazy_choice(event, single)
+        # Unscripted, the reactor tests only what its choice needs where the plan allows it and
+        # the event has one reactor (asked first): testing a pure condition fewer times changes no
+        # answer (hoisting.py); otherwise every reaction is tested first, as written.
+        lazy = single and event in self.plan.lazy
+        if lazy:
+            self.lazy_events.add(event)
         depth = 3
         if lazy:
             # Unscripted, the reactor's tactic asks only what its choice needs (_tactic_react).
@@ -352,21 +367,25 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         if lazy:
             self._first_allowed(event, reactions)
 
-    def lazy_choice(self, event: str, single: bool = False) -> bool:
-        """Whether an unscripted reactor may test only what its choice needs (shortcuts.py): never,
-        on the plain path, where every reaction is tested first, as written."""
-        return False
-
-    def hoisted(self, parts) -> bool:
-        """Whether a tactic's conditions may be tested once each, as soon as they can (shortcuts.py):
-        never, on the plain path, where every condition is tested for every combination."""
-        return False
-
     @contextlib.contextmanager
-    def asking_once(self, d: n.Tactic, actions):
-        """Where a tactic's choice of action asks each question of the actor alone once (shortcuts.py):
-        nowhere, on the plain path."""
-        yield
+    def asking_once(self, d: n.Tactic):
+        """Where the plan says a tactic's choice changes nothing until it runs the action it chose
+        (optimizer.decision_parts all pure), a rule asked of the actor alone (`ready(me)`,
+        `targets(me)`) answers the same each time, from one preference to the next: each such
+        question is asked once, when first needed, its answer kept in the choice's own dict `_a`
+        (a dict, not a local: comprehensions ask them too)."""
+        if d.name not in self.plan.asked_once:
+            yield
+            return
+        at = len(self.lines)
+        self.emit(1, "_a = {}", d.span)
+        self.asked = {}
+        try:
+            yield
+        finally:
+            asked, self.asked = self.asked, None
+        if not asked:
+            self.lines[at] = "    pass"
 
     def _first_allowed(self, event: str, reactions: list):
         """The choice of a reactor whose tactic prefers nothing for the event: as the prelude's
@@ -405,7 +424,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.emit(1, f"if {chosen} in _opts{self._when(p, reactions)}:", p.span)
             self.emit(2, f"return {chosen}", p.span)
         self.emit(1, "return None")
-        if self.lazy_choice(ev):
+        if ev in self.lazy_events:
             self.emit(0, f"def rt_{name}(_E, _who, _ev):", d.span)
             tested = {}                     # a reaction named again reuses whether it was allowed
             again = {p.name for i, p in enumerate(prefs) if any(q.name == p.name for q in prefs[:i])}
@@ -429,9 +448,9 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         each parameter from its list, the first option allowed runs (see hoisting.py)."""
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
-        with self.asking_once(d, actions):
+        with self.asking_once(d):
             for i, p in enumerate(d.act):
-                emit_preference(self, base, i, p, actions[p.name])
+                emit_preference(self, base, i, p, actions[p.name], (d.name, i) in self.plan.hoisted)
         self.emit(1, "return False")
 
     def _tactic_choose(self, d: n.Tactic):
@@ -600,6 +619,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts
         self.lines, self.line_spans, self.line_owner = [], [], []
         self.ns, self.consts = dict(self.ns), dict(self.consts)
+        self.plan = self.plan.with_nodes((*stmts, *exprs), self.resolver)     # their facts too
         try:
             self._snippet(name, stmts, exprs, combatants)
             ns = self.ns
@@ -638,6 +658,3 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} requires {d.name}"), ns)  # noqa: S102
         return [(kind, span, ns[f"rq_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
 
-
-class Compiler(Shortcuts, PlainCompiler):
-    """The plain compiler with the optimizing step of shortcuts.py: the default."""

@@ -1,8 +1,10 @@
-"""Expressions to Python source text (a mixin of the compiler): the plain path.
+"""Expressions to Python source text (a part of the one emitter, compiler.Compiler).
 
-Every operator and builtin compiles to a call of semantics.py (or of the running
-encounter, for the builtins that ask it); nothing here tests a value's type to
-take a faster way. The shortcuts that do live in shortcuts.py, one step apart.
+On the plain path (the empty plan) every operator and builtin compiles to a call of
+semantics.py (or of the running encounter, for the builtins that ask it). Where the
+optimizer's plan (optimizer.py) says so, the emitter takes the in-place forms of
+inplace.py instead, keeps a run-invariant rule's list, asks a question once per decision
+or compiles a small rule in place: each method here asks the plan, never the code's text.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Scope, bind_args, emit_args, given_roll, walk
 
 from ..run import semantics as S
+from .code import Code, const_facts, folded, name
 from ..run.dice import Dice
 from ..run.values import Scale, make_struct, mangle
 
@@ -46,9 +49,40 @@ class ExpressionCompiler:
     def call_args(self, params, args, span, what, scope) -> list[str]:
         return [self.expr(node, scope) for node in bind_args(params, args, span, what)]
 
-    def expr(self, x, scope: Scope) -> str:
-        m = getattr(self, "x_" + type(x).__name__)
-        return m(x, scope)
+    def expr(self, x, scope: Scope) -> Code:
+        """The code of an expression, with the facts its node shows (code.py)."""
+        code = getattr(self, "x_" + type(x).__name__)(x, scope)
+        return code if isinstance(code, Code) else Code(code, **self.code_facts(x, scope))
+
+    def code_facts(self, x, scope) -> dict:
+        """What the node shows of its code: a written value, a name, a read of names and fields."""
+        if isinstance(x, n.Const):
+            return const_facts(x.value)
+        if isinstance(x, n.DiceLit):
+            return {"name": True}                       # a constant of the program
+        if isinstance(x, n.Name):
+            r = self.resolver.resolve(x.id, scope)
+            given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
+            return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
+        if isinstance(x, n.Attr):
+            obj = self.fact_of(x.obj, scope)
+            # a condition's grade is a constant of the program (x_Attr)
+            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj, scope)
+            return {"name": True} if graded else {"pure": obj.pure}
+        return {"literal": folded(x, lambda node: self.fact_of(node, scope))}
+
+    def grade_of(self, x: n.Name, scope) -> bool:
+        """Whether the name is a condition with grades (its attribute is one of them)."""
+        r = self.resolver.resolve(x.id, scope)
+        return r is not None and r.kind == "condition" and bool(self.conditions[x.id].grades)
+
+    def fact_of(self, x, scope) -> Code:
+        """The facts of a node's code, without its text."""
+        return Code("", **self.code_facts(x, scope))
+
+    # What a name's code is, by what it names (NAME_CODE): a local is its binding or the name of
+    # the argument it is tested for (compiler.req_expr), every constant a name of the program.
+    NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
 
     def x_Const(self, x, scope):
         v = x.value
@@ -89,6 +123,8 @@ class ExpressionCompiler:
         return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
 
     def x_Index(self, x, scope):
+        if self.plan.in_place:
+            return self.index_in_place(x, scope)
         return f"H.index({self.expr(x.obj, scope)}, {self.expr(x.key, scope)})"
 
     def x_Call(self, x, scope):
@@ -98,10 +134,31 @@ class ExpressionCompiler:
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
             return self.rule_call(x, name, r.target, args)
         args = [self.expr(a.value, scope) for a in x.args]
-        return self.BUILTIN_CODE.get(name, ExpressionCompiler.b_function)(self, name, x, args, scope)
+        builtins = self.IN_PLACE_BUILTINS if self.plan.in_place else self.BUILTIN_CODE
+        return builtins.get(name, ExpressionCompiler.b_function)(self, name, x, args, scope)
+
+    # The questions asked once in the tactic decision being compiled (code -> key of `_a`), or None.
+    asked = None
 
     def rule_call(self, x, name, rule, args) -> str:
-        return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
+        """A call of a rule: as the plan has it, its list kept by the run (invariant.py), asked
+        once per tactic decision (compiler.asking_once), compiled in place (inplace.inlined),
+        or a plain call."""
+        kinds = self.plan.memo.get(name)
+        walked = x is self.walking              # only walked: the kept list itself, not a copy
+        if kinds == "s":                        # the same list all run, by a side: see invariant.py
+            return f"_E.{'side_walked' if walked else 'memo_side'}({self.gid('rule', name)}, {args[0]})"
+        if kinds is not None:                   # the same list all run: see invariant.py
+            return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
+                    f"{''.join(', ' + a for a in args)})")
+        inlined = self.inlined(rule, args) if self.plan.in_place and (self.asked is None or args != ["_c"]) else None
+        if inlined is not None:
+            return inlined
+        call = f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
+        if self.asked is None or args != ["_c"]:
+            return call
+        key = self.asked.setdefault(call, len(self.asked))   # a question of the actor alone, asked once per decision
+        return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
 
     # ------------------------------------------------------------ builtins, by name
     def b_function(self, name, x, args, scope):
@@ -160,12 +217,16 @@ class ExpressionCompiler:
         return total
 
     def x_Unary(self, x, scope):
+        if self.plan.in_place:
+            return self.unary_in_place(x, scope)
         operand = self.expr(x.operand, scope)
         return f"(not {operand})" if x.op == "not" else f"S.neg({operand})"
 
     OPS = {"and": "and", "or": "or"}
 
     def x_Binary(self, x, scope):
+        if self.plan.in_place:
+            return self.binary_in_place(x, scope)
         a, b = self.expr(x.left, scope), self.expr(x.right, scope)
         if x.op in S.BINARY:
             return f"S.{S.BINARY[x.op].__name__}({a}, {b})"
@@ -176,13 +237,25 @@ class ExpressionCompiler:
         return f"({a} {self.OPS[x.op]} {b})"
 
     def compare(self, op, a, b, plain=False, named=False) -> str:
-        """A comparison, as the semantics mean it (`plain`, `named`: what shortcuts.py may use)."""
+        """A comparison, as the semantics mean it (`plain`, `named`: inplace.compare_in_place)."""
+        if self.plan.in_place:
+            return self.compare_in_place(op, a, b, plain, named)
         return f"S.{S.COMPARISON[op].__name__}({a}, {b})"
 
+    # The node whose list is only walked, then dropped (see walked).
+    walking = None
+
     def walked(self, node, compile):
-        """`compile()`, the code of `node`, for a list that is only walked, then dropped
-        (shortcuts.py walks a list the run holds without a copy)."""
-        return compile()
+        """`compile()`, the code of `node`, for a list that is only walked, then dropped: nobody
+        can keep it or change it while it is walked, so where the plan keeps lists in place, a
+        list the run already holds (the combatants, a run-invariant rule's list) is walked as it
+        is instead of a copy. Only `node` itself is compiled so (x_Call, b_combatants), never a
+        call inside it."""
+        saved, self.walking = self.walking, node
+        try:
+            return compile()
+        finally:
+            self.walking = saved
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
@@ -195,10 +268,10 @@ class ExpressionCompiler:
         finally:
             self.unnamed -= 1
 
-    def tmp(self) -> str:
+    def tmp(self) -> Code:
         """A fresh Python name: for a value named once, or a variable a comprehension binds."""
         self._tmp += 1
-        return f"_t{self._tmp}"
+        return name(f"_t{self._tmp}")
 
     def x_IfExp(self, x, scope):
         return f"({self.expr(x.then, scope)} if {self.expr(x.cond, scope)} else {self.expr(x.other, scope)})"
@@ -248,6 +321,10 @@ class ExpressionCompiler:
         return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose), plain_by)
 
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
+        if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
+            # A lone literal die: roll it in place when nothing is pinned or shown.
+            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
+                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
         return f"_E.roll({dice}, {by}, {purpose})"
 
     def x_CheckCall(self, x, scope):

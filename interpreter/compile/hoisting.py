@@ -35,16 +35,28 @@ def level(x, later: list[str]) -> int:
     return max((j + 1 for j, name in enumerate(later) if name in named), default=0)
 
 
-def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action):
-    """One `act:` preference of a tactic, compiled into the tactic's function by compiler `c`:
-    each parameter's list walked in order, each condition tested as soon as it can be."""
-    later = [param.name for param in a.params[1:]]
-    given = {arg.name: arg.value for arg in p.args}
+def _parts(p: n.Pref, a: n.Action) -> list:
+    """A preference's conditions, each part by itself: (kind, node, amount)."""
     parts = [("cost", f, amount) for f, amount in a.costs]
     parts += [("test", x, None) for r in a.requires for x in conjuncts(r)]
-    parts += [("test", x, None) for x in (conjuncts(p.when) if p.when is not None else ())]
-    sources = [given.get(param.name, param.domain) for param in a.params[1:]]
-    hoist = c.hoisted([x if kind == "test" else amount for kind, x, amount in parts] + sources)
+    return parts + [("test", x, None) for x in (conjuncts(p.when) if p.when is not None else ())]
+
+
+def preference_parts(p: n.Pref, a: n.Action) -> list:
+    """What a preference works out: each part of its conditions and each parameter's list (or
+    given value); all pure, its conditions may be hoisted (optimizer.py)."""
+    given = {arg.name: arg.value for arg in p.args}
+    return ([x if kind == "test" else amount for kind, x, amount in _parts(p, a)]
+            + [given.get(param.name, param.domain) for param in a.params[1:]])
+
+
+def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action, hoist: bool):
+    """One `act:` preference of a tactic, compiled into the tactic's function by compiler `c`:
+    each parameter's list walked in order, each condition tested as soon as it can be where the
+    plan hoists it (`hoist`), else every condition for every combination."""
+    later = [param.name for param in a.params[1:]]
+    given = {arg.name: arg.value for arg in p.args}
+    parts = _parts(p, a)
     by_level: list[list] = [[] for _ in range(len(later) + 1)]
     for kind, x, amount in parts:
         by_level[level(amount if kind == "cost" else x, later) if hoist else len(later)].append((kind, x, amount))
