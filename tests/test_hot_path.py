@@ -418,15 +418,17 @@ round r:
 """
 
 
-def calls_of_preparado(tmp_path, extra: str, optimize: bool = True):
-    """How many times a run of two combatants calls the rule preparado (its generated function)."""
+def calls_of_preparado(tmp_path, extra: str, optimize: bool = True, rules: str = UNA_VEZ,
+                       counted: str = "preparado"):
+    """How many times a run of two combatants calls the rule preparado (or `counted`: its
+    generated function), under `rules`."""
     import sys
     from grimorio.dsl.editions.loader import load_edition
     from grimorio.interpreter.compile.compiler import compile_checked
     from grimorio.interpreter.run.transcript import render_text
     folder = tmp_path / "una_vez"
     folder.mkdir(exist_ok=True)
-    (folder / "edicion.rules").write_text(UNA_VEZ.replace("{extra}", extra), encoding="utf-8")
+    (folder / "edicion.rules").write_text(rules.replace("{extra}", extra), encoding="utf-8")
     from unittest import mock
     from grimorio.interpreter.compile import optimizer
     with mock.patch.object(optimizer, "INLINE_NODES", 0):     # every question a call, to be counted
@@ -436,7 +438,7 @@ def calls_of_preparado(tmp_path, extra: str, optimize: bool = True):
     enc, diags = build_encounter(text, "x.enc")
     assert not diags
     prepared = Prepared(enc, program)
-    name = program.gids[("rule", "preparado")]
+    name = program.gids[("rule", counted)]
     calls = []
     sys.setprofile(lambda frame, event, _arg: calls.append(1) if event == "call" and frame.f_code.co_name == name
                    else None)
@@ -463,6 +465,39 @@ def test_a_tactic_with_a_question_that_says_something_asks_each_as_written(tmp_p
     asked, lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)")
     plain, plain_lines = calls_of_preparado(tmp_path, "\n  act: empujar when mirar(yo)", optimize=False)
     assert asked > 2 and lines == plain_lines, (asked, plain, lines)
+
+
+# Both preferences take their rival from blanco(yo), a value of the actor alone, and ask
+# listo_contra(yo, rival) of it; the first one's `when` fails after it, so both are tried.
+UN_BLANCO = UNA_VEZ.replace("tactic t:\n  act: golpear when preparado(yo)\n  act: empujar when preparado(yo){extra}", """\
+rule blanco(yo):
+  return first(enemies(yo))
+
+rule listo_contra(yo, rival):
+  return rival.FUE > 10
+
+tactic t:
+  act: empujar(rival: blanco(yo)) when listo_contra(yo, rival) and yo.FUE > rival.FUE + 20
+  act: empujar(rival: blanco(yo)) when listo_contra(yo, rival){extra}""")
+
+
+@pytest.mark.parametrize("counted", ["blanco", "listo_contra"])
+def test_a_question_of_the_actor_and_a_value_of_the_actor_alone_is_asked_once(tmp_path, counted):
+    # Issue 19: blanco(yo) gives both preferences their rival, and listo_contra(yo, rival) is asked
+    # of it by both: nothing changes until the chosen action runs, so each is asked once per
+    # decision (two combatants, one decision each), not once per preference as on the plain path.
+    once, lines = calls_of_preparado(tmp_path, "", rules=UN_BLANCO, counted=counted)
+    plain, plain_lines = calls_of_preparado(tmp_path, "", optimize=False, rules=UN_BLANCO, counted=counted)
+    assert once == 2 and plain == 4, (once, plain)
+    assert lines == plain_lines and lines[:2] == ["C0 golpea a C1", "C1 golpea a C0"], lines
+
+
+def test_a_value_of_the_actor_alone_is_worked_out_again_after_a_question_that_says_something(tmp_path):
+    # A `when` that says something (mirar) may change what blanco(yo) gives: asked as written.
+    extra = "\n  act: empujar(rival: blanco(yo)) when mirar(yo) and listo_contra(yo, rival)"
+    asked, lines = calls_of_preparado(tmp_path, extra, rules=UN_BLANCO, counted="blanco")
+    plain, plain_lines = calls_of_preparado(tmp_path, extra, optimize=False, rules=UN_BLANCO, counted="blanco")
+    assert asked == plain == 4 and lines == plain_lines, (asked, plain, lines)
 
 
 IN_PLACE = """sheet ficha:

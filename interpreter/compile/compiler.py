@@ -83,7 +83,7 @@ class Program:
 
 
 # The compiler's working state, thrown away with it.
-_TRANSIENT = ("alias", "owner", "_tmp", "frame", "lazy_events", "asked")
+_TRANSIENT = ("alias", "owner", "_tmp", "frame", "lazy_events", "asked", "chosen")
 
 
 class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):

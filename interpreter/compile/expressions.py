@@ -155,10 +155,23 @@ class ExpressionCompiler:
         if inlined is not None:
             return inlined
         call = f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
-        if self.asked is None or args != ["_c"]:
+        asked = self.asked_question(name, args)
+        if asked is None:
             return call
-        key = self.asked.setdefault(call, len(self.asked))   # a question of the actor alone, asked once per decision
+        key = self.asked.setdefault(asked, len(self.asked))   # asked once per decision
         return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
+
+    # In a decision that asks each question once: a preference's parameter (`_v1`) -> the code of
+    # the value of the actor alone it stands for (hoisting._asked_value).
+    chosen: dict = {}
+
+    def asked_question(self, name, args) -> str | None:
+        """The question a rule call asks, as the decision's dict `_a` knows it, where it is asked
+        once per decision (compiler.asking_once): of the actor alone, or of the actor and values
+        chosen from the actor alone (each named by the code that worked it out); else None."""
+        if self.asked is None or not args or any(a != "_c" and a not in self.chosen for a in args):
+            return None
+        return f"{self.gid('rule', name)}(_E{''.join(', ' + self.chosen.get(a, a) for a in args)})"
 
     # ------------------------------------------------------------ builtins, by name
     def b_function(self, name, x, args, scope):

@@ -61,11 +61,15 @@ def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action, hoist: bool):
     for kind, x, amount in parts:
         by_level[level(amount if kind == "cost" else x, later) if hoist else len(later)].append((kind, x, amount))
     args, depth = ["_c"], 1
+    c.chosen = {}
     for j in range(len(later) + 1):
         if j:
             param = a.params[j]
-            source = (f"{base}{i}_arg{j}(_E, {', '.join(args)})" if param.name in given
-                      else c.walked(param.domain, lambda: c.in_place(param.domain, a.params[:j], args)))
+            if c.asked is not None and param.name in given and level(given[param.name], later) == 0:
+                source = _asked_value(c, a, j, given[param.name])
+            else:
+                source = (f"{base}{i}_arg{j}(_E, {', '.join(args)})" if param.name in given
+                          else c.walked(param.domain, lambda: c.in_place(param.domain, a.params[:j], args)))
             c.emit(depth, f"for _v{j} in {source}:", p.span)
             args.append(f"_v{j}")
             depth += 1
@@ -76,6 +80,18 @@ def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action, hoist: bool):
     c.emit(depth, "_E.steps += 1")
     c.emit(depth, f"x_{c.gid('action', a.name)}(_E, {', '.join(args)})", p.span)
     c.emit(depth, "return True")
+
+
+def _asked_value(c, a, j: int, value) -> str:
+    """A parameter's value given by an expression of the actor alone, in a decision that asks
+    each question once (compiler.asking_once): worked out here, its rule calls asked once, and
+    noted as the value `_v{j}` stands for, so that a question of the actor and it (`combatiendo
+    (objetivo)` where `objetivo: blanco(yo)`) is asked once too, whichever preference asks it
+    (expressions.rule_call). None (no value) is no choice, as in the given value's function."""
+    code = c.in_place(value, a.params[:1], ["_c"])
+    c.chosen[f"_v{j}"] = code
+    t = c.tmp()
+    return f"(() if ({t} := {code}) is None else ({t},))"
 
 
 def _code(c, a, args, part) -> str:
