@@ -313,6 +313,13 @@ rule tirada(c):
 rule fuerte(c):
   return c.FUE >= 10
 
+rule blanco(yo):
+  return first([c for c in combatants() if c != yo])
+
+rule escoge(yo):
+  set yo.gastos = yo.gastos + 1
+  return first([c for c in combatants() if c != yo and roll 1D6 by yo as "escoge" > 2])
+
 message pega(a, b) "{a} golpea a {b}"
 message para(a) "{a} para"
 message evita(a) "{a} evita"
@@ -343,7 +350,7 @@ reaction esquivar(yo, e) to golpe:
   set e.dano = e.dano - 1
 
 tactic t:
-  act: golpear when {4}, esperar when {5}, golpear
+  act: golpear(rival: {8}) when {4} and {9}, esperar when {5}, golpear(rival: {8}) when {9}, golpear
   react golpe: esquivar when {6}, parar when {7}
 
 round asalto:
@@ -359,6 +366,10 @@ OF_YO = ["true", "yo.pv > 5", "yo.FUE >= 10", "yo.gastos < 3", "yo.acciones > 1"
          "not gasta(yo)", 'roll 1D6 by yo as "w" > 2', "gasta(yo) or suerte(yo) > 4", "entre(suerte(yo))",
          "tirada(yo).valor > 3", "fuerte(yo)"]
 OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "suerte(e.atacante) > 2 and e.dano > 0"]
+# A rival given by a value of the actor alone (pure, or one that rolls or sets a field), and what a
+# preference asks of it: a tactic that asks each question once asks these once too (hoisting.py).
+OF_GIVEN = ["blanco(yo)", "escoge(yo)", "first([c for c in combatants() if c != yo and gasta(yo)])"]
+OF_RIVAL = ["true", "rival.pv > 3", "fuerte(rival)", "gasta(rival)", "suerte(rival) > 2", "entre(suerte(yo))"]
 DUEL_ENCOUNTER = 'encounter "x"\nedition prueba\nrounds 3\n' + "".join(
     f"combatant {name}:\n  FUE {fue}\n  tactic t\n" for name, fue in (("Ana", 12), ("Beto", 8), ("Carla", 10)))
 
@@ -396,21 +407,25 @@ def _duel_runs(folder: Path, conditions, seed: int):
 
 def _duel(conditions) -> str:
     text = DUEL
-    for i, cond in enumerate(conditions):
+    for i, cond in enumerate((*conditions, "blanco(yo)", "true")[:10]):     # (the rival and its test: pure by default)
         text = text.replace("{%d}" % i, cond)
     return text
 
 
 DUEL_CONDITIONS = st.tuples(*[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2,
-                            *[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2)
+                            *[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2,
+                            st.sampled_from(OF_GIVEN), st.sampled_from(OF_RIVAL))
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(DUEL_CONDITIONS, st.sampled_from(SEEDS))
 @example(("entre(suerte(yo))", "tirada(yo).valor > 3", "entre(suerte(e.atacante))", "e.dano > 1", "gasta(yo)",
           "true", "suerte(e.atacante) > 2 and e.dano > 0", "entre(suerte(yo))"), 7)   # a roll read twice in place?
-@example(("fuerte(yo)", "yo.pv > 5", "e.dano > 1", "true", "not fuerte(yo)", "true", "e.dano > 1", "true"), 7)  # all pure:
-# the tactic asks fuerte(yo) once per decision (asking_once), and each combatant's answer is its own
+@example(("fuerte(yo)", "yo.pv > 5", "e.dano > 1", "true", "not fuerte(yo)", "true", "e.dano > 1", "true",
+          "blanco(yo)", "fuerte(rival)"), 7)  # all pure: the tactic asks fuerte(yo), blanco(yo) and
+# fuerte(rival) once per decision (asking_once), and each combatant's answer is its own
+@example(("yo.pv > 5", "true", "e.dano > 1", "true", "fuerte(yo)", "true", "e.dano > 1", "true",
+          "escoge(yo)", "gasta(rival)"), 1)     # a rival chosen by a roll, asked of by a question that sets a field
 def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
     plain, fast = duel_transcripts(conditions, seed)
     assert plain == fast, conditions
