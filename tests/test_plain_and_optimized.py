@@ -115,6 +115,7 @@ def compiled(body: str, optimize: bool):
     assert not diags, diags
     program = tiny(optimize)
     c = program._compiler()
+    c.plan = c.plan.with_nodes(decls, c.resolver)     # the optimizer's facts of the drawn rule too
     c.rule(decls[0])
     c.ns["__spans__"] = c.line_spans
     exec(c._compile("\n".join(c.lines) + "\n", f"{FILENAME} prop"), c.ns)  # noqa: S102 - the compiler's own output
