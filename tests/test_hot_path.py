@@ -197,18 +197,19 @@ def _events(program, path, seed):
 
 @pytest.mark.slow      # compiles every bundled edition twice (about 5 s); the small cases below stay in the fast profile
 def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allowed(monkeypatch):
-    # compiler.lazy_choice: an unscripted reactor tests each reaction as its tactic comes to it
+    # optimizer.lazy (Plan.lazy): an unscripted reactor tests each reaction as its tactic comes to it
     # (rt_ functions, and RF_ without a preference) instead of listing every reaction allowed
     # first. Every bundled encounter, on several seeds, says and rolls the same with and without.
     from pathlib import Path
     from grimorio.dsl.editions.loader import load_edition
-    from grimorio.interpreter.compile.compiler import Compiler, compile_checked
+    from grimorio.interpreter.compile import optimizer
+    from grimorio.interpreter.compile.compiler import compile_checked
     root = Path(__file__).resolve().parent.parent / "rulesets"
     editions = {p.parent.name for p in root.glob("*/*.enc")}
     lazy = {ed: compile_checked(load_edition(ed)) for ed in editions}
     from tests.compiled import has_function
     assert has_function(lazy["aquelarre"], "rt_") and has_function(lazy["aquelarre"], "RF_")   # the shortcut is taken
-    monkeypatch.setattr(Compiler, "lazy_choice", lambda self, event, single=False: False)
+    monkeypatch.setattr(optimizer, "lazy", lambda ruleset, event, purity: False)     # no event in the plan
     listed = {ed: compile_checked(load_edition(ed)) for ed in editions}
     assert not any(has_function(p, "rt_") or has_function(p, "RF_") for p in listed.values())
     for path in sorted(root.glob("*/*.enc")):
@@ -312,7 +313,7 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
     # with costs and requirements: the lazy choice (rt_) and the listed one say and roll the same.
     from hypothesis import given, settings, strategies as st
     from grimorio.dsl.editions.loader import load_edition
-    from grimorio.interpreter.compile import compiler as C
+    from grimorio.interpreter.compile import compiler as C, optimizer as O
     from tests.test_checker import write_edition
 
     prefs = st.lists(st.tuples(st.sampled_from(["cubrirse", "agacharse", "replicar"]), st.sampled_from(WHENS)),
@@ -327,12 +328,12 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
         lazy = C.compile_checked(load_edition("prueba", roots=[root]))
         from tests.compiled import has_function
         assert has_function(lazy, "rt_")
-        real = C.Compiler.lazy_choice
-        C.Compiler.lazy_choice = lambda self, event, single=False: False
+        real = O.lazy
+        O.lazy = lambda ruleset, event, purity: False        # no event in the plan
         try:
             listed = C.compile_checked(load_edition("prueba", roots=[root]))
         finally:
-            C.Compiler.lazy_choice = real
+            O.lazy = real
         people = "".join(f"combatant P{i}:\n  side s{i}\n  FUE {f}\n" for i, f in enumerate(strengths))
         enc = root / "x.enc"
         enc.write_text(f'encounter "x"\nedition prueba\nrounds 3\n{people}', encoding="utf-8")
