@@ -113,3 +113,22 @@ def test_CMB_18_the_tactic_does_not_roll_zafarse_without_pelea():
     """, arma_b='"Daga"', extra="do:\n  situar(Bandido, Rodrigo, 2)\n", strict=False))
     assert "  Bandido se lanza en Melé contra Rodrigo con la Daga: 1D100=80 contra 50% -> fallo" in r.lines
     assert not any("zafarse" in ln for ln in r.lines), r.text
+
+
+def test_the_opposite_number_counted_once_follows_a_rule_that_changes_sides():
+    # tacticas.rules reads each fighter's opposite number from what was counted with the places
+    # (distancias.rules, "contrarios"), not walking the enemies each decision. A rule (a house
+    # rule, a layer) may still change a side: then the one counted may be an ally now, and the
+    # tactic takes the one of his place among his enemies of now, as when it counted them each
+    # time, instead of an ally it could not attack (C0 stood idle against C1, who joined him).
+    from benchmarks.crowd import encounter_text
+    from grimorio.dsl.syntax.builder import build_encounter
+    from grimorio.interpreter.compile.programs import program_for
+    from grimorio.interpreter.run.encounter import Prepared
+    text = encounter_text(4, "aquelarre", varied=True, rounds=1) + (
+        "do:\n  colocar()\n  expect blanco(C0) == C1\n  set C1.side = \"sur\"\n"
+        "  expect blanco(C0) == C3\n  expect blanco(C2) == C3\n")
+    enc, diags = build_encounter(text, "bandos.enc")
+    assert not diags
+    out = Prepared(enc, program_for("aquelarre")).run(seed=1)
+    assert [v.ok for v in out.expectations] == [True] * 3, [(v.ok, v.left, v.right) for v in out.expectations]

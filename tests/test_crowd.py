@@ -38,6 +38,23 @@ def test_the_bundled_aquelarre_costs_about_the_same_per_combatant_round_from_8_t
     assert aquelarre_bytecodes(128) <= 2 * at8, (at8, aquelarre_bytecodes(128))
 
 
+# Issue 25: bytecodes per combatant-round of the varied crowd within 1.3x from 2 to 256 (seed 1, as
+# `python -m benchmarks --only crowd` prints them beside the target).
+FLAT = 1.3
+
+
+@pytest.mark.slow      # counting every bytecode of four crowds, 256 the largest (about 8 s)
+def test_the_varied_crowd_costs_within_1_3x_per_combatant_round_from_2_to_256():
+    # Once quadratic: 5,103 bytecodes per combatant-round at 2 and 110,315 at 256 (21.6x), when
+    # distances scanned each combatant's pairs and the tactic tested every rival for a ranged
+    # attack before choosing. Now each fighter reads his opposite number and those formed against
+    # him, counted once with the places (distancias.rules), and no question walks the crowd; what
+    # is left of the growth is what a melee does more than a duel (more attacks, more parries).
+    from benchmarks.crowd import crowd_bytecodes
+    per = {k: crowd_bytecodes(k, edition="aquelarre", varied=True) for k in (2, 16, 64, 256)}
+    assert all(per[k] <= FLAT * per[2] for k in per), {k: round(v / per[2], 3) for k, v in per.items()}
+
+
 def big_battle(rounds):
     from benchmarks.crowd import crowd
     return crowd(256, "aquelarre", varied=True, rounds=rounds).run(seed=1, record=False).engine

@@ -62,7 +62,7 @@ def _run(program, i) -> set[str]:
 
 def _all_known(rule, names) -> bool:
     """Whether the text shows the kind of every expression in the rule's body."""
-    resolve = lambda name: names.resolve(name, Scope())       # noqa: E731 - a rule without locals
+    resolve = lambda name, node=None: names.resolve(name, Scope())       # noqa: E731 - a rule without locals
     return all(K.kind(x, resolve) is not None for x in walk(rule.body)
                if isinstance(x, n.Node) and not isinstance(x, (n.Return, n.Arg)))
 

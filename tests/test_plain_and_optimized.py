@@ -27,6 +27,7 @@ from grimorio.interpreter.compile.compiler import FILENAME, compile_checked
 from grimorio.interpreter.run.dice import Dice, make_roll
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.dsl.check.front import load_encounter, roots_for
+from grimorio.dsl.check.resolver import rule_bindings
 from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.run.engine import Engine, guarded
 from grimorio.interpreter.run.transcript import render_jsonl, render_text
@@ -115,7 +116,8 @@ def compiled(body: str, optimize: bool):
     assert not diags, diags
     program = tiny(optimize)
     c = program._compiler()
-    c.plan = c.plan.with_nodes(decls, c.resolver)     # the optimizer's facts of the drawn rule too
+    c.bindings = rule_bindings(program.ruleset, decls[0])       # the resolver's, as check would give them
+    c.plan = c.plan.with_nodes(decls, c.bound)     # the optimizer's facts of the drawn rule too
     c.rule(decls[0])
     c.ns["__spans__"] = c.line_spans
     exec(c._compile("\n".join(c.lines) + "\n", f"{FILENAME} prop"), c.ns)  # noqa: S102 - the compiler's own output

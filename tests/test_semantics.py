@@ -680,8 +680,8 @@ def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
     every value is no larger than its magnitude."""
     from grimorio.dsl.syntax import nodes as n
 
-    def callee(name):
-        return name if name in ("floor", "ceil") else None
+    def callee(call):
+        return call.func.id if call.func.id in ("floor", "ceil") else None
     try:
         value = semantic_value(node, x)
     except (ValueBound, Refusal):

@@ -110,7 +110,7 @@ def _tallies(rs) -> list[Diagnostic]:
     out, names = [], Resolver(rs)
     for d in rs.all(n.Tally):
         scope = Scope({d.param} if d.param else set())
-        k = K.kind(d.value, lambda name, scope=scope: names.resolve(name, scope))
+        k = K.kind(d.value, lambda name, node=None, scope=scope: names.resolve(name, scope))
         allowed = (K.BOOL,) if isinstance(d, (n.Stands, n.Draw)) else (K.NUMBER, K.BOOL)
         if k is not None and k not in allowed:
             out.append(Diagnostic("E0030", f'"{d.name}" must give {", or ".join(allowed)}, not {k}', d.value.span,

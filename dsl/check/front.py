@@ -37,7 +37,7 @@ def checked_edition(name: str, roots, span=None, sources=None, houses=()):
     """An edition loaded with its house-rule files and checked, once per process: (its ruleset,
     its warnings, its facts, its names' Resolver). Raises GrimorioError with its errors."""
     from ..editions.loader import load_edition
-    from .names import Resolver
+    from .resolver import bindings_of
     key = (name, tuple(map(str, roots or ())), tuple(map(str, houses)))
     found = _checked.get(key)
     if found is None:
@@ -47,7 +47,7 @@ def checked_edition(name: str, roots, span=None, sources=None, houses=()):
         finally:
             if sources is not None:
                 sources.texts.update(own.texts)
-        found = _checked[key] = (rs, check_edition(rs), facts_of(rs), Resolver(rs))
+        found = _checked[key] = (rs, check_edition(rs), facts_of(rs), bindings_of(rs).resolver)
     elif sources is not None:
         sources.texts.update(found[0].sources.texts)
     return found

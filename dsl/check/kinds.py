@@ -103,7 +103,7 @@ def row_kind(d) -> Kind:
 
 
 def _name(node, resolve):
-    r = resolve(node.id)
+    r = resolve(node.id, node)
     if r is None:
         return None
     if r.kind == "known":               # a local whose kind the text shows (the checker's scopes)
@@ -147,7 +147,7 @@ def _binary(node, resolve):
 
 def _attr(node, resolve):
     if isinstance(node.obj, n.Name):
-        r = resolve(node.obj.id)
+        r = resolve(node.obj.id, node.obj)
         if r is not None and r.kind == "condition" and not r.target.grades:
             return (row_kind(r.target).fields or {}).get(node.name)     # a state's data: STATE.column
         if r is not None and r.kind == "condition":
@@ -159,7 +159,7 @@ def _attr(node, resolve):
 
 def _index(node, resolve):
     if isinstance(node.obj, n.Name):
-        r = resolve(node.obj.id)
+        r = resolve(node.obj.id, node.obj)
         if r is not None and r.kind == "table":
             return row_kind(r.target)
     k = kind(node.obj, resolve)
@@ -169,7 +169,7 @@ def _index(node, resolve):
 def _rows(node, resolve):
     """rows(TABLE): a list of the table's rows, their columns known."""
     arg = node.args[0].value if len(node.args) == 1 else None
-    r = resolve(arg.id) if isinstance(arg, n.Name) else None
+    r = resolve(arg.id, arg) if isinstance(arg, n.Name) else None
     if r is None or r.kind != "table":
         return LIST
     return Kind(LIST, row_kind(r.target), bool(r.target.rows))
@@ -188,7 +188,7 @@ def _item(k):
 def _call(node, resolve):
     if not isinstance(node.func, n.Name):
         return None
-    r = resolve(node.func.id)
+    r = resolve(node.func.id, node.func)
     if r is None or r.kind != "builtin":
         return None
     name, args = r.target, [kind(a.value, resolve) for a in node.args]
@@ -238,8 +238,8 @@ def _search(node, resolve):
 
 def _binding(resolve, var, item):
     """`resolve`, with `var` a comprehension's variable holding items of this kind (None: unknown)."""
-    def inner(name):
-        return resolve(name) if name != var else Resolved("known", item) if item else Resolved("local")
+    def inner(name, node=None):
+        return resolve(name, node) if name != var else Resolved("known", item) if item else Resolved("local")
     return inner
 
 
@@ -282,7 +282,9 @@ KIND_OF = {
 
 
 def kind(node, resolve) -> str | None:
-    """The kind of a node; `resolve(name)` gives a Resolved or None."""
+    """The kind of a node; `resolve(name, node)` gives a Resolved or None: what the name means at
+    that Name node (the checker looks the name up in its scope, the compiler reads the node's
+    binding); `node` is None for a check's name (CHECK)."""
     f = KIND_OF.get(type(node))
     return f(node, resolve) if f is not None else None
 
@@ -373,7 +375,7 @@ def check_field(node: n.Attr, resolve):
     """`x.NAME` where the text shows x's kind: a record, a table's row or a grade has the fields it
     shows; a number, a text, a list and the like have none (E0203, as the run would say)."""
     if isinstance(node.obj, n.Name):
-        r = resolve(node.obj.id)
+        r = resolve(node.obj.id, node.obj)
         if r is not None and r.kind in ("condition", "combatant"):
             return                          # Condition.Grade (names.check_attr); a combatant's sheet
     k = kind(node.obj, resolve)

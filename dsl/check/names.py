@@ -61,11 +61,11 @@ class Scope:
     condition: n.Condition | None = None
     combatants: tuple = ()
     allow_it: bool = False
-    # Local name -> the Python name of its binding, given by the compiler (a number, never the
-    # spelling); the checker's scopes leave it empty.
+    # Local name -> its slot: the Python name of its binding, given by the resolver (a number,
+    # never the spelling; dsl/check/bindings.py).
     ids: dict = field(default_factory=dict)
-    # Local name -> the kind its value has where the text shows it (dsl/check/kinds.py); the checker's
-    # scopes only. A name bound anew forgets it.
+    # Local name -> the kind its value has where the text shows it (dsl/check/kinds.py). A name
+    # bound anew forgets it.
     kinds: dict = field(default_factory=dict)
 
     def child(self, *names) -> "Scope":
@@ -84,15 +84,19 @@ class Scope:
         kinds = {k: v for k, v in self.kinds.items() if k not in names}
         return Scope(self.locals, self.condition, self.combatants, self.allow_it, self.ids, kinds)
 
-    def bound(self, ids: dict) -> "Scope":
-        """These locals visible too, each named by its binding."""
-        return Scope(self.locals | set(ids), self.condition, self.combatants, self.allow_it, {**self.ids, **ids})
+    def bound(self, ids: dict, kind=None) -> "Scope":
+        """These locals visible too, each named by its slot (the resolver's, dsl/check/bindings.py),
+        holding a value of this kind (None: a kind the text does not show)."""
+        kinds = {k: v for k, v in self.kinds.items() if k not in ids} if self.kinds else {}
+        if kind is not None:
+            kinds.update(dict.fromkeys(ids, kind))
+        return Scope(self.locals | set(ids), self.condition, self.combatants, self.allow_it, {**self.ids, **ids}, kinds)
 
 
 @dataclass(frozen=True)
 class Resolved:
     kind: str          # local grade combatant rule table condition var outcome builtin it
-    target: object = None      # a local: its binding's Python name (compiler scopes only)
+    target: object = None      # a local: its slot (dsl/check/bindings.py)
 
 
 _KNOWN_FIELDS: dict[tuple[int, ...], tuple[tuple, frozenset[str]]] = {}    # declarations' ids -> (them, fields)

@@ -6,9 +6,10 @@ key), so an unknown name or rule is reported by `check` with the other
 static errors, before anything is compiled; so are the kinds the text shows
 (dsl/check/kinds.py: rolling a number, a text in arithmetic, `in` a text).
 
-The scopes are the compiler's: `names.Resolver` answers what a name is; this
-pass walks the declarations (dispatch by node class) and reports what it
-cannot answer.
+`names.Resolver` answers what a name is in a scope; this pass walks the
+declarations (dispatch by node class), reports what it cannot answer, and
+writes down what it found (dsl/check/bindings.py): each name node's binding,
+each local's slot. The compiler reads those and knows no scope rule.
 """
 from __future__ import annotations
 
@@ -19,24 +20,77 @@ from ..syntax import nodes as n
 from .searches import search_problems, unguarded_first
 from .sheets import all_fields, fields_by_sheet
 from ..diagnostics import Diagnostic, GrimorioError, did_you_mean
+from .bindings import Bindings
 from .names import BUILTINS, Resolved, Resolver, Scope, bind_args, check_attr, check_builtin_args, emit_args, given_roll, known, walk
 
 
 def resolve_ruleset(rs) -> list[Diagnostic]:
-    return _Walker(rs).run()
+    """The ruleset's names checked; their bindings kept for `bindings_of`."""
+    walker = _Walker(rs)
+    out = walker.run()
+    _keep(_BOUND, id(rs), (rs, walker.bound))
+    return out
+
+
+def bindings_of(rs) -> Bindings:
+    """The bindings the resolver wrote down when it checked `rs`; walked again when it was not
+    checked in this process (a program read back from the program cache)."""
+    found = _BOUND.get(id(rs))
+    if found is None or found[0] is not rs:
+        resolve_ruleset(rs)
+        found = _BOUND[id(rs)]
+    return found[1]
 
 
 def resolve_script(rs, stmts, exprs, combatants, names: Resolver | None = None) -> list[Diagnostic]:
     """An encounter's own statements and expectations, checked against its ruleset the same way
-    (the one place `expect` may stand). `names`: the ruleset's Resolver, if one is at hand (making
-    one walks the whole ruleset)."""
+    (the one place `expect` may stand); their bindings kept for `script_bindings`. `names`: the
+    ruleset's Resolver, if one is at hand (making one walks the whole ruleset)."""
+    stmts, exprs, combatants = tuple(stmts), tuple(exprs), tuple(combatants)
     walker = _Walker(rs, script=True, names=names)
-    walker.names = walker.names.knowing_records(tuple(stmts) + tuple(exprs))
-    scope = Scope(combatants=tuple(combatants))
-    walker.block(tuple(stmts), scope)
+    walker.names = walker.names.knowing_records(stmts + exprs)
+    walker.bound = Bindings(walker.names, (rs, stmts, exprs), base=lambda: bindings_of(rs))
+    scope = Scope(combatants=combatants)
+    walker.block(stmts, scope)
     for x in exprs:
         walker.expr(x, scope)
+    _keep(_SCRIPTS, _script_key(rs, stmts, exprs, combatants), walker.bound)
     return walker.out
+
+
+def script_bindings(rs, stmts, exprs, combatants, names: Resolver | None = None) -> Bindings:
+    """The bindings of an encounter's own statements and expectations (those of its ruleset
+    behind them), as `resolve_script` wrote them down when the front end checked them."""
+    stmts, exprs, combatants = tuple(stmts), tuple(exprs), tuple(combatants)
+    key = _script_key(rs, stmts, exprs, combatants)
+    if key not in _SCRIPTS:
+        resolve_script(rs, stmts, exprs, combatants, names)
+    return _SCRIPTS[key]
+
+
+def rule_bindings(rs, rule: n.Rule) -> Bindings:
+    """The bindings of a rule that is not one of the ruleset's (a test's, compiled unchecked against
+    it), those of the ruleset behind them."""
+    walker = _Walker(rs, script=True)
+    walker.bound = Bindings(walker.names, (rs, rule), base=lambda: bindings_of(rs))
+    walker.block(rule.body, walker.params(rule.params))
+    return walker.bound
+
+
+def _script_key(rs, stmts, exprs, combatants) -> tuple:
+    return id(rs), tuple(map(id, stmts)), tuple(map(id, exprs)), combatants
+
+
+# The bindings of the last rulesets and scripts checked (each holds its nodes: their ids stay theirs).
+_BOUND: dict = {}
+_SCRIPTS: dict = {}
+
+
+def _keep(kept: dict, key, value, most: int = 32):
+    kept.pop(key, None)
+    kept[key] = value
+    while len(kept) > most:
+        del kept[next(iter(kept))]
 
 
 class _Walker:
@@ -51,6 +105,38 @@ class _Walker:
         self.script = script
         self.loops = 0                  # loops around the statement walked, in its compiled function
         self.named_columns: set = set()       # (table, column) that condition_named reads, checked once
+        self.bound = Bindings(self.names, (rs,))      # what it found: each name's binding, each local's slot
+        self.prefix = "_e" if script else "_l"      # a script's slots never meet its ruleset's
+        self.frame: dict[str, str] = {}       # a name -> the slot a statement gives it where it is new
+        self.made = 0                   # slots made so far
+
+    # ------------------------------------------------------------ slots
+    def new_slot(self) -> str:
+        self.made += 1
+        return f"{self.prefix}{self.made}"
+
+    def fresh(self, scope: Scope, node, part, name, kind=None) -> Scope:
+        """`name` bound anew at `node` (a parameter, a comprehension's or a search's variable, `it`),
+        shadowing any local of the same name: a slot of its own. A parameter or a field keeps its
+        one slot wherever its declaration is walked."""
+        key = id(node) if part is None else (id(node), part)
+        slot = self.bound.slots.get(key) or self.bound.slots.setdefault(key, self.new_slot())
+        return scope.bound({name: slot}, kind)
+
+    def params(self, params, **given) -> Scope:
+        scope = Scope(**given)
+        for p in params:
+            scope = self.fresh(scope, p, None, p.name)
+        return scope
+
+    def let(self, scope: Scope, node, part, name) -> Scope:
+        """`name` bound by a statement at `node` (let, a loop's variable, a decision table's output): a
+        local keeps its slot (a second let replaces the value, as the language says); a new name takes
+        the one slot its walk gives that name, so every branch of an `if` binds it alike and the name
+        is known after it."""
+        slot = scope.ids.get(name) or self.frame.get(name) or self.frame.setdefault(name, self.new_slot())
+        self.bound.slots[id(node) if part is None else (id(node), part)] = slot
+        return scope.bound({name: slot})
 
     def fail(self, code, message, span, help=None):
         self.out.append(Diagnostic(code, message, span, help))
@@ -58,19 +144,20 @@ class _Walker:
     def run(self) -> list[Diagnostic]:
         rs = self.rs
         for d in rs.all(n.Rule):
-            self.block(d.body, _params(d.params))
+            self.block(d.body, self.params(d.params))
         for d in rs.all(n.Check):
-            scope = _params(d.params)
+            scope = self.params(d.params)
             self.expr(d.dice, scope)
-            self.decide(d.decide, scope.child(d.roll_name))
+            self.decide(d.decide, self.let(scope, d, "roll", d.roll_name))
         for d in rs.all(n.Message):
+            scope = self.params(d.params)
             for part in d.parts:
                 if not isinstance(part, str):
-                    self.expr(part, _params(d.params))
+                    self.expr(part, scope)
         for d in rs.all(n.Condition):
             if d.on_receive is not None:
                 params, body = d.on_receive
-                self.block(body, Scope({p.name for p in params}, condition=d))
+                self.block(body, self.params(params, condition=d))
         for d in rs.all(n.Action) + rs.all(n.Reaction):
             self.doing(d)
         for d in rs.all(n.Tactic):
@@ -88,11 +175,11 @@ class _Walker:
         for d in rs.all(n.Sheet):
             scope = Scope()
             for f in inherited[d.name][:len(inherited[d.name]) - len(d.fields)]:
-                scope = scope.child(f.name)
+                scope = self.fresh(scope, f, None, f.name)
             for f in d.fields:
                 if f.default is not None:
                     self.expr(f.default, scope)
-                scope = scope.child(f.name)
+                scope = self.fresh(scope, f, None, f.name)
         for d in rs.all(n.Var):
             self.expr(d.value, Scope())
         for d in rs.all(n.Event):                 # a field's default, read where the event is declared
@@ -100,19 +187,18 @@ class _Walker:
                 if default is not None:
                     self.expr(default, Scope())
         for d in rs.all(n.Tally):
-            self.expr(d.value, Scope({d.param} if d.param else set()))
+            self.expr(d.value, self.fresh(Scope(), d, "param", d.param) if d.param else Scope())
         return self.out
 
     # ------------------------------------------------------------ declarations
     def doing(self, d):
         """An action or a reaction: its lists, costs, requirements and body."""
-        names = [p.name for p in d.params]
-        if isinstance(d, n.Reaction) and d.by is not None and len(names) == 2:
-            self.expr(d.by, Scope({names[1]}))
+        if isinstance(d, n.Reaction) and d.by is not None and len(d.params) == 2:
+            self.expr(d.by, self.params(d.params[1:2]))
         for i, p in enumerate(d.params):
             if p.domain is not None:
-                self.expr(p.domain, Scope(set(names[:i])))
-        scope = Scope(set(names))
+                self.expr(p.domain, self.params(d.params[:i]))
+        scope = self.params(d.params)
         for _f, amount in d.costs:
             self.expr(amount, scope)
         for r in d.requires:
@@ -128,18 +214,20 @@ class _Walker:
             names = [x.name for x in target.params]
             for a in p.args:
                 if a.name in names[1:]:
-                    self.expr(a.value, Scope(set(names[:names.index(a.name)])))
+                    self.expr(a.value, self.params(target.params[:names.index(a.name)]))
             if p.when is not None:
-                self.expr(p.when, Scope(set(names)))
+                self.expr(p.when, self.params(target.params))
+        asked = self.bound.slots.setdefault((id(d), "asked"), self.new_slot()) if d.choose else None
         for i, p in enumerate(d.choose):
             if p.who == "it" and (i == 0 or d.choose[i - 1].who_span != p.who_span):     # once per line
                 self.fail("E0202", '"it" is the item being chosen: the combatant asked needs another name',
                           p.who_span, "name it otherwise in the brackets after choose, such as choose(who)")
-            self.pick(p)
+            self.pick(p, asked)
 
-    def pick(self, p: n.Pick):
-        """A tactic's answer to choose(c, list): `it` is the item, the line's name the combatant asked."""
-        scope = Scope({"it"} | ({p.who} if p.who else set()))
+    def pick(self, p: n.Pick, asked: str):
+        """A tactic's answer to choose(c, list): `it` is the item, the line's name the combatant asked
+        (one slot, `asked`, for every line of the tactic)."""
+        scope = self.fresh(Scope().bound({p.who: asked} if p.who else {}), p, "it", "it")
         self.collect(K.expect_number, p.key, self.resolving(scope), f'the key of "{p.order}"')
         self.expr(p.key, scope)
         if p.when is not None:
@@ -159,12 +247,13 @@ class _Walker:
 
     def s_Let(self, s: n.Let, scope):
         self.expr(s.value, scope)
-        return scope.typed(s.name, K.held(K.kind(s.value, self.resolving(scope))))
+        return self.let(scope, s, None, s.name).typed(s.name, K.held(K.kind(s.value, self.resolving(scope))))
 
     def s_Set(self, s: n.Set, scope):
         t = s.target
         if isinstance(t, n.Name):
             r = self.names.resolve(t.id, scope)
+            self.bound.names[id(t)] = r
             if r is None or r.kind not in ("var", "local"):
                 self.fail("E0204", f'"{t.id}" cannot be set', t.span,
                           'set a field ("set c.FIELD = ...") or a var; use "let" for a local')
@@ -214,6 +303,8 @@ class _Walker:
         return scope
 
     def s_CardOp(self, s: n.CardOp, scope):
+        if s.grade is not None and s.grade in scope.locals:         # a grade held in a local
+            self.bound.slots[(id(s), "grade")] = scope.ids[s.grade]
         self.expr(s.who, scope)
         ct = self.conditions.get(s.condition)
         if s.grade_source is not None:
@@ -240,10 +331,9 @@ class _Walker:
         """`remove c cond [g]` with `cond` a local: it must hold a condition (where the text shows what it
         holds); a grade named by a word must be a grade of some condition (which one holds is read when
         it runs)."""
-        where = s.cond_span or s.span
-        self.collect(K.expect_condition, n.Name(where, s.condition), self.resolving(scope), f'"{s.op}"')
-        if s.condition not in scope.locals:         # a var, or a name of another kind (a rule is no value)
-            self.expr(n.Name(where, s.condition), scope)
+        named = self.bound.held_names[id(s)] = n.Name(s.cond_span or s.span, s.condition)
+        self.collect(K.expect_condition, named, self.resolving(scope), f'"{s.op}"')
+        self.expr(named, scope)             # a local, a var, or a name of another kind (a rule is no value)
         self.held_grade(s, scope)
 
     def held_grade(self, s: n.CardOp, scope):
@@ -290,18 +380,20 @@ class _Walker:
         # After it, a name is known if every way through binds it, of a kind if every way gives it that kind.
         after = scope
         for name in set.intersection(*(e.locals for e in ends)):
-            after = after.typed(name, K.join_all([e.kinds.get(name) for e in ends]))
+            after = after.bound({name: ends[0].ids[name]}, K.join_all([e.kinds.get(name) for e in ends]))
         return after
 
     def s_For(self, s: n.For, scope):
+        self.bound.arounds[id(s)] = scope.locals
         self.collect(K.expect_list, s.iter, self.resolving(scope))
         self.expr(s.iter, scope)
         item = K.held(K.item_kind(s.iter, self.resolving(scope)))
         loop = self.looping(scope, s.body, s.var)        # a local it walks with holds an item after it
+        keyed = self.fresh(loop, s, "it", "it", item)
         for key in (s.key, *(k.key for k in s.more)) if s.key is not None else ():
-            self.expr(key, loop.typed("it", item))
+            self.expr(key, keyed)
         # `for group`: the name holds the list of the items of one key (never empty), not an item.
-        inner = loop.typed(s.var, K.Kind(K.LIST, item, True) if s.group else item)
+        inner = self.let(loop, s, None, s.var).typed(s.var, K.Kind(K.LIST, item, True) if s.group else item)
         if s.where is not None:
             self.expr(s.where, inner)
         self.nested(s, lambda: self.block(s.body, inner))
@@ -352,7 +444,7 @@ class _Walker:
                 self.expr(row.output, scope)
         if d.output == "then":
             return scope.forget({x for row in d.rows if isinstance(row.output, tuple) for x in _assigned(row.output)})
-        return scope.child(d.output)
+        return self.let(scope, d, None, d.output)
 
     # ------------------------------------------------------------ expressions
     def expr(self, x, scope: Scope):
@@ -404,7 +496,7 @@ class _Walker:
         """How dsl/check/kinds.py resolves a name here: a local whose kind the text shows, as that kind."""
         kinds = scope.kinds
 
-        def resolve(name):
+        def resolve(name, node=None):
             if name in kinds and name in scope.locals:
                 return Resolved("known", kinds[name])
             if name.startswith(K.CHECK):
@@ -452,7 +544,7 @@ class _Walker:
         self.expr(x.obj, scope)
 
     def x_Name(self, x: n.Name, scope):
-        r = self.names.resolve(x.id, scope)
+        r = self.bound.names[id(x)] = self.names.resolve(x.id, scope)
         if r is None:
             self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.names.candidates(scope)) or
                       "a name is a local (let, a parameter, a loop's variable), a combatant, or a table, condition, "
@@ -474,8 +566,9 @@ class _Walker:
             self.expr(x.func, scope)
             self.args(x.args, scope)
             return
-        r = self.names.callee(x.func.id)
-        if r is None and self.names.resolve(x.func.id, scope) is not None:
+        r = self.bound.names[id(x)] = self.names.callee(x.func.id)
+        named = self.bound.names[id(x.func)] = self.names.resolve(x.func.id, scope)      # as a value (kinds.py)
+        if r is None and named is not None:
             self.fail("E0204", f'"{x.func.id}" is not a rule and cannot be called', x.func.span)
         elif r is None:
             self.fail("E0201", f'unknown rule "{x.func.id}"', x.func.span,
@@ -553,10 +646,10 @@ class _Walker:
 
     def x_Comprehension(self, x: n.Comprehension, scope):
         inner = scope
-        for var, items, cond in x.clauses():     # each clause sees the variables of those before it
+        for i, (var, items, cond) in enumerate(x.clauses()):     # each clause sees the variables of those before it
             self.collect(K.expect_list, items, self.resolving(inner))
             self.expr(items, inner)
-            inner = inner.typed(var, K.held(K.item_kind(items, self.resolving(inner))))
+            inner = self.fresh(inner, x, i, var, K.held(K.item_kind(items, self.resolving(inner))))
             if cond is not None:
                 self.expr(cond, inner)
         self.expr(x.elt, inner)
@@ -564,7 +657,7 @@ class _Walker:
     def x_Search(self, x: n.Search, scope):
         self.collect(K.expect_list, x.iter, self.resolving(scope), x.kind)
         self.expr(x.iter, scope)
-        inner = scope.typed(x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
+        inner = self.fresh(scope, x, None, x.var, K.held(K.item_kind(x.iter, self.resolving(scope))))
         self.expr(x.cond, inner)
         if x.default is not None:
             self.expr(x.default, scope)
@@ -584,10 +677,6 @@ class _Walker:
     def args(self, args, scope):
         for a in args:
             self.expr(a.value, scope)
-
-
-def _params(params) -> Scope:
-    return Scope({p.name for p in params})
 
 
 def _assigned(body) -> set:

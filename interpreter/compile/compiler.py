@@ -14,7 +14,9 @@ from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, InlinedSpan, Span
-from ...dsl.check.names import BUILTINS, Resolver, Scope, walk
+from ...dsl.check.names import BUILTINS, walk
+from ...dsl.check.bindings import Bindings
+from ...dsl.check.resolver import bindings_of, script_bindings
 from ...dsl.check.purity import Purity
 from ...dsl.check.sheets import fields_by_sheet
 from ...dsl.check.front import check_edition, facts_of
@@ -67,7 +69,9 @@ class Program:
         for attr, copy in self._PER_COMPILE.items():
             setattr(compiler, attr, copy(getattr(self, attr)))
         compiler.lines, compiler.line_spans, compiler.line_owner = [], [], []
-        compiler.alias, compiler.owner, compiler._tmp, compiler.frame = {}, "encounter", 0, {}
+        compiler.alias, compiler.owner, compiler._tmp = {}, "encounter", 0
+        # The ruleset's bindings, walked again only if code of its own reads them (a program read back).
+        compiler.bindings = Bindings(self.resolver, base=lambda: bindings_of(self.ruleset))
         return compiler
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
@@ -83,7 +87,8 @@ class Program:
 
 
 # The compiler's working state, thrown away with it.
-_TRANSIENT = ("alias", "owner", "_tmp", "frame", "lazy_events", "asked", "chosen")
+# The resolver's bindings are keyed by the nodes' ids: never stored (a program read back asks again).
+_TRANSIENT = ("alias", "owner", "_tmp", "lazy_events", "asked", "chosen", "bindings")
 
 
 class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
@@ -94,7 +99,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
 
     def __init__(self, ruleset, optimize: bool = True):
         self.ruleset = ruleset
-        self.resolver = Resolver(ruleset)
+        self.bindings = bindings_of(ruleset)      # the resolver's: what each name means, each local's slot
+        self.resolver = self.bindings.resolver    # the ruleset's names, for an encounter's check
         self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
                                          "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range, "id": id}, "H": H, "S": S, "Fraction": Fraction,
                          "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math, **S.IN_PLACE,
@@ -109,13 +115,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self._tmp = 0
         self.gids: dict[tuple, str] = {}
         self.alias: dict[str, str] = {}       # a parameter's binding -> its argument, in a requirement tested in place
-        self.frame: dict[str, str] = {}       # a name -> the binding a statement gives it where it is new
         self.leaves: dict[str, bool] = {}
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
         self.lazy_events: set[str] = set()    # the events whose reactor chooses lazily (emitter)
-        self.plan = optimize_pass(ruleset, self.resolver, self.purity, self.counted_by_caller) if optimize else PLAIN
-        self.ns["_F"] = {name: mangle(name) for name in self.resolver.fields}    # this program's own fields
+        self.plan = optimize_pass(ruleset, self.bound, self.purity, self.counted_by_caller) if optimize else PLAIN
+        self.ns["_F"] = {name: mangle(name) for name in self.bindings.fields}    # this program's own fields
         self._build_data()
         self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
         self.format = build_format(ruleset)            # how messages print values
@@ -191,16 +196,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.owner = "var"
         self.emit(1, "pass")
         for v in self.vars:
-            self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value, Scope())}", v.span)
-
-    def param_scope(self, params, **given) -> Scope:
-        """A function's scope: each parameter a binding of its own."""
-        return self.fresh(Scope(**given), *(p.name for p in params))
+            self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value, None)}", v.span)
 
     def rule(self, d: n.Rule):
         self.owner = f"rule {d.name}"
-        scope = self.param_scope(d.params)
-        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(scope, d.params)}):", d.span)
+        scope = None
+        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
         if not self.counted_by_caller(d):
             # A call of a rule that makes many calls, or calls back, is a step (calls can multiply:
             # f calls f twice); a leaf rule's cost is its caller's call and its own loops, counted
@@ -213,23 +214,22 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
         # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
-        scope = self.param_scope(d.params)
-        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(scope, d.params)}, _given=None):",
+        scope = None
+        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):",
                   d.span)
         rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
-        scope = self.bind(scope, d.roll_name)
-        self.emit(1, f"{scope.ids[d.roll_name]} = {rolled} if _given is None else _given", d.dice.span)
-        scope = self.decide(d.decide, 1, scope)
-        names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
+        self.emit(1, f"{self.slot(d, 'roll')} = {rolled} if _given is None else _given", d.dice.span)
+        self.decide(d.decide, 1, scope)
+        slots = [self.slot(p) for p in d.params] + [self.slot(d, "roll"), self.slot(d.decide)]
         cls = self.k(self.check_types[d.name], "check")
-        self.emit(1, f"_r = {cls}._new({', '.join(scope.ids[x] for x in names)})")
+        self.emit(1, f"_r = {cls}._new({', '.join(slots)})")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
         self.emit(1, "return _r")
 
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
-        scope = self.param_scope(d.params)
-        self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(scope, d.params)}):", d.span)
+        scope = None
+        self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(d.params)}):", d.span)
         if not d.parts:
             return self.emit(1, "return ''", d.span)
         self.emit(1, "return ''.join((", d.span)
@@ -243,19 +243,17 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             return
         self.owner = f"condition {d.name}"
         params, body = d.on_receive
-        scope = self.param_scope(params, condition=d)
-        self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(scope, params)}):", d.span)
-        self.block(body, 1, scope)
+        self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(params)}):", d.span)
+        self.block(body, 1, None)
 
-    def _cost_and_req(self, d, scope, depth):
-        self.emit(depth, f"return {self.req_expr(d, [scope.ids[p.name] for p in d.params])}")
+    def _cost_and_req(self, d, depth):
+        self.emit(depth, f"return {self.req_expr(d, [self.slot(p) for p in d.params])}")
 
     def req_expr(self, d, args: list[str]) -> str:
         """Whether an action or reaction is allowed: its costs are affordable and its
         requirements hold, compiled in place for the arguments (code) given."""
-        saved = self.alias
-        scope = self.param_scope(d.params)
-        self.alias = {scope.ids[p.name]: a for p, a in zip(d.params, args)}
+        saved, scope = self.alias, None
+        self.alias = {self.slot(p): a for p, a in zip(d.params, args)}
         try:
             actor = args[0]
             conds = []
@@ -269,10 +267,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
     def in_place(self, node, params, args) -> str:
         """An expression over some parameters, compiled for the given arguments."""
         saved = self.alias
-        scope = self.param_scope(params)
-        self.alias = {scope.ids[p.name]: a for p, a in zip(params, args)}
+        self.alias = {self.slot(p): a for p, a in zip(params, args)}
         try:
-            return self.expr(node, scope)
+            return self.expr(node, None)
         finally:
             self.alias = saved
 
@@ -281,7 +278,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         return sheets[0].fields if sheets else ()
 
     def _pay(self, d, scope, depth):
-        actor = scope.ids[d.params[0].name]
+        actor = self.slot(d.params[0])
         for f, amount in d.costs:
             code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
             if isinstance(amount, n.Const) and type(amount.value) is int and amount.value >= 0:     # a written cost, which the requirement field >= cost left affordable
@@ -293,26 +290,23 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.owner = f"action {d.name}"
         m = self.gid("action", d.name)
         for i, p in enumerate(d.params[1:], 1):
-            before = self.param_scope(d.params[:i])
-            self.emit(0, f"def d_{m}_{i}(_E{self.params(before, d.params[:i])}):", p.span)
-            self.emit(1, f"return {self.expr(p.domain, before)}", p.domain.span)
+            self.emit(0, f"def d_{m}_{i}(_E{self.params(d.params[:i])}):", p.span)
+            self.emit(1, f"return {self.expr(p.domain, None)}", p.domain.span)
         self.doing(d, m)
 
     def doing(self, d, m):
         """An action's or a reaction's test (costs and requirements) and its body, which pays first."""
-        scope = self.param_scope(d.params)
-        self.emit(0, f"def q_{m}(_E{self.params(scope, d.params)}):", d.span)
-        self._cost_and_req(d, scope, 1)
-        self.emit(0, f"def x_{m}(_E{self.params(scope, d.params)}):", d.span)
-        self._pay(d, scope, 1)
-        self.block(d.body, 1, scope)
+        self.emit(0, f"def q_{m}(_E{self.params(d.params)}):", d.span)
+        self._cost_and_req(d, 1)
+        self.emit(0, f"def x_{m}(_E{self.params(d.params)}):", d.span)
+        self._pay(d, None, 1)
+        self.block(d.body, 1, None)
 
     def reaction(self, d: n.Reaction):
         self.owner = f"reaction {d.name}"
         m = self.gid("reaction", d.name)
-        event = self.param_scope(d.params[1:2])
-        self.emit(0, f"def w_{m}(_E{self.params(event, d.params[1:2])}):", d.by.span)
-        self.emit(1, f"return {self.expr(d.by, event)}", d.by.span)
+        self.emit(0, f"def w_{m}(_E{self.params(d.params[1:2])}):", d.by.span)
+        self.emit(1, f"return {self.expr(d.by, None)}", d.by.span)
         self.doing(d, m)
 
     def emitter(self, event: str, reactions: list):
@@ -457,23 +451,23 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         """The tactic's answer to choose(c, list) as one function, called with a list that is not
         empty: each pick in order walks the list (paid from the step budget) and gives the first
         item of the highest (lowest) key among those whose `when` holds; none holds, the first item."""
-        asked = self.binding()
+        asked = self.slot(d, "asked")
         self.emit(0, f"def tc_{self.gid('tactic', d.name)}(_E, {asked}, _items):", d.span)
         for p in d.choose:
-            scope = self.fresh(Scope().bound({p.who: asked} if p.who else {}), "it")
+            scope, it = None, self.slot(p, "it")
             item, found, best, key = self.tmp(), self.tmp(), self.tmp(), self.tmp()
             better = ">" if p.order == "highest" else "<"
             self.emit(1, "_E.steps += len(_items)", p.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", p.span)
             self.emit(1, f"{found} = False", p.span)
-            self.emit(1, f"for {scope.ids['it']} in _items:", p.span)
+            self.emit(1, f"for {it} in _items:", p.span)
             depth = 2
             if p.when is not None:
                 self.emit(2, f"if {self.expr(p.when, scope)}:", p.when.span)
                 depth = 3
             self.emit(depth, f"{key} = S.choice_key({self.expr(p.key, scope)})", p.key.span)
             self.emit(depth, f"if not {found} or {key} {better} {best}:", p.key.span)
-            self.emit(depth + 1, f"{found}, {item}, {best} = True, {scope.ids['it']}, {key}", p.key.span)
+            self.emit(depth + 1, f"{found}, {item}, {best} = True, {it}, {key}", p.key.span)
             self.emit(1, f"if {found}:", p.span)
             self.emit(2, f"return {item}", p.span)
         self.emit(1, "return _items[0]", d.span)
@@ -484,8 +478,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         given = {a.name: a.value for a in p.args}
         for j, name in enumerate(names[1:], 1):
             if name in given:
-                before = self.param_scope(target.params[:j])
-                self.emit(0, f"def {base}_arg{j}(_E{self.params(before, target.params[:j])}):", given[name].span)
+                before = None
+                self.emit(0, f"def {base}_arg{j}(_E{self.params(target.params[:j])}):", given[name].span)
                 # A value fixed as none (first() of an empty list) is no value to choose: the preference
                 # is skipped, as for an empty list (docs/language.md, Tactics).
                 value = self.tmp()
@@ -501,7 +495,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             if s.name in called:
                 self.owner = f"round {d.name}, step {s.name}"
                 self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
-                self.block(s.body, 1, Scope())
+                self.block(s.body, 1, None)
         if d.start:
             self.round_start(d)
         self.owner = f"round {d.name}"
@@ -517,16 +511,16 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             if s.name in called:
                 self.emit(2, f"{self.gid('step', (d.name, s.name))}(_E)", s.span)
             else:
-                self.block(s.body, 2, Scope())
+                self.block(s.body, 2, None)
         self.owner = f"round {d.name}"
         self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
         self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
         if d.until is not None:
-            self.emit(2, f"if {self.expr(d.until, Scope())}:", d.until.span)
+            self.emit(2, f"if {self.expr(d.until, None)}:", d.until.span)
             self.emit(3, "break", d.until.span)
         self.emit(0, f"def f_{m}(_E):", d.span)
         if d.final:
-            self.block(d.final, 1, Scope())
+            self.block(d.final, 1, None)
         else:
             self.emit(1, "pass")
 
@@ -534,13 +528,13 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         """A round's `start:` part: a function of its own (a `return` ends it), run once before round 1."""
         self.owner = f"round {d.name}, start"
         self.emit(0, f"def {self.gid('start', d.name)}(_E):", d.span)
-        self.block(d.start, 1, Scope())
+        self.block(d.start, 1, None)
 
     def tally(self, d: n.Tally):
         """A measure taken at the end of a run: a number, or true or false."""
         self.owner = f"tally {d.name}"
-        scope = self.fresh(Scope(), *([d.param] if d.param else []))
-        param = f", {scope.ids[d.param]}" if d.param else ""
+        scope = None
+        param = f", {self.slot(d, 'param')}" if d.param else ""
         self.emit(0, f"def {self.gid('tally', d.name)}(_E{param}):", d.span)
         self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
 
@@ -553,7 +547,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
         self.emit(0, f"def sheet_defaults_{i}(_E, c, given):", d.span)
         self.emit(1, "pass")
-        scope = Scope()
+        scope = None
         for f in fields:
             attr = mangle(f.name)
             if f.default is not None:
@@ -563,8 +557,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
                     self.emit(2, f"c.{attr} = {self.table_ref(f.table, f.span)}.lookup({value})", f.default.span)
                 else:
                     self.emit(2, f"c.{attr} = {value}", f.default.span)
-            scope = self.bind(scope, f.name)
-            self.emit(1, f"{scope.ids[f.name]} = c.{attr}")
+            self.emit(1, f"{self.slot(f)} = c.{attr}")
 
     def table_ref(self, name, span):
         return self.k(self.tables[name], "table")
@@ -616,10 +609,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         """Compile an encounter's own statements and expectations against this program, into
         a namespace of their own: the program reads the same after a thousand encounters. The
         front end checked them first (dsl/check/front.py: check_encounter)."""
-        saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts
+        saved = self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.bindings
+        self.bindings = script_bindings(self.ruleset, stmts, exprs, combatants, self.resolver)
         self.lines, self.line_spans, self.line_owner = [], [], []
         self.ns, self.consts = dict(self.ns), dict(self.consts)
-        self.plan = self.plan.with_nodes((*stmts, *exprs), self.resolver)     # their facts too
+        self.plan = self.plan.with_nodes((*stmts, *exprs), self.bound)     # their facts too
         try:
             self._snippet(name, stmts, exprs, combatants)
             ns = self.ns
@@ -627,10 +621,10 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} {name}"), ns)  # noqa: S102 - checked
             return {"do": ns[f"{name}_do"], "expects": [ns[f"{name}_x{i}"] for i in range(len(exprs))]}
         finally:
-            self.lines, self.line_spans, self.line_owner, self.ns, self.consts = saved
+            self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.bindings = saved
 
     def _snippet(self, name, stmts, exprs, combatants):
-        scope = Scope(combatants=tuple(combatants))
+        scope = None
         self.owner = "encounter"
         self.emit(0, f"def {name}_do(_E):")
         self.block(tuple(stmts), 1, scope)
@@ -650,9 +644,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.ns, self.consts = dict(self.ns), dict(self.consts)
         self.owner = f"{type(d).__name__.lower()} {d.name}"
         for i, (part, span, _kind) in enumerate(parts):
-            scope = self.param_scope(d.params)
-            self.emit(0, f"def rq_{i}(_E{self.params(scope, d.params)}):", span)
-            self.emit(1, f"return {self.req_expr(part, [scope.ids[p.name] for p in d.params])}", span)
+            self.emit(0, f"def rq_{i}(_E{self.params(d.params)}):", span)
+            self.emit(1, f"return {self.req_expr(part, [self.slot(p) for p in d.params])}", span)
         ns = self.ns
         ns["__spans__"] = self.line_spans
         exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} requires {d.name}"), ns)  # noqa: S102

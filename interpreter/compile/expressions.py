@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
-from ...dsl.check.names import Scope, bind_args, emit_args, given_roll, walk
+from ...dsl.check.names import bind_args, emit_args, given_roll, walk
 
 from ..run import semantics as S
 from .code import Code, const_facts, folded, name
@@ -20,36 +20,25 @@ from ..run.values import Scale, make_struct, mangle
 
 
 class ExpressionCompiler:
-    # ------------------------------------------------------------ locals, named by their bindings
-    def binding(self) -> str:
-        """The Python name of a new binding: a number, never the DSL spelling (no keyword, builtin
-        or name of the generated code can meet it, and two spellings never share one)."""
-        self._tmp += 1
-        return f"_l{self._tmp}"
+    # ------------------------------------------------------------ names, as the resolver bound them
+    def bound(self, node):
+        """What a name node (or a call) means, as the resolver wrote it down (dsl/check/bindings.py):
+        the compiler never looks a name up. A local's target is its slot, the Python name of its
+        binding (a number, never the DSL spelling)."""
+        return self.bindings.of(node)
 
-    def fresh(self, scope: Scope, *names) -> Scope:
-        """Names bound anew, shadowing any local of the same name: parameters, a comprehension's
-        variable, `it` in an ordering key."""
-        return scope.bound({name: self.binding() for name in names})
+    def slot(self, node, part=None) -> str:
+        """The Python name of the local a binding place gives (dsl/check/bindings.py: `slot`)."""
+        return self.bindings.slot(node, part)
 
-    def bind(self, scope: Scope, *names) -> Scope:
-        """Names a statement binds (let, a loop's variable, a decision table's output): a local
-        keeps its binding (a second let replaces the value, as the language says); a new name
-        takes the one binding this compiler gives that name in a body, so every branch of an
-        `if` binds it alike and the name is known after it."""
-        ids = {}
-        for name in names:
-            ids[name] = scope.ids.get(name) or self.frame.get(name) or self.frame.setdefault(name, self.binding())
-        return scope.bound(ids)
-
-    def params(self, scope: Scope, params) -> str:
-        """A function's parameters after _E, as the scope binds them."""
-        return "".join(", " + scope.ids[p.name] for p in params)
+    def params(self, params) -> str:
+        """A function's parameters after _E, each by its slot."""
+        return "".join(", " + self.slot(p) for p in params)
 
     def call_args(self, params, args, span, what, scope) -> list[str]:
         return [self.expr(node, scope) for node in bind_args(params, args, span, what)]
 
-    def expr(self, x, scope: Scope) -> Code:
+    def expr(self, x, scope) -> Code:
         """The code of an expression, with the facts its node shows (code.py)."""
         code = getattr(self, "x_" + type(x).__name__)(x, scope)
         return code if isinstance(code, Code) else Code(code, **self.code_facts(x, scope))
@@ -61,7 +50,7 @@ class ExpressionCompiler:
         if isinstance(x, n.DiceLit):
             return {"name": True}                       # a constant of the program
         if isinstance(x, n.Name):
-            r = self.resolver.resolve(x.id, scope)
+            r = self.bound(x)
             given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
             return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
         if isinstance(x, n.Attr):
@@ -73,7 +62,7 @@ class ExpressionCompiler:
 
     def grade_of(self, x: n.Name, scope) -> bool:
         """Whether the name is a condition with grades (its attribute is one of them)."""
-        r = self.resolver.resolve(x.id, scope)
+        r = self.bound(x)
         return r is not None and r.kind == "condition" and bool(self.conditions[x.id].grades)
 
     def fact_of(self, x, scope) -> Code:
@@ -94,7 +83,7 @@ class ExpressionCompiler:
         return self.k(Dice.of(x.count, x.sides), "dice")      # the builder refused more than a few dice
 
     def x_Name(self, x, scope):
-        r = self.resolver.resolve(x.id, scope)          # the checker reported every name it could not bind
+        r = self.bound(x)          # the checker reported every name it could not bind
         return self.NAME_CODE[r.kind](self, x, r)      # rules and builtins as values: the checker's E0204
 
     # What a bare name compiles to, by what it names.
@@ -115,7 +104,7 @@ class ExpressionCompiler:
 
     def x_Attr(self, x, scope):
         if isinstance(x.obj, n.Name):
-            r = self.resolver.resolve(x.obj.id, scope)
+            r = self.bound(x.obj)
             if r is not None and r.kind == "condition" and not self.conditions[x.obj.id].grades:
                 return f"{self.k(self.conditions[x.obj.id], 'cond')}.{mangle(x.name)}"     # a state's data
             if r is not None and r.kind == "condition":
@@ -129,7 +118,7 @@ class ExpressionCompiler:
 
     def x_Call(self, x, scope):
         name = x.func.id                    # the checker refused calls of anything but rules and builtins
-        r = self.resolver.callee(name)
+        r = self.bound(x)
         if r.kind == "rule":
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
             return self.rule_call(x, name, r.target, args)
@@ -296,20 +285,18 @@ class ExpressionCompiler:
         # The comprehension's variables are bindings of their own: neither an argument compiled in
         # place for a parameter (a requirement tested in place) nor a name of the caller can meet them.
         # Each clause's list is paid for from the step budget every time it is walked, as a loop's is.
-        clauses, inner = [], scope
-        for var, items, cond in x.clauses():
-            walked = f"H.counted(_E, {self.walked(items, lambda: self.unnamed_expr(items, inner))})"
-            inner = self.fresh(inner, var)
-            test = f" if {self.expr(cond, inner)}" if cond is not None else ""
-            clauses.append(f"for {inner.ids[var]} in {walked}{test}")
-        return f"[{self.expr(x.elt, inner)} {' '.join(clauses)}]"
+        clauses = []
+        for i, (_var, items, cond) in enumerate(x.clauses()):
+            walked = f"H.counted(_E, {self.walked(items, lambda: self.unnamed_expr(items, scope))})"
+            test = f" if {self.expr(cond, scope)}" if cond is not None else ""
+            clauses.append(f"for {self.slot(x, i)} in {walked}{test}")
+        return f"[{self.expr(x.elt, scope)} {' '.join(clauses)}]"
 
     def x_Search(self, x, scope):
         # A generator over the list, paid item by item (H.searched): `any` and `all` stop as soon as they
         # know, `first` at the first item whose condition holds.
         items = f"H.searched(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
-        inner = self.fresh(scope, x.var)
-        var, cond = inner.ids[x.var], self.expr(x.cond, inner)
+        var, cond = self.slot(x), self.expr(x.cond, scope)
         if x.kind != "first":
             return f"H.search_{x.kind}({cond} for {var} in {items})"
         found = f"H.search_first(({var} for {var} in {items} if {cond}), "
@@ -353,10 +340,8 @@ class ExpressionCompiler:
 
     def x_Emit(self, x, scope):
         d = self.ruleset.space("event")[x.event]
-        # A field left out takes its default, read where the event is declared: no local of the
-        # emitting rule can stand for a name in it.
-        defaults = {id(v) for _f, v in d.fields if v is not None}
-        values = [self.expr(v, Scope() if id(v) in defaults else scope) for v in emit_args(d, x.args, x.span)]
+        # A field left out takes its default, read where the event is declared (its names bound there).
+        values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
             return f"{self.gid('event', x.event)}(_E, {cls}._new({', '.join(values)}))"

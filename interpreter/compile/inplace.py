@@ -33,7 +33,7 @@ class InPlace:
 
     def index_in_place(self, x, scope):
         if isinstance(x.obj, n.Name):
-            r = self.resolver.resolve(x.obj.id, scope)
+            r = self.bound(x.obj)
             if r is not None and r.kind == "table":
                 table, key = self.tables[x.obj.id], self.expr(x.key, scope)
                 ref = self.k(table, "table")
@@ -136,7 +136,7 @@ class InPlace:
     def b_has(self, name, x, args, scope):
         cond = x.args[1].value
         if len(args) == 2 and isinstance(cond, n.Name):
-            r = self.resolver.resolve(cond.id, scope)
+            r = self.bound(cond)
             if r is not None and r.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
                 return f"({cond.id!r} in {args[0]}.cards)"
@@ -344,14 +344,14 @@ class InPlace:
         if isinstance(node, (n.Roll, n.Maximum)):
             return True
         if isinstance(node, n.Name):
-            return resolve(node.id) is WHOLE_LOCAL
+            return resolve(node.id, node) is WHOLE_LOCAL
         if isinstance(node, n.Unary):
             return node.op == "-" and self.surely_whole(node.operand, resolve)
         if isinstance(node, n.Binary):
             return node.op in ("+", "-", "*", "%") and self.surely_whole(node.left, resolve) \
                 and self.surely_whole(node.right, resolve)
         if isinstance(node, n.Call) and isinstance(node.func, n.Name):
-            r = resolve(node.func.id)
+            r = resolve(node.func.id, node.func)
             return r is not None and r.kind == "builtin" and r.target in self.WHOLE_BUILTINS
         return False
 
@@ -401,7 +401,7 @@ class InPlace:
     def _const_ranked(self, node, scope):
         """The outcome named here, if the node names one."""
         if isinstance(node, n.Name):
-            r = self.resolver.resolve(node.id, scope)
+            r = self.bound(node)
             if r is not None and r.kind == "outcome":
                 return self.outcome_values[node.id]
         return None
@@ -411,14 +411,21 @@ class InPlace:
         to hold a whole number in (see whole_numbers) as a number."""
         ints = self.ints
         if not ints:
-            return lambda name: self.resolver.resolve(name, scope)
+            return lambda name, node=None: self.bound_name(name, node)
 
-        def resolve(name):
-            r = self.resolver.resolve(name, scope)
+        def resolve(name, node=None):
+            r = self.bound_name(name, node)
             if r is not None and r.kind == "local" and self.alias.get(r.target, r.target) in ints:
                 return WHOLE_LOCAL
             return r
         return resolve
+
+    def bound_name(self, name, node):
+        """What K.kind asks: the binding of the Name node (none for a check's name, kinds.CHECK)."""
+        if node is None:
+            assert name.startswith(K.CHECK), f"K.kind asked {name!r} without its node"
+            return None
+        return self.bound(node)
 
     # Python names known to hold whole numbers (Python ints) in the code being compiled: the code
     # stands under a test of their types (a decision table's rows, compiled twice).
@@ -438,7 +445,7 @@ class InPlace:
         names = []
         for node in walk(nodes):
             if isinstance(node, n.Name):
-                r = self.resolver.resolve(node.id, scope)
+                r = self.bound(node)
                 if r is not None and r.kind == "local":
                     code = self.alias.get(r.target, r.target)       # a binding, or a name (req_expr)
                     code = code if isinstance(code, Code) else name(code)
@@ -464,7 +471,7 @@ class InPlace:
         e(depth, f"{t} = {items}", s.span)
         if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
             e(depth, f"if {type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
-            if isinstance(s.iter, (n.Name, n.Attr, n.Index)) and not self.purity.block(s.body, scope.locals):
+            if isinstance(s.iter, (n.Name, n.Attr, n.Index)) and not self.purity.block(s.body, self.bindings.around(s)):
                 e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
         e(depth, f"_E.steps += len({t})", s.span)
         e(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)

@@ -43,9 +43,10 @@ class Plan:
     memo: dict = field(default_factory=dict)    # rule name -> kinds (invariant.memo_kinds)
     inline: frozenset = frozenset()         # rule names
 
-    def with_nodes(self, nodes, resolver) -> "Plan":
-        """The plan, and the facts of code compiled later against it (an encounter's own)."""
-        return replace(self, fits=self.fits | fits(nodes, _callee(resolver))) if self.in_place else self
+    def with_nodes(self, nodes, bound) -> "Plan":
+        """The plan, and the facts of code compiled later against it (an encounter's own);
+        `bound(node)`: what a name or call means there, as the resolver bound it."""
+        return replace(self, fits=self.fits | fits(nodes, builtin_of(bound))) if self.in_place else self
 
 
 PLAIN = Plan()
@@ -55,20 +56,21 @@ PLAIN = Plan()
 INLINE_NODES = 32
 
 
-def optimize(ruleset, resolver, purity, counted_by_caller) -> Plan:
-    """The plan for a checked ruleset: what its facts allow. `counted_by_caller(rule)`: the rule
-    is no step of its own (a call of it in place leaves the step count as it was)."""
+def optimize(ruleset, bound, purity, counted_by_caller) -> Plan:
+    """The plan for a checked ruleset: what its facts allow. `bound(node)`: what a name or call
+    means, as the resolver bound it; `counted_by_caller(rule)`: the rule is no step of its own
+    (a call of it in place leaves the step count as it was)."""
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
     tactics, actions = ruleset.all(n.Tactic), ruleset.space("action")
     rules = ruleset.all(n.Rule)
     return Plan(
         in_place=True,
-        fits=fits(decls, _callee(resolver)),
+        fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
         hoisted=frozenset((t.name, i) for t in tactics for i, p in enumerate(t.act)
                           if all(map(purity.expr, preference_parts(p, actions[p.name])))),
         asked_once=frozenset(t.name for t in tactics if all(map(purity.expr, decision_parts(t, actions)))),
-        memo={r.name: k for r in rules if (k := memo_kinds(r, resolver.resolve)) is not None},
+        memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
         inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)),
     )
 
@@ -106,18 +108,18 @@ def inlinable(rule: n.Rule, purity, counted_by_caller) -> bool:
 
 
 # ------------------------------------------------------------ magnitude: the bound checks that can go
-def _callee(resolver):
-    """The builtin a call names (calls name rules and builtins only, never a local)."""
-    def callee(name):
-        r = resolver.callee(name)
+def builtin_of(bound):
+    """The builtin a call calls, or None (a rule's call)."""
+    def builtin(call):
+        r = bound(call)
         return r.target if r is not None and r.kind == "builtin" else None
-    return callee
+    return builtin
 
 
-def fits(nodes, callee) -> frozenset:
+def fits(nodes, called) -> frozenset:
     """The + - * nodes under `nodes` whose result is within the bound, as the text shows."""
     return frozenset(id(x) for x in walk(tuple(nodes)) if isinstance(x, n.Binary) and x.op in GROWS
-                     and result_size(x, callee) < S.BIG)
+                     and result_size(x, called) < S.BIG)
 
 
 # Results that can grow: in place, each is bounded as the semantics bound it (MAX_DIGITS, E0506).
@@ -127,30 +129,31 @@ GROWS = frozenset(("+", "-", "*"))
 SIZE = {"+": operator.add, "-": operator.add, "*": operator.mul, "%": lambda _a, b: b}
 
 
-def magnitude(node, callee) -> int:
+def magnitude(node, called) -> int:
     """How large a number `node` gives can be, as the text shows (an upper bound of its
     absolute value): S.BIG - 1 (any number within the bound) where the text shows nothing
     smaller. Every number is within the bound, so a written one, a remainder (smaller than
     what divides), a rounded quotient by a written number and len() are small, and a sum or
-    product of small ones stays within it: no need to test it in place."""
+    product of small ones stays within it: no need to test it in place. `called(call)`: the
+    builtin a call calls, or None."""
     most = S.BIG - 1
     if isinstance(node, n.Const):
         return abs(node.value) if type(node.value) is int else most
     if isinstance(node, n.Unary):
-        return magnitude(node.operand, callee) if node.op == "-" else most
+        return magnitude(node.operand, called) if node.op == "-" else most
     if isinstance(node, n.Binary) and node.op in SIZE:
-        return min(most, result_size(node, callee))        # (past the bound, it is refused)
+        return min(most, result_size(node, called))        # (past the bound, it is refused)
     if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.args:
-        builtin, arg = callee(node.func.id), node.args[0].value
+        builtin, arg = called(node), node.args[0].value
         if builtin == "len":
             return S.MAX_LENGTH
         if builtin in ("floor", "ceil") and isinstance(arg, n.Binary) and arg.op == "/" \
                 and isinstance(arg.right, n.Const) and type(arg.right.value) is int and arg.right.value:
-            return magnitude(arg.left, callee) // abs(arg.right.value) + 1
+            return magnitude(arg.left, called) // abs(arg.right.value) + 1
     return most
 
 
-def result_size(node: n.Binary, callee) -> int:
+def result_size(node: n.Binary, called) -> int:
     """The magnitude of an operator's result from its sides', before the bound is asked of it
     (S.BIG or more where only the bound keeps it within)."""
-    return SIZE[node.op](magnitude(node.left, callee), magnitude(node.right, callee))
+    return SIZE[node.op](magnitude(node.left, called), magnitude(node.right, called))

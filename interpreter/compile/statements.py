@@ -3,26 +3,23 @@ the in-place ones of inplace.py where the optimizer's plan has `in_place`."""
 from __future__ import annotations
 
 from ...dsl.syntax import nodes as n
-from ...dsl.check.names import Scope
 
 from ..run import semantics as S
 from ..run.values import mangle
 
 
 class StatementCompiler:
-    def block(self, stmts, depth, scope) -> Scope:
+    def block(self, stmts, depth, scope):
         if not stmts:
             self.emit(depth, "pass")
         for s in stmts:
             scope = self.stmt(s, depth, scope)
         return scope
 
-    def stmt(self, s, depth, scope) -> Scope:
+    def stmt(self, s, depth, scope):
         e = self.emit
         if isinstance(s, n.Let):
-            value = self.expr(s.value, scope)
-            scope = self.bind(scope, s.name)
-            e(depth, f"{scope.ids[s.name]} = {value}", s.span)
+            e(depth, f"{self.slot(s)} = {self.expr(s.value, scope)}", s.span)
             return scope
         if isinstance(s, n.Set):
             # The checker let through only fields (of no table's row), vars and locals.
@@ -33,8 +30,8 @@ class StatementCompiler:
                 e(depth, f"H.keep({self.expr(t.obj, scope)}, {self.expr(t.key, scope)}, {self.expr(s.value, scope)})",
                   s.span)
             else:
-                local = self.resolver.resolve(s.target.id, scope).kind == "local"
-                target = scope.ids[s.target.id] if local else f"_E.v.{mangle(s.target.id)}"
+                r = self.bound(s.target)
+                target = r.target if r.kind == "local" else f"_E.v.{mangle(s.target.id)}"
                 e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
             return scope
         if isinstance(s, n.Say):
@@ -68,31 +65,27 @@ class StatementCompiler:
         if isinstance(s, n.Expect):
             return self.expect_stmt(s, depth, scope)
         if isinstance(s, n.If):
-            # After an if, a name is known only if every branch gave it a value.
-            bound = []
+            # (A name every branch binds has one slot in them all: the resolver's.)
             for i, (cond, body) in enumerate(s.branches):
                 e(depth, f"{'if' if i == 0 else 'elif'} {self.expr(cond, scope)}:", cond.span)
-                bound.append(self.block(body, depth + 1, scope).locals)
-            if s.orelse is None:
-                return scope
-            e(depth, "else:", s.span)
-            bound.append(self.block(s.orelse, depth + 1, scope).locals)
-            return self.bind(scope, *sorted(set.intersection(*bound) - scope.locals))
+                self.block(body, depth + 1, scope)
+            if s.orelse is not None:
+                e(depth, "else:", s.span)
+                self.block(s.orelse, depth + 1, scope)
+            return scope
         if isinstance(s, n.For):
             items = self.walked(s.iter, lambda: self.unnamed_expr(s.iter, scope))  # maybe a comprehension's iterable
             if s.key is not None:
-                keyed = self.fresh(scope, "it")
-                key = self.unnamed_expr(s.key, keyed)   # a lambda, maybe in a comprehension's list: no :=
+                key = self.unnamed_expr(s.key, scope)   # a lambda, maybe in a comprehension's list: no :=
                 fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
-                items = f"{fn}({items}, lambda {keyed.ids['it']}: {key}, {s.desc})" if not s.more else \
-                    self.ordered_by_keys(s, items, keyed, key)
-            inner = self.bind(scope, s.var)
-            var = inner.ids[s.var]
+                items = f"{fn}({items}, lambda {self.slot(s, 'it')}: {key}, {s.desc})" if not s.more else \
+                    self.ordered_by_keys(s, items, scope, key)
+            var = self.slot(s)
             if s.where is not None:
-                items = f"[{var} for {var} in {items} if {self.expr(s.where, inner)}]"
+                items = f"[{var} for {var} in {items} if {self.expr(s.where, scope)}]"
             t = self.walk_list(s, items, depth, scope)
             e(depth, f"for {var} in {t}:", s.span)
-            self.block(s.body, depth + 1, inner)
+            self.block(s.body, depth + 1, scope)
             return scope
         if isinstance(s, n.While):
             e(depth, f"while {self.expr(s.cond, scope)}:", s.span)
@@ -106,11 +99,11 @@ class StatementCompiler:
             return self.block(s.body, depth, scope)      # a label only: its names stay known after it
         raise AssertionError(f"no statement {type(s).__name__}")
 
-    def ordered_by_keys(self, s: n.For, items: str, keyed, first: str) -> str:
+    def ordered_by_keys(self, s: n.For, items: str, scope, first: str) -> str:
         """`ordered by` several keys: each key a tuple item, each with its direction (S.ordered_by_keys)."""
-        keys = ", ".join([first] + [self.unnamed_expr(k.key, keyed) for k in s.more])
+        keys = ", ".join([first] + [self.unnamed_expr(k.key, scope) for k in s.more])
         descs = (s.desc, *(k.desc for k in s.more))
-        return f"S.ordered_by_keys({items}, lambda {keyed.ids['it']}: ({keys},), {descs}, {s.group})"
+        return f"S.ordered_by_keys({items}, lambda {self.slot(s, 'it')}: ({keys},), {descs}, {s.group})"
 
     def verdict(self, e, scope) -> str:
         """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
@@ -122,7 +115,7 @@ class StatementCompiler:
             return f"({test}, {a}, {b})"
         return f"({self.expr(e, scope)}, None, None)"
 
-    def expect_stmt(self, s: n.Expect, depth, scope) -> Scope:
+    def expect_stmt(self, s: n.Expect, depth, scope):
         """An expectation in a do: block, checked when the run reaches it."""
         node = self.k(s, "expect")
         if s.expr is None:
@@ -155,7 +148,7 @@ class StatementCompiler:
         """The code of a grade the text gives by a local or an expression; a grade's written word, as a text."""
         if s.grade_source is not None:
             return self.expr(s.grade_source, scope)
-        return scope.ids[s.grade] if s.grade in scope.locals else repr(s.grade)
+        return self.slot(s, "grade") if self.bindings.has_slot(s, "grade") else repr(s.grade)
 
     def held_card_op(self, s: n.CardOp, depth, scope):
         """A card statement on a condition held in a local (`remove c cond g`): the condition and the
@@ -163,16 +156,15 @@ class StatementCompiler:
         who = self.expr(s.who, scope)
         cond = self.tmp()
         checked = ", True" if s.op == "receive" and s.data is not None else ""
-        source = s.source if s.source is not None else n.Name(s.cond_span or s.span, s.condition)
+        source = s.source if s.source is not None else self.bindings.held(s)
         self.emit(depth, f"{cond} = H.card_condition({self.expr(source, scope)}{checked})", s.span)
         given = "None" if s.grade is None and s.grade_source is None else self.card_grade(s, scope)
         grade = f"H.card_grade({cond}, {given}, {s.op!r})"
         data = "" if s.data is None else f", {self.expr(s.data, scope)}"
         self.emit(depth, f"_E.{s.op}({who}, {cond}, {grade}{data})", s.span)
 
-    def decide(self, d: n.Decide, depth, scope) -> Scope:
-        bound = scope if d.output == "then" else self.bind(scope, d.output)
-        out = None if d.output == "then" else bound.ids[d.output]
+    def decide(self, d: n.Decide, depth, scope):
+        out = None if d.output == "then" else self.slot(d)
         ins = []
         for node in d.inputs:
             code = self.expr(node, scope)
@@ -185,11 +177,11 @@ class StatementCompiler:
             ins.append((code, node))
         depth = self.whole_rows(d, ins, out, depth, scope)
         self.rows(d, ins, out, depth, scope)
-        return bound
+        return scope
 
     def is_local(self, node, scope) -> bool:
         """A name of a local (its binding, read as it is)."""
-        r = self.resolver.resolve(node.id, scope) if isinstance(node, n.Name) else None
+        r = self.bound(node) if isinstance(node, n.Name) else None
         return r is not None and r.kind == "local"
 
     def rows(self, d: n.Decide, ins, out, depth, scope):
