@@ -319,6 +319,10 @@ rule fuerte(c):
 rule blanco(yo):
   return first([c for c in combatants() if c != yo])
 
+rule recio(c):
+  let f = c.FUE
+  return f >= 10
+
 rule escoge(yo):
   set yo.gastos = yo.gastos + 1
   return first([c for c in combatants() if c != yo and roll 1D6 by yo as "escoge" > 2])
@@ -353,7 +357,7 @@ reaction esquivar(yo, e) to golpe:
   set e.dano = e.dano - 1
 
 tactic t:
-  act: golpear(rival: {8}) when {4} and {9}, esperar when {5}, golpear(rival: {8}) when {9}, golpear
+  act: golpear(rival: {8}) when {4} and {9}, esperar when {5}, golpear(rival: {8}) when {9}, golpear when {9}, golpear
   react golpe: esquivar when {6}, parar when {7}
 
 round asalto:
@@ -372,7 +376,8 @@ OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "sue
 # A rival given by a value of the actor alone (pure, or one that rolls or sets a field), and what a
 # preference asks of it: a tactic that asks each question once asks these once too (hoisting.py).
 OF_GIVEN = ["blanco(yo)", "escoge(yo)", "first([c for c in combatants() if c != yo and gasta(yo)])"]
-OF_RIVAL = ["true", "rival.pv > 3", "fuerte(rival)", "gasta(rival)", "suerte(rival) > 2", "entre(suerte(yo))"]
+OF_RIVAL = ["true", "rival.pv > 3", "fuerte(rival)", "recio(rival)", "gasta(rival)", "suerte(rival) > 2",
+            "entre(suerte(yo))"]
 DUEL_ENCOUNTER = 'encounter "x"\nedition prueba\nrounds 3\n' + "".join(
     f"combatant {name}:\n  FUE {fue}\n  tactic t\n" for name, fue in (("Ana", 12), ("Beto", 8), ("Carla", 10)))
 
@@ -429,6 +434,8 @@ DUEL_CONDITIONS = st.tuples(*[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_
 # fuerte(rival) once per decision (asking_once), and each combatant's answer is its own
 @example(("yo.pv > 5", "true", "e.dano > 1", "true", "fuerte(yo)", "true", "e.dano > 1", "true",
           "escoge(yo)", "gasta(rival)"), 1)     # a rival chosen by a roll, asked of by a question that sets a field
+@example(("true", "yo.pv > 100", "e.dano > 1", "true", "true", "true", "e.dano > 1", "true", "blanco(yo)",
+          "recio(rival)"), 1)   # all pure: recio(rival) asked once of blanco(yo), never of the list's rivals
 def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
     plain, fast = duel_transcripts(conditions, seed)
     assert plain == fast, conditions

@@ -159,7 +159,7 @@ class InPlace:
         if x.op == "not":
             return f"(not {self.expr(x.operand, scope)})"
         operand = self.expr(x.operand, scope)
-        if K.kind(x.operand, self.resolving(scope)) == K.NUMBER:
+        if self.number(x.operand, scope):
             return f"(-{operand})"
         read, first = self.reread(operand)
         if read is None:
@@ -202,7 +202,7 @@ class InPlace:
                 test = f"({first} is None or {read} == [])"
             return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
-            numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
+            numbers = self.number(x.left, scope) and self.number(x.right, scope)
             # A written text or a named outcome equals only itself, as the semantics say too.
             text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
                                                 or self._const_ranked(v, scope) is not None for v in (x.left, x.right))
@@ -420,6 +420,12 @@ class InPlace:
             return r
         return resolve
 
+    def number(self, node, scope) -> bool:
+        """Whether the node gives a number: as the plan says (optimizer.numeric), or, in code that
+        stands under a test that some locals hold whole numbers (whole_numbers), as K.kind finds
+        with those locals taken as numbers."""
+        return id(node) in self.plan.numeric or bool(self.ints) and K.kind(node, self.resolving(scope)) == K.NUMBER
+
     def bound_name(self, name, node):
         """What K.kind asks: the binding of the Name node (none for a check's name, kinds.CHECK)."""
         if node is None:
@@ -491,12 +497,11 @@ class InPlace:
         return depth
 
     def numbers_in_place(self, ins, scope) -> list:
-        resolve = self.resolving(scope)
-        return [(t, t in self.ints or K.kind(node, resolve) == K.NUMBER) for t, node in ins]
+        return [(t, t in self.ints or self.number(node, scope)) for t, node in ins]
 
     def cell_in_place(self, node, number: bool, scope) -> tuple[str, bool]:
         """A cell's value, and whether its comparison with a numeric input may be Python's own."""
-        return self.expr(node, scope), number and K.kind(node, self.resolving(scope)) == K.NUMBER
+        return self.expr(node, scope), number and self.number(node, scope)
 
     ORDERING = frozenset(("<", "<=", ">", ">="))
 
@@ -507,7 +512,6 @@ class InPlace:
         the name it binds (a later row of an "all" table would read it changed)."""
         if out is None:
             return []
-        resolve = self.resolving(scope)
         names = []
         for row in d.rows:
             for (var, node), alts in zip(ins, row.tests):
@@ -515,7 +519,7 @@ class InPlace:
                     # (an ordering against a named outcome compares ranks: no number there)
                     if t.kind == "range" or (t.kind == "cmp" and t.op in self.ORDERING
                                              and self._const_ranked(t.value, scope) is None):
-                        if K.kind(node, resolve) != K.NUMBER:
+                        if not self.number(node, scope):
                             names.append(var)
                         names.extend(self.local_names((t.value, t.high), scope))
         return [w for w in dict.fromkeys(names) if w != out]

@@ -6,6 +6,8 @@ and rules change nothing; magnitude below, how large a number can be):
 - `in_place`: operators, comparisons, builtins, indexes, lone dice, appends and loops take their
   in-place forms, each under a guard of its operands' types (inplace.py), bounded as the
   semantics bound it;
+- `numeric`: the operands of `-`, the sides of comparisons and a decision table's inputs and
+  cells whose kind is a number (dsl/check/kinds.py): compared with Python's own operator;
 - `fits`: the nodes of + - * whose result the text shows within the bound: no bound check;
 - `lazy`: the events whose unscripted reactor may choose testing only what its choice needs
   (every reaction's `by`, costs and requirements and every tactic's `when` for it pure);
@@ -25,6 +27,7 @@ import operator
 from dataclasses import dataclass, field, replace
 
 from ...dsl.syntax import nodes as n
+from ...dsl.check import kinds as K
 from ...dsl.check.names import walk
 
 from ..run import semantics as S
@@ -36,6 +39,7 @@ from .invariant import memo_kinds
 class Plan:
     """What the emitter may do beyond the plain path (see the module's docstring)."""
     in_place: bool = False
+    numeric: frozenset = frozenset()        # id() of the nodes of kind number the emitter asks about
     fits: frozenset = frozenset()           # id() of the + - * nodes within the bound
     lazy: frozenset = frozenset()           # event names
     hoisted: frozenset = frozenset()        # (tactic, index of its `act:` preference)
@@ -46,7 +50,9 @@ class Plan:
     def with_nodes(self, nodes, bound) -> "Plan":
         """The plan, and the facts of code compiled later against it (an encounter's own);
         `bound(node)`: what a name or call means there, as the resolver bound it."""
-        return replace(self, fits=self.fits | fits(nodes, builtin_of(bound))) if self.in_place else self
+        if not self.in_place:
+            return self
+        return replace(self, numeric=self.numeric | numeric(nodes, bound), fits=self.fits | fits(nodes, builtin_of(bound)))
 
 
 PLAIN = Plan()
@@ -65,6 +71,7 @@ def optimize(ruleset, bound, purity, counted_by_caller) -> Plan:
     rules = ruleset.all(n.Rule)
     return Plan(
         in_place=True,
+        numeric=numeric(decls, bound),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
         hoisted=frozenset((t.name, i) for t in tactics for i, p in enumerate(t.act)
@@ -105,6 +112,27 @@ def inlinable(rule: n.Rule, purity, counted_by_caller) -> bool:
     return (len(body) == 1 and isinstance(body[0], n.Return) and body[0].value is not None
             and sum(1 for _ in walk(body[0].value)) <= INLINE_NODES and purity.rule(rule)
             and counted_by_caller(rule))
+
+
+# ------------------------------------------------------------ kinds: the comparisons Python's own
+def numeric(nodes, bound) -> frozenset:
+    """The nodes of kind number (K.kind, from the resolver's bindings) among those whose kind
+    the emitter asks: an operand of `-`, a comparison's sides, a decision table's inputs and cells."""
+    def resolve(_name, node=None):
+        return bound(node) if node is not None else None       # (a check's name: kinds.CHECK)
+    return frozenset(id(x) for x in _asked_kinds(nodes) if K.kind(x, resolve) == K.NUMBER)
+
+
+def _asked_kinds(nodes):
+    for x in walk(tuple(nodes)):
+        if isinstance(x, n.Unary) and x.op == "-":
+            yield x.operand
+        elif isinstance(x, n.Binary) and x.op in S.COMPARISON:
+            yield from (x.left, x.right)
+        elif isinstance(x, n.Decide):
+            yield from x.inputs
+        elif isinstance(x, n.Test):
+            yield from (v for v in (x.value, x.high) if v is not None)
 
 
 # ------------------------------------------------------------ magnitude: the bound checks that can go
