@@ -410,7 +410,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         """The tactic's choice among the reactions allowed to an event as one function: its
         preferences in order, each `when` tested in place; none preferred and allowed, none.
         A second function (rt_) makes the same choice testing each reaction as it comes to it,
-        for the unscripted reactor where lazy_choice allows it."""
+        for the unscripted reactor where the plan lets it choose lazily (Plan.lazy)."""
         name = f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}"
         self.emit(0, f"def rc_{name}(_E, _who, _opts, _ev):", d.span)
         for p in prefs:
