@@ -117,12 +117,12 @@ STATIC.update(WRITTEN)
 @pytest.mark.parametrize("name", WRITTEN)
 def test_what_check_sees_a_run_would_have_refused(tmp_path, name):
     """Each of WRITTEN, compiled without the checker, stops the run that reaches it."""
-    from grimorio.interpreter.compile.compiler import Program
+    from grimorio.interpreter.compile.compiler import compile_unchecked
     from grimorio.interpreter.run.encounter import Prepared
     from grimorio.dsl.syntax.builder import build_encounter
     rules, _code = WRITTEN[name]
     write_edition(tmp_path, BASE + rules)
-    program = Program(load_edition("prueba", roots=[tmp_path]))
+    program = compile_unchecked(load_edition("prueba", roots=[tmp_path]))
     call = "r(Ana)" if "r(c)" in rules else "r(5)" if "r(x)" in rules else "r()"
     enc, diags = build_encounter(f"edition prueba\ncombatant Ana:\n  FUE 3\ndo:\n  let y = {call}\n", "x.enc")
     assert not diags
@@ -225,7 +225,7 @@ NESTING = {
 def test_loops_nested_deeper_than_python_compiles_are_found_by_check(tmp_path, where):
     """Audit G7: 22 nested loops passed check and stopped the compiler (E0106). The checker counts
     loops as the compiler emits them: the deepest that compiles checks clean, one more is located."""
-    from grimorio.interpreter.compile.compiler import Program
+    from grimorio.interpreter.compile.compiler import compile_unchecked
     text, deepest = NESTING[where]
     for depth, fits in ((deepest, True), (deepest + 1, False)):
         folder = tmp_path / str(depth)
@@ -234,7 +234,7 @@ def test_loops_nested_deeper_than_python_compiles_are_found_by_check(tmp_path, w
         diags = check_ruleset(load_edition("prueba", roots=[folder]))
         if fits:
             assert diags == []
-            Program(load_edition("prueba", roots=[folder]))         # compiles
+            compile_unchecked(load_edition("prueba", roots=[folder]))         # compiles
             continue
         assert [d.code for d in diags] == ["E0106"], diags
         lines = (folder / "prueba" / "reglas.rules").read_text(encoding="utf-8").splitlines()
@@ -242,7 +242,7 @@ def test_loops_nested_deeper_than_python_compiles_are_found_by_check(tmp_path, w
         assert diags[0].span.line == headers[deepest]                 # the loop one too deep
         assert "more than 20 loops" in diags[0].message and "rule of their own" in diags[0].help
         with pytest.raises(GrimorioError) as exc:                   # what the compiler would have said
-            Program(load_edition("prueba", roots=[folder]))
+            compile_unchecked(load_edition("prueba", roots=[folder]))
         assert [d.code for d in exc.value.diagnostics] == ["E0106"]
 
 

@@ -178,10 +178,11 @@ rule mete(t, k):
 @pytest.mark.parametrize("kept", [False, True])
 def test_a_list_a_table_holds_cannot_be_appended_to(tmp_path, kept):
     from grimorio.interpreter.compile import stored
+    from grimorio.interpreter.compile.compiler import load
     write_edition(tmp_path, BASE + BOLSAS)
     program = program_for("prueba", roots=[tmp_path])
     if kept:
-        program = stored.loads(stored.dumps(program))
+        program = load(stored.loads(stored.dumps(program.program)))
     text = 'edition prueba\ncombatant Ana:\n  FUE 3\nexpect mete(bolsas, "a") == 3\n'
     enc, _ = build_encounter(text, "x.enc")
     with pytest.raises(GrimorioError) as err:

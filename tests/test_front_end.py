@@ -103,7 +103,7 @@ def test_an_encounter_is_checked_against_its_edition_without_compiling(tmp_path,
     import grimorio.interpreter.compile.compiler as compiler
     folder = write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n")
     (folder / "x.enc").write_text("encounter \"x\"\nedition prueba\ncombatant Ana:\n  FUE 30\n", encoding="utf-8")
-    monkeypatch.setattr(compiler, "Program", None)           # compiling now would fail loudly
+    monkeypatch.setattr(compiler, "compile_program", None)          # compiling now would fail loudly
     code, err = _check(capsys, folder / "x.enc")
     assert code == 2 and "error[E0204]" in err and "FUE goes from 1 to 20" in err
 

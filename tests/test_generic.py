@@ -260,3 +260,14 @@ def test_a_check_given_its_roll_reads_its_table_without_rolling():
 def test_a_check_given_a_roll_still_needs_its_parameters():
     out = diagnostics_of(GIVEN + "  expect (check porcentaje(tirada: 30)).resultado == éxito\n")
     assert "E0206" in out and "needs objetivo" in out
+
+
+def test_an_item_of_a_list_counted_from_1_and_every_other_position_as_before():
+    from fractions import Fraction
+    from grimorio.interpreter.run import generic
+    from grimorio.interpreter.run.refusals import RuleFailure
+    items = ["a", "b", "c"]
+    assert [generic.item(items, k) for k in (1, 2, 3, -1, -3, Fraction(4, 2))] == ["a", "b", "c", "c", "a", "b"]
+    for k in (0, 4, -4, True, Fraction(1, 2), "1"):
+        with pytest.raises(RuleFailure):
+            generic.item(items, k)

@@ -86,11 +86,11 @@ def _may_skip(rule) -> bool:
 
 def agree(tmp_path, exprs) -> list[bool]:
     """Whether check refuses each expression it compiles (kind errors only), once run and compared."""
-    from grimorio.interpreter.compile.compiler import Program
+    from grimorio.interpreter.compile.compiler import compile_unchecked
     _rs, codes = _checked(tmp_path / "all", exprs)
     exprs = [e for e, c in zip(exprs, codes) if c <= set(KINDED)]   # compiled unchecked: kind errors only
     rs, codes = _checked(tmp_path / "kinds", exprs)
-    program, names = Program(rs), Resolver(rs)
+    program, names = compile_unchecked(rs), Resolver(rs)
     for i, e in enumerate(exprs):
         stops = _run(program, i)
         if stops - set(KINDED):

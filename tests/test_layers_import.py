@@ -153,3 +153,28 @@ def test_the_test_sees_an_upward_import():
     # An import inside a function counts: cli loads the simulate command only when it runs.
     assert "interpreter.tools.simulate_cli" in imports(True)["interpreter.tools.cli"]
     assert "interpreter.tools.simulate_cli" not in imports(False)["interpreter.tools.cli"]
+
+
+def test_the_runtime_imports_nothing_of_the_compiler():
+    """interpreter/run runs a loaded Program (run/loaded.py); the code of an encounter's own is
+    compiled by the compile stage, which hands the runtime what it made (compiler.Snippets)."""
+    found = sorted(f"{m} -> {t}" for m in staged() if m.startswith("interpreter.run.")
+                   for t in imports(True)[m] if t.startswith("interpreter.compile."))
+    assert found == []
+    reaches = {m for start in ("interpreter.run.encounter", "interpreter.run.loaded") for m in reached(start)}
+    assert sorted(m for m in reaches if m.startswith("interpreter.compile.")) == []
+
+
+def test_an_import_of_the_compiler_in_the_runtime_would_be_seen(monkeypatch, tmp_path):
+    """The test above reads a deferred import of the compiler in a runtime module (as expectations.py
+    once reached it through the program): it would fail."""
+    planted = tmp_path / "planted.py"
+    planted.write_text("def f():\n    from ..compile.compiler import load\n", encoding="utf-8")
+    mods = dict(modules())
+    mods["interpreter.run.planted"] = planted
+    monkeypatch.setattr(__import__(__name__, fromlist=["modules"]), "modules", lambda: mods)
+    imports.cache_clear()
+    try:
+        assert "interpreter.compile.compiler" in imports(True)["interpreter.run.planted"]
+    finally:
+        imports.cache_clear()

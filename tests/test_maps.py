@@ -28,6 +28,23 @@ def test_true_and_false_are_keys_apart_from_1_and_0():
     assert both(body) == [("int", "2"), ("int", "3"), ("NoneType", "None"), ("NoneType", "None")]
 
 
+def test_a_key_of_a_kind_already_seen_is_found_without_asking_again_and_true_is_still_not_1():
+    m = Map()
+    m.keep(1, "one")
+    m.keep("a", "text")
+    assert m.lookup(1) == "one" and m.lookup("a") == "text" and m.has(1) and m.has("a")   # int, str: seen
+    assert m.lookup(True) is None and not m.has(True) and m.lookup(2) is None and not m.has("b")
+    m.keep(True, "true")
+    assert m.lookup(True) == "true" and m.lookup(1) == "one" and m.has(True)
+    assert m.keys() == [1, "a", True] and m.keys()[2] is True and show(m) == "{1: one, a: text, true: true}"
+    m.keep(1, "uno")                                 # a key kept again keeps its place
+    assert m.keys() == [1, "a", True] and m.lookup(1) == "uno" and len(m) == 3
+    other = Map()
+    for k, v in ((1, "uno"), ("a", "text"), (True, "true")):
+        other.keep(k, v)
+    assert m == other and not (m == Map())
+
+
 def test_setting_none_forgets_a_key():
     body = KEEP + "  set m[a] = none\n  return [m[a], a in m, len(m), keys(m)]\n"
     assert both(body, "x", 5) == [("NoneType", "None"), ("bool", "False"), ("int", "1"), [("int", "5")]]

@@ -115,7 +115,7 @@ def compiled(body: str, optimize: bool):
     decls, diags = build_rules(f"rule f(a, b, c):\n{body}", "prop.rules")
     assert not diags, diags
     program = tiny(optimize)
-    c = program._compiler()
+    c = program.snippets._compiler()
     c.bindings = rule_bindings(program.ruleset, decls[0])       # the resolver's, as check would give them
     c.plan = c.plan.with_nodes(decls, c.bound)     # the optimizer's facts of the drawn rule too
     c.rule(decls[0])

@@ -4,6 +4,7 @@ happens to the files it was made from or to the cache folder."""
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import textwrap
 from pathlib import Path
@@ -11,9 +12,13 @@ from pathlib import Path
 import pytest
 
 from grimorio.dsl import store
+from grimorio.dsl.records import replace
+from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.editions import cache
 from grimorio.interpreter.compile import programs as encounter   # where the process keeps its programs
 from grimorio.interpreter.compile import stored
+from grimorio.interpreter.compile.program import Program
+from grimorio.interpreter.run.loaded import Loaded
 from grimorio.interpreter.tools.cli import main
 from tests.test_modules import HOJA_UNO, MODULE, REGLAS, UNO
 
@@ -69,9 +74,9 @@ def uncached(capsys, monkeypatch, *argv):
 
 def not_built(monkeypatch):
     """From here on, making a program is a test failure: it must be loaded."""
-    def refuse(rs):
+    def refuse(rs, *args, **kwargs):
         raise AssertionError("the program was compiled again")
-    monkeypatch.setattr(stored, "compile_checked", refuse)
+    monkeypatch.setattr(stored, "compile_program", refuse)
 
 
 def kept_programs(rules: Path) -> list[Path]:
@@ -169,22 +174,30 @@ def test_the_bundled_duel_reads_the_same_from_a_kept_program(tmp_path, capsys, m
 
 
 def test_a_program_that_would_not_come_back_the_same_is_not_kept(rules, capsys, monkeypatch):
-    """stored.dumps refuses what it cannot write faithfully (here: a function of the generated module
-    kept under a second name); the run goes on, and nothing is kept."""
+    """stored.dumps refuses what the standard pickle cannot write (here: a function among the program's
+    constants, which a Program never holds); the run goes on, and nothing is kept."""
     real, written = stored.dumps, []
 
-    def aliased(program):
-        ns = program.ns
-        name = next(k for k, v in ns.items() if getattr(v, "__globals__", None) is ns)
-        ns["alias"] = ns[name]
-        try:
-            written.append(real(program))
-        finally:
-            del ns["alias"]
+    def with_a_function(program):
+        written.append(real(replace(program, consts={**program.consts, "alias": lambda: 0})))
         return written[-1]
-    monkeypatch.setattr(stored, "dumps", aliased)
+    monkeypatch.setattr(stored, "dumps", with_a_function)
     assert run(capsys, "uno/prueba.enc")[0] == 0
     assert written == [None] and kept_programs(rules) == []
+
+
+def test_a_kept_program_is_plain_data_the_standard_pickle_reads(rules, capsys):
+    """A kept program is a Program record (program.py) read back by pickle.loads, and loading it
+    runs the generated module's code once (interpreter/run/loaded.py): no custom unpickler."""
+    assert run(capsys, "uno/prueba.enc")[0] == 0
+    data = store.kept(kept_programs(rules)[0].name)
+    _key, _notes, written = pickle.loads(data[32:])
+    version, program = pickle.loads(written)
+    assert version == stored.FORMAT
+    assert isinstance(program, Program) and program.code and program.line_spans
+    assert not any(callable(v) and not isinstance(v, type) for v in program.consts.values())
+    loaded = Loaded(program)
+    assert set(loaded.actions) == {d.name for d in program.ruleset.all(n.Action)}
 
 
 def test_cache_notes_what_a_load_read():

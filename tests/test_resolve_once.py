@@ -4,8 +4,9 @@ names.Resolver or Scope, and knows no scope rule."""
 from __future__ import annotations
 
 import ast
-import pickle
 from pathlib import Path
+
+import pytest
 
 from grimorio.dsl.check import resolver as R
 from grimorio.dsl.check.bindings import Bindings
@@ -20,8 +21,9 @@ COMPILE = Path(__file__).resolve().parent.parent / "interpreter" / "compile"
 
 
 def test_the_compiler_constructs_no_resolver_and_no_scope():
-    """No module of the compiler imports names.Resolver or Scope, builds one, or asks a resolver
-    what a name means (resolve, callee): it reads the bindings."""
+    """No module of the compiler imports names.Resolver or Scope, builds one, threads a scope
+    through its methods, or asks a resolver what a name means (resolve, callee): it reads the
+    bindings."""
     found = []
     for path in sorted(COMPILE.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -30,6 +32,8 @@ def test_the_compiler_constructs_no_resolver_and_no_scope():
                 found += [f"{path.name}: imports {a.name}" for a in node.names if a.name in ("Resolver", "Scope")]
             if isinstance(node, ast.Name) and node.id in ("Resolver", "Scope"):
                 found.append(f"{path.name}:{node.lineno}: {node.id}")
+            if isinstance(node, ast.arg) and node.arg == "scope":        # no scope threaded through
+                found.append(f"{path.name}:{node.lineno}: parameter scope")
             if isinstance(node, ast.Attribute) and node.attr in ("resolve", "callee") and \
                     "resolver" in ast.unparse(node.value):
                 found.append(f"{path.name}:{node.lineno}: .{node.attr}")
@@ -63,6 +67,15 @@ rule llama():
 rule campo(c):
   let FUE = c.FUE + 1
   return FUE
+rule tipos(c):
+  let n = 3
+  let t = "a"
+  let n2 = n
+  set n2 = t
+  return [n, t, n2, c]
+action empuja(yo):
+  requires yo.FUE > 2
+  set yo.marca = 1
 """
 
 
@@ -104,6 +117,16 @@ def test_the_bindings_follow_the_scopes_the_language_gives(tmp_path):
     assert b.of(call).kind == "rule" and b.of(call).target is rules["len"]
     (fue_read,) = _names(rs, "campo", "FUE")
     assert slot(fue_read) == b.slot(next(x for x in walk(rules["campo"].body) if isinstance(x, n.Let)))
+
+
+def test_the_bindings_keep_the_kinds_the_resolver_learned(tmp_path):
+    """A local read where the text shows its kind keeps that kind; set anew, the kind of its new value;
+    a parameter's, none."""
+    from grimorio.dsl.check import kinds as K
+    rs, _program = _checked(tmp_path)
+    b = R.bindings_of(rs)
+    ret = rs.space("rule")["tipos"].body[-1].value
+    assert [b.kind_of(x) for x in ret.items] == [K.NUMBER, K.TEXT, K.TEXT, None]
 
 
 def test_the_compiled_rules_do_what_their_bindings_say(tmp_path):
@@ -155,13 +178,40 @@ def test_a_program_read_back_walks_its_ruleset_again_only_when_asked(tmp_path):
     """Bindings are keyed by node ids: never stored with a program; one read back asks the resolver
     again when it compiles code of its own (an encounter's script)."""
     from grimorio.interpreter.compile import stored
+    from grimorio.interpreter.compile.compiler import load
     rs, program = _checked(tmp_path)
-    data = stored.dumps(program)
+    data = stored.dumps(program.program)
     assert data is not None and b"Bindings" not in data
-    back = stored.loads(data)
-    assert "bindings" not in vars(back)
+    back = load(stored.loads(data))
+    assert "bindings" not in vars(back) and "bindings" not in vars(back.program)
     R._BOUND.clear()
     got = back.compile_snippet("s", [], [n.Binary(rs.edition.span, "==", n.Const(rs.edition.span, 1),
                                                    n.Const(rs.edition.span, 1))], ["Ana"])
     assert got["expects"][0] is not None
-    assert pickle.dumps is not None
+    R._BOUND.clear()
+    (clause, _span, test), = back.requirement_checks(back.ruleset.space("action")["empuja"])
+    assert clause == "requires" and callable(test)
+
+
+class _Once(dict):
+    """A binding written twice for one node must be the same: a node shared by two places that
+    mean different things would read the last one."""
+
+    def __setitem__(self, key, value):
+        assert self.get(key, value) == value, (key, self[key], value)
+        super().__setitem__(key, value)
+
+
+@pytest.mark.slow
+def test_every_node_of_the_bundled_editions_is_bound_one_way(monkeypatch):
+    from grimorio.dsl.editions.files import bundled_root
+    real = Bindings.__init__
+
+    def init(self, *args, **kw):
+        real(self, *args, **kw)
+        self.names, self.slots = _Once(), _Once()
+    monkeypatch.setattr(Bindings, "__init__", init)
+    houses = [p for p in sorted((bundled_root() / "casa").glob("*.rules"))
+              if "\nextends aquelarre\n" in "\n" + p.read_text(encoding="utf-8")]
+    for edition, layers in (("aquelarre", houses), ("aquelarre_estados", ()), ("yokai", ()), ("arena", ())):
+        R.resolve_ruleset(load_edition(edition, houses=layers))

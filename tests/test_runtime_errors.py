@@ -41,8 +41,8 @@ rule malus(x):
 HEAD = 'encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\n'
 
 
-def failure(tmp_path, body: str) -> str:
-    write_edition(tmp_path, RULES)
+def failure(tmp_path, body: str, rules: str = RULES) -> str:
+    write_edition(tmp_path, rules)
     text = HEAD + textwrap.dedent(body)
     sources = Sources({"x.enc": text})
     enc, diags = build_encounter(text, "x.enc")
@@ -70,6 +70,38 @@ def test_a_rule_calling_itself_without_end(tmp_path):
 def test_an_event_cascade_stops_at_its_depth(tmp_path):
     out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n")
     assert "error[E0502]" in out and "nested events" in out
+
+
+def test_an_event_whose_reactions_nest_nothing_still_stops_at_the_depth(tmp_path):
+    # compiler.nests: "eco" has a reaction that emits nothing, so it leaves the depth alone, but it
+    # still tests it: emitted at the depth (by the 16th "golpe"), the refusal is told at its own emit.
+    rules = RULES.replace("reaction rebote(yo, e) to golpe:\n  by e.quien\n  emit golpe(quien: yo)\n",
+                          "event eco_de(quien)\nreaction oir(yo, e) to eco_de:\n  by e.quien\n  pass\n"
+                          "reaction rebote(yo, e) to golpe:\n  by e.quien\n  emit eco_de(quien: yo)\n"
+                          "  emit golpe(quien: yo)\n")
+    assert rules != RULES
+    out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n", rules)
+    assert "error[E0502]" in out and "nested events" in out
+    assert "emit eco_de(quien: yo)" in out and "reglas.rules:11:3" in out, out
+
+
+def test_an_event_emitted_again_through_a_rule_counts_its_depth(tmp_path):
+    # compiler.nests follows the rules a reaction calls: this cascade is one of nested events,
+    # not a rule calling itself without end.
+    rules = RULES.replace("  emit golpe(quien: yo)\n", "  otra_vez(yo)\nrule otra_vez(x):\n  emit golpe(quien: x)\n")
+    assert rules != RULES
+    out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n", rules)
+    assert "error[E0502]" in out and "nested events" in out and "emit golpe(quien: x)" in out, out
+
+
+def test_an_event_emitted_again_from_a_checks_table_counts_its_depth(tmp_path):
+    # compiler.nests follows the checks a reaction makes: a cell may call a rule that emits.
+    rules = RULES.replace("  emit golpe(quien: yo)\n", "  let t = check prueba(yo) by yo\n"
+                          "rule otra_vez(x):\n  emit golpe(quien: x)\n  return 1\n"
+                          "check prueba(x) rolls tirada = d10:\n  | tirada | r |\n  |--|--|\n"
+                          "  | <= otra_vez(x) | 1 |\n  | any | 2 |\n")
+    out = failure(tmp_path, "do:\n  emit golpe(quien: Ana)\n", rules)
+    assert "error[E0502]" in out and "nested events" in out and "emit golpe(quien: x)" in out, out
 
 
 def test_a_pin_with_the_wrong_number_of_faces(tmp_path):

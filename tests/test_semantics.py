@@ -1,5 +1,5 @@
 """The operator semantics module: what each operator does for each kind of
-value, and the proof that the emitter's in-place forms (interpreter/compile/inplace.py:
+value, and the proof that the optimizing step's in-place shortcuts (interpreter/compile/shortcuts.py:
 Python's own operator, used when both sides are surely numbers) give the same answer."""
 from __future__ import annotations
 
@@ -250,7 +250,7 @@ def test_first_and_len_in_place_equal_the_builtins(a):
           "f": lambda: calls.append(1) or a, "v": SimpleNamespace(x=a)}
     for builtin_name, builtin in (("first", S.first), ("len", S.len_)):
         for arg in ("v.x", "f()"):
-            made = getattr(compiler, f"b_{builtin_name}")(builtin_name, call, [code(arg)], None)
+            made = getattr(compiler, f"b_{builtin_name}")(builtin_name, call, [code(arg)])
             # on a list, the fast way
             assert semantics_called(made, f=lambda: [2, 1], v=SimpleNamespace(x=[2, 1])) == []
             calls.clear()
@@ -265,10 +265,10 @@ def test_negation_in_place_equals_the_semantics(a):
     from types import SimpleNamespace
     compiler = Optimizing()
     compiler._tmp = 0
-    compiler.expr = lambda node, scope: code("v.x")
-    compiler.resolving = lambda scope: lambda name: None
-    made = compiler.x_Unary(SimpleNamespace(op="-", operand=None), None)   # an operand of unknown kind
-    # a whole number the fast way; a truth is the semantics' (which refuse it)
+    compiler.expr = lambda node: code("v.x")
+    compiler.resolving = lambda: lambda name, node=None: None
+    made = compiler.x_Unary(SimpleNamespace(op="-", operand=None))   # an operand of unknown kind
+    # a whole number the fast way; a fraction is the semantics'
     assert semantics_called(made, v=SimpleNamespace(x=5)) == []
     assert semantics_called(made, v=SimpleNamespace(x=Fraction(1, 2))) == ["neg"]
     assert outcome(eval, made, {"S": S, "type": type, "int": int, "v": SimpleNamespace(x=a)}) == outcome(S.neg, a)  # noqa: S307
@@ -435,6 +435,30 @@ def test_records_are_equal_by_value():
     assert not S.equal(one, record(nested, (1, 1))) and not S.equal(one, 1) and not S.equal(one, None)
     row = make_struct("armas", ("k",), key="k", frozen=True)
     assert S.equal(row(1), one) and S.equal(row(1), row(1)) and not S.equal(row(1), row(2))
+
+
+def test_two_records_of_one_kind_compare_every_field_and_the_key_first():
+    # Records of one class skip the comparison of their names; a table row compares its key first
+    # (two rows of a table differ there), then every other field: a copy of a row (one pickled to a
+    # worker) with its key equal is equal only if every field is.
+    row = make_struct("armas", ("j", "k", "l"), key="k", frozen=True)
+    assert row._order == ("a_k", "a_j", "a_l")
+    assert S.equal(row(1, "Pelea", [1]), row(1, "Pelea", [1])) and S.not_equal(row(1, "Pelea", [1]), row(2, "Pelea", [1]))
+    assert S.not_equal(row(1, "Pelea", 1), row(1, "Daga", 1)) and S.not_equal(row(1, "Pelea", [1]), row(1, "Pelea", [True]))
+    plain = make_struct("record", ("k", "j"))
+    assert plain._order == ("a_k", "a_j")
+    assert S.equal(record(plain, (None, [])), record(plain, ([], None)))       # none equals the empty list
+    assert S.not_equal(record(plain, (1, True)), record(plain, (1, 1)))       # true is no number
+    assert row(1, "Pelea", [1]) != 1 and not S.equal(record(plain, ("Pelea", 1)), row(1, "Pelea", [1]))
+    for r in (row(1, "Pelea", [1]), record(plain, (None, None))):        # a record is never none
+        assert not (r == []) and not ([] == r) and r != [] and S.not_equal(r, None) and not S.equal(r, [])
+
+
+def test_same_of_two_texts_or_two_numbers_is_python_equality_and_nothing_else_changes():
+    from grimorio.interpreter.run.values import same
+    assert same("a", "a") and not same("a", "b") and same(3, 3) and not same(3, 4)
+    assert not same(1, True) and not same(True, 1) and not same(0, False) and same(None, []) and same([], None)
+    assert same(Fraction(4, 2), 2) and same(2, Fraction(4, 2)) and not same(1, "1") and same([1, "a"], [1, "a"])
 
 
 @pytest.mark.slow
@@ -631,7 +655,7 @@ def test_min_and_max_in_place_equal_the_builtins(a, b, n):
                    b_min=S.min_, b_max=S.max_)
     for name in ("min", "max"):
         for args, values in ((["v.x", "f()"], (a, b)), (["f()", str(n)], (b, n)), (["v.x", "f()", "7"], (a, b, 7))):
-            code = compiler().b_extreme(name, None, args, None)
+            code = compiler().b_extreme(name, None, args)
             calls.clear()
             assert answer(eval, code, ns) == answer(S.BUILTIN_FUNCTIONS[name], *values), code  # noqa: S307
             assert len(calls) == 1
@@ -680,15 +704,15 @@ def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
     every value is no larger than its magnitude."""
     from grimorio.dsl.syntax import nodes as n
 
-    def callee(call):
+    def called(call):
         return call.func.id if call.func.id in ("floor", "ceil") else None
     try:
         value = semantic_value(node, x)
     except (ValueBound, Refusal):
         value = None
     if value is not None:
-        assert abs(value) <= magnitude(node, callee)
-    if isinstance(node, n.Binary) and node.op in GROWS and result_size(node, callee) < S.BIG:
+        assert abs(value) <= magnitude(node, called)
+    if isinstance(node, n.Binary) and node.op in GROWS and result_size(node, called) < S.BIG:
         try:
             a, b = semantic_value(node.left, x), semantic_value(node.right, x)
         except (ValueBound, Refusal):

@@ -133,7 +133,8 @@ def test_a_stored_program_keeps_its_outcomes_one_with_its_answers(program):
     from unittest import mock
     from grimorio.interpreter.run import semantics as S
     from grimorio.interpreter.compile import stored
-    again = stored.loads(stored.dumps(program))
+    from grimorio.interpreter.compile.compiler import load
+    again = load(stored.loads(stored.dumps(program.program)))
     rule = function_named(again, "al_menos_bueno")
     res = {o.name: o for o in again.outcome_values.values() if o.kind == "res"}
     with mock.patch.object(S, "greater_equal", side_effect=AssertionError("asked the semantics")):

@@ -16,6 +16,9 @@ no scope rule.
   check's roll (`part` "roll"), a tally's parameter (`part` "param"), the combatant a
   tactic's choose asks (`part` "asked") and the item it orders (`part` "it"), a card
   statement's grade held in a local (`part` "grade", absent otherwise).
+- `kind_of(name_node)`: the kind the text shows a local holds where that node reads it
+  (dsl/check/kinds.py, as the checker learned it), or None. The kinds of everything
+  else follow from the bindings (`K.kind` with the compiler's `resolve`).
 - `around(for_node)`: the names of the locals visible where a `for` stands.
 - `held(card_op)`: the name node standing for a card statement's condition held in a
   local or a var (`remove c cond g`), whose binding `of` gives.
@@ -37,6 +40,7 @@ class Bindings:
         self.slots: dict = {}
         self.held_names: dict[int, object] = {}
         self.arounds: dict[int, set] = {}
+        self.kinds: dict[int, object] = {}
         self.roots = roots                  # what was walked: keeps the keys' nodes alive
         self._base = base                   # a script's: the ruleset's bindings (or how to get them)
 
@@ -66,6 +70,11 @@ class Bindings:
     def has_slot(self, node, part=None) -> bool:
         key = id(node) if part is None else (id(node), part)
         return key in self.slots or (self.base is not None and self.base.has_slot(node, part))
+
+    def kind_of(self, node):
+        if id(node) in self.kinds or id(node) in self.names or self.base is None:
+            return self.kinds.get(id(node))
+        return self.base.kind_of(node)
 
     def around(self, for_node) -> set:
         found = self.arounds.get(id(for_node))

@@ -1,4 +1,5 @@
-"""Name resolution shared by the checker and the compiler.
+"""Name resolution: the scope rules, which the resolve stage (resolver.py) applies once and writes
+down for the compiler (bindings.py); the compiler never asks them again.
 
 A bare name is looked up, in order: a local; a grade of the condition whose
 block we are in; a combatant of the encounter; a declaration in the value
@@ -60,7 +61,6 @@ class Scope:
     locals: set = field(default_factory=set)
     condition: n.Condition | None = None
     combatants: tuple = ()
-    allow_it: bool = False
     # Local name -> its slot: the Python name of its binding, given by the resolver (a number,
     # never the spelling; dsl/check/bindings.py).
     ids: dict = field(default_factory=dict)
@@ -68,21 +68,17 @@ class Scope:
     # bound anew forgets it.
     kinds: dict = field(default_factory=dict)
 
-    def child(self, *names) -> "Scope":
-        kinds = {k: v for k, v in self.kinds.items() if k not in names} if self.kinds else self.kinds
-        return Scope(self.locals | set(names), self.condition, self.combatants, self.allow_it, self.ids, kinds)
-
     def typed(self, name: str, kind) -> "Scope":
         """`name` bound (or set) to a value of this kind (None: a kind the text does not show)."""
         kinds = {k: v for k, v in self.kinds.items() if k != name}
         if kind is not None:
             kinds[name] = kind
-        return Scope(self.locals | {name}, self.condition, self.combatants, self.allow_it, self.ids, kinds)
+        return Scope(self.locals | {name}, self.condition, self.combatants, self.ids, kinds)
 
     def forget(self, names) -> "Scope":
         """The same names, the kinds of these forgotten (a loop may change them before it reads them)."""
         kinds = {k: v for k, v in self.kinds.items() if k not in names}
-        return Scope(self.locals, self.condition, self.combatants, self.allow_it, self.ids, kinds)
+        return Scope(self.locals, self.condition, self.combatants, self.ids, kinds)
 
     def bound(self, ids: dict, kind=None) -> "Scope":
         """These locals visible too, each named by its slot (the resolver's, dsl/check/bindings.py),
@@ -90,12 +86,12 @@ class Scope:
         kinds = {k: v for k, v in self.kinds.items() if k not in ids} if self.kinds else {}
         if kind is not None:
             kinds.update(dict.fromkeys(ids, kind))
-        return Scope(self.locals | set(ids), self.condition, self.combatants, self.allow_it, {**self.ids, **ids}, kinds)
+        return Scope(self.locals | set(ids), self.condition, self.combatants, {**self.ids, **ids}, kinds)
 
 
 @dataclass(frozen=True)
 class Resolved:
-    kind: str          # local grade combatant rule table condition var outcome builtin it
+    kind: str          # local grade combatant rule table condition var outcomes outcome builtin
     target: object = None      # a local: its slot (dsl/check/bindings.py)
 
 
@@ -139,9 +135,10 @@ def _field_names(ruleset) -> set[str]:
 
 
 class Resolver:
-    def __init__(self, ruleset):
+    def __init__(self, ruleset, fields=None):
+        """`fields`: the ruleset's field names when they are known (a compiled program keeps them)."""
         self.rs = ruleset
-        self.fields = field_names(ruleset)
+        self.fields = field_names(ruleset) if fields is None else fields
         self.values = ruleset.space("value")
         self.rules = ruleset.space("rule")
         self.outcomes: dict[str, tuple[n.Outcomes, int]] = {}
@@ -161,7 +158,7 @@ class Resolver:
         return out
 
     def resolve(self, name: str, scope: Scope) -> Resolved | None:
-        if name in scope.locals or (name == "it" and scope.allow_it):
+        if name in scope.locals:
             return Resolved("local", scope.ids.get(name))
         if scope.condition is not None and name in scope.condition.grades:
             return Resolved("grade", (scope.condition, name))

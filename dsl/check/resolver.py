@@ -81,12 +81,13 @@ def _script_key(rs, stmts, exprs, combatants) -> tuple:
     return id(rs), tuple(map(id, stmts)), tuple(map(id, exprs)), combatants
 
 
-# The bindings of the last rulesets and scripts checked (each holds its nodes: their ids stay theirs).
+# The bindings of the last rulesets and scripts checked (each holds its nodes: their ids stay theirs;
+# a few only, since each holds its ruleset: the language server checks a new one at every edit).
 _BOUND: dict = {}
 _SCRIPTS: dict = {}
 
 
-def _keep(kept: dict, key, value, most: int = 32):
+def _keep(kept: dict, key, value, most: int = 8):
     kept.pop(key, None)
     kept[key] = value
     while len(kept) > most:
@@ -545,6 +546,8 @@ class _Walker:
 
     def x_Name(self, x: n.Name, scope):
         r = self.bound.names[id(x)] = self.names.resolve(x.id, scope)
+        if x.id in scope.kinds and x.id in scope.locals:
+            self.bound.kinds[id(x)] = scope.kinds[x.id]
         if r is None:
             self.fail("E0201", f'unknown name "{x.id}"', x.span, did_you_mean(x.id, self.names.candidates(scope)) or
                       "a name is a local (let, a parameter, a loop's variable), a combatant, or a table, condition, "

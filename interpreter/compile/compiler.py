@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 
-import math
-from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, InlinedSpan, Span
@@ -23,72 +21,48 @@ from ...dsl.check.front import check_edition, facts_of
 
 from ...dsl.store import python_code
 from ..run import runtime_helpers as H
-from ..run import semantics as S
-from .data import ActionDef, DataBuilder, ReactionDef, Table, TacticDef, kept_lists  # noqa: F401 - Table: the API
+from .data import DataBuilder, Table, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
 from .code import unmarked
 from .formats import build_format
 from .hoisting import emit_preference
 from .inplace import InPlace
-from .optimizer import PLAIN, optimize as optimize_pass
+from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
 from .statements import StatementCompiler
-from ..run.values import Combatant, mangle
+from ..run.loaded import Loaded, namespace
+from ..run.values import mangle
+from .program import Program, program_of
 
 FILENAME = "<grimorio>"
 
 
-def compile_checked(ruleset, optimize: bool = True) -> "Program":
-    """Check, then compile what checked clean: the checker in dsl/ owns the diagnostics
-    it finds, and the compiler never sees a ruleset the checker refused. `optimize`: with
-    the optimizer's plan (optimizer.py, the default), or the empty plan: plain (docs/performance.md)."""
-    return Program(ruleset, check_edition(ruleset), optimize)
+def compile_checked(ruleset, optimize: bool = True) -> Loaded:
+    """Check, then compile what checked clean, and load it to run (compile_program, then load).
+    The checker in dsl/ owns the diagnostics it finds, and the compiler never sees a ruleset the
+    checker refused. `optimize`: with the optimizer's plan (optimizer.py, the default), or the
+    empty plan: plain (docs/performance.md)."""
+    return load(compile_program(ruleset, check_edition(ruleset), optimize))
 
 
-class Program:
-    """A compiled ruleset, immutable: what the compiler made, without the compiler.
-    Build once; every encounter runs on it, and an encounter's own code is compiled
-    by a fresh compiler into a namespace of its own, leaving the program as it was."""
-
-    # What a compiler changes while it compiles an encounter's code: each gets its own copy.
-    _PER_COMPILE = {"ns": dict, "consts": dict, "structs": dict, "gids": dict, "purposes": set, "leaves": dict,
-                    "weights": dict}
-
-    def __init__(self, ruleset, warnings=(), optimize: bool = True):
-        compiler = Compiler(ruleset, optimize)
-        state = {k: v for k, v in vars(compiler).items() if k not in _TRANSIENT}
-        state.update(warnings=list(warnings), _requirements={}, optimized=optimize, facts=facts_of(ruleset))
-        object.__setattr__(self, "__dict__", state)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a compiled program does not change ({name})")
-
-    def _compiler(self) -> "Compiler":
-        """A fresh compiler over this program, for code of its own (an encounter's, a requirement's)."""
-        compiler = Compiler.__new__(Compiler)
-        vars(compiler).update(vars(self))
-        for attr, copy in self._PER_COMPILE.items():
-            setattr(compiler, attr, copy(getattr(self, attr)))
-        compiler.lines, compiler.line_spans, compiler.line_owner = [], [], []
-        compiler.alias, compiler.owner, compiler._tmp = {}, "encounter", 0
-        # The ruleset's bindings, walked again only if code of its own reads them (a program read back).
-        compiler.bindings = Bindings(self.resolver, base=lambda: bindings_of(self.ruleset))
-        return compiler
-
-    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
-        return self._compiler().compile_snippet(name, stmts, exprs, combatants)
-
-    def requirement_checks(self, d) -> list:
-        """Which cost or requirement refuses a scripted decision: each as its own function, compiled
-        once per declaration when a refusal first needs it."""
-        found = self._requirements.get(id(d))
-        if found is None:
-            found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
-        return found
+def compile_unchecked(ruleset, optimize: bool = True) -> Loaded:
+    """Compile without the checker, and load: for the tests that show what the checker spares a run."""
+    return load(compile_program(ruleset, (), optimize))
 
 
-# The compiler's working state, thrown away with it.
-# The resolver's bindings are keyed by the nodes' ids: never stored (a program read back asks again).
-_TRANSIENT = ("alias", "owner", "_tmp", "lazy_events", "asked", "chosen", "bindings")
+def compile_program(ruleset, warnings=(), optimize: bool = True) -> Program:
+    """The Program (plain data: program.py) of a checked ruleset."""
+    compiler = Compiler(ruleset, optimize)
+    return program_of(compiler, compiler.code, warnings, optimize, facts_of(ruleset))
+
+
+def load(program: Program) -> Loaded:
+    """A Program ready to run in this process (interpreter/run/loaded.py), with the compiler of its
+    encounters' own code (Snippets)."""
+    return Loaded(program, Snippets)
+
+
+# Builtins that run code of the rules or of a controller (a tactic, the `stands` declaration).
+_RUNS_RULES = frozenset(("act", "choose", "standing"))
 
 
 class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
@@ -101,10 +75,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.ruleset = ruleset
         self.bindings = bindings_of(ruleset)      # the resolver's: what each name means, each local's slot
         self.resolver = self.bindings.resolver    # the ruleset's names, for an encounter's check
-        self.ns: dict = {"__builtins__": {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str, "isinstance": isinstance,
-                                         "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr, "range": range, "id": id}, "H": H, "S": S, "Fraction": Fraction,
-                         "_show": H.show, "_eq": H.eq, "_none": H.is_none, "math": math, **S.IN_PLACE,
-                         **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()}}
+        self.ns: dict = namespace(H.show, self.bindings.fields)
         self.lines: list[str] = []
         self.line_spans: list[Span | None] = []
         self.line_owner: list[str] = []
@@ -120,7 +91,6 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
         self.lazy_events: set[str] = set()    # the events whose reactor chooses lazily (emitter)
         self.plan = optimize_pass(ruleset, self.bound, self.purity, self.counted_by_caller) if optimize else PLAIN
-        self.ns["_F"] = {name: mangle(name) for name in self.bindings.fields}    # this program's own fields
         self._build_data()
         self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
         self.format = build_format(ruleset)            # how messages print values
@@ -128,9 +98,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self._build_code()
         source = "\n".join(self.lines) + "\n"
         self.source = source
-        self.ns["__spans__"] = self.line_spans
-        exec(self._compile(source), self.ns)  # noqa: S102 - generated from a checked ruleset
-        self._link()
+        self.code = self._compile(source)
 
     def _compile(self, source: str, filename: str = FILENAME):
         """Python's compile, its limits (nesting, size) reported at the rule text that reached them."""
@@ -196,11 +164,10 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.owner = "var"
         self.emit(1, "pass")
         for v in self.vars:
-            self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value, None)}", v.span)
+            self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value)}", v.span)
 
     def rule(self, d: n.Rule):
         self.owner = f"rule {d.name}"
-        scope = None
         self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
         if not self.counted_by_caller(d):
             # A call of a rule that makes many calls, or calls back, is a step (calls can multiply:
@@ -208,33 +175,34 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             # where they run, and a rule that makes few calls costs a bounded multiple of that.
             self.emit(1, "_E.steps += 1", d.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
-        self.block(d.body, 1, scope)
+        self.block(d.body, 1)
 
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
         # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
-        scope = None
         self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):",
                   d.span)
-        rolled = self.roll_code(self.expr(d.dice, scope), d.dice, '_by', '_purpose')
+        rolled = self.roll_code(self.expr(d.dice), d.dice, '_by', '_purpose')
         self.emit(1, f"{self.slot(d, 'roll')} = {rolled} if _given is None else _given", d.dice.span)
-        self.decide(d.decide, 1, scope)
+        self.decide(d.decide, 1)
         slots = [self.slot(p) for p in d.params] + [self.slot(d, "roll"), self.slot(d.decide)]
         cls = self.k(self.check_types[d.name], "check")
-        self.emit(1, f"_r = {cls}._new({', '.join(slots)})")
+        names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
+        self.emit(1, f"_r = {cls}()")           # a record made in place: one call fewer than its _new
+        for x, slot in zip(names, slots):
+            self.emit(1, f"_r.{mangle(x)} = {slot}")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
         self.emit(1, "return _r")
 
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
-        scope = None
         self.emit(0, f"def {self.gid('message', d.name)}(_E{self.params(d.params)}):", d.span)
         if not d.parts:
             return self.emit(1, "return ''", d.span)
         self.emit(1, "return ''.join((", d.span)
         for p in d.parts:               # a line each: a placeholder that fails is told at its own column
-            self.emit(2, f"{p!r}," if isinstance(p, str) else f"_show({self.expr(p, scope)}),",
+            self.emit(2, f"{p!r}," if isinstance(p, str) else f"_show({self.expr(p)}),",
                       d.span if isinstance(p, str) else p.span)
         self.emit(1, "))", d.span)
 
@@ -244,7 +212,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.owner = f"condition {d.name}"
         params, body = d.on_receive
         self.emit(0, f"def {self.gid('receive', d.name)}(_E{self.params(params)}):", d.span)
-        self.block(body, 1, None)
+        self.block(body, 1)
 
     def _cost_and_req(self, d, depth):
         self.emit(depth, f"return {self.req_expr(d, [self.slot(p) for p in d.params])}")
@@ -252,14 +220,14 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
     def req_expr(self, d, args: list[str]) -> str:
         """Whether an action or reaction is allowed: its costs are affordable and its
         requirements hold, compiled in place for the arguments (code) given."""
-        saved, scope = self.alias, None
+        saved = self.alias
         self.alias = {self.slot(p): a for p, a in zip(d.params, args)}
         try:
             actor = args[0]
             conds = []
             for f, amount in d.costs:
-                conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount, scope)})")
-            conds += [f"({self.expr(r, scope)})" for r in d.requires]
+                conds.append(f"{actor}.{mangle(f)} >= ({self.expr(amount)})")
+            conds += [f"({self.expr(r)})" for r in d.requires]
             return " and ".join(conds) if conds else "True"
         finally:
             self.alias = saved
@@ -269,7 +237,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         saved = self.alias
         self.alias = {self.slot(p): a for p, a in zip(params, args)}
         try:
-            return self.expr(node, None)
+            return self.expr(node)
         finally:
             self.alias = saved
 
@@ -277,10 +245,10 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         sheets = self.ruleset.all(n.Sheet)
         return sheets[0].fields if sheets else ()
 
-    def _pay(self, d, scope, depth):
+    def _pay(self, d, depth):
         actor = self.slot(d.params[0])
         for f, amount in d.costs:
-            code, field = self.expr(amount, scope), f"{actor}.{mangle(f)}"
+            code, field = self.expr(amount), f"{actor}.{mangle(f)}"
             if isinstance(amount, n.Const) and type(amount.value) is int and amount.value >= 0:     # a written cost, which the requirement field >= cost left affordable
                 self.emit(depth, f"{field} -= ({code})", d.span)
             else:                       # a computed one (maybe negative): as "-" means it, bounded
@@ -291,7 +259,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         m = self.gid("action", d.name)
         for i, p in enumerate(d.params[1:], 1):
             self.emit(0, f"def d_{m}_{i}(_E{self.params(d.params[:i])}):", p.span)
-            self.emit(1, f"return {self.expr(p.domain, None)}", p.domain.span)
+            self.emit(1, f"return {self.expr(p.domain)}", p.domain.span)
         self.doing(d, m)
 
     def doing(self, d, m):
@@ -299,24 +267,34 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(0, f"def q_{m}(_E{self.params(d.params)}):", d.span)
         self._cost_and_req(d, 1)
         self.emit(0, f"def x_{m}(_E{self.params(d.params)}):", d.span)
-        self._pay(d, None, 1)
-        self.block(d.body, 1, None)
+        self._pay(d, 1)
+        self.block(d.body, 1)
 
     def reaction(self, d: n.Reaction):
         self.owner = f"reaction {d.name}"
         m = self.gid("reaction", d.name)
         self.emit(0, f"def w_{m}(_E{self.params(d.params[1:2])}):", d.by.span)
-        self.emit(1, f"return {self.expr(d.by, None)}", d.by.span)
+        self.emit(1, f"return {self.expr(d.by)}", d.by.span)
         self.doing(d, m)
 
     def emitter(self, event: str, reactions: list):
         """Emitting an event as one function: each reactor, in the order its first
         reaction is declared, is offered the reactions it may take, once."""
         self.owner = f"event {event}"
-        self.emit(0, f"def {self.gid('event', event)}(_E, _ev):")
+        # The event's record is made here, from its fields' values (one call fewer than its _new).
+        fields = [mangle(f) for f in self.event_types[event]._names]
+        values = [f"_f{i}" for i in range(len(fields))]
+        self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
         self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
         self.emit(2, "raise H.Budget(_E.budget)")
-        self.emit(1, "_E.depth += 1")
+        self.emit(1, f"_ev = {self.k(self.event_types[event], 'event')}()")
+        for f, v in zip(fields, values):
+            self.emit(1, f"_ev.{f} = {v}")
+        # The depth counts nested events: one whose reactions can start nothing that reads it
+        # (no event, act, question or code on receive) leaves it as it is, and tests it all the same.
+        nests = self.nests(event, reactions)
+        if nests:
+            self.emit(1, "_E.depth += 1")
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
@@ -332,7 +310,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         else:
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
-        self.emit(2, "for _n in range(_E.opt['reactions_per_event']):")
+        self.emit(2, "for _n in _E.per_event:")
         # Unscripted, the reactor tests only what its choice needs where the plan allows it and
         # the event has one reactor (asked first): testing a pure condition fewer times changes no
         # answer (hoisting.py); otherwise every reaction is tested first, as written.
@@ -356,10 +334,39 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(4, "break")
         self.emit(3, "_E.steps += 1")
         self.emit(3, "_ch.run(_E, _who, _ev)")
-        self.emit(1, "_E.depth -= 1")
+        if nests:
+            self.emit(1, "_E.depth -= 1")
         self.emit(1, "return _ev")
         if lazy:
             self._first_allowed(event, reactions)
+
+    def nests(self, event: str, reactions: list) -> bool:
+        """Whether running an event's reactions (their tests, bodies and the tactics' `when` for it)
+        can reach the emitter's depth: emit an event, act, ask a controller, or add a card whose
+        condition runs code on receive; a call of a rule counts for what its body can reach."""
+        nodes = list(reactions) + [p for t in self.ruleset.all(n.Tactic) for ev, prefs in t.react if ev == event
+                                   for p in prefs]
+        return self._reaches_depth(nodes, set())
+
+    def _reaches_depth(self, nodes, seen: set) -> bool:
+        receives = any(d.on_receive is not None for d in self.ruleset.all(n.Condition))
+        for node in walk(tuple(nodes)):
+            if isinstance(node, (n.Emit, n.Act)) or (isinstance(node, n.CardOp) and receives):
+                return True
+            called = None
+            if isinstance(node, n.CheckCall):       # a check's table may call rules in its cells
+                called = ("check", node.name, self.ruleset.space("check").get(node.name))
+            elif isinstance(node, n.Call):
+                r = self.bound(node)              # what it calls, as the resolver bound it
+                if r is None or (r.kind == "builtin" and r.target in _RUNS_RULES):
+                    return True
+                if r.kind == "rule":
+                    called = ("rule", r.target.name, r.target)
+            if called is not None and called[:2] not in seen:
+                seen.add(called[:2])
+                if called[2] is None or self._reaches_depth([called[2]], seen):
+                    return True
+        return False
 
     @contextlib.contextmanager
     def asking_once(self, d: n.Tactic):
@@ -454,7 +461,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         asked = self.slot(d, "asked")
         self.emit(0, f"def tc_{self.gid('tactic', d.name)}(_E, {asked}, _items):", d.span)
         for p in d.choose:
-            scope, it = None, self.slot(p, "it")
+            it = self.slot(p, "it")
             item, found, best, key = self.tmp(), self.tmp(), self.tmp(), self.tmp()
             better = ">" if p.order == "highest" else "<"
             self.emit(1, "_E.steps += len(_items)", p.span)
@@ -463,9 +470,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.emit(1, f"for {it} in _items:", p.span)
             depth = 2
             if p.when is not None:
-                self.emit(2, f"if {self.expr(p.when, scope)}:", p.when.span)
+                self.emit(2, f"if {self.expr(p.when)}:", p.when.span)
                 depth = 3
-            self.emit(depth, f"{key} = S.choice_key({self.expr(p.key, scope)})", p.key.span)
+            self.emit(depth, f"{key} = S.choice_key({self.expr(p.key)})", p.key.span)
             self.emit(depth, f"if not {found} or {key} {better} {best}:", p.key.span)
             self.emit(depth + 1, f"{found}, {item}, {best} = True, {it}, {key}", p.key.span)
             self.emit(1, f"if {found}:", p.span)
@@ -478,12 +485,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         given = {a.name: a.value for a in p.args}
         for j, name in enumerate(names[1:], 1):
             if name in given:
-                before = None
                 self.emit(0, f"def {base}_arg{j}(_E{self.params(target.params[:j])}):", given[name].span)
                 # A value fixed as none (first() of an empty list) is no value to choose: the preference
                 # is skipped, as for an empty list (docs/language.md, Tactics).
                 value = self.tmp()
-                self.emit(1, f"{value} = {self.expr(given[name], before)}", given[name].span)
+                self.emit(1, f"{value} = {self.expr(given[name])}", given[name].span)
                 self.emit(1, f"return [] if {value} is None else [{value}]", given[name].span)
 
     def round(self, d: n.Round):
@@ -495,7 +501,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             if s.name in called:
                 self.owner = f"round {d.name}, step {s.name}"
                 self.emit(0, f"def {self.gid('step', (d.name, s.name))}(_E):", s.span)
-                self.block(s.body, 1, None)
+                self.block(s.body, 1)
         if d.start:
             self.round_start(d)
         self.owner = f"round {d.name}"
@@ -511,16 +517,16 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             if s.name in called:
                 self.emit(2, f"{self.gid('step', (d.name, s.name))}(_E)", s.span)
             else:
-                self.block(s.body, 2, None)
+                self.block(s.body, 2)
         self.owner = f"round {d.name}"
         self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
         self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
         if d.until is not None:
-            self.emit(2, f"if {self.expr(d.until, None)}:", d.until.span)
+            self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
             self.emit(3, "break", d.until.span)
         self.emit(0, f"def f_{m}(_E):", d.span)
         if d.final:
-            self.block(d.final, 1, None)
+            self.block(d.final, 1)
         else:
             self.emit(1, "pass")
 
@@ -528,15 +534,14 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         """A round's `start:` part: a function of its own (a `return` ends it), run once before round 1."""
         self.owner = f"round {d.name}, start"
         self.emit(0, f"def {self.gid('start', d.name)}(_E):", d.span)
-        self.block(d.start, 1, None)
+        self.block(d.start, 1)
 
     def tally(self, d: n.Tally):
         """A measure taken at the end of a run: a number, or true or false."""
         self.owner = f"tally {d.name}"
-        scope = None
         param = f", {self.slot(d, 'param')}" if d.param else ""
         self.emit(0, f"def {self.gid('tally', d.name)}(_E{param}):", d.span)
-        self.emit(1, f"return {self.expr(d.value, scope)}", d.value.span)
+        self.emit(1, f"return {self.expr(d.value)}", d.value.span)
 
     def sheet_init(self, d: n.Sheet, fields, i: int):
         """A sheet's functions: sheet_defaults_I works out the defaults a combatant's lines did not give,
@@ -547,12 +552,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
         self.emit(0, f"def sheet_defaults_{i}(_E, c, given):", d.span)
         self.emit(1, "pass")
-        scope = None
         for f in fields:
             attr = mangle(f.name)
             if f.default is not None:
                 self.emit(1, f"if {f.name!r} not in given:", f.span)
-                value = self.expr(f.default, scope)
+                value = self.expr(f.default)
                 if f.type == "row":
                     self.emit(2, f"c.{attr} = {self.table_ref(f.table, f.span)}.lookup({value})", f.default.span)
                 else:
@@ -561,49 +565,6 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
 
     def table_ref(self, name, span):
         return self.k(self.tables[name], "table")
-
-    # ------------------------------------------------------------ linking
-    def _link(self):
-        g = self.ns
-        rs = self.ruleset
-        self.actions = {}
-        for d in rs.all(n.Action):
-            m = self.gid("action", d.name)
-            if f"x_{m}" not in g:
-                continue
-            domains = [g[f"d_{m}_{i}"] for i in range(1, len(d.params))]
-            self.actions[d.name] = ActionDef(d.name, [p.name for p in d.params], domains, g[f"q_{m}"], g[f"x_{m}"], d)
-        self.reactions: dict[str, list[ReactionDef]] = {}
-        self.reaction_by_name = {}
-        for d in rs.all(n.Reaction):
-            m = self.gid("reaction", d.name)
-            r = ReactionDef(d.name, d.event, g[f"w_{m}"], g[f"q_{m}"], g[f"x_{m}"], d)
-            self.reactions.setdefault(d.event, []).append(r)
-            self.reaction_by_name[d.name] = r
-            g[f"R_{m}"] = r
-        self.tactics = {}
-        for d in rs.all(n.Tactic):
-            names = {ev: f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}" for ev, _prefs in d.react}
-            choose = {ev: g[f"rc_{m}"] for ev, m in names.items()}
-            react = {ev: g[f"rt_{m}"] for ev, m in names.items() if f"rt_{m}" in g}
-            self.tactics[d.name] = TacticDef(d.name, g[f"ta_{self.gid('tactic', d.name)}"], choose, react,
-                                             g.get(f"tc_{self.gid('tactic', d.name)}"))
-        self.rounds = []
-        for d in rs.all(n.Round):
-            m = self.gid("round", d.name)
-            self.rounds.append((d.name, g[f"r_{m}"], g[f"f_{m}"]))
-        self.tallies = [(d, g[self.gid("tally", d.name)]) for d in rs.all(n.Tally)]
-        self.stands = next((fn for d, fn in self.tallies if isinstance(d, n.Stands)), None)
-        self.stands_decl = next((d for d, fn in self.tallies if isinstance(d, n.Stands)), None)
-        self.draws = [(d, fn) for d, fn in self.tallies if isinstance(d, n.Draw)]
-        for name, ct in self.conditions.items():
-            ct.on_receive = g.get(self.gids.get(("receive", name)))
-        self.sheet_defaults_by = {name: g[f"sheet_defaults_{i}"] for i, name in enumerate(self.sheet_fields_by)}
-        self.fill_sheet_by = {name: g[f"fill_sheet_{i}"] for i, name in enumerate(self.sheet_fields_by)}
-        self.sheet_defaults, self.fill_sheet = self.sheet_defaults_by[self.sheet.name], self.fill_sheet_by[self.sheet.name]
-        self.init_vars = g["init_vars"]
-        fields = list(dict.fromkeys(mangle(f.name) for fs in self.sheet_fields_by.values() for f in fs))
-        self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         """Compile an encounter's own statements and expectations against this program, into
@@ -624,14 +585,13 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.lines, self.line_spans, self.line_owner, self.ns, self.consts, self.bindings = saved
 
     def _snippet(self, name, stmts, exprs, combatants):
-        scope = None
         self.owner = "encounter"
         self.emit(0, f"def {name}_do(_E):")
-        self.block(tuple(stmts), 1, scope)
+        self.block(tuple(stmts), 1)
         for i, e in enumerate(exprs):
             # An expectation returns its verdict and, for a comparison, both sides.
             self.emit(0, f"def {name}_x{i}(_E):", e.span)
-            self.emit(1, f"return {self.verdict(e, scope)}", e.span)
+            self.emit(1, f"return {self.verdict(e)}", e.span)
 
     def requirement_functions(self, d) -> list:
         """Each cost and requirement of an action or reaction as its own function of the
@@ -651,3 +611,51 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         exec(self._compile("\n".join(self.lines) + "\n", f"{FILENAME} requires {d.name}"), ns)  # noqa: S102
         return [(kind, span, ns[f"rq_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
 
+
+
+class Snippets:
+    """The compiler of a loaded program's encounters' own code (their `do` and expectations) and of
+    a scripted decision's requirement checks: each compiled by a fresh compiler over the program,
+    into a namespace of its own, leaving the program as it was."""
+
+    def __init__(self, loaded: Loaded):
+        self.loaded = loaded
+        self._requirements: dict = {}
+        self._plan = None
+
+    def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
+        return self._compiler().compile_snippet(name, stmts, exprs, combatants)
+
+    def requirement_checks(self, d) -> list:
+        """Which cost or requirement refuses a scripted decision: each as its own function, compiled
+        once per declaration when a refusal first needs it."""
+        found = self._requirements.get(id(d))
+        if found is None:
+            found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
+        return found
+
+    def _compiler(self) -> Compiler:
+        """A compiler over the program: its data, names and constants as the loaded code has them."""
+        loaded, p = self.loaded, self.loaded.program
+        c = Compiler.__new__(Compiler)
+        for attr in _SHARED:
+            setattr(c, attr, getattr(loaded, attr))
+        c.purity = Purity(c.ruleset, c.resolver)
+        # The ruleset's bindings, walked again only if code of its own reads them (a program read back).
+        c.bindings = Bindings(c.resolver, base=lambda: bindings_of(c.ruleset))
+        c.ns = dict(loaded.ns)
+        c.consts = {id(c.ns[name]): name for names in (p.consts, p.classes) for name in names}
+        c.structs, c.gids, c.purposes = dict(loaded.structs), dict(p.gids), set(p.purposes)
+        c.leaves, c.weights = dict(p.leaves), dict(p.weights)
+        c.reacted = list(p.reacted)
+        c.lines, c.line_spans, c.line_owner = [], [], []
+        c.alias, c.owner, c._tmp, c.lazy_events = {}, "encounter", 0, set()
+        if self._plan is None:           # what code of its own may take: rules kept or in place
+            self._plan = snippet_plan(c.ruleset, c.bound, c.purity, c.counted_by_caller) if p.optimized else PLAIN
+        c.plan = self._plan
+        return c
+
+
+# What a snippet's compiler reads of the loaded program as it is.
+_SHARED = ("ruleset", "resolver", "tables", "conditions", "outcome_values", "options", "format", "sheet",
+           "sheet_fields_by", "vars", "pure_defaults", "event_types", "check_types", "optimized")

@@ -35,15 +35,15 @@ class ExpressionCompiler:
         """A function's parameters after _E, each by its slot."""
         return "".join(", " + self.slot(p) for p in params)
 
-    def call_args(self, params, args, span, what, scope) -> list[str]:
-        return [self.expr(node, scope) for node in bind_args(params, args, span, what)]
+    def call_args(self, params, args, span, what) -> list[str]:
+        return [self.expr(node) for node in bind_args(params, args, span, what)]
 
-    def expr(self, x, scope) -> Code:
+    def expr(self, x) -> Code:
         """The code of an expression, with the facts its node shows (code.py)."""
-        code = getattr(self, "x_" + type(x).__name__)(x, scope)
-        return code if isinstance(code, Code) else Code(code, **self.code_facts(x, scope))
+        code = getattr(self, "x_" + type(x).__name__)(x)
+        return code if isinstance(code, Code) else Code(code, **self.code_facts(x))
 
-    def code_facts(self, x, scope) -> dict:
+    def code_facts(self, x) -> dict:
         """What the node shows of its code: a written value, a name, a read of names and fields."""
         if isinstance(x, n.Const):
             return const_facts(x.value)
@@ -54,35 +54,35 @@ class ExpressionCompiler:
             given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
             return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
         if isinstance(x, n.Attr):
-            obj = self.fact_of(x.obj, scope)
+            obj = self.fact_of(x.obj)
             # a condition's grade is a constant of the program (x_Attr)
-            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj, scope)
+            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj)
             return {"name": True} if graded else {"pure": obj.pure}
-        return {"literal": folded(x, lambda node: self.fact_of(node, scope))}
+        return {"literal": folded(x, self.fact_of)}
 
-    def grade_of(self, x: n.Name, scope) -> bool:
+    def grade_of(self, x: n.Name) -> bool:
         """Whether the name is a condition with grades (its attribute is one of them)."""
         r = self.bound(x)
         return r is not None and r.kind == "condition" and bool(self.conditions[x.id].grades)
 
-    def fact_of(self, x, scope) -> Code:
+    def fact_of(self, x) -> Code:
         """The facts of a node's code, without its text."""
-        return Code("", **self.code_facts(x, scope))
+        return Code("", **self.code_facts(x))
 
     # What a name's code is, by what it names (NAME_CODE): a local is its binding or the name of
     # the argument it is tested for (compiler.req_expr), every constant a name of the program.
     NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
 
-    def x_Const(self, x, scope):
+    def x_Const(self, x):
         v = x.value
         if isinstance(v, Fraction):
             return self.k(Scale(v), "scale")
         return repr(v)
 
-    def x_DiceLit(self, x, scope):
+    def x_DiceLit(self, x):
         return self.k(Dice.of(x.count, x.sides), "dice")      # the builder refused more than a few dice
 
-    def x_Name(self, x, scope):
+    def x_Name(self, x):
         r = self.bound(x)          # the checker reported every name it could not bind
         return self.NAME_CODE[r.kind](self, x, r)      # rules and builtins as values: the checker's E0204
 
@@ -99,32 +99,32 @@ class ExpressionCompiler:
         "outcome": lambda self, x, r: self.k(self.outcome_values[x.id], "out"),
     }
 
-    def x_OptionRef(self, x, scope):
+    def x_OptionRef(self, x):
         return f"_E.opt[{x.name!r}]"
 
-    def x_Attr(self, x, scope):
+    def x_Attr(self, x):
         if isinstance(x.obj, n.Name):
             r = self.bound(x.obj)
             if r is not None and r.kind == "condition" and not self.conditions[x.obj.id].grades:
                 return f"{self.k(self.conditions[x.obj.id], 'cond')}.{mangle(x.name)}"     # a state's data
             if r is not None and r.kind == "condition":
                 return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
-        return f"({self.expr(x.obj, scope)}).{mangle(x.name)}"
+        return f"({self.expr(x.obj)}).{mangle(x.name)}"
 
-    def x_Index(self, x, scope):
+    def x_Index(self, x):
         if self.plan.in_place:
-            return self.index_in_place(x, scope)
-        return f"H.index({self.expr(x.obj, scope)}, {self.expr(x.key, scope)})"
+            return self.index_in_place(x)
+        return f"H.index({self.expr(x.obj)}, {self.expr(x.key)})"
 
-    def x_Call(self, x, scope):
+    def x_Call(self, x):
         name = x.func.id                    # the checker refused calls of anything but rules and builtins
         r = self.bound(x)
         if r.kind == "rule":
-            args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"', scope)
+            args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"')
             return self.rule_call(x, name, r.target, args)
-        args = [self.expr(a.value, scope) for a in x.args]
+        args = [self.expr(a.value) for a in x.args]
         builtins = self.IN_PLACE_BUILTINS if self.plan.in_place else self.BUILTIN_CODE
-        return builtins.get(name, ExpressionCompiler.b_function)(self, name, x, args, scope)
+        return builtins.get(name, ExpressionCompiler.b_function)(self, name, x, args)
 
     # The questions asked once in the tactic decision being compiled (code -> key of `_a`), or None.
     asked = None
@@ -163,11 +163,11 @@ class ExpressionCompiler:
         return f"{self.gid('rule', name)}(_E{''.join(', ' + self.chosen.get(a, a) for a in args)})"
 
     # ------------------------------------------------------------ builtins, by name
-    def b_function(self, name, x, args, scope):
+    def b_function(self, name, x, args):
         """A builtin whose meaning is a function of its values (semantics.BUILTIN_FUNCTIONS)."""
         return f"b_{name}({', '.join(args)})"
 
-    def b_engine(self, name, x, args, scope):
+    def b_engine(self, name, x, args):
         """A builtin that asks the running encounter (semantics.ENGINE_BUILTINS)."""
         return f"_E.{name}({', '.join(args)})"
 
@@ -218,18 +218,18 @@ class ExpressionCompiler:
         self.weights[rule.name] = total
         return total
 
-    def x_Unary(self, x, scope):
+    def x_Unary(self, x):
         if self.plan.in_place:
-            return self.unary_in_place(x, scope)
-        operand = self.expr(x.operand, scope)
+            return self.unary_in_place(x)
+        operand = self.expr(x.operand)
         return f"(not {operand})" if x.op == "not" else f"S.neg({operand})"
 
     OPS = {"and": "and", "or": "or"}
 
-    def x_Binary(self, x, scope):
+    def x_Binary(self, x):
         if self.plan.in_place:
-            return self.binary_in_place(x, scope)
-        a, b = self.expr(x.left, scope), self.expr(x.right, scope)
+            return self.binary_in_place(x)
+        a, b = self.expr(x.left), self.expr(x.right)
         if x.op in S.BINARY:
             return f"S.{S.BINARY[x.op].__name__}({a}, {b})"
         if x.op == "notin":
@@ -262,11 +262,11 @@ class ExpressionCompiler:
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
 
-    def unnamed_expr(self, node, scope) -> str:
+    def unnamed_expr(self, node) -> str:
         """An expression for a comprehension's iterable: computed sides are never named there."""
         self.unnamed += 1
         try:
-            return self.expr(node, scope)
+            return self.expr(node)
         finally:
             self.unnamed -= 1
 
@@ -275,50 +275,50 @@ class ExpressionCompiler:
         self._tmp += 1
         return name(f"_t{self._tmp}")
 
-    def x_IfExp(self, x, scope):
-        return f"({self.expr(x.then, scope)} if {self.expr(x.cond, scope)} else {self.expr(x.other, scope)})"
+    def x_IfExp(self, x):
+        return f"({self.expr(x.then)} if {self.expr(x.cond)} else {self.expr(x.other)})"
 
-    def x_ListExp(self, x, scope):
-        return "[" + ", ".join(self.expr(i, scope) for i in x.items) + "]"
+    def x_ListExp(self, x):
+        return "[" + ", ".join(self.expr(i) for i in x.items) + "]"
 
-    def x_Comprehension(self, x, scope):
+    def x_Comprehension(self, x):
         # The comprehension's variables are bindings of their own: neither an argument compiled in
         # place for a parameter (a requirement tested in place) nor a name of the caller can meet them.
         # Each clause's list is paid for from the step budget every time it is walked, as a loop's is.
         clauses = []
         for i, (_var, items, cond) in enumerate(x.clauses()):
-            walked = f"H.counted(_E, {self.walked(items, lambda: self.unnamed_expr(items, scope))})"
-            test = f" if {self.expr(cond, scope)}" if cond is not None else ""
+            walked = f"H.counted(_E, {self.walked(items, lambda: self.unnamed_expr(items))})"
+            test = f" if {self.expr(cond)}" if cond is not None else ""
             clauses.append(f"for {self.slot(x, i)} in {walked}{test}")
-        return f"[{self.expr(x.elt, scope)} {' '.join(clauses)}]"
+        return f"[{self.expr(x.elt)} {' '.join(clauses)}]"
 
-    def x_Search(self, x, scope):
+    def x_Search(self, x):
         # A generator over the list, paid item by item (H.searched): `any` and `all` stop as soon as they
         # know, `first` at the first item whose condition holds.
-        items = f"H.searched(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter, scope))})"
-        var, cond = self.slot(x), self.expr(x.cond, scope)
+        items = f"H.searched(_E, {self.walked(x.iter, lambda: self.unnamed_expr(x.iter))})"
+        var, cond = self.slot(x), self.expr(x.cond)
         if x.kind != "first":
             return f"H.search_{x.kind}({cond} for {var} in {items})"
         found = f"H.search_first(({var} for {var} in {items} if {cond}), "
         if x.default is None or isinstance(x.default, n.Const):
-            return found + ("None" if x.default is None else self.expr(x.default, scope)) + ")"
-        otherwise = self.unnamed_expr(x.default, scope)           # a lambda's body: worked out only if needed
+            return found + ("None" if x.default is None else self.expr(x.default)) + ")"
+        otherwise = self.unnamed_expr(x.default)           # a lambda's body: worked out only if needed
         return f"H.found({found}H.MISSING), lambda: {otherwise})"
 
-    def x_RecordExp(self, x, scope):
+    def x_RecordExp(self, x):
         names = tuple(f for f, _ in x.fields)
         cls = self.structs.get(names)
         if cls is None:
             cls = self.structs[names] = make_struct("record", names)
-        return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v, scope) for _, v in x.fields)})"
+        return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v) for _, v in x.fields)})"
 
-    def x_Roll(self, x, scope):
+    def x_Roll(self, x):
         if x.purpose:
             self.purposes.add(x.purpose)
-        by = self.expr(x.by, scope) if x.by is not None else "None"
+        by = self.expr(x.by) if x.by is not None else "None"
         # The fast path names who rolls twice: only for a name or a field, never a call.
         plain_by = x.by is None or all(isinstance(v, (n.Name, n.Attr)) for v in walk(x.by))
-        return self.roll_code(self.expr(x.dice, scope), x.dice, by, repr(x.purpose), plain_by)
+        return self.roll_code(self.expr(x.dice), x.dice, by, repr(x.purpose), plain_by)
 
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
         if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
@@ -327,25 +327,25 @@ class ExpressionCompiler:
                     f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
         return f"_E.roll({dice}, {by}, {purpose})"
 
-    def x_CheckCall(self, x, scope):
+    def x_CheckCall(self, x):
         d = self.ruleset.space("check")[x.name]
         if x.purpose:
             self.purposes.add(x.purpose)
         plain, given = given_roll(d, x.args)
-        args = self.call_args(d.params, plain, x.span, f'check "{x.name}"', scope)
-        by = self.expr(x.by, scope) if x.by is not None else "None"
+        args = self.call_args(d.params, plain, x.span, f'check "{x.name}"')
+        by = self.expr(x.by) if x.by is not None else "None"
         purpose = x.purpose or x.name
-        roll = f", _given={self.expr(given, scope)}" if given is not None else ""
+        roll = f", _given={self.expr(given)}" if given is not None else ""
         return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
 
-    def x_Emit(self, x, scope):
+    def x_Emit(self, x):
         d = self.ruleset.space("event")[x.event]
         # A field left out takes its default, read where the event is declared (its names bound there).
-        values = [self.expr(v, scope) for v in emit_args(d, x.args, x.span)]
+        values = [self.expr(v) for v in emit_args(d, x.args, x.span)]
         cls = self.k(self.event_types[x.event], "event")
         if x.event in self.reacted:
-            return f"{self.gid('event', x.event)}(_E, {cls}._new({', '.join(values)}))"
+            return f"{self.gid('event', x.event)}(_E, {', '.join(values)})"     # the event makes its record
         return f"{cls}._new({', '.join(values)})"
 
-    def x_Maximum(self, x, scope):
-        return f"S.maximum({self.expr(x.dice, scope)})"
+    def x_Maximum(self, x):
+        return f"S.maximum({self.expr(x.dice)})"

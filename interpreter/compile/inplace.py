@@ -31,11 +31,11 @@ WHOLE_LOCAL = Resolved("number")
 class InPlace:
     """The in-place forms: a part of the one emitter, read where its plan has `in_place`."""
 
-    def index_in_place(self, x, scope):
+    def index_in_place(self, x):
         if isinstance(x.obj, n.Name):
             r = self.bound(x.obj)
             if r is not None and r.kind == "table":
-                table, key = self.tables[x.obj.id], self.expr(x.key, scope)
+                table, key = self.tables[x.obj.id], self.expr(x.key)
                 ref = self.k(table, "table")
                 if table.dice is None and not self.unnamed:
                     # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
@@ -44,7 +44,7 @@ class InPlace:
                     return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
                             f"is not None else {ref}.lookup({k}))")
                 return f"{ref}.lookup({key})"
-        obj, key = self.expr(x.obj, scope), self.expr(x.key, scope)
+        obj, key = self.expr(x.obj), self.expr(x.key)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
         # (A written value, even one a rule compiled in place returns, indexed in place would make
         # Python warn "not subscriptable": H.index says it.)
@@ -80,19 +80,19 @@ class InPlace:
         """The first argument is a list by its very syntax."""
         return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
 
-    def b_len(self, name, x, args, scope):
+    def b_len(self, name, x, args):
         if self._listed(x):
             return f"len({args[0]})"
         read, first = self.reread(args[0])
         if read is None:
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
         return f"(len({read}) if {type_of(first)} is list else b_len({read}))"
 
-    def b_first(self, name, x, args, scope):
+    def b_first(self, name, x, args):
         read, first = self.reread(args[0])
         if read is None or is_(args[0], 'literal'):       # (-3)[0]: Python warns, even where it never runs
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         # S.first, in place on a list; anything else, its refusal.
         return f"(({read}[0] if {read} else None) if {type_of(first)} is list else b_first({read}))"
 
@@ -105,61 +105,61 @@ class InPlace:
             return None, None
         return self.once(code)
 
-    def b_extreme(self, name, x, args, scope):
+    def b_extreme(self, name, x, args):
         """min and max of two or more values: Python's own on whole numbers (the semantics' answer,
         tests/test_semantics.py), each computed value named once as the guard asks its type;
         else the function (which also turns a roll into a plain number)."""
         if len(args) < 2:
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         sides = self.whole_sides_of(args)
         if sides is None:
-            return self.b_function(name, x, args, scope)
+            return self.b_function(name, x, args)
         reads, guard = sides
-        return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads, scope))
+        return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads))
 
-    def b_rounded(self, name, x, args, scope):
+    def b_rounded(self, name, x, args):
         """floor and ceil: of a quotient without building the fraction, of a product by a scale in
         whole numbers, else the function."""
         a = x.args[0].value
         if isinstance(a, n.Binary) and a.op == "/":
             fn, whole = S.ROUNDED_DIVISION[name]
-            left, right = self.expr(a.left, scope), self.expr(a.right, scope)
+            left, right = self.expr(a.left), self.expr(a.right)
             call = f"S.{fn.__name__}({left}, {right})"
             if self.pure(left) and self.pure(right):
                 guard = self.nonzero(right, self.whole_guard(left, right))
                 return self.if_whole(whole.format(a=left, b=right), guard, call)
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
-            return f"S.floor_mul({self.expr(a.left, scope)}, {self.expr(a.right, scope)})"
-        return self.b_function(name, x, args, scope)
+            return f"S.floor_mul({self.expr(a.left)}, {self.expr(a.right)})"
+        return self.b_function(name, x, args)
 
-    def b_has(self, name, x, args, scope):
+    def b_has(self, name, x, args):
         cond = x.args[1].value
         if len(args) == 2 and isinstance(cond, n.Name):
             r = self.bound(cond)
             if r is not None and r.kind == "condition":
                 # The condition is known here: test the combatant's cards directly.
                 return f"({cond.id!r} in {args[0]}.cards)"
-        return self.b_engine(name, x, args, scope)
+        return self.b_engine(name, x, args)
 
-    def b_act(self, name, x, args, scope):
+    def b_act(self, name, x, args):
         if is_(args[0], 'steady'):
             # Unscripted, a combatant's tactic chooses directly.
             return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
-        return self.b_engine(name, x, args, scope)
+        return self.b_engine(name, x, args)
 
-    def b_combatants(self, name, x, args, scope):
+    def b_combatants(self, name, x, args):
         return "_E.cb" if x is self.walking else "list(_E.cb)"
 
     IN_PLACE_BUILTINS = {**ExpressionCompiler.BUILTIN_CODE,
                     "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
-    def unary_in_place(self, x, scope):
+    def unary_in_place(self, x):
         if x.op == "not":
-            return f"(not {self.expr(x.operand, scope)})"
-        operand = self.expr(x.operand, scope)
-        if self.number(x.operand, scope):
+            return f"(not {self.expr(x.operand)})"
+        operand = self.expr(x.operand)
+        if self.number(x.operand):
             return f"(-{operand})"
         read, first = self.reread(operand)
         if read is None:
@@ -168,15 +168,15 @@ class InPlace:
 
     RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
-    def binary_in_place(self, x, scope):
-        resolve = self.resolving(scope)
-        a, b = self.expr(x.left, scope), self.expr(x.right, scope)
+    def binary_in_place(self, x):
+        resolve = self.resolving()
+        a, b = self.expr(x.left), self.expr(x.right)
         if x.op in S.BINARY:
             return self.operator(x, a, b, resolve)
         if x.op == "notin":
             return f"(not S.contains({a}, {b}))"
         if x.op in ("<", "<=", ">", ">="):
-            known = self._const_ranked(x.right, scope)
+            known = self._const_ranked(x.right)
             if known is not None:
                 # Against a named outcome: compare ranks when the other side is an outcome of the
                 # same list; anything else, as the semantics compare it (or refuse it).
@@ -202,10 +202,10 @@ class InPlace:
                 test = f"({first} is None or {read} == [])"
             return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
-            numbers = self.number(x.left, scope) and self.number(x.right, scope)
+            numbers = self.number(x.left) and self.number(x.right)
             # A written text or a named outcome equals only itself, as the semantics say too.
             text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
-                                                or self._const_ranked(v, scope) is not None for v in (x.left, x.right))
+                                                or self._const_ranked(v) is not None for v in (x.left, x.right))
             return self.compare_in_place(x.op, a, b, plain=numbers or text, named=not self.unnamed)
         return f"({a} {self.OPS[x.op]} {b})"
 
@@ -398,7 +398,7 @@ class InPlace:
         """Code that reads names and fields only: evaluating it twice is harmless (code.py)."""
         return is_(code, "pure")
 
-    def _const_ranked(self, node, scope):
+    def _const_ranked(self, node):
         """The outcome named here, if the node names one."""
         if isinstance(node, n.Name):
             r = self.bound(node)
@@ -406,7 +406,7 @@ class InPlace:
                 return self.outcome_values[node.id]
         return None
 
-    def resolving(self, scope):
+    def resolving(self):
         """How K.kind resolves a name here: as the resolver does, and a local this code is known
         to hold a whole number in (see whole_numbers) as a number."""
         ints = self.ints
@@ -420,11 +420,11 @@ class InPlace:
             return r
         return resolve
 
-    def number(self, node, scope) -> bool:
+    def number(self, node) -> bool:
         """Whether the node gives a number: as the plan says (optimizer.numeric), or, in code that
         stands under a test that some locals hold whole numbers (whole_numbers), as K.kind finds
         with those locals taken as numbers."""
-        return id(node) in self.plan.numeric or bool(self.ints) and K.kind(node, self.resolving(scope)) == K.NUMBER
+        return id(node) in self.plan.numeric or bool(self.ints) and K.kind(node, self.resolving()) == K.NUMBER
 
     def bound_name(self, name, node):
         """What K.kind asks: the binding of the Name node (none for a check's name, kinds.CHECK)."""
@@ -445,7 +445,7 @@ class InPlace:
         finally:
             self.ints = saved
 
-    def local_names(self, nodes, scope) -> list[str]:
+    def local_names(self, nodes) -> list[str]:
         """The Python names of the locals read in `nodes` (a parameter compiled in place is one
         only while its argument is a plain name)."""
         names = []
@@ -460,17 +460,17 @@ class InPlace:
         return names
 
     # ------------------------------------------------------------ statements
-    def append_in_place(self, s: n.Append, depth, scope):
+    def append_in_place(self, s: n.Append, depth):
         # S.append in place: the list, then the value, as the call reads them; else the call refuses.
         e = self.emit
         t, v = self.tmp(), self.tmp()
-        e(depth, f"{t} = {self.expr(s.target, scope)}", s.span)
-        e(depth, f"{v} = {self.expr(s.value, scope)}", s.span)
+        e(depth, f"{t} = {self.expr(s.target)}", s.span)
+        e(depth, f"{v} = {self.expr(s.value)}", s.span)
         e(depth, f"if {type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
                  f"{t}.append({v})", s.span)
         e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
 
-    def walk_list_in_place(self, s: n.For, items: str, depth, scope) -> str:
+    def walk_list_in_place(self, s: n.For, items: str, depth) -> str:
         # H.counted, in place: the loop's length is paid from the step budget before it starts.
         e = self.emit
         t = self.tmp()
@@ -484,28 +484,28 @@ class InPlace:
         return t
 
     # ------------------------------------------------------------ decision tables
-    def whole_rows_in_place(self, d: n.Decide, ins, out, depth, scope) -> int:
-        whole = self.ordered_names(d, ins, out, scope)
+    def whole_rows_in_place(self, d: n.Decide, ins, out, depth) -> int:
+        whole = self.ordered_names(d, ins, out)
         if whole:
             # What a decision table orders is almost always whole numbers: its rows are
             # compiled once for them, without a guard per cell, and once for any value.
             self.emit(depth, "if " + " and ".join(f"{type_of(w)} is int" for w in whole) + ":", d.span)
             with self.whole_numbers(whole):
-                self.rows(d, ins, out, depth + 1, scope)
+                self.rows(d, ins, out, depth + 1)
             self.emit(depth, "else:", d.span)
             depth += 1
         return depth
 
-    def numbers_in_place(self, ins, scope) -> list:
-        return [(t, t in self.ints or self.number(node, scope)) for t, node in ins]
+    def numbers_in_place(self, ins) -> list:
+        return [(t, t in self.ints or self.number(node)) for t, node in ins]
 
-    def cell_in_place(self, node, number: bool, scope) -> tuple[str, bool]:
+    def cell_in_place(self, node, number: bool) -> tuple[str, bool]:
         """A cell's value, and whether its comparison with a numeric input may be Python's own."""
-        return self.expr(node, scope), number and self.number(node, scope)
+        return self.expr(node), number and self.number(node)
 
     ORDERING = frozenset(("<", "<=", ">", ">="))
 
-    def ordered_names(self, d: n.Decide, ins, out, scope) -> list[str]:
+    def ordered_names(self, d: n.Decide, ins, out) -> list[str]:
         """The Python names whose being whole numbers takes the guards off a decision table's
         ordering cells: the inputs they test and the locals they read, not yet known to be numbers.
         Only a table whose rows give a value (no statements, which could rebind a local), and never
@@ -518,8 +518,8 @@ class InPlace:
                 for t in alts:
                     # (an ordering against a named outcome compares ranks: no number there)
                     if t.kind == "range" or (t.kind == "cmp" and t.op in self.ORDERING
-                                             and self._const_ranked(t.value, scope) is None):
-                        if not self.number(node, scope):
+                                             and self._const_ranked(t.value) is None):
+                        if not self.number(node):
                             names.append(var)
-                        names.extend(self.local_names((t.value, t.high), scope))
+                        names.extend(self.local_names((t.value, t.high)))
         return [w for w in dict.fromkeys(names) if w != out]

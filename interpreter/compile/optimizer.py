@@ -82,6 +82,17 @@ def optimize(ruleset, bound, purity, counted_by_caller) -> Plan:
     )
 
 
+def snippet_plan(ruleset, bound, purity, counted_by_caller) -> Plan:
+    """The plan for code compiled later against a program (an encounter's own, a scripted
+    decision's requirements): in-place forms, and the rules kept for the run or compiled in
+    place; its own nodes' facts come with it (Plan.with_nodes). Node ids never outlive a
+    process, so a program read back asks again."""
+    rules = ruleset.all(n.Rule)
+    return Plan(in_place=True,
+                memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
+                inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
+
+
 def lazy(ruleset, event: str, purity) -> bool:
     """Whether a reactor may choose its reaction to `event` testing only what its choice needs:
     every reaction's `by`, costs and requirements, and every tactic's `when` for it, are pure.

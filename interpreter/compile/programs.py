@@ -1,5 +1,6 @@
-"""One compiled program per edition (and house-rule files) in a process: every encounter that
-names the edition runs on it. Built, or read from the program cache (stored.py)."""
+"""One compiled program per edition (and house-rule files) in a process, loaded to run: every
+encounter that names the edition runs on it. Built, or read from the program cache (stored.py)
+or the package's shipped programs (shipped.py), then loaded once (compiler.load)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,13 +8,14 @@ from pathlib import Path
 from ...dsl.diagnostics import Sources, Span
 from ...dsl.editions.files import bundled_root
 from . import shipped, stored
-from .compiler import Program
+from .compiler import load
+from ..run.loaded import Loaded
 
 _programs: dict = {}
 
 
 def program_for(edition: str, span: Span | None = None, sources: Sources | None = None, roots=None,
-                houses=()) -> Program:
+                houses=()) -> Loaded:
     """One compiled program per edition (and house-rule files), shared by every run in this process."""
     house_key = tuple((str(Path(h).resolve()), _text_or_none(h)) for h in houses)
     # The first root that holds a name wins, so a root named twice changes nothing: an encounter
@@ -24,7 +26,7 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     if prog is None:
         own = Sources()
         try:
-            prog = stored.program(edition, span, own, roots, houses, shipped.program)
+            prog = load(stored.program(edition, span, own, roots, houses, shipped.program))
         finally:
             if sources is not None:
                 sources.texts.update(own.texts)

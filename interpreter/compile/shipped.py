@@ -132,14 +132,15 @@ def build(package: Path, editions=None) -> bytes:
     `package` is the "grimorio" folder being built (setup.py: its code is digested as an install finds it)."""
     from ...dsl.editions import files as loader
     from ...dsl.editions.loader import load_edition
-    from .compiler import compile_checked
+    from ...dsl.check.front import check_edition
+    from .compiler import compile_program
     from .stored import dumps
     programs = {}
     roots = [loader.bundled_root()]
     heads = {kind: loader.edition_heads(roots, kind) for kind in ("edition", "module")}
     for edition in sorted(editions or heads["edition"]):
         rs = load_edition(edition, roots)
-        built = compile_checked(rs)
+        built = compile_program(rs, check_edition(rs))
         data = dumps(built)
         if data is None:
             continue

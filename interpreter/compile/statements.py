@@ -9,188 +9,185 @@ from ..run.values import mangle
 
 
 class StatementCompiler:
-    def block(self, stmts, depth, scope):
+    def block(self, stmts, depth):
         if not stmts:
             self.emit(depth, "pass")
         for s in stmts:
-            scope = self.stmt(s, depth, scope)
-        return scope
+            self.stmt(s, depth)
 
-    def stmt(self, s, depth, scope):
+    def stmt(self, s, depth):
         e = self.emit
         if isinstance(s, n.Let):
-            e(depth, f"{self.slot(s)} = {self.expr(s.value, scope)}", s.span)
-            return scope
+            e(depth, f"{self.slot(s)} = {self.expr(s.value)}", s.span)
+            return
         if isinstance(s, n.Set):
             # The checker let through only fields (of no table's row), vars and locals.
             if isinstance(s.target, n.Attr):
-                e(depth, f"{self.expr(s.target.obj, scope)}.{mangle(s.target.name)} = {self.expr(s.value, scope)}", s.span)
+                e(depth, f"{self.expr(s.target.obj)}.{mangle(s.target.name)} = {self.expr(s.value)}", s.span)
             elif isinstance(s.target, n.Index):      # a map's item (maps.keep refuses anything else)
                 t = s.target
-                e(depth, f"H.keep({self.expr(t.obj, scope)}, {self.expr(t.key, scope)}, {self.expr(s.value, scope)})",
+                e(depth, f"H.keep({self.expr(t.obj)}, {self.expr(t.key)}, {self.expr(s.value)})",
                   s.span)
             else:
                 r = self.bound(s.target)
                 target = r.target if r.kind == "local" else f"_E.v.{mangle(s.target.id)}"
-                e(depth, f"{target} = {self.expr(s.value, scope)}", s.span)
-            return scope
+                e(depth, f"{target} = {self.expr(s.value)}", s.span)
+            return
         if isinstance(s, n.Say):
             m = self.ruleset.space("message")[s.message]
-            args = self.call_args(m.params, s.args, s.span, f'message "{m.name}"', scope)
+            args = self.call_args(m.params, s.args, s.span, f'message "{m.name}"')
             # Arguments are evaluated once, and only when a transcript is kept.
             e(depth, f"if _E.rec: _E.say({s.message!r}, {self.gid('message', s.message)}, "
                      f"({''.join(a + ', ' for a in args)}), {self.k((self.owner, s.span), 'at')})", s.span)
-            return scope
+            return
         if isinstance(s, n.Return):
-            e(depth, f"return {self.expr(s.value, scope) if s.value is not None else 'None'}", s.span)
-            return scope
+            e(depth, f"return {self.expr(s.value) if s.value is not None else 'None'}", s.span)
+            return
         if isinstance(s, n.CardOp):
-            self.card_op(s, depth, scope)
-            return scope
+            self.card_op(s, depth)
+            return
         if isinstance(s, n.Append):
-            self.append(s, depth, scope)
-            return scope
+            self.append(s, depth)
+            return
         if isinstance(s, n.Act):
-            e(depth, f"_E.act({self.expr(s.who, scope)})", s.span)
-            return scope
+            e(depth, f"_E.act({self.expr(s.who)})", s.span)
+            return
         if isinstance(s, n.Pass):
             e(depth, "pass", s.span)
-            return scope
+            return
         if isinstance(s, n.Stop):
             e(depth, "raise H.StopRun()", s.span)
-            return scope
+            return
         if isinstance(s, n.ExprStmt):
-            e(depth, self.expr(s.expr, scope), s.span)
-            return scope
+            e(depth, self.expr(s.expr), s.span)
+            return
         if isinstance(s, n.Expect):
-            return self.expect_stmt(s, depth, scope)
+            return self.expect_stmt(s, depth)
         if isinstance(s, n.If):
             # (A name every branch binds has one slot in them all: the resolver's.)
             for i, (cond, body) in enumerate(s.branches):
-                e(depth, f"{'if' if i == 0 else 'elif'} {self.expr(cond, scope)}:", cond.span)
-                self.block(body, depth + 1, scope)
+                e(depth, f"{'if' if i == 0 else 'elif'} {self.expr(cond)}:", cond.span)
+                self.block(body, depth + 1)
             if s.orelse is not None:
                 e(depth, "else:", s.span)
-                self.block(s.orelse, depth + 1, scope)
-            return scope
+                self.block(s.orelse, depth + 1)
+            return
         if isinstance(s, n.For):
-            items = self.walked(s.iter, lambda: self.unnamed_expr(s.iter, scope))  # maybe a comprehension's iterable
+            items = self.walked(s.iter, lambda: self.unnamed_expr(s.iter))  # maybe a comprehension's iterable
             if s.key is not None:
-                key = self.unnamed_expr(s.key, scope)   # a lambda, maybe in a comprehension's list: no :=
+                key = self.unnamed_expr(s.key)   # a lambda, maybe in a comprehension's list: no :=
                 fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
                 items = f"{fn}({items}, lambda {self.slot(s, 'it')}: {key}, {s.desc})" if not s.more else \
-                    self.ordered_by_keys(s, items, scope, key)
+                    self.ordered_by_keys(s, items, key)
             var = self.slot(s)
             if s.where is not None:
-                items = f"[{var} for {var} in {items} if {self.expr(s.where, scope)}]"
-            t = self.walk_list(s, items, depth, scope)
+                items = f"[{var} for {var} in {items} if {self.expr(s.where)}]"
+            t = self.walk_list(s, items, depth)
             e(depth, f"for {var} in {t}:", s.span)
-            self.block(s.body, depth + 1, scope)
-            return scope
+            self.block(s.body, depth + 1)
+            return
         if isinstance(s, n.While):
-            e(depth, f"while {self.expr(s.cond, scope)}:", s.span)
+            e(depth, f"while {self.expr(s.cond)}:", s.span)
             e(depth + 1, "_E.steps += 1", s.span)
             e(depth + 1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
-            self.block(s.body, depth + 1, scope)
-            return scope
+            self.block(s.body, depth + 1)
+            return
         if isinstance(s, n.Decide):
-            return self.decide(s, depth, scope)
+            return self.decide(s, depth)
         if isinstance(s, n.Block):
-            return self.block(s.body, depth, scope)      # a label only: its names stay known after it
+            return self.block(s.body, depth)      # a label only: its names stay known after it
         raise AssertionError(f"no statement {type(s).__name__}")
 
-    def ordered_by_keys(self, s: n.For, items: str, scope, first: str) -> str:
+    def ordered_by_keys(self, s: n.For, items: str, first: str) -> str:
         """`ordered by` several keys: each key a tuple item, each with its direction (S.ordered_by_keys)."""
-        keys = ", ".join([first] + [self.unnamed_expr(k.key, scope) for k in s.more])
+        keys = ", ".join([first] + [self.unnamed_expr(k.key) for k in s.more])
         descs = (s.desc, *(k.desc for k in s.more))
         return f"S.ordered_by_keys({items}, lambda {self.slot(s, 'it')}: ({keys},), {descs}, {s.group})"
 
-    def verdict(self, e, scope) -> str:
+    def verdict(self, e) -> str:
         """An expectation's condition as (verdict, left, right): a comparison keeps both sides to show them."""
         if isinstance(e, n.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
             a, b = self.tmp(), self.tmp()
-            left, right = f"({a} := {self.expr(e.left, scope)})", f"({b} := {self.expr(e.right, scope)})"
+            left, right = f"({a} := {self.expr(e.left)})", f"({b} := {self.expr(e.right)})"
             # Comparison as the language means it (none matches an empty list), not Python's.
             test = f"S.{S.COMPARISON[e.op].__name__}({left}, {right})"
             return f"({test}, {a}, {b})"
-        return f"({self.expr(e, scope)}, None, None)"
+        return f"({self.expr(e)}, None, None)"
 
-    def expect_stmt(self, s: n.Expect, depth, scope):
+    def expect_stmt(self, s: n.Expect, depth):
         """An expectation in a do: block, checked when the run reaches it."""
         node = self.k(s, "expect")
         if s.expr is None:
             self.emit(depth, f"_E.expect_said({node})", s.span)
         else:
-            self.emit(depth, f"_E.expected({node}, *{self.verdict(s.expr, scope)})", s.span)
-        return scope
+            self.emit(depth, f"_E.expected({node}, *{self.verdict(s.expr)})", s.span)
 
-    def card_op(self, s: n.CardOp, depth, scope):
+    def card_op(self, s: n.CardOp, depth):
         if s.condition not in self.conditions:  # the checker's: an expression (a local, a field...) holding one
-            return self.held_card_op(s, depth, scope)
+            return self.held_card_op(s, depth)
         ct = self.conditions[s.condition]        # the checker's: the condition, and a grade it has
-        who = self.expr(s.who, scope)
+        who = self.expr(s.who)
         cref = self.k(ct, "cond")
         if s.grade_source is not None:         # a grade from an expression: taken as the held path takes it
-            grade = f"H.card_grade({cref}, {self.card_grade(s, scope)}, {s.op!r})"
+            grade = f"H.card_grade({cref}, {self.card_grade(s)}, {s.op!r})"
         elif s.grade is None:
             grade = "None"
         elif s.grade in ct.by_name:
             grade = self.k(ct.by_name[s.grade], "grade")
         else:
-            grade = f"H.regrade({cref}, {self.card_grade(s, scope)})"
+            grade = f"H.regrade({cref}, {self.card_grade(s)})"
         if s.data is None:
             self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade})", s.span)
         else:
             # A card given with data: `add c COND GRADE with {fuente: yo, turnos: 3}`.
-            self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data, scope)})", s.span)
+            self.emit(depth, f"_E.{s.op}({who}, {cref}, {grade}, {self.expr(s.data)})", s.span)
 
-    def card_grade(self, s: n.CardOp, scope) -> str:
+    def card_grade(self, s: n.CardOp) -> str:
         """The code of a grade the text gives by a local or an expression; a grade's written word, as a text."""
         if s.grade_source is not None:
-            return self.expr(s.grade_source, scope)
+            return self.expr(s.grade_source)
         return self.slot(s, "grade") if self.bindings.has_slot(s, "grade") else repr(s.grade)
 
-    def held_card_op(self, s: n.CardOp, depth, scope):
+    def held_card_op(self, s: n.CardOp, depth):
         """A card statement on a condition held in a local (`remove c cond g`): the condition and the
         grade are taken as a written one would be, or refused, when it runs (runtime_helpers)."""
-        who = self.expr(s.who, scope)
+        who = self.expr(s.who)
         cond = self.tmp()
         checked = ", True" if s.op == "receive" and s.data is not None else ""
         source = s.source if s.source is not None else self.bindings.held(s)
-        self.emit(depth, f"{cond} = H.card_condition({self.expr(source, scope)}{checked})", s.span)
-        given = "None" if s.grade is None and s.grade_source is None else self.card_grade(s, scope)
+        self.emit(depth, f"{cond} = H.card_condition({self.expr(source)}{checked})", s.span)
+        given = "None" if s.grade is None and s.grade_source is None else self.card_grade(s)
         grade = f"H.card_grade({cond}, {given}, {s.op!r})"
-        data = "" if s.data is None else f", {self.expr(s.data, scope)}"
+        data = "" if s.data is None else f", {self.expr(s.data)}"
         self.emit(depth, f"_E.{s.op}({who}, {cond}, {grade}{data})", s.span)
 
-    def decide(self, d: n.Decide, depth, scope):
+    def decide(self, d: n.Decide, depth):
         out = None if d.output == "then" else self.slot(d)
         ins = []
         for node in d.inputs:
-            code = self.expr(node, scope)
-            if out is None or not self.is_local(node, scope) or code == out:
+            code = self.expr(node)
+            if out is None or not self.is_local(node) or code == out:
                 # Worked out once before the rows; a local read as it is where no row can set it
                 # (a table giving a value chooses one row, and only then sets its output).
                 t = self.tmp()
                 self.emit(depth, f"{t} = {code}", node.span)
                 code = t
             ins.append((code, node))
-        depth = self.whole_rows(d, ins, out, depth, scope)
-        self.rows(d, ins, out, depth, scope)
-        return scope
+        depth = self.whole_rows(d, ins, out, depth)
+        self.rows(d, ins, out, depth)
 
-    def is_local(self, node, scope) -> bool:
+    def is_local(self, node) -> bool:
         """A name of a local (its binding, read as it is)."""
         r = self.bound(node) if isinstance(node, n.Name) else None
         return r is not None and r.kind == "local"
 
-    def rows(self, d: n.Decide, ins, out, depth, scope):
-        ins = self.numbers(ins, scope)
+    def rows(self, d: n.Decide, ins, out, depth):
+        ins = self.numbers(ins)
         first = True
         for row in d.rows:
             conds = []
             for (var, number), alts in zip(ins, row.tests):
-                tests = [self.test(var, number, t, scope) for t in alts]
+                tests = [self.test(var, number, t) for t in alts]
                 if "True" in tests:
                     continue
                 conds.append(tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")")
@@ -199,56 +196,56 @@ class StatementCompiler:
             self.emit(depth, f"{kw} {cond}:", row.span)
             first = False
             if out is not None:
-                self.emit(depth + 1, f"{out} = {self.expr(row.output, scope)}", row.output.span)
+                self.emit(depth + 1, f"{out} = {self.expr(row.output)}", row.output.span)
             else:
-                self.block(row.output, depth + 1, scope)
+                self.block(row.output, depth + 1)
         if d.policy == "first" and d.rows:
             self.emit(depth, "else:")
             self.emit(depth + 1, "raise H.RuleFailure('no row of this decision table matches', "
                                  "'add a last row of \"any\" cells')", d.span)
 
-    def test(self, var, number: bool, t: n.Test, scope) -> str:
+    def test(self, var, number: bool, t: n.Test) -> str:
         """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""
         if t.kind == "any":
             return "True"
         if t.kind == "none":
             return f"_none({var})"
         if t.kind == "cmp":
-            return self.compare(t.op, var, *self.cell(t.value, number, scope), named=True)
+            return self.compare(t.op, var, *self.cell(t.value, number), named=True)
         if t.kind == "range":
-            (low, plain_low), (high, plain_high) = self.cell(t.value, number, scope), self.cell(t.high, number, scope)
+            (low, plain_low), (high, plain_high) = self.cell(t.value, number), self.cell(t.high, number)
             return (f"({self.compare('<=', low, var, plain_low, named=True)} and "
                     f"{self.compare('<=', var, high, plain_high, named=True)})")
-        return f"_eq({var}, {self.expr(t.value, scope)})"
+        return f"_eq({var}, {self.expr(t.value)})"
 
-    def cell(self, node, number: bool, scope) -> tuple[str, bool]:
+    def cell(self, node, number: bool) -> tuple[str, bool]:
         """A cell's value, and whether its comparison with a numeric input may be Python's own
         (never, on the plain path)."""
         if self.plan.in_place:
-            return self.cell_in_place(node, number, scope)
-        return self.expr(node, scope), False
+            return self.cell_in_place(node, number)
+        return self.expr(node), False
 
-    def numbers(self, ins, scope) -> list:
+    def numbers(self, ins) -> list:
         """A decision table's inputs, each with whether it is surely a number (never, on the plain path)."""
         if self.plan.in_place:
-            return self.numbers_in_place(ins, scope)
+            return self.numbers_in_place(ins)
         return [(t, False) for t, _node in ins]
 
-    def whole_rows(self, d: n.Decide, ins, out, depth, scope) -> int:
+    def whole_rows(self, d: n.Decide, ins, out, depth) -> int:
         """Rows compiled for whole numbers first, where the plan has them in place: the depth of the
         rows for any value."""
-        return self.whole_rows_in_place(d, ins, out, depth, scope) if self.plan.in_place else depth
+        return self.whole_rows_in_place(d, ins, out, depth) if self.plan.in_place else depth
 
-    def append(self, s: n.Append, depth, scope):
+    def append(self, s: n.Append, depth):
         if self.plan.in_place:
-            return self.append_in_place(s, depth, scope)
-        self.emit(depth, f"S.append({self.expr(s.target, scope)}, {self.expr(s.value, scope)}, _KEPT)", s.span)
+            return self.append_in_place(s, depth)
+        self.emit(depth, f"S.append({self.expr(s.target)}, {self.expr(s.value)}, _KEPT)", s.span)
 
-    def walk_list(self, s: n.For, items: str, depth, scope) -> str:
+    def walk_list(self, s: n.For, items: str, depth) -> str:
         """The name of the list a for walks: its length paid from the step budget before it starts,
         and a stored list copied (the body may change it while we walk it)."""
         if self.plan.in_place:
-            return self.walk_list_in_place(s, items, depth, scope)
+            return self.walk_list_in_place(s, items, depth)
         t = self.tmp()
         self.emit(depth, f"{t} = H.counted(_E, {items})", s.span)
         if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):

@@ -9,40 +9,27 @@ same (dsl/editions/cache.py notes them as the loader reads them). Otherwise it
 builds the program and keeps it. A kept program that cannot be read is
 built again; one that cannot be written is not kept: never a failure.
 
-How a program becomes bytes, and back:
-
-A Program is plain data (the ruleset's declarations, tables, conditions,
-options, the generated source and its line spans) around what cannot be
-pickled by name: the functions of its generated module, the record classes
-made for its tables, events and checks, and its combatant class. Those are
-written as what makes them again: the generated module's code (its
-functions are made by running it, exactly as the compiler did), and each
-class's name and fields. Anything else that does not pickle, or that would
-not come back the same, refuses the whole program: it is then simply not
-kept (see `dumps`), never kept half.
+How a program becomes bytes, and back: a Program is plain data (program.py), written
+and read by the standard pickle. The file holds a digest of what follows (a damaged one is
+told by it), and dsl/store.py signs what it keeps (a foreign one is not read).
 """
 from __future__ import annotations
 
 import hashlib
-import io
-import marshal
 import os
 import pickle
-import types
 from functools import lru_cache
 from pathlib import Path
 
 from ...dsl.editions import cache
 from ...dsl import store
-from ...dsl.store import python_code
+from ...dsl.check.front import check_edition
 from ...dsl.diagnostics import Sources
 from ...dsl.pause import collector_paused
-from ..run import values
-from .compiler import FILENAME, Program, compile_checked
-from .data import kept_lists
-from ..run.values import Combatant, Struct, make_struct
+from .compiler import compile_program
+from .program import Program
 
-FORMAT = 3      # bump when the layout below changes
+FORMAT = 4      # bump when the layout below changes
 # A program of fewer generated lines is not kept: compiling it again costs about what writing it
 # costs (10 ms each for a 20-line program), and a test suite makes hundreds that are never read.
 KEEP_FROM_LINES = 100
@@ -71,8 +58,8 @@ def _program(edition: str, span, own: Sources, roots, houses=(), shipped=None) -
         return found
     with cache.recording() as notes:
         rs = load_edition(edition, roots, span, own, houses)
-        built = compile_checked(rs)
-    data = dumps(built) if key and len(built.lines) >= KEEP_FROM_LINES and store.place(name) else None
+        built = compile_program(rs, check_edition(rs))
+    data = dumps(built) if key and len(built.line_spans) >= KEEP_FROM_LINES and store.place(name) else None
     if data is not None:
         data = pickle.dumps((key, notes, data), protocol=pickle.HIGHEST_PROTOCOL)
         store.keep(name, hashlib.sha256(data).digest() + data)    # a damaged file is told by its digest
@@ -112,122 +99,17 @@ def code_version() -> str:
     return store.code_digest(dsl_root, interpreter_root)
 
 
-class Refused(Exception):
-    """The program holds something this module cannot write faithfully."""
-
-
 def dumps(program: Program) -> bytes | None:
-    """The program as bytes, or None when it holds something that would not come back the same."""
-    state = dict(vars(program))
-    ns = state["ns"]
-    out = io.BytesIO()
+    """The program as bytes, or None when it holds something the standard pickle does not write."""
     try:
-        code = python_code(state["source"], FILENAME)
-        made = _made_by(code, ns)
-        state["consts"] = list(state["consts"].values())      # keyed by id(): renumbered on load
-        state["_requirements"] = {}                            # keyed by id(), filled lazily: starts empty
-        rest = {k: v for k, v in ns.items() if k not in made}
-        writer = _Writer(out, ns, made)
-        writer.dump((FORMAT, ns["__builtins__"], marshal.dumps(code)))
-        writer.dump((rest, state))
-    except (Refused, pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return pickle.dumps((FORMAT, program), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return None
-    return out.getvalue()
 
 
 def loads(data: bytes) -> Program:
     """The program `dumps` wrote. Raises on anything damaged (the caller then builds it anew)."""
-    reader = _Reader(io.BytesIO(data))
-    version, builtins, code = reader.load()
-    if version != FORMAT:
+    version, program = pickle.loads(data)
+    if version != FORMAT or not isinstance(program, Program):
         raise ValueError("another layout")
-    ns = {"__builtins__": builtins}
-    exec(marshal.loads(code), ns)  # noqa: S102 - the generated module, as the compiler ran it
-    reader.ns = ns
-    rest, state = reader.load()
-    ns.update(rest)
-    state["consts"] = {id(ns[name]): name for name in state["consts"]}
-    program = Program.__new__(Program)
-    object.__setattr__(program, "__dict__", state)
-    ns["_KEPT"] = kept_lists(program.tables, program.conditions)          # identities of this process's objects, not the writer's
     return program
-
-
-def _made_by(code, ns: dict) -> set[str]:
-    """The names of `ns` that running the generated module makes (its top-level functions)."""
-    defined = {c.co_name for c in code.co_consts if isinstance(c, types.CodeType)}
-    made = set()
-    for name, value in ns.items():
-        if isinstance(value, types.FunctionType) and value.__globals__ is ns:
-            if name not in defined or value.__name__ != name or value.__code__.co_filename != FILENAME:
-                raise Refused(name)
-            made.add(name)
-    return made
-
-
-class _Writer(pickle.Pickler):
-    def __init__(self, file, ns, made):
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.ns = ns
-        self.made = {id(ns[name]): name for name in made}
-
-    def persistent_id(self, obj):
-        if obj is self.ns:
-            return "ns"
-        if isinstance(obj, types.ModuleType):
-            return ("module", obj.__name__)
-        if isinstance(obj, types.FunctionType):
-            name = self.made.get(id(obj))
-            if name is not None:
-                return ("fn", name)
-            if obj.__globals__ is self.ns:
-                raise Refused(obj.__name__)
-        return None
-
-    def reducer_override(self, obj):
-        if isinstance(obj, type):
-            if issubclass(obj, Struct) and obj is not Struct:
-                return make_struct, _struct_args(obj)
-            if issubclass(obj, Combatant) and obj is not Combatant:
-                return _combatant_class, _combatant_args(obj)
-        elif isinstance(obj, Struct):
-            try:
-                return values.record, (type(obj), tuple(getattr(obj, s) for s in type(obj).__slots__))
-            except AttributeError:
-                raise Refused(type(obj).__name__) from None
-        return NotImplemented
-
-
-class _Reader(pickle.Unpickler):
-    ns: dict | None = None
-
-    def persistent_load(self, pid):
-        if pid == "ns" and self.ns is not None:
-            return self.ns
-        kind, name = pid
-        if kind == "module":
-            import importlib
-            return importlib.import_module(name)
-        if kind == "fn" and self.ns is not None:
-            return self.ns[name]
-        raise pickle.UnpicklingError(f"unknown reference {pid!r}")
-
-
-def _struct_args(cls) -> tuple:
-    """What make_struct was given for `cls`; refused if the class is not exactly what it makes."""
-    frozen = cls.__dict__.get("__setattr__") is values._read_only
-    args = (cls._title, cls._names, cls._key, frozen)
-    if cls.__bases__ != (Struct,) or cls.__name__ != cls._title or set(vars(cls)) != set(vars(make_struct(*args))):
-        raise Refused(cls.__name__)
-    return args
-
-
-def _combatant_class(name: str, module: str, slots: tuple) -> type:
-    return type(name, (Combatant,), {"__slots__": slots, "__module__": module})
-
-
-def _combatant_args(cls) -> tuple:
-    args = (cls.__name__, cls.__module__, cls.__slots__)
-    if cls.__bases__ != (Combatant,) or set(vars(cls)) != set(vars(_combatant_class(*args))):
-        raise Refused(cls.__name__)
-    return args

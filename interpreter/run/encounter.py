@@ -187,11 +187,13 @@ class Prepared:
         `outcome`, so its transcript is not lost."""
         enc, p = self.enc, self.p
         seed = enc.seed if seed is None else seed
-        pins = [dict(pin, used=False) for pin in self.pins]
-        script = {k: {kind: list(q) for kind, q in v.items()} for k, v in self.script.items()}
+        # Each run its own copy of what it uses up (pins, scripted decisions, expectations by round).
+        pins = [dict(pin, used=False) for pin in self.pins] if self.pins else []
+        script = {k: {kind: list(q) for kind, q in v.items()} for k, v in self.script.items()} if self.script else {}
         eng = Engine(p, [], seed or 0, record or self.needs_lines, json, pins, enc.strict_dice, script, self.options,
                      max_rounds or enc.rounds or 100, budget)
-        eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}
+        if self.round_checks:
+            eng.round_checks = {k: list(v) for k, v in self.round_checks.items()}
         out = Outcome(eng, eng.verdicts, program=p)
         # A run frees what it makes by reference counting (rules build no cycles but by
         # accident): the cyclic collector only costs time here, about a tenth of a run.
@@ -221,7 +223,8 @@ class Prepared:
             pass                                  # "stop" in the do: block ends the encounter
         if eng.script:
             guarded(p, eng.script_left_over)
-        eng.rounds_never_run()
+        if eng.round_checks:
+            eng.rounds_never_run()
         if enc.strict_dice:
             left = [pin for pin in pins if not pin["used"]]
             if left:

@@ -39,7 +39,7 @@ def _form(x, name):
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
                  "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget",
-                 "memos")
+                 "memos", "text_sides", "per_event")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100, budget=None):
@@ -55,6 +55,8 @@ class Engine:
         self.script = script or {}        # (round, name) -> {"action": [...], "reaction": [...]}
         self.opt = dict(program.options)
         self.opt.update(options or {})
+        # How many reactions a reactor may take to one event (the prelude's option), as the loop walks it.
+        self.per_event = range(self.opt.get("reactions_per_event", 1))
         self.max_rounds = max_rounds
         self.round = 0
         self.steps = 0
@@ -65,6 +67,7 @@ class Engine:
         self.verdicts: list[X.Verdict] = []     # expectations checked so far, in order
         self.round_checks: dict = {}            # round -> [(Expect, function or None)], checked as it ends
         self.memos: dict = {}                   # (rule, args) -> (side changes then, its list): see memo
+        self.text_sides: dict = {}              # (rule, a side that is a text) -> the same: see side_walked
 
     # ------------------------------------------------------------ budget
     def tick(self):
@@ -170,23 +173,33 @@ class Engine:
         return self.side_walked(rule, c)[:]
 
     def side_walked(self, rule, c):
-        """memo_walked of a rule of one parameter keyed by its side: the same, with less to ask."""
+        """memo_walked of a rule of one parameter keyed by its side: the same, with less to ask. A side
+        that is a text is looked up first in `text_sides` (only such sides are kept there, so true
+        never meets 1); anything else, or a list made before a side changed, takes the long way."""
+        try:
+            changes, value = self.text_sides[rule, c.side_]
+        except (KeyError, AttributeError, TypeError):        # (TypeError: a side that is no key, a list)
+            return self._side_walked(rule, c)
+        if changes == SIDE_CHANGES[0]:
+            return value
+        return self._side_walked(rule, c)
+
+    def _side_walked(self, rule, c):
         if not isinstance(c, Combatant):
             return self.memo_walked(rule, "s", c)
         side = c.side_
         key = (rule, side) if side.__class__ is not bool else (rule, bool, side)     # a side true is not 1
         try:
-            changes, value = self.memos[key]
-            if changes == SIDE_CHANGES[0]:
-                return value
+            kept = self.memos[key]
         except KeyError:
-            pass
+            kept = None
         except TypeError:                      # a side that is no key (a list)
             return rule(self, c)
-        changes = SIDE_CHANGES[0]
-        value = rule(self, c)
-        self.memos[key] = (changes, value)
-        return value
+        if kept is None or kept[0] != SIDE_CHANGES[0]:
+            kept = self.memos[key] = (SIDE_CHANGES[0], rule(self, c))
+        if side.__class__ is str:
+            self.text_sides[key] = kept
+        return kept[1]
 
     def memo_walked(self, rule, kinds, *args):
         """The list of memo itself, for code that only walks it (a for's or a comprehension's

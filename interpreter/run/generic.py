@@ -148,6 +148,8 @@ def without(items, item) -> list:
 
 def item(items: list, k):
     """items[k], counted from 1; -1 is the last."""
+    if k.__class__ is int and 0 < k <= len(items):        # the usual case, asked before any other
+        return items[k - 1]
     k = _whole(k, "a list's position")
     problem = item_problem(len(items), k)
     if problem is not None:

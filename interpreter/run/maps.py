@@ -7,7 +7,7 @@ change: a number, a text, true or false, a combatant, an outcome or grade, a con
 row. A list, a record or a map can change after it is used as a key, so it is refused (E0292)."""
 from __future__ import annotations
 
-from .values import Refusal, Struct, _read_only, kind, same, show
+from .values import Refusal, Struct, _read_only, kind, same, show, unhash_key
 
 
 def _refused(key) -> Refusal:
@@ -43,12 +43,13 @@ class Map:
     __hash__ = None                                # a map changes: never a key, never hashed
 
     def __init__(self):
-        self._d = {}                                # Python key -> (the language's key, value)
+        # Python key (_key: the language's key, true and false as (bool, v)) -> value; the dict
+        # keeps the key it was first given, so the keys come back as they were first kept.
+        self._d = {}
 
     def lookup(self, key):
         """m[key] (runtime_helpers.index asks every value that has a lookup)."""
-        kept = self._d.get(_key(key))
-        return None if kept is None else kept[1]
+        return self._d.get(key if key.__class__ in _FINE else _key(key))
 
     def keep(self, key, value):
         """set m[key] = value; a value of none forgets the key."""
@@ -56,13 +57,13 @@ class Map:
         if value is None:
             self._d.pop(k, None)
         else:
-            self._d[k] = (key, value)
+            self._d[k] = value
 
     def has(self, key) -> bool:
-        return _key(key) in self._d
+        return (key if key.__class__ in _FINE else _key(key)) in self._d
 
     def keys(self) -> list:
-        return [k for k, _ in self._d.values()]
+        return [unhash_key(k) for k in self._d]
 
     def __len__(self):
         return len(self._d)
@@ -73,13 +74,13 @@ class Map:
     def __eq__(self, other):
         if not isinstance(other, Map):
             return NotImplemented
-        return self._d.keys() == other._d.keys() and all(same(v, other._d[k][1]) for k, (_, v) in self._d.items())
+        return self._d.keys() == other._d.keys() and all(same(v, other._d[k]) for k, v in self._d.items())
 
     def __repr__(self):
         return "map " + str(self)
 
     def __str__(self):
-        return "{" + ", ".join(f"{show(k)}: {show(v)}" for k, v in self._d.values()) + "}" if self._d else "-"
+        return "{" + ", ".join(f"{show(unhash_key(k))}: {show(v)}" for k, v in self._d.items()) + "}" if self._d else "-"
 
 
 def new_map():

@@ -8,7 +8,7 @@ from .refusals import EMIT_DEPTH, STEP_BUDGET, Budget, RuleFailure, StopRun  # n
 
 def counted(engine, items):
     """The list a for or a comprehension walks, its length paid from the step budget first."""
-    if type(items) is list:
+    if items.__class__ is list:
         steps = engine.steps = engine.steps + len(items)
         if steps <= engine.budget:
             return items
@@ -17,7 +17,7 @@ def counted(engine, items):
                       "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
-from .maps import keep  # noqa: E402,F401 - (used by generated code: set m[k] = v)
+from .maps import Map, keep  # noqa: E402,F401 - (keep: used by generated code: set m[k] = v)
 
 
 def searched(engine, items):
@@ -110,6 +110,10 @@ FIELDED = (Combatant, Struct)
 
 def index(obj, key):
     """obj[key]: a field named by a text of a combatant or record, or a table's row."""
+    if obj.__class__ is list:                   # the usual cases first: a list's item, a map's value
+        return item(obj, key)
+    if obj.__class__ is Map:
+        return obj.lookup(key)
     if isinstance(key, str) and isinstance(obj, (Combatant, Struct)):
         try:
             return getattr(obj, mangle(key))

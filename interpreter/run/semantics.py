@@ -90,7 +90,12 @@ ARITHMETIC = "arithmetic works on numbers; dice add and subtract with dice and w
 
 
 def add(a, b):
-    if type(a) is int and type(b) is int or is_number(a) and is_number(b):
+    if a.__class__ is int and b.__class__ is int:          # the usual case: bounded() in place
+        r = a + b
+        if r * r < _BIG2:
+            return r
+        return bounded(r)
+    if is_number(a) and is_number(b):
         return bounded(a + b)
     if isinstance(a, Dice) or isinstance(b, Dice):
         return _dice(a, b, "+")
@@ -101,7 +106,12 @@ def add(a, b):
 
 
 def sub(a, b):
-    if type(a) is int and type(b) is int or is_number(a) and is_number(b):
+    if a.__class__ is int and b.__class__ is int:
+        r = a - b
+        if r * r < _BIG2:
+            return r
+        return bounded(r)
+    if is_number(a) and is_number(b):
         return bounded(a - b)
     if isinstance(a, Dice) or isinstance(b, Dice):
         return _dice(a, b, "-")
@@ -187,9 +197,9 @@ def floor_mul(a, b):
     """floor(a * b) without building the fraction when b is a factor (a table's scale) and a is
     not: the product as floor(mul(a, b)) has it, bounded alike."""
     if b.__class__ is Scale and a.__class__ is int:
-        p = a * b.numerator
+        p = a * b._numerator                # (Fraction's own slots: its properties cost a call each)
         if p * p < _BIG2:                   # within the bound; the reduced product's numerator is no larger
-            return p // b.denominator
+            return p // b._denominator
     return floor(mul(a, b))
 
 
@@ -362,14 +372,20 @@ def len_(x):
 
 
 def abs_(x):
+    if x.__class__ is int:                  # (a whole number: as large as it was, so within the bound)
+        return abs(x)
     return abs(_number("abs", x))
 
 
 def floor(x):
+    if x.__class__ is int:
+        return x
     return int(x) if isinstance(_number("floor", x), int) else math.floor(x)
 
 
 def ceil(x):
+    if x.__class__ is int:
+        return x
     return int(x) if isinstance(_number("ceil", x), int) else math.ceil(x)
 
 
@@ -480,7 +496,14 @@ def ordered(items, key, reverse):
 
 def groups(items, key, reverse):
     """Items sorted by key, as lists of equal keys (ties act together: `for group`)."""
-    return [list(map(_second, g)) for _k, g in groupby(_sorted_pairs(items, key, reverse), _first)]
+    keys = list(map(key, items)) if items.__class__ is list else _not_walked(items)
+    if _WHOLE.issuperset(map(type, keys)):
+        pairs = sorted(zip(keys, items), key=_first, reverse=reverse)
+        if len(set(keys)) == len(keys):                 # whole numbers, no two equal: a group each
+            return list(map(list, zip(map(_second, pairs))))
+    else:
+        pairs = sorted(zip(_order_keys("ordered by", keys), items), key=_first, reverse=reverse)
+    return [list(map(_second, g)) for _k, g in groupby(pairs, _first)]
 
 
 def _sorted_pairs(items, key, reverse) -> list:

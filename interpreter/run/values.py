@@ -3,6 +3,7 @@ events, check results), combatants, and how each is shown in a transcript."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from fractions import Fraction
 from operator import attrgetter
 
@@ -95,6 +96,12 @@ class Struct:
     _names: tuple = ()
     _title: str = "record"
     _key: str | None = None
+    _order: tuple = ()          # the mangled fields, in the order __eq__ compares them: the key first
+
+    def __init_subclass__(cls, **options):
+        super().__init_subclass__(**options)
+        key = cls._key
+        cls._order = tuple(sorted(map(mangle, cls._names), key=lambda s: key is None or s != mangle(key)))
 
     def __str__(self):
         if self._key is not None:
@@ -107,16 +114,32 @@ class Struct:
     def __eq__(self, other):
         """Records (a table's rows, events and check results among them) are equal by value: the
         same field names, each field equal by the language's `==` (values.same), in any order."""
+        kind_of_other = other.__class__
+        if kind_of_other is list:                # never a record: asked by every `x != none` of a record
+            return False
         if self is other:
             return True
-        if not isinstance(other, Struct):
+        if kind_of_other is self.__class__:
+            fields = self._order                 # the same fields: the key first (two rows differ there)
+        elif not isinstance(other, Struct):
             return NotImplemented
-        names = self._names
-        if names != other._names and sorted(names) != sorted(other._names):
-            return False
-        return all(same(getattr(self, s, None), getattr(other, s, None)) for s in map(mangle, names))
+        else:
+            names = self._names
+            if names != other._names and sorted(names) != sorted(other._names):
+                return False
+            fields = map(mangle, names)
+        for s in fields:
+            a, b = getattr(self, s, None), getattr(other, s, None)
+            if a is not b and not same(a, b):
+                return False
+        return True
 
     __hash__ = object.__hash__      # (a record can change: never a key by its value)
+
+    def __reduce__(self):
+        """Pickled as its class's making and its values (a kept program's rows): the class is made
+        again from its fields where it is read (make_struct keeps one class per shape)."""
+        return row, (struct_shape(type(self)), tuple(getattr(self, s) for s in type(self).__slots__))
 
 
 class ReadOnly(Exception):
@@ -131,7 +154,23 @@ def make_struct(title: str, names, key: str | None = None, frozen=False) -> type
     """A record class; `frozen`: a table's row, whose fields cannot be set, made by calling
     the class with its values. Any other record is made by `cls._new(*values)` (see `record`):
     the class itself takes no values, so making one calls no Python __init__ from C (a
-    quarter of the cost of a record, which rules make on every check and event)."""
+    quarter of the cost of a record, which rules make on every check and event). One class
+    per shape in a process: a kept program names its classes by shape (struct_shape)."""
+    return _struct_class(title, tuple(names), key, bool(frozen))
+
+
+def struct_shape(cls) -> tuple:
+    """What make_struct was given for a record class: plain data that makes it again."""
+    return cls._title, cls._names, cls._key, cls.__dict__.get("__setattr__") is _read_only
+
+
+def row(shape: tuple, values: tuple):
+    """A record of the class of `shape` (struct_shape) holding `values`: how a kept one is read."""
+    return record(make_struct(*shape), values)
+
+
+@lru_cache(maxsize=None)
+def _struct_class(title: str, names: tuple, key, frozen: bool) -> type:
     slots = tuple(mangle(n) for n in names)
     ns = {"__slots__": slots, "_names": tuple(names), "_title": title, "_key": key}
     args = ", ".join(slots)
@@ -192,6 +231,10 @@ class ConditionType:
         raise NoColumn("{0} has no column \"%s\"" % unmangle(attr), "a condition's columns are those of its "
                        "data row (docs/language.md: data on conditions)", "E0203", (self,))
 
+    def __reduce__(self):
+        """Pickled without what a run links to it (on_receive: a function of the generated code)."""
+        return _condition_type, (self.name, self.grades, self.data)
+
     def __str__(self):
         return self.name
 
@@ -235,6 +278,9 @@ def same(a, b) -> bool:
     lists item by item, each by this same equality; anything else as Python compares it by value."""
     if a is b:
         return True
+    t = a.__class__
+    if t is b.__class__ and (t is str or t is int):      # the usual case, before any other question
+        return a == b
     if a is None or b is None:
         return is_none(a) and is_none(b)
     if (type(a) is bool) is not (type(b) is bool):
@@ -455,3 +501,9 @@ class MissingField(Refusal, AttributeError):
         Refusal.__init__(self, "{0} has no field \"" + unmangle(attr) + "\"",
                          "check the spelling against the sheet, the table columns or the event", "E0203", (obj,))
         self.name, self.obj = attr, obj
+
+
+def _condition_type(name, grades, data) -> ConditionType:
+    ct = ConditionType(name, grades)
+    ct.data = data
+    return ct

@@ -1,0 +1,110 @@
+"""The runtime's short paths give what its long ones give: a side's kept list (Engine.side_walked),
+whole-number arithmetic bounded in place (semantics.add, sub, abs_, floor, ceil) and index asking
+a list and a map first (runtime_helpers.index)."""
+from __future__ import annotations
+
+from fractions import Fraction
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from grimorio.interpreter.run import runtime_helpers as H
+from grimorio.interpreter.run import semantics as S
+from grimorio.interpreter.run.engine import Engine
+from grimorio.interpreter.run.maps import new_map
+from grimorio.interpreter.run.dice import ValueBound
+from grimorio.interpreter.run.values import SIDE_CHANGES, Combatant, Refusal
+
+
+def _engine():
+    return Engine(SimpleNamespace(options={}), [])
+
+
+def _fighter(side):
+    c = Combatant()
+    c.side_ = side
+    return c
+
+
+def test_a_sides_list_is_kept_apart_for_true_and_1_and_made_again_after_a_side_changes():
+    calls = []
+
+    def rule(_e, c):
+        calls.append(c.side_)
+        return [c.side_]
+    e = _engine()
+    a, b, t, t2 = _fighter(True), _fighter(1), _fighter("x"), _fighter("x")
+    assert e.side_walked(rule, a) == [True] and e.side_walked(rule, b) == [1]
+    assert type(e.side_walked(rule, a)[0]) is bool and type(e.side_walked(rule, b)[0]) is int
+    assert e.side_walked(rule, t) is e.side_walked(rule, t2)          # one list for the side "x"
+    assert calls == [True, 1, "x"]
+    SIDE_CHANGES[0] += 1                                              # a rule set a side somewhere
+    assert e.side_walked(rule, t2) == ["x"] and calls == [True, 1, "x", "x"]
+
+
+def test_a_side_that_is_a_list_is_worked_out_each_time():
+    e = _engine()
+    c = _fighter(["a"])
+    assert e.side_walked(lambda _e, x: [1], c) == [1]
+
+
+def test_a_value_with_no_side_takes_the_long_way():
+    # Not a combatant: the rule is called as it is, each time (memo_walked), never a KeyError.
+    e, calls = _engine(), []
+    assert e.side_walked(lambda _e, x: calls.append(x) or [x], 3) == [3]
+    assert e.side_walked(lambda _e, x: calls.append(x) or [x], 3) == [3] and calls == [3, 3]
+
+
+_NUMBERS = st.one_of(st.integers(-10 ** 6, 10 ** 6), st.booleans(),
+                     st.fractions(max_denominator=7).filter(lambda f: abs(f) < 10 ** 6), st.text(max_size=2))
+
+
+def _outcome(fn, *args):
+    try:
+        return ("value", fn(*args), type(fn(*args)))
+    except Refusal as exc:
+        return ("refused", type(exc).__name__, exc.args[0])
+
+
+@settings(max_examples=60)
+@given(_NUMBERS, _NUMBERS)
+def test_add_and_sub_in_place_agree_with_bounded(a, b):
+    for fn, op in ((S.add, lambda x, y: x + y), (S.sub, lambda x, y: x - y)):
+        if type(a) is int and type(b) is int:
+            assert fn(a, b) == S.bounded(op(a, b)) and type(fn(a, b)) is int
+
+
+def test_add_and_sub_past_the_bound_are_refused_as_before():
+    big = 10 ** S.MAX_DIGITS - 1
+    for fn, a, b in ((S.add, big, 1), (S.sub, -big, 1)):
+        with pytest.raises(ValueBound):
+            fn(a, b)
+    assert S.add(big, 0) == big and S.sub(-big, 0) == -big
+
+
+@settings(max_examples=60)
+@given(_NUMBERS)
+def test_abs_floor_and_ceil_of_anything_as_before(x):
+    import math
+    for fn, whole in ((S.abs_, abs), (S.floor, math.floor), (S.ceil, math.ceil)):
+        got = _outcome(fn, x)
+        if type(x) is bool or type(x) is str:
+            assert got[0] == "refused", (fn, x)
+        else:
+            assert got[0] == "value" and got[1] == whole(x), (fn, x)
+            if type(x) is int:
+                assert got[2] is int
+
+
+def test_index_of_a_list_and_a_map_first_and_anything_else_as_before():
+    m = new_map()
+    m.keep("a", 1)
+    assert H.index([5, 6], 2) == 6 and H.index(m, "a") == 1 and H.index(m, "b") is None
+    with pytest.raises(Refusal):
+        H.index([5, 6], 3)
+    with pytest.raises(H.RuleFailure):
+        H.index(3, 1)
+    assert Fraction(1) == 1          # (a fraction is a number, never indexed: refused as before)
+    with pytest.raises(H.RuleFailure):
+        H.index(Fraction(1, 2), 1)
