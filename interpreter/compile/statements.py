@@ -1,4 +1,5 @@
-"""Statements to Python lines (a mixin of the compiler): the plain path (shortcuts.py holds the fast one)."""
+"""Statements to Python lines (a part of the one emitter, compiler.Compiler): the plain forms, and
+the in-place ones of inplace.py where the optimizer's plan has `in_place`."""
 from __future__ import annotations
 
 from ...dsl.syntax import nodes as n
@@ -234,22 +235,31 @@ class StatementCompiler:
     def cell(self, node, number: bool) -> tuple[str, bool]:
         """A cell's value, and whether its comparison with a numeric input may be Python's own
         (never, on the plain path)."""
+        if self.plan.in_place:
+            return self.cell_in_place(node, number)
         return self.expr(node), False
 
     def numbers(self, ins) -> list:
         """A decision table's inputs, each with whether it is surely a number (never, on the plain path)."""
+        if self.plan.in_place:
+            return self.numbers_in_place(ins)
         return [(t, False) for t, _node in ins]
 
     def whole_rows(self, d: n.Decide, ins, out, depth) -> int:
-        """Rows compiled for whole numbers first, where shortcuts.py does so: the depth of the rows for any value."""
-        return depth
+        """Rows compiled for whole numbers first, where the plan has them in place: the depth of the
+        rows for any value."""
+        return self.whole_rows_in_place(d, ins, out, depth) if self.plan.in_place else depth
 
     def append(self, s: n.Append, depth):
+        if self.plan.in_place:
+            return self.append_in_place(s, depth)
         self.emit(depth, f"S.append({self.expr(s.target)}, {self.expr(s.value)}, _KEPT)", s.span)
 
     def walk_list(self, s: n.For, items: str, depth) -> str:
         """The name of the list a for walks: its length paid from the step budget before it starts,
         and a stored list copied (the body may change it while we walk it)."""
+        if self.plan.in_place:
+            return self.walk_list_in_place(s, items, depth)
         t = self.tmp()
         self.emit(depth, f"{t} = H.counted(_E, {items})", s.span)
         if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
