@@ -376,7 +376,7 @@ def test_a_written_value_indexed_compiles_without_a_python_warning(tmp_path):
 
 # An error inside a rule that only returns an expression pointed at its caller's line: the rule
 # was compiled in place (inlined) and the error took the caller's place. A rule compiled in place
-# now (shortcuts.inlined, called by s and t with a name) tells a failure at its own line.
+# now (inplace.inlined, called by s and t with a name) tells a failure at its own line.
 @pytest.mark.parametrize("call", ["r(Ana)", "s(Ana)", "t(Ana)"])
 def test_an_error_in_a_small_rule_points_at_the_rule(tmp_path, call):
     rules = ("\nrule r(c):\n  return -c.marca_texto\nrule s(c):\n  return 1 + r(c)\n"

@@ -197,18 +197,19 @@ def _events(program, path, seed):
 
 @pytest.mark.slow      # compiles every bundled edition twice (about 5 s); the small cases below stay in the fast profile
 def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allowed(monkeypatch):
-    # compiler.lazy_choice: an unscripted reactor tests each reaction as its tactic comes to it
+    # optimizer.lazy (Plan.lazy): an unscripted reactor tests each reaction as its tactic comes to it
     # (rt_ functions, and RF_ without a preference) instead of listing every reaction allowed
     # first. Every bundled encounter, on several seeds, says and rolls the same with and without.
     from pathlib import Path
     from grimorio.dsl.editions.loader import load_edition
-    from grimorio.interpreter.compile.compiler import Compiler, compile_checked
+    from grimorio.interpreter.compile import optimizer
+    from grimorio.interpreter.compile.compiler import compile_checked
     root = Path(__file__).resolve().parent.parent / "rulesets"
     editions = {p.parent.name for p in root.glob("*/*.enc")}
     lazy = {ed: compile_checked(load_edition(ed)) for ed in editions}
     from tests.compiled import has_function
     assert has_function(lazy["aquelarre"], "rt_") and has_function(lazy["aquelarre"], "RF_")   # the shortcut is taken
-    monkeypatch.setattr(Compiler, "lazy_choice", lambda self, event, single=False: False)
+    monkeypatch.setattr(optimizer, "lazy", lambda ruleset, event, purity: False)     # no event in the plan
     listed = {ed: compile_checked(load_edition(ed)) for ed in editions}
     assert not any(has_function(p, "rt_") or has_function(p, "RF_") for p in listed.values())
     for path in sorted(root.glob("*/*.enc")):
@@ -312,7 +313,7 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
     # with costs and requirements: the lazy choice (rt_) and the listed one say and roll the same.
     from hypothesis import given, settings, strategies as st
     from grimorio.dsl.editions.loader import load_edition
-    from grimorio.interpreter.compile import compiler as C
+    from grimorio.interpreter.compile import compiler as C, optimizer as O
     from tests.test_checker import write_edition
 
     prefs = st.lists(st.tuples(st.sampled_from(["cubrirse", "agacharse", "replicar"]), st.sampled_from(WHENS)),
@@ -327,12 +328,12 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
         lazy = C.compile_checked(load_edition("prueba", roots=[root]))
         from tests.compiled import has_function
         assert has_function(lazy, "rt_")
-        real = C.Compiler.lazy_choice
-        C.Compiler.lazy_choice = lambda self, event, single=False: False
+        real = O.lazy
+        O.lazy = lambda ruleset, event, purity: False        # no event in the plan
         try:
             listed = C.compile_checked(load_edition("prueba", roots=[root]))
         finally:
-            C.Compiler.lazy_choice = real
+            O.lazy = real
         people = "".join(f"combatant P{i}:\n  side s{i}\n  FUE {f}\n" for i, f in enumerate(strengths))
         enc = root / "x.enc"
         enc.write_text(f'encounter "x"\nedition prueba\nrounds 3\n{people}', encoding="utf-8")
@@ -418,25 +419,27 @@ round r:
 """
 
 
-def calls_of_preparado(tmp_path, extra: str, optimize: bool = True):
-    """How many times a run of two combatants calls the rule preparado (its generated function)."""
+def calls_of_preparado(tmp_path, extra: str, optimize: bool = True, rules: str = UNA_VEZ,
+                       counted: str = "preparado"):
+    """How many times a run of two combatants calls the rule preparado (or `counted`: its
+    generated function), under `rules`."""
     import sys
     from grimorio.dsl.editions.loader import load_edition
     from grimorio.interpreter.compile.compiler import compile_checked
     from grimorio.interpreter.run.transcript import render_text
     folder = tmp_path / "una_vez"
     folder.mkdir(exist_ok=True)
-    (folder / "edicion.rules").write_text(UNA_VEZ.replace("{extra}", extra), encoding="utf-8")
+    (folder / "edicion.rules").write_text(rules.replace("{extra}", extra), encoding="utf-8")
     from unittest import mock
-    from grimorio.interpreter.compile.shortcuts import Shortcuts
-    with mock.patch.object(Shortcuts, "INLINE_NODES", 0):     # every question a call, to be counted
+    from grimorio.interpreter.compile import optimizer
+    with mock.patch.object(optimizer, "INLINE_NODES", 0):     # every question a call, to be counted
         program = compile_checked(load_edition("una_vez", [tmp_path]), optimize=optimize)
     text = "edition una_vez\nrounds 1\n" + "".join(
         f"combatant C{i}:\n  side {'a' if i % 2 else 'b'}\n  FUE 15\n" for i in range(2))
     enc, diags = build_encounter(text, "x.enc")
     assert not diags
     prepared = Prepared(enc, program)
-    name = program.gids[("rule", "preparado")]
+    name = program.gids[("rule", counted)]
     calls = []
     sys.setprofile(lambda frame, event, _arg: calls.append(1) if event == "call" and frame.f_code.co_name == name
                    else None)
@@ -465,6 +468,39 @@ def test_a_tactic_with_a_question_that_says_something_asks_each_as_written(tmp_p
     assert asked > 2 and lines == plain_lines, (asked, plain, lines)
 
 
+# Both preferences take their rival from blanco(yo), a value of the actor alone, and ask
+# listo_contra(yo, rival) of it; the first one's `when` fails after it, so both are tried.
+UN_BLANCO = UNA_VEZ.replace("tactic t:\n  act: golpear when preparado(yo)\n  act: empujar when preparado(yo){extra}", """\
+rule blanco(yo):
+  return first(enemies(yo))
+
+rule listo_contra(yo, rival):
+  return rival.FUE > 10
+
+tactic t:
+  act: empujar(rival: blanco(yo)) when listo_contra(yo, rival) and yo.FUE > rival.FUE + 20
+  act: empujar(rival: blanco(yo)) when listo_contra(yo, rival){extra}""")
+
+
+@pytest.mark.parametrize("counted", ["blanco", "listo_contra"])
+def test_a_question_of_the_actor_and_a_value_of_the_actor_alone_is_asked_once(tmp_path, counted):
+    # Issue 19: blanco(yo) gives both preferences their rival, and listo_contra(yo, rival) is asked
+    # of it by both: nothing changes until the chosen action runs, so each is asked once per
+    # decision (two combatants, one decision each), not once per preference as on the plain path.
+    once, lines = calls_of_preparado(tmp_path, "", rules=UN_BLANCO, counted=counted)
+    plain, plain_lines = calls_of_preparado(tmp_path, "", optimize=False, rules=UN_BLANCO, counted=counted)
+    assert once == 2 and plain == 4, (once, plain)
+    assert lines == plain_lines and lines[:2] == ["C0 golpea a C1", "C1 golpea a C0"], lines
+
+
+def test_a_value_of_the_actor_alone_is_worked_out_again_after_a_question_that_says_something(tmp_path):
+    # A `when` that says something (mirar) may change what blanco(yo) gives: asked as written.
+    extra = "\n  act: empujar(rival: blanco(yo)) when mirar(yo) and listo_contra(yo, rival)"
+    asked, lines = calls_of_preparado(tmp_path, extra, rules=UN_BLANCO, counted="blanco")
+    plain, plain_lines = calls_of_preparado(tmp_path, extra, optimize=False, rules=UN_BLANCO, counted="blanco")
+    assert asked == plain == 4 and lines == plain_lines, (asked, plain, lines)
+
+
 IN_PLACE = """sheet ficha:
   FUE: int 1..20
 var pasos = 0
@@ -484,7 +520,7 @@ rule usa_cuenta(c):
 
 @pytest.mark.parametrize("optimize", [False, True])
 def test_a_rule_compiled_in_place_works_its_arguments_out_once(tmp_path, optimize):
-    # A small pure rule is compiled in place of its calls (shortcuts.inlined), only for arguments
+    # A small pure rule is compiled in place of its calls (inplace.inlined), only for arguments
     # that are read, never worked out: `entre(roll ...)` rolls once, as the plain path does.
     from grimorio.dsl.editions.loader import load_edition
     from grimorio.interpreter.compile.compiler import compile_checked

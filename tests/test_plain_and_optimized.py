@@ -1,7 +1,7 @@
-"""The optimizing step (interpreter/compile/shortcuts.py) gives what the plain path gives.
+"""The optimizer's plan (interpreter/compile/optimizer.py, emitted by inplace.py) gives what the plain path gives.
 
 The plain compiler calls semantics.py for every operator and builtin; the default
-one takes the shortcuts of shortcuts.py. Compiled both ways, every bundled
+one follows the optimizer's plan (in-place forms of inplace.py). Compiled both ways, every bundled
 encounter gives the same transcript, rolls and expectations, and every expression
 over values of every kind gives the same value or the same diagnostic.
 """
@@ -117,6 +117,7 @@ def compiled(body: str, optimize: bool):
     program = tiny(optimize)
     c = program.snippets._compiler()
     c.bindings = rule_bindings(program.ruleset, decls[0])       # the resolver's, as check would give them
+    c.plan = c.plan.with_nodes(decls, c.bound)     # the optimizer's facts of the drawn rule too
     c.rule(decls[0])
     c.ns["__spans__"] = c.line_spans
     exec(c._compile("\n".join(c.lines) + "\n", f"{FILENAME} prop"), c.ns)  # noqa: S102 - the compiler's own output
@@ -287,7 +288,7 @@ def test_a_quotient_past_the_bound_is_refused_before_it_is_rounded():
 
 # ------------------------------------------------------------ tactics and reactions with side effects
 # The optimized path tests a tactic's conditions once each, as soon as it can (hoisting.py), and an
-# unscripted reactor's reactions as it comes to them (shortcuts.py: lazy_choice): only where that
+# unscripted reactor's reactions as it comes to them (optimizer.lazy): only where that
 # changes nothing. A `requires` or `when` that rolls or sets a field must run as often and in the
 # same order as the plain path runs it, or the dice streams and the fields part ways.
 DUEL = """
@@ -314,6 +315,17 @@ rule tirada(c):
 
 rule fuerte(c):
   return c.FUE >= 10
+
+rule blanco(yo):
+  return first([c for c in combatants() if c != yo])
+
+rule recio(c):
+  let f = c.FUE
+  return f >= 10
+
+rule escoge(yo):
+  set yo.gastos = yo.gastos + 1
+  return first([c for c in combatants() if c != yo and roll 1D6 by yo as "escoge" > 2])
 
 message pega(a, b) "{a} golpea a {b}"
 message para(a) "{a} para"
@@ -345,7 +357,7 @@ reaction esquivar(yo, e) to golpe:
   set e.dano = e.dano - 1
 
 tactic t:
-  act: golpear when {4}, esperar when {5}, golpear
+  act: golpear(rival: {8}) when {4} and {9}, esperar when {5}, golpear(rival: {8}) when {9}, golpear when {9}, golpear
   react golpe: esquivar when {6}, parar when {7}
 
 round asalto:
@@ -361,6 +373,11 @@ OF_YO = ["true", "yo.pv > 5", "yo.FUE >= 10", "yo.gastos < 3", "yo.acciones > 1"
          "not gasta(yo)", 'roll 1D6 by yo as "w" > 2', "gasta(yo) or suerte(yo) > 4", "entre(suerte(yo))",
          "tirada(yo).valor > 3", "fuerte(yo)"]
 OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "suerte(e.atacante) > 2 and e.dano > 0"]
+# A rival given by a value of the actor alone (pure, or one that rolls or sets a field), and what a
+# preference asks of it: a tactic that asks each question once asks these once too (hoisting.py).
+OF_GIVEN = ["blanco(yo)", "escoge(yo)", "first([c for c in combatants() if c != yo and gasta(yo)])"]
+OF_RIVAL = ["true", "rival.pv > 3", "fuerte(rival)", "recio(rival)", "gasta(rival)", "suerte(rival) > 2",
+            "entre(suerte(yo))"]
 DUEL_ENCOUNTER = 'encounter "x"\nedition prueba\nrounds 3\n' + "".join(
     f"combatant {name}:\n  FUE {fue}\n  tactic t\n" for name, fue in (("Ana", 12), ("Beto", 8), ("Carla", 10)))
 
@@ -398,21 +415,27 @@ def _duel_runs(folder: Path, conditions, seed: int):
 
 def _duel(conditions) -> str:
     text = DUEL
-    for i, cond in enumerate(conditions):
+    for i, cond in enumerate((*conditions, "blanco(yo)", "true")[:10]):     # (the rival and its test: pure by default)
         text = text.replace("{%d}" % i, cond)
     return text
 
 
 DUEL_CONDITIONS = st.tuples(*[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2,
-                            *[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2)
+                            *[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_EVENT)] * 2,
+                            st.sampled_from(OF_GIVEN), st.sampled_from(OF_RIVAL))
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(DUEL_CONDITIONS, st.sampled_from(SEEDS))
 @example(("entre(suerte(yo))", "tirada(yo).valor > 3", "entre(suerte(e.atacante))", "e.dano > 1", "gasta(yo)",
           "true", "suerte(e.atacante) > 2 and e.dano > 0", "entre(suerte(yo))"), 7)   # a roll read twice in place?
-@example(("fuerte(yo)", "yo.pv > 5", "e.dano > 1", "true", "not fuerte(yo)", "true", "e.dano > 1", "true"), 7)  # all pure:
-# the tactic asks fuerte(yo) once per decision (asking_once), and each combatant's answer is its own
+@example(("fuerte(yo)", "yo.pv > 5", "e.dano > 1", "true", "not fuerte(yo)", "true", "e.dano > 1", "true",
+          "blanco(yo)", "fuerte(rival)"), 7)  # all pure: the tactic asks fuerte(yo), blanco(yo) and
+# fuerte(rival) once per decision (asking_once), and each combatant's answer is its own
+@example(("yo.pv > 5", "true", "e.dano > 1", "true", "fuerte(yo)", "true", "e.dano > 1", "true",
+          "escoge(yo)", "gasta(rival)"), 1)     # a rival chosen by a roll, asked of by a question that sets a field
+@example(("true", "yo.pv > 100", "e.dano > 1", "true", "true", "true", "e.dano > 1", "true", "blanco(yo)",
+          "recio(rival)"), 1)   # all pure: recio(rival) asked once of blanco(yo), never of the list's rivals
 def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
     plain, fast = duel_transcripts(conditions, seed)
     assert plain == fast, conditions
@@ -457,7 +480,7 @@ def test_one_value_of_every_kind_gives_the_same_compiled_plain_and_optimized(tem
 
 
 def test_membership_in_place_gives_what_the_semantics_give():
-    # `a in b` in place (shortcuts.member): Python's `in` only for a text or a value that equals
+    # `a in b` in place (inplace.member): Python's `in` only for a text or a value that equals
     # only itself, in a list; 1 is not in [true], none is in [[]] by the language's equality.
     plain, fast = (compiled("  return a in b\n", optimize) for optimize in (False, True))
     program = tiny(True)

@@ -1,4 +1,4 @@
-"""Generated code that carries what the optimizer knows of it (shortcuts.py decides on these facts).
+"""Generated code that carries what the optimizer knows of it (inplace.py decides on these facts).
 
 Each expression the optimizing compiler emits is a `Code`: its Python text, and the facts the
 annotation (`facts`) learnt from the node it was compiled from, never read back from the text:

@@ -11,7 +11,7 @@ import contextlib
 
 
 from ...dsl.syntax import nodes as n
-from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
+from ...dsl.diagnostics import Diagnostic, GrimorioError, InlinedSpan, Span
 from ...dsl.check.names import BUILTINS, walk
 from ...dsl.check.bindings import Bindings
 from ...dsl.check.resolver import bindings_of, script_bindings
@@ -23,9 +23,11 @@ from ...dsl.store import python_code
 from ..run import runtime_helpers as H
 from .data import DataBuilder, Table, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
+from .code import unmarked
 from .formats import build_format
 from .hoisting import emit_preference
-from .shortcuts import Shortcuts
+from .inplace import InPlace
+from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -37,8 +39,8 @@ FILENAME = "<grimorio>"
 def compile_checked(ruleset, optimize: bool = True) -> Loaded:
     """Check, then compile what checked clean, and load it to run (compile_program, then load).
     The checker in dsl/ owns the diagnostics it finds, and the compiler never sees a ruleset the
-    checker refused. `optimize`: with the shortcuts of shortcuts.py (the default), or plain
-    (docs/performance.md)."""
+    checker refused. `optimize`: with the optimizer's plan (optimizer.py, the default), or the
+    empty plan: plain (docs/performance.md)."""
     return load(compile_program(ruleset, check_edition(ruleset), optimize))
 
 
@@ -49,7 +51,7 @@ def compile_unchecked(ruleset, optimize: bool = True) -> Loaded:
 
 def compile_program(ruleset, warnings=(), optimize: bool = True) -> Program:
     """The Program (plain data: program.py) of a checked ruleset."""
-    compiler = (Compiler if optimize else PlainCompiler)(ruleset)
+    compiler = Compiler(ruleset, optimize)
     return program_of(compiler, compiler.code, warnings, optimize, facts_of(ruleset))
 
 
@@ -63,11 +65,13 @@ def load(program: Program) -> Loaded:
 _RUNS_RULES = frozenset(("act", "choose", "standing"))
 
 
-class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
-    """Compiles a checked ruleset on the plain path: every operator and builtin a call of
-    semantics.py; `Program` keeps what it made."""
+class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
+    """The one emitter: compiles a checked ruleset to Python as the optimizer's plan says
+    (optimizer.py: a pass over the declarations before anything is emitted); the empty plan
+    is the plain path, every operator and builtin a call of semantics.py. `Program` keeps
+    what it made."""
 
-    def __init__(self, ruleset):
+    def __init__(self, ruleset, optimize: bool = True):
         self.ruleset = ruleset
         self.bindings = bindings_of(ruleset)      # the resolver's: what each name means, each local's slot
         self.resolver = self.bindings.resolver    # the ruleset's names, for an encounter's check
@@ -85,7 +89,8 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.leaves: dict[str, bool] = {}
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
-        self._lazy: dict[str, bool] = {}      # event -> whether lazy_choice allows it
+        self.lazy_events: set[str] = set()    # the events whose reactor chooses lazily (emitter)
+        self.plan = optimize_pass(ruleset, self.bound, self.purity, self.counted_by_caller) if optimize else PLAIN
         self._build_data()
         self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
         self.format = build_format(ruleset)            # how messages print values
@@ -111,6 +116,13 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
 
     # ------------------------------------------------------------ code
     def emit(self, depth: int, text: str, span: Span | None = None):
+        """A line, without the marks of the rules compiled in place in it (code.marked): its span
+        tells where each stands, so a failure inside one is told at the rule's own line."""
+        if "\x01" in text:
+            text, inner = unmarked("    " * depth + text)
+            depth, rules = 0, self.ruleset.space("rule")
+            if span is not None:
+                span = InlinedSpan.of(span, [(start, end, rules[name].body[0].span) for start, end, name in inner])
         self.lines.append("    " * depth + text)
         self.line_spans.append(span)
         self.line_owner.append(self.owner)
@@ -299,7 +311,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
         self.emit(2, "for _n in _E.per_event:")
-        lazy = self.lazy_choice(event, single)
+        # Unscripted, the reactor tests only what its choice needs where the plan allows it and
+        # the event has one reactor (asked first): testing a pure condition fewer times changes no
+        # answer (hoisting.py); otherwise every reaction is tested first, as written.
+        lazy = single and event in self.plan.lazy
+        if lazy:
+            self.lazy_events.add(event)
         depth = 3
         if lazy:
             # Unscripted, the reactor's tactic asks only what its choice needs (_tactic_react).
@@ -351,21 +368,25 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
                     return True
         return False
 
-    def lazy_choice(self, event: str, single: bool = False) -> bool:
-        """Whether an unscripted reactor may test only what its choice needs (shortcuts.py): never,
-        on the plain path, where every reaction is tested first, as written."""
-        return False
-
-    def hoisted(self, parts) -> bool:
-        """Whether a tactic's conditions may be tested once each, as soon as they can (shortcuts.py):
-        never, on the plain path, where every condition is tested for every combination."""
-        return False
-
     @contextlib.contextmanager
-    def asking_once(self, d: n.Tactic, actions):
-        """Where a tactic's choice of action asks each question of the actor alone once (shortcuts.py):
-        nowhere, on the plain path."""
-        yield
+    def asking_once(self, d: n.Tactic):
+        """Where the plan says a tactic's choice changes nothing until it runs the action it chose
+        (optimizer.decision_parts all pure), a rule asked of the actor alone (`ready(me)`,
+        `targets(me)`) answers the same each time, from one preference to the next: each such
+        question is asked once, when first needed, its answer kept in the choice's own dict `_a`
+        (a dict, not a local: comprehensions ask them too)."""
+        if d.name not in self.plan.asked_once:
+            yield
+            return
+        at = len(self.lines)
+        self.emit(1, "_a = {}", d.span)
+        self.asked = {}
+        try:
+            yield
+        finally:
+            asked, self.asked = self.asked, None
+        if not asked:
+            self.lines[at] = "    pass"
 
     def _first_allowed(self, event: str, reactions: list):
         """The choice of a reactor whose tactic prefers nothing for the event: as the prelude's
@@ -396,7 +417,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """The tactic's choice among the reactions allowed to an event as one function: its
         preferences in order, each `when` tested in place; none preferred and allowed, none.
         A second function (rt_) makes the same choice testing each reaction as it comes to it,
-        for the unscripted reactor where lazy_choice allows it."""
+        for the unscripted reactor where the plan lets it choose lazily (Plan.lazy)."""
         name = f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}"
         self.emit(0, f"def rc_{name}(_E, _who, _opts, _ev):", d.span)
         for p in prefs:
@@ -404,7 +425,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
             self.emit(1, f"if {chosen} in _opts{self._when(p, reactions)}:", p.span)
             self.emit(2, f"return {chosen}", p.span)
         self.emit(1, "return None")
-        if self.lazy_choice(ev):
+        if ev in self.lazy_events:
             self.emit(0, f"def rt_{name}(_E, _who, _ev):", d.span)
             tested = {}                     # a reaction named again reuses whether it was allowed
             again = {p.name for i, p in enumerate(prefs) if any(q.name == p.name for q in prefs[:i])}
@@ -428,9 +449,9 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         each parameter from its list, the first option allowed runs (see hoisting.py)."""
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
-        with self.asking_once(d, actions):
+        with self.asking_once(d):
             for i, p in enumerate(d.act):
-                emit_preference(self, base, i, p, actions[p.name])
+                emit_preference(self, base, i, p, actions[p.name], (d.name, i) in self.plan.hoisted)
         self.emit(1, "return False")
 
     def _tactic_choose(self, d: n.Tactic):
@@ -526,9 +547,12 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         """A sheet's functions: sheet_defaults_I works out the defaults a combatant's lines did not give,
         fill_sheet_I sets every field at once (from defaults worked out before)."""
         self.owner = f"sheet {d.name}"
-        slots = [f"c.{mangle(f.name)}" for f in fields]
+        # What every combatant holds besides its fields (run/values.py: Combatant), then its fields:
+        # run/encounter.py's make_combatants gives their values in this order.
+        slots = [f"c.{s}" for s in H.COMBATANT_HEAD] + [f"c.{mangle(f.name)}" for f in fields]
         self.emit(0, f"def fill_sheet_{i}(c, values):")
-        self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
+        self.emit(1, "c.cards, c.held = {}, {}")
+        self.emit(1, f"{', '.join(slots)}, = values")
         self.emit(0, f"def sheet_defaults_{i}(_E, c, given):", d.span)
         self.emit(1, "pass")
         for f in fields:
@@ -553,6 +577,7 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         self.bindings = script_bindings(self.ruleset, stmts, exprs, combatants, self.resolver)
         self.lines, self.line_spans, self.line_owner = [], [], []
         self.ns, self.consts = dict(self.ns), dict(self.consts)
+        self.plan = self.plan.with_nodes((*stmts, *exprs), self.bound)     # their facts too
         try:
             self._snippet(name, stmts, exprs, combatants)
             ns = self.ns
@@ -590,9 +615,6 @@ class PlainCompiler(DataBuilder, StatementCompiler, ExpressionCompiler):
         return [(kind, span, ns[f"rq_{i}"]) for i, (_p, span, kind) in enumerate(parts)]
 
 
-class Compiler(Shortcuts, PlainCompiler):
-    """The plain compiler with the optimizing step of shortcuts.py: the default."""
-
 
 class Snippets:
     """The compiler of a loaded program's encounters' own code (their `do` and expectations) and of
@@ -602,6 +624,7 @@ class Snippets:
     def __init__(self, loaded: Loaded):
         self.loaded = loaded
         self._requirements: dict = {}
+        self._plan = None
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         return self._compiler().compile_snippet(name, stmts, exprs, combatants)
@@ -614,11 +637,10 @@ class Snippets:
             found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
         return found
 
-    def _compiler(self) -> PlainCompiler:
+    def _compiler(self) -> Compiler:
         """A compiler over the program: its data, names and constants as the loaded code has them."""
         loaded, p = self.loaded, self.loaded.program
-        kind = Compiler if p.optimized else PlainCompiler
-        c = kind.__new__(kind)
+        c = Compiler.__new__(Compiler)
         for attr in _SHARED:
             setattr(c, attr, getattr(loaded, attr))
         c.purity = Purity(c.ruleset, c.resolver)
@@ -630,7 +652,10 @@ class Snippets:
         c.leaves, c.weights = dict(p.leaves), dict(p.weights)
         c.reacted = list(p.reacted)
         c.lines, c.line_spans, c.line_owner = [], [], []
-        c.alias, c.owner, c._tmp, c._lazy = {}, "encounter", 0, {}
+        c.alias, c.owner, c._tmp, c.lazy_events = {}, "encounter", 0, set()
+        if self._plan is None:           # what code of its own may take: rules kept or in place
+            self._plan = snippet_plan(c.ruleset, c.bound, c.purity, c.counted_by_caller) if p.optimized else PLAIN
+        c.plan = self._plan
         return c
 
 

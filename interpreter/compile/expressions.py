@@ -1,8 +1,10 @@
-"""Expressions to Python source text (a mixin of the compiler): the plain path.
+"""Expressions to Python source text (a part of the one emitter, compiler.Compiler).
 
-Every operator and builtin compiles to a call of semantics.py (or of the running
-encounter, for the builtins that ask it); nothing here tests a value's type to
-take a faster way. The shortcuts that do live in shortcuts.py, one step apart.
+On the plain path (the empty plan) every operator and builtin compiles to a call of
+semantics.py (or of the running encounter, for the builtins that ask it). Where the
+optimizer's plan (optimizer.py) says so, the emitter takes the in-place forms of
+inplace.py instead, keeps a run-invariant rule's list, asks a question once per decision
+or compiles a small rule in place: each method here asks the plan, never the code's text.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import bind_args, emit_args, given_roll, walk
 
 from ..run import semantics as S
+from .code import Code, const_facts, folded, name
 from ..run.dice import Dice
 from ..run.values import Scale, make_struct, mangle
 
@@ -35,9 +38,40 @@ class ExpressionCompiler:
     def call_args(self, params, args, span, what) -> list[str]:
         return [self.expr(node) for node in bind_args(params, args, span, what)]
 
-    def expr(self, x) -> str:
-        m = getattr(self, "x_" + type(x).__name__)
-        return m(x)
+    def expr(self, x) -> Code:
+        """The code of an expression, with the facts its node shows (code.py)."""
+        code = getattr(self, "x_" + type(x).__name__)(x)
+        return code if isinstance(code, Code) else Code(code, **self.code_facts(x))
+
+    def code_facts(self, x) -> dict:
+        """What the node shows of its code: a written value, a name, a read of names and fields."""
+        if isinstance(x, n.Const):
+            return const_facts(x.value)
+        if isinstance(x, n.DiceLit):
+            return {"name": True}                       # a constant of the program
+        if isinstance(x, n.Name):
+            r = self.bound(x)
+            given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
+            return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
+        if isinstance(x, n.Attr):
+            obj = self.fact_of(x.obj)
+            # a condition's grade is a constant of the program (x_Attr)
+            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj)
+            return {"name": True} if graded else {"pure": obj.pure}
+        return {"literal": folded(x, self.fact_of)}
+
+    def grade_of(self, x: n.Name) -> bool:
+        """Whether the name is a condition with grades (its attribute is one of them)."""
+        r = self.bound(x)
+        return r is not None and r.kind == "condition" and bool(self.conditions[x.id].grades)
+
+    def fact_of(self, x) -> Code:
+        """The facts of a node's code, without its text."""
+        return Code("", **self.code_facts(x))
+
+    # What a name's code is, by what it names (NAME_CODE): a local is its binding or the name of
+    # the argument it is tested for (compiler.req_expr), every constant a name of the program.
+    NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
 
     def x_Const(self, x):
         v = x.value
@@ -78,6 +112,8 @@ class ExpressionCompiler:
         return f"({self.expr(x.obj)}).{mangle(x.name)}"
 
     def x_Index(self, x):
+        if self.plan.in_place:
+            return self.index_in_place(x)
         return f"H.index({self.expr(x.obj)}, {self.expr(x.key)})"
 
     def x_Call(self, x):
@@ -87,10 +123,44 @@ class ExpressionCompiler:
             args = self.call_args(r.target.params, x.args, x.span, f'rule "{name}"')
             return self.rule_call(x, name, r.target, args)
         args = [self.expr(a.value) for a in x.args]
-        return self.BUILTIN_CODE.get(name, ExpressionCompiler.b_function)(self, name, x, args)
+        builtins = self.IN_PLACE_BUILTINS if self.plan.in_place else self.BUILTIN_CODE
+        return builtins.get(name, ExpressionCompiler.b_function)(self, name, x, args)
+
+    # The questions asked once in the tactic decision being compiled (code -> key of `_a`), or None.
+    asked = None
 
     def rule_call(self, x, name, rule, args) -> str:
-        return f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
+        """A call of a rule: as the plan has it, its list kept by the run (invariant.py), asked
+        once per tactic decision (compiler.asking_once), compiled in place (inplace.inlined),
+        or a plain call."""
+        kinds = self.plan.memo.get(name)
+        walked = x is self.walking              # only walked: the kept list itself, not a copy
+        if kinds == "s":                        # the same list all run, by a side: see invariant.py
+            return f"_E.{'side_walked' if walked else 'memo_side'}({self.gid('rule', name)}, {args[0]})"
+        if kinds is not None:                   # the same list all run: see invariant.py
+            return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
+                    f"{''.join(', ' + a for a in args)})")
+        inlined = self.inlined(rule, args) if self.plan.in_place and (self.asked is None or args != ["_c"]) else None
+        if inlined is not None:
+            return inlined
+        call = f"{self.gid('rule', name)}(_E{''.join(', ' + a for a in args)})"
+        asked = self.asked_question(name, args)
+        if asked is None:
+            return call
+        key = self.asked.setdefault(asked, len(self.asked))   # asked once per decision
+        return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
+
+    # In a decision that asks each question once: a preference's parameter (`_v1`) -> the code of
+    # the value of the actor alone it stands for (hoisting._asked_value).
+    chosen: dict = {}
+
+    def asked_question(self, name, args) -> str | None:
+        """The question a rule call asks, as the decision's dict `_a` knows it, where it is asked
+        once per decision (compiler.asking_once): of the actor alone, or of the actor and values
+        chosen from the actor alone (each named by the code that worked it out); else None."""
+        if self.asked is None or not args or any(a != "_c" and a not in self.chosen for a in args):
+            return None
+        return f"{self.gid('rule', name)}(_E{''.join(', ' + self.chosen.get(a, a) for a in args)})"
 
     # ------------------------------------------------------------ builtins, by name
     def b_function(self, name, x, args):
@@ -149,12 +219,16 @@ class ExpressionCompiler:
         return total
 
     def x_Unary(self, x):
+        if self.plan.in_place:
+            return self.unary_in_place(x)
         operand = self.expr(x.operand)
         return f"(not {operand})" if x.op == "not" else f"S.neg({operand})"
 
     OPS = {"and": "and", "or": "or"}
 
     def x_Binary(self, x):
+        if self.plan.in_place:
+            return self.binary_in_place(x)
         a, b = self.expr(x.left), self.expr(x.right)
         if x.op in S.BINARY:
             return f"S.{S.BINARY[x.op].__name__}({a}, {b})"
@@ -165,13 +239,25 @@ class ExpressionCompiler:
         return f"({a} {self.OPS[x.op]} {b})"
 
     def compare(self, op, a, b, plain=False, named=False) -> str:
-        """A comparison, as the semantics mean it (`plain`, `named`: what shortcuts.py may use)."""
+        """A comparison, as the semantics mean it (`plain`, `named`: inplace.compare_in_place)."""
+        if self.plan.in_place:
+            return self.compare_in_place(op, a, b, plain, named)
         return f"S.{S.COMPARISON[op].__name__}({a}, {b})"
 
+    # The node whose list is only walked, then dropped (see walked).
+    walking = None
+
     def walked(self, node, compile):
-        """`compile()`, the code of `node`, for a list that is only walked, then dropped
-        (shortcuts.py walks a list the run holds without a copy)."""
-        return compile()
+        """`compile()`, the code of `node`, for a list that is only walked, then dropped: nobody
+        can keep it or change it while it is walked, so where the plan keeps lists in place, a
+        list the run already holds (the combatants, a run-invariant rule's list) is walked as it
+        is instead of a copy. Only `node` itself is compiled so (x_Call, b_combatants), never a
+        call inside it."""
+        saved, self.walking = self.walking, node
+        try:
+            return compile()
+        finally:
+            self.walking = saved
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
@@ -184,10 +270,10 @@ class ExpressionCompiler:
         finally:
             self.unnamed -= 1
 
-    def tmp(self) -> str:
+    def tmp(self) -> Code:
         """A fresh Python name: for a value named once, or a variable a comprehension binds."""
         self._tmp += 1
-        return f"_t{self._tmp}"
+        return name(f"_t{self._tmp}")
 
     def x_IfExp(self, x):
         return f"({self.expr(x.then)} if {self.expr(x.cond)} else {self.expr(x.other)})"
@@ -220,11 +306,15 @@ class ExpressionCompiler:
         return f"H.found({found}H.MISSING), lambda: {otherwise})"
 
     def x_RecordExp(self, x):
+        return f"{self.record_class(x)}._new({', '.join(self.expr(v) for _, v in x.fields)})"
+
+    def record_class(self, x) -> str:
+        """The constant naming the class of a record `{a: .., b: ..}` (one class for each set of names)."""
         names = tuple(f for f, _ in x.fields)
         cls = self.structs.get(names)
         if cls is None:
             cls = self.structs[names] = make_struct("record", names)
-        return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v) for _, v in x.fields)})"
+        return self.k(cls, 'rec')
 
     def x_Roll(self, x):
         if x.purpose:
@@ -235,6 +325,10 @@ class ExpressionCompiler:
         return self.roll_code(self.expr(x.dice), x.dice, by, repr(x.purpose), plain_by)
 
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
+        if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
+            # A lone literal die: roll it in place when nothing is pinned or shown.
+            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
+                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
         return f"_E.roll({dice}, {by}, {purpose})"
 
     def x_CheckCall(self, x):

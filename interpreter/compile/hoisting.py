@@ -35,25 +35,41 @@ def level(x, later: list[str]) -> int:
     return max((j + 1 for j, name in enumerate(later) if name in named), default=0)
 
 
-def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action):
-    """One `act:` preference of a tactic, compiled into the tactic's function by compiler `c`:
-    each parameter's list walked in order, each condition tested as soon as it can be."""
-    later = [param.name for param in a.params[1:]]
-    given = {arg.name: arg.value for arg in p.args}
+def _parts(p: n.Pref, a: n.Action) -> list:
+    """A preference's conditions, each part by itself: (kind, node, amount)."""
     parts = [("cost", f, amount) for f, amount in a.costs]
     parts += [("test", x, None) for r in a.requires for x in conjuncts(r)]
-    parts += [("test", x, None) for x in (conjuncts(p.when) if p.when is not None else ())]
-    sources = [given.get(param.name, param.domain) for param in a.params[1:]]
-    hoist = c.hoisted([x if kind == "test" else amount for kind, x, amount in parts] + sources)
+    return parts + [("test", x, None) for x in (conjuncts(p.when) if p.when is not None else ())]
+
+
+def preference_parts(p: n.Pref, a: n.Action) -> list:
+    """What a preference works out: each part of its conditions and each parameter's list (or
+    given value); all pure, its conditions may be hoisted (optimizer.py)."""
+    given = {arg.name: arg.value for arg in p.args}
+    return ([x if kind == "test" else amount for kind, x, amount in _parts(p, a)]
+            + [given.get(param.name, param.domain) for param in a.params[1:]])
+
+
+def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action, hoist: bool):
+    """One `act:` preference of a tactic, compiled into the tactic's function by compiler `c`:
+    each parameter's list walked in order, each condition tested as soon as it can be where the
+    plan hoists it (`hoist`), else every condition for every combination."""
+    later = [param.name for param in a.params[1:]]
+    given = {arg.name: arg.value for arg in p.args}
+    parts = _parts(p, a)
     by_level: list[list] = [[] for _ in range(len(later) + 1)]
     for kind, x, amount in parts:
         by_level[level(amount if kind == "cost" else x, later) if hoist else len(later)].append((kind, x, amount))
     args, depth = ["_c"], 1
+    c.chosen = {}
     for j in range(len(later) + 1):
         if j:
             param = a.params[j]
-            source = (f"{base}{i}_arg{j}(_E, {', '.join(args)})" if param.name in given
-                      else c.walked(param.domain, lambda: c.in_place(param.domain, a.params[:j], args)))
+            if c.asked is not None and param.name in given and level(given[param.name], later) == 0:
+                source = _asked_value(c, a, j, given[param.name])
+            else:
+                source = (f"{base}{i}_arg{j}(_E, {', '.join(args)})" if param.name in given
+                          else c.walked(param.domain, lambda: c.in_place(param.domain, a.params[:j], args)))
             c.emit(depth, f"for _v{j} in {source}:", p.span)
             args.append(f"_v{j}")
             depth += 1
@@ -64,6 +80,18 @@ def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action):
     c.emit(depth, "_E.steps += 1")
     c.emit(depth, f"x_{c.gid('action', a.name)}(_E, {', '.join(args)})", p.span)
     c.emit(depth, "return True")
+
+
+def _asked_value(c, a, j: int, value) -> str:
+    """A parameter's value given by an expression of the actor alone, in a decision that asks
+    each question once (compiler.asking_once): worked out here, its rule calls asked once, and
+    noted as the value `_v{j}` stands for, so that a question of the actor and it (`combatiendo
+    (objetivo)` where `objetivo: blanco(yo)`) is asked once too, whichever preference asks it
+    (expressions.rule_call). None (no value) is no choice, as in the given value's function."""
+    code = c.in_place(value, a.params[:1], ["_c"])
+    c.chosen[f"_v{j}"] = code
+    t = c.tmp()
+    return f"(() if ({t} := {code}) is None else ({t},))"
 
 
 def _code(c, a, args, part) -> str:

@@ -19,7 +19,7 @@ from ..run.values import Struct, struct_shape
 @dataclass(frozen=True)
 class Program:
     ruleset: object = field(repr=False)         # the checked declarations (dsl/syntax/nodes), with their sources
-    optimized: bool = True                      # compiled with the shortcuts of shortcuts.py, or plain
+    optimized: bool = True                      # compiled with the optimizer's plan (optimizer.py), or plain
     warnings: tuple = ()                        # what the checker warned of
     facts: object = field(default=None, repr=False)  # what the front end learned of the rules (dsl/check/facts.py)
     fields: frozenset = frozenset()             # every field name the rules know (the resolver's)

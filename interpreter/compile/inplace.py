@@ -1,14 +1,13 @@
-"""The optimizing step: speed shortcuts over the plain compiler (expressions.py, statements.py).
+"""The in-place forms of the one emitter (compiler.Compiler), taken where the plan says so.
 
-The plain compiler calls semantics.py for every operator and builtin. `Shortcuts`
-overrides some of its methods to emit faster code that gives the same answer: an
-operator in place under a guard of its operands' types (semantics.same_in_place),
-bounded as the semantics bound it; Python's own operator where the text shows both
-sides are whole numbers; a decision table's rows compiled twice, once for whole
-numbers; a catalogue's row, a field or a list's item read in place; a lone die rolled
-in place; a run-invariant rule's list kept by the run (invariant.py); a list the run
-holds walked without a copy; a tactic's pure conditions tested once (hoisting.py).
-Where a shortcut does not apply it falls back to the plain method.
+The plain path calls semantics.py for every operator and builtin. Where the optimizer's plan
+(optimizer.py) has `in_place`, the emitter takes these forms instead, each giving the same
+answer: an operator in place under a guard of its operands' types (code.same_in_place),
+bounded as the semantics bound it unless the plan knows the result fits; Python's own operator
+where the facts show both sides are whole numbers; a decision table's rows compiled twice, once
+for whole numbers; a catalogue's row, a field or a list's item read in place; a list the run
+holds walked without a copy; a small pure rule compiled in place of its calls. None of these
+methods replaces a plain one: the emitter asks the plan, then calls one of them.
 tests/test_plain_and_optimized.py compares both paths (docs/performance.md).
 """
 from __future__ import annotations
@@ -17,25 +16,22 @@ import operator
 from contextlib import contextmanager
 
 from ...dsl.check import kinds as K
-from ...dsl.diagnostics import InlinedSpan
 from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
-from .code import Code, const_facts, folded, is_, is_whole, marked, name, same_in_place, type_of, unmarked
+from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
 from .expressions import ExpressionCompiler
-from .invariant import memo_kinds
-
-_add, _mul = operator.add, operator.mul
+from .optimizer import GROWS
 
 # What a local known to hold a whole number resolves to for K.kind.
 WHOLE_LOCAL = Resolved("number")
 
 
-class Shortcuts:
-    """A mixin placed before the plain compiler: each method here overrides a plain one."""
+class InPlace:
+    """The in-place forms: a part of the one emitter, read where its plan has `in_place`."""
 
-    def x_Index(self, x):
+    def index_in_place(self, x):
         if isinstance(x.obj, n.Name):
             r = self.bound(x.obj)
             if r is not None and r.kind == "table":
@@ -62,27 +58,6 @@ class Shortcuts:
                     f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
 
-    def rule_call(self, x, name, rule, args) -> str:
-        """A rule whose list is the same all run (invariant.py): kept by the run, worked out once."""
-        kinds = memo_kinds(rule, self.bound)
-        walked = x is self.walking              # only walked: the kept list itself, not a copy
-        if kinds == "s":                        # the same list all run, by a side: see invariant.py
-            return f"_E.{'side_walked' if walked else 'memo_side'}({self.gid('rule', name)}, {args[0]})"
-        if kinds is not None:                   # the same list all run: see invariant.py
-            return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"
-                    f"{''.join(', ' + a for a in args)})")
-        asked = getattr(self, "asked", None)
-        if asked is None or args != ["_c"]:
-            inlined = self.inlined(rule, args)
-            return inlined if inlined is not None else super().rule_call(x, name, rule, args)
-        code = super().rule_call(x, name, rule, args)
-        key = asked.setdefault(code, len(asked))   # a question of the actor alone, asked once per decision
-        return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {code}))"
-
-    # The most nodes a rule's returned expression may have to be compiled in place of its calls
-    # (the largest the bundled rules call often has 25).
-    INLINE_NODES = 32
-
     # The rules being compiled in place, innermost last (a rule never goes in place inside itself).
     inlining: tuple = ()
 
@@ -91,30 +66,14 @@ class Shortcuts:
         arguments that are pure code (each read where the rule reads its parameter: the same
         value, as nothing in between changes anything); None where the call stays a call. The
         rule must be no step of its own (counted_by_caller), so the step count is the same."""
-        body = rule.body
-        if not (len(body) == 1 and isinstance(body[0], n.Return) and body[0].value is not None):
+        if rule.name not in self.plan.inline or rule.name in self.inlining or not all(is_(a, "pure") for a in args):
             return None
-        if rule.name in self.inlining or not all(is_(a, "pure") for a in args):
-            return None
-        value = body[0].value
-        if sum(1 for _ in walk(value)) > self.INLINE_NODES or not self.purity.rule(rule) \
-                or not self.counted_by_caller(rule):
-            return None
+        value = rule.body[0].value
         saved, self.inlining = self.inlining, self.inlining + (rule.name,)
         try:
             return Code(marked(rule.name, f"({self.in_place(value, rule.params, args)})"))
         finally:
             self.inlining = saved
-
-    def emit(self, depth: int, text: str, span=None):
-        """A line, without the marks of the rules compiled in place in it (code.marked): its span
-        tells where each stands, so a failure inside one is told at the rule's own line."""
-        if "\x01" in text:
-            text, inner = unmarked("    " * depth + text)
-            depth, rules = 0, self.ruleset.space("rule")
-            if span is not None:
-                span = InlinedSpan.of(span, [(start, end, rules[name].body[0].span) for start, end, name in inner])
-        super().emit(depth, text, span)
 
     @staticmethod
     def _listed(x) -> bool:
@@ -192,15 +151,15 @@ class Shortcuts:
     def b_combatants(self, name, x, args):
         return "_E.cb" if x is self.walking else "list(_E.cb)"
 
-    BUILTIN_CODE = {**ExpressionCompiler.BUILTIN_CODE,
+    IN_PLACE_BUILTINS = {**ExpressionCompiler.BUILTIN_CODE,
                     "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
-    def x_Unary(self, x):
+    def unary_in_place(self, x):
         if x.op == "not":
             return f"(not {self.expr(x.operand)})"
         operand = self.expr(x.operand)
-        if K.kind(x.operand, self.resolving()) == K.NUMBER:
+        if self.number(x.operand):
             return f"(-{operand})"
         read, first = self.reread(operand)
         if read is None:
@@ -209,7 +168,7 @@ class Shortcuts:
 
     RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
-    def x_Binary(self, x):
+    def binary_in_place(self, x):
         resolve = self.resolving()
         a, b = self.expr(x.left), self.expr(x.right)
         if x.op in S.BINARY:
@@ -243,14 +202,14 @@ class Shortcuts:
                 test = f"({first} is None or {read} == [])"
             return f"({'' if x.op == '==' else 'not '}{test})"
         if x.op in S.COMPARISON:
-            numbers = K.kind(x.left, resolve) == K.kind(x.right, resolve) == K.NUMBER
+            numbers = self.number(x.left) and self.number(x.right)
             # A written text or a named outcome equals only itself, as the semantics say too.
             text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
                                                 or self._const_ranked(v) is not None for v in (x.left, x.right))
-            return self.compare(x.op, a, b, plain=numbers or text, named=not self.unnamed)
+            return self.compare_in_place(x.op, a, b, plain=numbers or text, named=not self.unnamed)
         return f"({a} {self.OPS[x.op]} {b})"
 
-    def compare(self, op, a, b, plain=False, named=False) -> str:
+    def compare_in_place(self, op, a, b, plain=False, named=False) -> str:
         """A comparison as the semantics mean it: Python's own operator when both sides are surely
         numbers or one is a written text (`plain`), or under the guard that makes them agree
         (semantics.same_in_place) when both sides can be read twice; else the function. `named`:
@@ -301,14 +260,14 @@ class Shortcuts:
     GUARDED = {"+": "+", "-": "-", "%": "%"}
 
     # Results that can grow: in place, each is bounded as the semantics bound it (MAX_DIGITS, E0506).
-    GROWS = frozenset(("+", "-", "*"))
+    GROWS = GROWS
 
     def operator(self, x, a, b, resolve) -> str:
         """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
         numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
         if x.op == "in":
             return self.member(a, b)
-        fits = x.op in self.GROWS and self.result_size(x, resolve) < S.BIG
+        fits = id(x) in self.plan.fits             # within the bound, as the optimizer found
         if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
             if fits:                               # within the bound, as the text shows
                 return f"({a} {x.op} {b})"
@@ -373,39 +332,6 @@ class Shortcuts:
         else:
             test = f"{value} * {p} < _BIG2"           # |p| < BIG: both ends in one comparison
         return f"({p} if {guard}{test} else {otherwise.format(p=p)})"
-
-    def magnitude(self, node, resolve) -> int:
-        """How large a number `node` gives can be, as the text shows (an upper bound of its
-        absolute value): S.BIG - 1 (any number within the bound) where the text shows nothing
-        smaller. Every number is within the bound, so a written one, a remainder (smaller than
-        what divides), a rounded quotient by a written number and len() are small, and a sum or
-        product of small ones stays within it: no need to test it in place."""
-        most = S.BIG - 1
-        if isinstance(node, n.Const):
-            return abs(node.value) if type(node.value) is int else most
-        if isinstance(node, n.Unary):
-            return self.magnitude(node.operand, resolve) if node.op == "-" else most
-        if isinstance(node, n.Binary) and node.op in self.SIZE:
-            return min(most, self.result_size(node, resolve))        # (past the bound, it is refused)
-        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.args:
-            r = resolve(node.func.id, node.func)
-            arg = node.args[0].value
-            if r is None or r.kind != "builtin":
-                return most
-            if r.target == "len":
-                return S.MAX_LENGTH
-            if r.target in ("floor", "ceil") and isinstance(arg, n.Binary) and arg.op == "/" \
-                    and isinstance(arg.right, n.Const) and type(arg.right.value) is int and arg.right.value:
-                return self.magnitude(arg.left, resolve) // abs(arg.right.value) + 1
-        return most
-
-    def result_size(self, node: n.Binary, resolve) -> int:
-        """The magnitude of an operator's result from its sides', before the bound is asked of it
-        (S.BIG or more where only the bound keeps it within)."""
-        return self.SIZE[node.op](self.magnitude(node.left, resolve), self.magnitude(node.right, resolve))
-
-    # The magnitude of a result, from its sides' (a remainder is smaller than what divides).
-    SIZE = {"+": _add, "-": _add, "*": _mul, "%": lambda _a, b: b}
 
     # Builtins that give a whole number from anything they take.
     WHOLE_BUILTINS = frozenset(("len", "floor", "ceil", "round_number"))
@@ -472,45 +398,6 @@ class Shortcuts:
         """Code that reads names and fields only: evaluating it twice is harmless (code.py)."""
         return is_(code, "pure")
 
-    # ------------------------------------------------------------ the facts of each expression's code
-    def expr(self, x) -> Code:
-        """The code of an expression, with the facts its node shows (code.py)."""
-        code = super().expr(x)
-        return code if isinstance(code, Code) else Code(code, **self.code_facts(x))
-
-    def code_facts(self, x) -> dict:
-        """What the node shows of its code: a written value, a name, a read of names and fields."""
-        if isinstance(x, n.Const):
-            return const_facts(x.value)
-        if isinstance(x, n.DiceLit):
-            return {"name": True}                       # a constant of the program
-        if isinstance(x, n.Name):
-            r = self.bound(x)
-            given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
-            return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
-        if isinstance(x, n.Attr):
-            obj = self.fact_of(x.obj)
-            # a condition's grade is a constant of the program (expressions.x_Attr)
-            graded = isinstance(x.obj, n.Name) and obj.name and self.grade_of(x.obj)
-            return {"name": True} if graded else {"pure": obj.pure}
-        return {"literal": folded(x, lambda node: self.fact_of(node))}
-
-    def grade_of(self, x: n.Name) -> bool:
-        """Whether the name is a condition with grades (its attribute is one of them)."""
-        r = self.bound(x)
-        return r is not None and r.kind == "condition" and bool(self.conditions[x.id].grades)
-
-    def fact_of(self, x) -> Code:
-        """The facts of a node's code, without its text."""
-        return Code("", **self.code_facts(x))
-
-    # What a name's code is, by what it names (expressions.NAME_CODE): a local is its binding or the
-    # name of the argument it is tested for (compiler.req_expr), every constant a name of the program.
-    NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
-
-    def tmp(self) -> Code:
-        return name(super().tmp())
-
     def _const_ranked(self, node):
         """The outcome named here, if the node names one."""
         if isinstance(node, n.Name):
@@ -518,20 +405,6 @@ class Shortcuts:
             if r is not None and r.kind == "outcome":
                 return self.outcome_values[node.id]
         return None
-
-    # The node whose list is only walked, then dropped (see walked).
-    walking = None
-
-    def walked(self, node, compile):
-        """`compile()`, the code of `node`, for a list that is only walked, then dropped: nobody
-        can keep it or change it while it is walked, so a list the run already holds (the
-        combatants, a run-invariant rule's list) is walked as it is instead of a copy. Only
-        `node` itself is compiled so (x_Call, b_combatants), never a call inside it."""
-        saved, self.walking = self.walking, node
-        try:
-            return compile()
-        finally:
-            self.walking = saved
 
     def resolving(self):
         """How K.kind resolves a name here: as the resolver does, and a local this code is known
@@ -546,6 +419,12 @@ class Shortcuts:
                 return WHOLE_LOCAL
             return r
         return resolve
+
+    def number(self, node) -> bool:
+        """Whether the node gives a number: as the plan says (optimizer.numeric), or, in code that
+        stands under a test that some locals hold whole numbers (whole_numbers), as K.kind finds
+        with those locals taken as numbers."""
+        return id(node) in self.plan.numeric or bool(self.ints) and K.kind(node, self.resolving()) == K.NUMBER
 
     def bound_name(self, name, node):
         """What K.kind asks: the binding of the Name node (none for a check's name, kinds.CHECK)."""
@@ -580,15 +459,8 @@ class Shortcuts:
                         names.append(code)
         return names
 
-    def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
-        if isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
-            # A lone literal die: roll it in place when nothing is pinned or shown.
-            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
-                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
-        return f"_E.roll({dice}, {by}, {purpose})"
-
     # ------------------------------------------------------------ statements
-    def append(self, s: n.Append, depth):
+    def append_in_place(self, s: n.Append, depth):
         # S.append in place: the list, then the value, as the call reads them; else the call refuses.
         e = self.emit
         t, v = self.tmp(), self.tmp()
@@ -598,7 +470,7 @@ class Shortcuts:
                  f"{t}.append({v})", s.span)
         e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
 
-    def walk_list(self, s: n.For, items: str, depth) -> str:
+    def walk_list_in_place(self, s: n.For, items: str, depth) -> str:
         # H.counted, in place: the loop's length is paid from the step budget before it starts.
         e = self.emit
         t = self.tmp()
@@ -612,7 +484,7 @@ class Shortcuts:
         return t
 
     # ------------------------------------------------------------ decision tables
-    def whole_rows(self, d: n.Decide, ins, out, depth) -> int:
+    def whole_rows_in_place(self, d: n.Decide, ins, out, depth) -> int:
         whole = self.ordered_names(d, ins, out)
         if whole:
             # What a decision table orders is almost always whole numbers: its rows are
@@ -624,13 +496,12 @@ class Shortcuts:
             depth += 1
         return depth
 
-    def numbers(self, ins) -> list:
-        resolve = self.resolving()
-        return [(t, t in self.ints or K.kind(node, resolve) == K.NUMBER) for t, node in ins]
+    def numbers_in_place(self, ins) -> list:
+        return [(t, t in self.ints or self.number(node)) for t, node in ins]
 
-    def cell(self, node, number: bool) -> tuple[str, bool]:
+    def cell_in_place(self, node, number: bool) -> tuple[str, bool]:
         """A cell's value, and whether its comparison with a numeric input may be Python's own."""
-        return self.expr(node), number and K.kind(node, self.resolving()) == K.NUMBER
+        return self.expr(node), number and self.number(node)
 
     ORDERING = frozenset(("<", "<=", ">", ">="))
 
@@ -641,7 +512,6 @@ class Shortcuts:
         the name it binds (a later row of an "all" table would read it changed)."""
         if out is None:
             return []
-        resolve = self.resolving()
         names = []
         for row in d.rows:
             for (var, node), alts in zip(ins, row.tests):
@@ -649,54 +519,7 @@ class Shortcuts:
                     # (an ordering against a named outcome compares ranks: no number there)
                     if t.kind == "range" or (t.kind == "cmp" and t.op in self.ORDERING
                                              and self._const_ranked(t.value) is None):
-                        if K.kind(node, resolve) != K.NUMBER:
+                        if not self.number(node):
                             names.append(var)
                         names.extend(self.local_names((t.value, t.high)))
         return [w for w in dict.fromkeys(names) if w != out]
-
-    # ------------------------------------------------------------ tactics and reactions
-    def hoisted(self, parts) -> bool:
-        """Whether a tactic's conditions may be tested once each, as soon as they can (hoisting.py)."""
-        return all(self.purity.expr(x) for x in parts)
-
-    @contextmanager
-    def asking_once(self, d: n.Tactic, actions):
-        """A tactic's choice of action changes nothing until it runs the action it chose, when every
-        cost, requirement, `when` and list of its preferences is pure (hoisting.py): then a rule asked
-        of the actor alone (`ready(me)`, `targets(me)`) answers the same each time, from one
-        preference to the next. Each such question is asked once, when first needed, its answer kept
-        in the choice's own dict `_a` (a dict, not a local: comprehensions ask them too)."""
-        parts = []
-        for p in d.act:
-            a = actions[p.name]
-            given = {arg.name: arg.value for arg in p.args}
-            parts += [amount for _f, amount in a.costs] + list(a.requires) + ([p.when] if p.when is not None else [])
-            parts += [given.get(param.name, param.domain) for param in a.params[1:]]
-        if not self.hoisted(parts):
-            yield
-            return
-        at = len(self.lines)
-        self.emit(1, "_a = {}", d.span)
-        self.asked = {}
-        try:
-            yield
-        finally:
-            asked, self.asked = self.asked, None
-        if not asked:
-            self.lines[at] = "    pass"
-
-    def lazy_choice(self, event: str, single: bool = False) -> bool:
-        """Whether an unscripted reactor may choose its reaction to an event testing only what its
-        choice needs, in its order: the event has one reactor (`single`, as its emitter found, which
-        asks first) and every reaction's `by`, costs and requirements, and every tactic's `when`
-        for it, are pure. Testing a pure condition fewer times changes no answer (hoisting.py);
-        otherwise every reaction is tested first, as written."""
-        known = self._lazy.get(event)
-        if known is None:
-            rs = self.ruleset
-            reactions = [r for r in rs.all(n.Reaction) if r.event == event]
-            parts = [x for r in reactions for x in (r.by, *r.requires, *(a for _f, a in r.costs))]
-            parts += [p.when for t in rs.all(n.Tactic) for ev, prefs in t.react if ev == event
-                      for p in prefs if p.when is not None]
-            known = self._lazy[event] = single and all(self.purity.expr(x) for x in parts)
-        return known
