@@ -291,3 +291,41 @@ def test_CMB_11_range_bands_are_in_metres(arma, metros, banda):
                                   f"expect banda(Rodrigo, Rodrigo.arma, Bandido).nombre == \"{banda}\"\n"
                                   f"expect distancia(Rodrigo, Bandido) == {metros}\n", strict=False))
     assert r.lines
+
+
+# ---------------------------------------------------------------- CMB-32: a rider's Pelea
+# "Un combatiente a Caballo no puede tener su Competencia del Arma, que este usando, superior
+# a su Competencia de Cabalgar. En caso de ser superior se le restara momentaneamente." Getting
+# free of a Melé, or keeping out of one, he uses Pelea: capped by his Cabalgar (50), the value
+# his tactic already decides with. Dice between the two (55): a failure, not a success at 60%.
+def _a_caballo(dice, script, extra="", arma_b='"Garrote"'):
+    from tests.test_cmb import jinete
+    return jinete(dice, script, arma_b=arma_b, strict=False,
+                  extra="  set Rodrigo.Cabalgar = 50\n  set Rodrigo.Pelea = 60\n" + extra)
+
+
+def test_CMB_32_a_rider_breaks_free_of_a_melé_with_pelea_capped_by_cabalgar():
+    r = run_text(_a_caballo("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 55
+    """, """
+        round 1:
+          Rodrigo: librarse Bandido, pass
+          Bandido: pass
+    """, extra="  situar(Rodrigo, Bandido, 0)\nexpect distancia(Rodrigo, Bandido) == 0\n"))
+    assert "  Rodrigo intenta librarse de la Melé con Bandido: 1D100=55 contra 50% -> fallo" in r.lines, r.text
+
+
+def test_CMB_32_a_rider_keeps_out_of_a_melé_with_pelea_capped_by_cabalgar():
+    r = run_text(_a_caballo("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Rodrigo pelea 55
+        Bandido ataque 90
+    """, """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass
+          Rodrigo: pass, zafarse
+    """, arma_b='"Daga"', extra="expect distancia(Rodrigo, Bandido) == 0\n"))
+    assert "  Rodrigo intenta zafarse de la embestida de Bandido: 1D100=55 contra 50% -> fallo" in r.lines, r.text
