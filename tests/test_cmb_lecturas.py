@@ -329,3 +329,60 @@ def test_CMB_32_a_rider_keeps_out_of_a_melé_with_pelea_capped_by_cabalgar():
           Rodrigo: pass, zafarse
     """, arma_b='"Daga"', extra="expect distancia(Rodrigo, Bandido) == 0\n"))
     assert "  Rodrigo intenta zafarse de la embestida de Bandido: 1D100=55 contra 50% -> fallo" in r.lines, r.text
+
+
+# ---------------------------------------------------------------- CMB-28: no Parada at 0% or less
+# "Se usa, para esta Acción, el mismo porcentaje que tengamos en la Competencia del Arma": the
+# malus for more enemies (CMB-28) and the Ataque's bonus (CMB-31) can eat it all. The tactic never
+# rolls a Parada at 0% or less; a script that asks for one is refused too, at its line, naming
+# the rule's requires (the roll "contra -5%" it made before was a line no GM writes).
+DOS_CONTRA_UNO = """
+Rodrigo iniciativa 1
+Bandido iniciativa 9
+Compinche iniciativa 5
+Bandido ataque 20
+Rodrigo parada 10
+Compinche ataque 30
+Rodrigo parada 3
+"""
+AMPLÍA = """
+round 1:
+  Bandido: atacar Rodrigo, pass
+  Compinche: atacar Rodrigo, pass
+  Rodrigo: parar, ampliar_parada, pass
+"""
+
+
+@pytest.mark.parametrize("espadas, permitida", [(20, False), (25, False), (26, True), (40, True)])
+def test_CMB_28_a_scripted_ampliar_parada_at_0_or_less_is_refused(espadas, permitida):
+    # Extending his Parada to Compinche costs 25%: at Espadas 25 that is 0%, at 26 it is 1%.
+    text = trio(DOS_CONTRA_UNO, AMPLÍA, extra=f"do:\n  set Rodrigo.Espadas = {espadas}\n", strict=False)
+    if permitida:
+        r = run_text(text)
+        assert (f"    Rodrigo para con la Espada corta: 1D100=3 contra {espadas - 25}% (malus por varios "
+                "enemigos) -> éxito") in r.lines, r.text
+        return
+    out = diagnostics_of(text)
+    assert 'error[E0504]: the rules do not allow Rodrigo to "ampliar_parada" now' in out, out
+    assert '"requires porcentaje_ampliada(yo, e) > 0" is not met' in out, out
+    assert "--> scenario.enc:33:19" in out and "33 |   Rodrigo: parar, ampliar_parada, pass" in out, out
+    assert "that is written at rulesets/aquelarre/defensas.rules:" in out.replace("\\", "/"), out
+    # He may still declare a new Parada against Compinche (his second Acción) or dodge.
+    assert "allowed now: parar, esquivar" in out, out
+
+
+@pytest.mark.parametrize("palo, modificador, permitida", [(0, 0, False), (15, 20, False), (20, 20, False),
+                                                            (21, 20, True)])
+def test_CMB_28_a_scripted_parar_at_0_or_less_is_refused(palo, modificador, permitida):
+    # Bandido's Palo, less Rodrigo's bonus to the Ataque (CMB-31: a malus to its Defensa).
+    text = one_action("Rodrigo", "Bandido", "Rodrigo ataque 30\nBandido parada 3\n", "parar", strict=False,
+                      extra=f"do:\n  set Bandido.Palo = {palo}\n  set Rodrigo.modificador = {modificador}\n")
+    if permitida:
+        r = run_text(text)
+        assert ("    Bandido para con el Garrote: 1D100=3 contra 1% (-20% por el modificador del Ataque) "
+                "-> éxito") in r.lines, r.text
+        return
+    out = diagnostics_of(text)
+    assert 'error[E0504]: the rules do not allow Bandido to "parar" now' in out, out
+    assert '"requires parada_con(yo, e, medio_de_parada(yo, e)) > 0" is not met' in out, out
+    assert "allowed now: esquivar" in out, out
