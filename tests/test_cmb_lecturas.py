@@ -386,3 +386,108 @@ def test_CMB_28_a_scripted_parar_at_0_or_less_is_refused(palo, modificador, perm
     assert 'error[E0504]: the rules do not allow Bandido to "parar" now' in out, out
     assert '"requires parada_con(yo, e, medio_de_parada(yo, e)) > 0" is not met' in out, out
     assert "allowed now: esquivar" in out, out
+
+
+# ---------------------------------------------------------------- damage after the blow
+# The Daños come at the end of the Asalto, "por orden de Resolución" (CMB-01, CMB-55): between a
+# blow and its damage its striker may have lost the weapon it was struck with (a Parada that
+# drops or breaks it, CMB-23 to CMB-25, settled in the same step), fainted, died or fled. The
+# damage line says so, in agreement with the weapon, instead of reading as a blow struck with a
+# weapon he no longer holds, or by a man on the ground.
+# Rodrigo (first) attacks Bandido, who parries with `arma` and then strikes back undefended.
+PARA_Y_GOLPEA = """
+Rodrigo iniciativa 9
+Bandido iniciativa 1
+Rodrigo ataque 30
+Bandido parada 10
+Bandido ataque 24
+Bandido desarme {desarme}
+"""
+PARA_Y_GOLPEA_GUION = """
+round 1:
+  Rodrigo: atacar Bandido, none
+  Bandido: parar, atacar Rodrigo
+"""
+
+
+@pytest.mark.parametrize("arma, arma_r, competencia, pierde, nota", [
+    ('"Cuchillo"', '"Espada corta"', "", "se le escapa de las manos a Bandido", "con el Cuchillo antes de perderlo"),
+    ('"Daga"', '"Espada corta"', "", "se le escapa de las manos a Bandido", "con la Daga antes de perderla"),
+    ('"Hacha"', '"Montante"', "  set Bandido.Hachas = 50\n  set Rodrigo.Espadones = 60\n",
+     "se le escapa de las manos a Bandido", "con el Hacha antes de perderla"),
+    ('"Hoz"', '"Espada corta"', "", "de Bandido se rompe", "con la Hoz antes de romperse"),
+])
+def test_CMB_55_damage_of_a_blow_struck_before_the_weapon_was_lost_says_so(arma, arma_r, competencia, pierde,
+                                                                          nota):
+    r = run_text(duel(PARA_Y_GOLPEA.format(desarme=10), PARA_Y_GOLPEA_GUION, arma_r=arma_r, arma_b=arma,
+                      extra="do:\n" + competencia if competencia else "", strict=False))
+    perdida = next(i for i, ln in enumerate(r.lines) if pierde in ln)
+    daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
+    assert perdida < daños, r.text
+    assert r.lines[daños].startswith(f"  Daños de Bandido a Rodrigo (golpe asestado {nota}): "), r.text
+
+
+def test_CMB_55_a_blow_whose_damage_comes_before_the_loss_has_no_note():
+    # Bandido strikes first (his damage is settled first), then parries and loses the Cuchillo.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 24
+        Rodrigo ataque 30
+        Bandido parada 10
+        Bandido desarme 10
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, parar, pass
+          Rodrigo: none, atacar Bandido, pass
+    """, arma_b='"Cuchillo"', strict=False))
+    assert "    El Cuchillo se le escapa de las manos a Bandido" in r.lines, r.text
+    assert not any("golpe asestado" in ln for ln in r.lines), r.text
+    # The weapon that holds (desarme 90) gives no note either.
+    r = run_text(duel(PARA_Y_GOLPEA.format(desarme=90), PARA_Y_GOLPEA_GUION, arma_b='"Cuchillo"', strict=False))
+    assert "    Bandido no suelta el Cuchillo" in r.lines, r.text
+    assert not any("golpe asestado" in ln for ln in r.lines), r.text
+
+
+# Rodrigo's critical to the Cabeza (1D100=1: 7 x 2 = 14) resolves before Bandido's blow.
+GOLPE_Y_RESPUESTA = """
+Rodrigo iniciativa 9
+Bandido iniciativa 1
+Rodrigo ataque 1
+Bandido ataque 24
+"""
+
+
+@pytest.mark.parametrize("pv, suceso, nota", [
+    (13, "    Bandido se desmaya", "golpe asestado antes de desmayarse"),
+    (1, "    Bandido muere", "golpe asestado antes de morir"),
+    (20, None, None),
+])
+def test_CMB_01_damage_of_a_blow_struck_before_fainting_says_so(pv, suceso, nota):
+    r = run_text(duel(GOLPE_Y_RESPUESTA, """
+        round 1:
+          Rodrigo: atacar Bandido, none, pass
+          Bandido: none, atacar Rodrigo, pass
+    """, extra=f"do:\n  set Bandido.pv = {pv}\n", strict=False))
+    daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
+    if suceso is None:                       # 20 - 14 = 6: still standing
+        assert r.lines[daños].startswith("  Daños de Bandido a Rodrigo: "), r.text
+        return
+    assert r.lines.index(suceso) < daños, r.text
+    assert r.lines[daños].startswith(f"  Daños de Bandido a Rodrigo ({nota}): "), r.text
+
+
+def test_CMB_01_a_fleeing_fighter_s_damage_says_it_was_struck_before_he_fled():
+    # Bandido strikes, then flees with his second Acción; his blow's damage comes after.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 24
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, huir
+          Rodrigo: none
+    """, strict=False))
+    daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
+    assert r.lines.index("  Bandido huye del combate") < daños, r.text
+    assert r.lines[daños].startswith("  Daños de Bandido a Rodrigo (golpe asestado antes de huir): "), r.text
