@@ -331,6 +331,22 @@ def test_CMB_32_a_rider_keeps_out_of_a_melé_with_pelea_capped_by_cabalgar():
     assert "  Rodrigo intenta zafarse de la embestida de Bandido: 1D100=55 contra 50% -> fallo" in r.lines, r.text
 
 
+def test_CMB_32_an_immobilized_rider_struggles_with_pelea_capped_by_cabalgar():
+    r = run_text(_a_caballo("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 55
+        Bandido fuerza 90
+    """, """
+        round 1:
+          Rodrigo: liberarse Bandido, pass
+          Bandido: pass
+    """, extra="  situar(Rodrigo, Bandido, 0)\n  add Rodrigo inmovilizado\n"))
+    assert r.has("Rodrigo", "inmovilizado"), r.text
+    assert any(ln.startswith("  Rodrigo intenta librarse de Bandido: Pelea 1D100=55 contra 50% -> fallo")
+               for ln in r.lines), r.text
+
+
 # ---------------------------------------------------------------- CMB-28: no Parada at 0% or less
 # "Se usa, para esta Acción, el mismo porcentaje que tengamos en la Competencia del Arma": the
 # malus for more enemies (CMB-28) and the Ataque's bonus (CMB-31) can eat it all. The tactic never
