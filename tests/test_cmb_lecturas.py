@@ -380,7 +380,7 @@ def test_CMB_28_a_scripted_ampliar_parada_at_0_or_less_is_refused(espadas, permi
         return
     out = diagnostics_of(text)
     assert 'error[E0504]: the rules do not allow Rodrigo to "ampliar_parada" now' in out, out
-    assert '"requires porcentaje_ampliada(yo, e) > 0" is not met' in out, out
+    assert '"requires option parada_sin_porcentaje or porcentaje_ampliada(yo, e) > 0" is not met' in out, out
     assert "--> scenario.enc:33:19" in out and "33 |   Rodrigo: parar, ampliar_parada, pass" in out, out
     assert "that is written at rulesets/aquelarre/defensas.rules:" in out.replace("\\", "/"), out
     # He may still declare a new Parada against Compinche (his second Acción) or dodge.
@@ -400,8 +400,19 @@ def test_CMB_28_a_scripted_parar_at_0_or_less_is_refused(palo, modificador, perm
         return
     out = diagnostics_of(text)
     assert 'error[E0504]: the rules do not allow Bandido to "parar" now' in out, out
-    assert '"requires parada_con(yo, e, medio_de_parada(yo, e)) > 0" is not met' in out, out
+    assert ('"requires option parada_sin_porcentaje or parada_con(yo, e, medio_de_parada(yo, e)) > 0" '
+            'is not met') in out, out
     assert "allowed now: esquivar" in out, out
+
+
+@pytest.mark.parametrize("tirada, linea", [(3, "para con el Garrote: 1D100=3 contra 0% -> éxito"),
+                                           (6, "intenta parar con el Garrote: 1D100=6 contra 0% -> fallo")])
+def test_CMB_28_with_parada_sin_porcentaje_a_scripted_parar_at_0_rolls_and_only_01_to_05_save_it(tirada, linea):
+    # The named option's reading: the Parada at 0% is rolled, and only the 01-05 row saves it.
+    text = one_action("Rodrigo", "Bandido", f"Rodrigo ataque 30\nBandido parada {tirada}\n", "parar", strict=False,
+                      extra="set parada_sin_porcentaje = true\ndo:\n  set Bandido.Palo = 0\n")
+    r = run_text(text)
+    assert f"    Bandido {linea}" in r.lines, r.text
 
 
 # ---------------------------------------------------------------- damage after the blow
