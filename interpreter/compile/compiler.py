@@ -548,9 +548,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         """A sheet's functions: sheet_defaults_I works out the defaults a combatant's lines did not give,
         fill_sheet_I sets every field at once (from defaults worked out before)."""
         self.owner = f"sheet {d.name}"
-        slots = [f"c.{mangle(f.name)}" for f in fields]
+        # What every combatant holds besides its fields (run/values.py: Combatant), then its fields:
+        # run/encounter.py's make_combatants gives their values in this order.
+        slots = [f"c.{s}" for s in H.COMBATANT_HEAD] + [f"c.{mangle(f.name)}" for f in fields]
         self.emit(0, f"def fill_sheet_{i}(c, values):")
-        self.emit(1, f"{', '.join(slots)}, = values" if slots else "pass")
+        self.emit(1, "c.cards, c.held = {}, {}")
+        self.emit(1, f"{', '.join(slots)}, = values")
         self.emit(0, f"def sheet_defaults_{i}(_E, c, given):", d.span)
         self.emit(1, "pass")
         for f in fields:

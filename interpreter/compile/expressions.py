@@ -306,11 +306,15 @@ class ExpressionCompiler:
         return f"H.found({found}H.MISSING), lambda: {otherwise})"
 
     def x_RecordExp(self, x):
+        return f"{self.record_class(x)}._new({', '.join(self.expr(v) for _, v in x.fields)})"
+
+    def record_class(self, x) -> str:
+        """The constant naming the class of a record `{a: .., b: ..}` (one class for each set of names)."""
         names = tuple(f for f, _ in x.fields)
         cls = self.structs.get(names)
         if cls is None:
             cls = self.structs[names] = make_struct("record", names)
-        return f"{self.k(cls, 'rec')}._new({', '.join(self.expr(v) for _, v in x.fields)})"
+        return self.k(cls, 'rec')
 
     def x_Roll(self, x):
         if x.purpose:

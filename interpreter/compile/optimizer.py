@@ -24,7 +24,7 @@ tests/test_plain_and_optimized.py runs both and compares them (docs/performance.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field, replace
+from ...dsl.records import dataclass, field, replace
 
 from ...dsl.syntax import nodes as n
 from ...dsl.check import kinds as K

@@ -18,12 +18,13 @@ class StatementCompiler:
     def stmt(self, s, depth):
         e = self.emit
         if isinstance(s, n.Let):
-            e(depth, f"{self.slot(s)} = {self.expr(s.value)}", s.span)
+            e(depth, f"{self.slot(s)} = {self.value(s.value, depth, s.span)}", s.span)
             return
         if isinstance(s, n.Set):
             # The checker let through only fields (of no table's row), vars and locals.
             if isinstance(s.target, n.Attr):
-                e(depth, f"{self.expr(s.target.obj)}.{mangle(s.target.name)} = {self.expr(s.value)}", s.span)
+                value = self.value(s.value, depth, s.span)      # (Python works out the value first)
+                e(depth, f"{self.expr(s.target.obj)}.{mangle(s.target.name)} = {value}", s.span)
             elif isinstance(s.target, n.Index):      # a map's item (maps.keep refuses anything else)
                 t = s.target
                 e(depth, f"H.keep({self.expr(t.obj)}, {self.expr(t.key)}, {self.expr(s.value)})",
@@ -31,7 +32,7 @@ class StatementCompiler:
             else:
                 r = self.bound(s.target)
                 target = r.target if r.kind == "local" else f"_E.v.{mangle(s.target.id)}"
-                e(depth, f"{target} = {self.expr(s.value)}", s.span)
+                e(depth, f"{target} = {self.value(s.value, depth, s.span)}", s.span)
             return
         if isinstance(s, n.Say):
             m = self.ruleset.space("message")[s.message]
@@ -41,7 +42,7 @@ class StatementCompiler:
                      f"({''.join(a + ', ' for a in args)}), {self.k((self.owner, s.span), 'at')})", s.span)
             return
         if isinstance(s, n.Return):
-            e(depth, f"return {self.expr(s.value) if s.value is not None else 'None'}", s.span)
+            e(depth, f"return {self.value(s.value, depth, s.span) if s.value is not None else 'None'}", s.span)
             return
         if isinstance(s, n.CardOp):
             self.card_op(s, depth)
@@ -97,6 +98,19 @@ class StatementCompiler:
         if isinstance(s, n.Block):
             return self.block(s.body, depth)      # a label only: its names stay known after it
         raise AssertionError(f"no statement {type(s).__name__}")
+
+    def value(self, x, depth, span) -> str:
+        """The code of the value a let, a set or a return gives, its lines told at the statement: a
+        record `{a: v, b: w}` is made in place first, as checks and events are (one call fewer than
+        its _new), its fields set in their order, and named by a temporary that the statement gives
+        once whole (so a value may read the old record of the name it is given to)."""
+        if not isinstance(x, n.RecordExp):
+            return self.expr(x)
+        t = self.tmp()
+        self.emit(depth, f"{t} = {self.record_class(x)}()", span)
+        for name, value in x.fields:
+            self.emit(depth, f"{t}.{mangle(name)} = {self.expr(value)}", span)
+        return t
 
     def ordered_by_keys(self, s: n.For, items: str, first: str) -> str:
         """`ordered by` several keys: each key a tuple item, each with its direction (S.ordered_by_keys)."""

@@ -20,7 +20,7 @@ a value they do not show whole; that encounter then runs on the plain program (c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...dsl.records import dataclass
 
 from ...dsl.syntax import nodes as n
 from ...dsl.check.names import walk

@@ -148,30 +148,23 @@ class Prepared:
         makers = self._makers
         if makers is None:
             makers = self._makers = self._combatant_makers()
-        cls, fills, defaults, sheet_of = self.p.combatant_class, self.p.fill_sheet_by, self.defaults_done, self.sheet_of
+        cls = self.p.combatant_class
         made = []
-        for name, side, tactic, (acts, reacts), values, lists, holds, _given in makers:
+        for fill, values, lists, _holds, _given in makers:
             obj = cls()
-            obj.a_name, obj.side_, obj.tactic, obj.cards, obj.held = name, side, tactic, {}, {}
-            obj.acts, obj.reacts, obj.a_sheet = acts, reacts, sheet_of[name]
             if lists:                              # each run gets its own copy of a list value
                 values = list(values)
                 for k in lists:
                     values[k] = list(values[k])
-            if defaults:                           # every field known: one assignment
-                fills[obj.a_sheet](obj, values)
-            else:
-                for attr, v in zip(self._attrs[name], values):
-                    setattr(obj, attr, v)
+            fill(obj, values)                      # its name, side, tactic, sheet and fields at once
             made.append(obj)
         eng.cb = made
-        if defaults and not self._holds:
+        if self.defaults_done and not self._holds:
             return made
         p = self.p
-        for obj, maker in zip(made, makers):
-            if not defaults:
-                guarded(p, p.sheet_defaults_by[obj.a_sheet], eng, obj, maker[7])
-            holds = maker[6]
+        for obj, (_f, _v, _l, holds, given) in zip(made, makers):
+            if not self.defaults_done:
+                guarded(p, p.sheet_defaults_by[obj.a_sheet], eng, obj, given)
             if holds:
                 cards = obj.cards
                 for ct, grade in holds:
@@ -179,17 +172,20 @@ class Prepared:
         return made
 
     def _combatant_makers(self):
-        """What make_combatants needs of each blueprint, worked out once: its name, side,
-        tactic and the tactic's act, its field values (and which of them are lists), its cards."""
+        """What make_combatants needs of each blueprint, worked out once: the function that fills a
+        combatant (the sheet's fill_sheet once every field is known, else one setting the fields its
+        lines give), the values it is filled with (its name, side, tactic, the tactic's act and
+        reactions, its sheet, then its fields), which of them are lists, its cards, its given fields."""
         acts = {name: (t.act, t.react) for name, t in self.p.tactics.items()}
-        self._attrs = {}
         out = []
         for _i, name, side, tactic, attrs, given, holds in self.blueprints:
-            values = tuple(v for _a, v in attrs)
-            self._attrs[name] = tuple(a for a, _v in attrs)
+            sheet = self.sheet_of[name]
+            act, react = acts.get(tactic, (_no_tactic, {}))
+            values = (name, side, tactic, act, react, sheet) + tuple(v for _a, v in attrs)
+            fill = self.p.fill_sheet_by[sheet] if self.defaults_done else _given_fields(tuple(a for a, _v in attrs))
             lists = tuple(k for k, v in enumerate(values) if type(v) is list)
-            out.append((name, side, tactic, acts.get(tactic, (_no_tactic, {})), values, lists, tuple(holds), given))
-        self._holds = any(m[6] for m in out)
+            out.append((fill, values, lists, tuple(holds), given))
+        self._holds = any(m[3] for m in out)
         return out
 
     def run(self, seed=None, record=True, json=False, max_rounds=None, setup=None, budget=None) -> Outcome:
@@ -276,6 +272,18 @@ def _walk(node):
 
 def _no_tactic(_engine, _combatant):
     return False
+
+
+def _given_fields(attrs):
+    """A combatant's fill before its sheet's defaults are known: what fill_sheet sets but the fields,
+    then the fields its lines give (`attrs`), the rest left for its sheet_defaults."""
+    head = H.COMBATANT_HEAD + attrs
+
+    def fill(obj, values):
+        obj.cards, obj.held = {}, {}
+        for attr, v in zip(head, values):
+            setattr(obj, attr, v)
+    return fill
 
 
 def _sheet_named(c: n.Combatant, program, saved: str | None = None) -> str:

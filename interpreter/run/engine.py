@@ -16,6 +16,7 @@ from .refusals import FILENAME
 from . import answers as A
 from . import expectations as X
 from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
+from .outcome import standing as _standing
 from .semantics import bound_help
 from .transcript import JsonEvents
 from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, Struct, described, hash_key, unmangle
@@ -39,7 +40,7 @@ def _form(x, name):
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
                  "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget",
-                 "memos", "text_sides", "per_event")
+                 "memos", "text_sides", "sides_at", "per_event")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100, budget=None):
@@ -53,8 +54,7 @@ class Engine:
         self.pins = list(pins)            # dicts: who, purpose, faces, span, used
         self.strict = strict
         self.script = script or {}        # (round, name) -> {"action": [...], "reaction": [...]}
-        self.opt = dict(program.options)
-        self.opt.update(options or {})
+        self.opt = {**program.options, **options} if options else program.options     # (read only)
         # How many reactions a reactor may take to one event (the prelude's option), as the loop walks it.
         self.per_event = range(self.opt.get("reactions_per_event", 1))
         self.max_rounds = max_rounds
@@ -67,7 +67,8 @@ class Engine:
         self.verdicts: list[X.Verdict] = []     # expectations checked so far, in order
         self.round_checks: dict = {}            # round -> [(Expect, function or None)], checked as it ends
         self.memos: dict = {}                   # (rule, args) -> (side changes then, its list): see memo
-        self.text_sides: dict = {}              # (rule, a side that is a text) -> the same: see side_walked
+        self.text_sides: dict = {}              # (rule, a side that is a text) -> its list: see side_walked
+        self.sides_at = SIDE_CHANGES[0]         # SIDE_CHANGES when text_sides' lists were made
 
     # ------------------------------------------------------------ budget
     def tick(self):
@@ -175,13 +176,13 @@ class Engine:
     def side_walked(self, rule, c):
         """memo_walked of a rule of one parameter keyed by its side: the same, with less to ask. A side
         that is a text is looked up first in `text_sides` (only such sides are kept there, so true
-        never meets 1); anything else, or a list made before a side changed, takes the long way."""
+        never meets 1), which holds lists made since the sides last changed (`sides_at`: SIDE_CHANGES
+        then); anything else, or a list made before a side changed, takes the long way."""
         try:
-            changes, value = self.text_sides[rule, c.side_]
+            if self.sides_at == SIDE_CHANGES[0]:
+                return self.text_sides[rule, c.side_]
         except (KeyError, AttributeError, TypeError):        # (TypeError: a side that is no key, a list)
-            return self._side_walked(rule, c)
-        if changes == SIDE_CHANGES[0]:
-            return value
+            pass
         return self._side_walked(rule, c)
 
     def _side_walked(self, rule, c):
@@ -198,7 +199,10 @@ class Engine:
         if kept is None or kept[0] != SIDE_CHANGES[0]:
             kept = self.memos[key] = (SIDE_CHANGES[0], rule(self, c))
         if side.__class__ is str:
-            self.text_sides[key] = kept
+            if self.sides_at != kept[0]:       # lists made before a side changed: none of them holds
+                self.text_sides.clear()
+                self.sides_at = kept[0]
+            self.text_sides[key] = kept[1]
         return kept[1]
 
     def memo_walked(self, rule, kinds, *args):
@@ -233,8 +237,7 @@ class Engine:
 
     def standing(self):
         """The combatants the rules' `stands` declaration says are still standing (run/outcome.py)."""
-        from .outcome import standing
-        return standing(self)
+        return _standing(self)
 
     def all_conditions(self):
         return list(self.p.conditions.values())

@@ -6,6 +6,11 @@ from .values import Combatant, ConditionType, Grade, Ranked, Struct, is_none, ki
 from .refusals import EMIT_DEPTH, STEP_BUDGET, Budget, RuleFailure, StopRun  # noqa: F401 - (used by generated code)
 
 
+# What a combatant holds besides its cards and its sheet's fields, in the order a sheet's fill_sheet
+# sets them (compile/compiler.py: sheet_init) from the values run/encounter.py gives it.
+COMBATANT_HEAD = ("a_name", "side_", "tactic", "acts", "reacts", "a_sheet")
+
+
 def counted(engine, items):
     """The list a for or a comprehension walks, its length paid from the step budget first."""
     if items.__class__ is list:

@@ -465,7 +465,7 @@ def clamp(x, low, high):
 
 def distinct(xs):
     """The list without repeats, the first of each in order, by the language's equality."""
-    if type(xs) is list and _KEYED.issuperset(map(type, xs)):
+    if xs.__class__ is list and _KEYED.issuperset(map(type, xs)):
         return list(dict.fromkeys(xs))  # texts and whole numbers: Python's equality and hash are the language's
     out = []
     for x in _items("distinct", xs):
