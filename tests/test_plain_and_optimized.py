@@ -324,6 +324,19 @@ rule suelta(c):
 rule mayor(x):
   return x > 2
 
+outcomes grado: mal < bien < muy_bien
+
+check tira(x) rolls t = 1D6:
+  | t      | grado    |
+  |--------|----------|
+  | 1      | muy_bien |
+  | <= x   | bien     |
+  | any    | mal      |
+
+rule acierta(c):
+  let r = check tira(c.gastos + 2) by c as "tira"
+  return r.grado >= bien and r.grado < muy_bien
+
 rule tabla(c):
   let r = 1
   decide first:
@@ -389,10 +402,11 @@ round asalto:
 OF_YO = ["true", "yo.pv > 5", "yo.FUE >= 10", "yo.gastos < 3", "yo.acciones > 1", "suerte(yo) > 3", "gasta(yo)",
          "not gasta(yo)", 'roll 1D6 by yo as "w" > 2', "gasta(yo) or suerte(yo) > 4", "entre(suerte(yo))",
          "tirada(yo).valor > 3", "fuerte(yo)", "yo.resto > 1", "suelta(yo)", "mayor(yo.gastos)",
-         "mayor(yo.resto)", "abs(yo.gastos - 5) > 1", "max(yo.gastos, yo.acciones) < 4", "tabla(yo)"]
+         "mayor(yo.resto)", "abs(yo.gastos - 5) > 1", "max(yo.gastos, yo.acciones) < 4", "tabla(yo)", "acierta(yo)"]
 # (resto: an int field a rule may set to none, never whole; gastos and acciones: whole fields,
 # mayor's parameter: whole unless a call passes resto; tabla's r: let whole, then a table's
-# output: never whole (optimizer: wholes.py))
+# output: never whole; acierta: a check's output, always an outcome of its list (optimizer:
+# wholes.py))
 OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "suerte(e.atacante) > 2 and e.dano > 0"]
 # A rival given by a value of the actor alone (pure, or one that rolls or sets a field), and what a
 # preference asks of it: a tactic that asks each question once asks these once too (hoisting.py).
@@ -460,6 +474,7 @@ DUEL_CONDITIONS = st.tuples(*[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_
 @example(("suelta(yo)", "yo.resto > 1", "mayor(yo.gastos)", "true", "mayor(yo.resto)", "true", "e.dano > 1",
           "true", "blanco(yo)", "true"), 1)   # a field set to none, read in place: never held whole
 @example(("gasta(yo)", "tabla(yo)", "true", "true", "true", "true", "true", "true", "blanco(yo)", "true"), 1)
+@example(("acierta(yo)", "true", "true", "true", "not acierta(yo)", "true", "true", "true", "blanco(yo)", "true"), 7)
 @example(("mayor(yo.gastos)", "abs(yo.gastos - 5) > 1", "max(yo.gastos, yo.acciones) < 4", "true", "true", "true",
           "true", "true", "blanco(yo)", "true"), 7)   # whole fields and a whole parameter, no guard
 def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):

@@ -195,3 +195,43 @@ def test_abs_in_place_gives_what_the_semantics_give():
     for v in [*AT_EDGES, True]:
         for body in ("  return abs(a)\n", "  return abs(a - 1)\n"):
             assert outcome(body, True, [v, 0, 0], False) == outcome(body, False, [v, 0, 0], False), (body, v)
+
+
+CHECK = """
+outcomes grado: mal < bien
+
+check tira(x) rolls t = 1D6:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+"""
+
+
+def outcome_facts(rs):
+    from grimorio.interpreter.compile.wholes import outcome_fields
+    decls = [d for space in rs.spaces.values() for d in space.values()]
+    return outcome_fields(rs, decls, bindings_of(rs))
+
+
+def test_a_checks_output_is_always_an_outcome_until_something_sets_it(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path / "a", CHECK).parent])
+    assert outcome_facts(rs) == {"grado": frozenset({"bien", "mal"})}
+    spoilt = CHECK + "rule tuerce(c):\n  let r = check tira(1) by c as \"x\"\n  set r.grado = 3\n  return r\n"
+    rs = load_edition("prueba", roots=[edition(tmp_path / "b", spoilt).parent])
+    assert outcome_facts(rs) == {}
+    shared = CHECK + "event otro(grado)\n"
+    rs = load_edition("prueba", roots=[edition(tmp_path / "c", shared).parent])
+    assert outcome_facts(rs) == {}
+
+
+def test_an_encounter_that_sets_a_checks_output_runs_on_the_plain_program(tmp_path):
+    rules = RULES + ROUND + CHECK + "rule sale(r):\n  return r.grado >= bien\n"
+    enc = ENCOUNTER.format(do='  let r = check tira(3) by Ana as "x"\n  set r.grado = 5\n  expect sale(r) == false')
+    folder = edition(tmp_path, rules, enc)
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
+    assert made.p is not program and not made.p.optimized
+    with pytest.raises(GrimorioError) as refused:        # 5 >= bien: refused, not a KeyError (E0003)
+        made.run(seed=7, record=False)
+    assert "E0003" not in {d.code for d in refused.value.diagnostics}

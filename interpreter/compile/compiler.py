@@ -28,7 +28,7 @@ from .formats import build_format
 from .hoisting import emit_preference
 from .inplace import InPlace
 from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
-from .wholes import broken_by
+from .wholes import broken_by, outcomes_broken_by
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -630,14 +630,16 @@ class Snippets:
 
     def for_code(self, stmts=(), exprs=(), combatants=()) -> Loaded:
         """The program an encounter's own code may run on: this one, unless the code gives a field or
-        a rule's parameter this one holds whole (wholes.py) a value not shown whole; then the same
-        rules on the plain path (compiled once, for every such encounter)."""
+        a rule's parameter this one holds whole (wholes.py) a value not shown whole, or sets a field
+        this one holds always an outcome; then the same rules on the plain path (compiled once, for
+        every such encounter)."""
         loaded = self.loaded
         if not loaded.program.optimized:
             return loaded
         c = self._compiler()
         bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
-        if not broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of):
+        if not (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
+                or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))):
             return loaded
         if self._plain is None:
             self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))

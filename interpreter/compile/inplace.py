@@ -121,6 +121,8 @@ class InPlace:
 
     def all_whole(self, x) -> bool:
         """Every argument of the call `x` is surely a whole number, given by position."""
+        if x is None:                       # (code asked of its texts alone: no node, no fact)
+            return False
         resolve = self.resolving()
         return all(a.name is None and self.surely_whole(a.value, resolve) for a in x.args)
 
@@ -200,6 +202,10 @@ class InPlace:
                 # Against a named outcome: compare ranks when the other side is an outcome of the
                 # same list; anything else, as the semantics compare it (or refuse it).
                 call = f"S.{S.COMPARISON[x.op].__name__}"
+                if self.always_outcome(x.left, known):     # the optimizer proved it one of the list
+                    answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
+                                      if o.kind == known.kind}, "ranks")
+                    return f"{answers}[{a}]"
                 if not self.unnamed:
                     # Each outcome of the list is answered by a dict made here.
                     v, other = self.tmp(), self.tmp()
@@ -418,6 +424,11 @@ class InPlace:
     def pure(code) -> bool:
         """Code that reads names and fields only: evaluating it twice is harmless (code.py)."""
         return is_(code, "pure")
+
+    def always_outcome(self, node, known) -> bool:
+        """A field that only ever holds a named outcome of `known`'s list (optimizer: outcome_fields)."""
+        names = self.plan.outcomes.get(node.name) if type(node) is n.Attr else None
+        return bool(names) and all(self.outcome_values[name].kind == known.kind for name in names)
 
     def _const_ranked(self, node):
         """The outcome named here, if the node names one."""

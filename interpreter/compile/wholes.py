@@ -249,3 +249,38 @@ def wholes_of_script(facts: Wholes, nodes, bindings, bound) -> Wholes:
         if kept == mine:
             return Wholes(facts.fields, every)
         mine = kept
+
+
+# ------------------------------------------------------------ outcomes: a check's output, always one
+def outcome_fields(ruleset, nodes, bindings) -> dict:
+    """The field names that only ever hold a named outcome: a check's output whose every row gives
+    one by name (a `first` table: a value or a refusal), which no other structure has (a sheet's
+    field, a column, an event's field, another record, a check's parameter or roll) and no `set`
+    changes. Field name -> the outcomes' names (the emitter asks that they share one list)."""
+    found: dict[str, set] = {}
+    spoilt = {c.roll_name for c in ruleset.all(n.Check)} | {p.name for c in ruleset.all(n.Check) for p in c.params}
+    for c in ruleset.all(n.Check):
+        d, names = c.decide, set()
+        for row in d.rows:
+            r = bindings.of(row.output) if type(row.output) is n.Name else None
+            if r is None or r.kind != "outcome":
+                spoilt.add(d.output)
+            names.add(getattr(row.output, "id", None))
+        if d.policy != "first" or not d.rows:
+            spoilt.add(d.output)
+        found.setdefault(d.output, set()).update(names)
+    spoilt |= {f.name for s in ruleset.all(n.Sheet) for f in s.fields} | set().union(*columns(ruleset))
+    spoilt |= {f for e in ruleset.all(n.Event) for f, _ in e.fields}
+    spoilt |= {f for x in walk(tuple(nodes)) if type(x) is n.RecordExp for f, _ in x.fields}
+    spoilt |= {x.target.name for x in walk(tuple(nodes)) if type(x) is n.Set and type(x.target) is n.Attr}
+    return {f: frozenset(names) for f, names in found.items() if f not in spoilt}
+
+
+def outcomes_broken_by(fields: dict, nodes) -> bool:
+    """Whether an encounter's own code sets such a field or makes a record with its name."""
+    for x in walk(tuple(nodes)):
+        if type(x) is n.RecordExp and any(f in fields for f, _ in x.fields):
+            return True
+        if type(x) is n.Set and type(x.target) is n.Attr and x.target.name in fields:
+            return True
+    return False
