@@ -297,6 +297,7 @@ sheet ficha:
   pv: int = 10
   acciones: int = 0
   gastos: int = 0
+  resto: int = 3
 
 event golpe(atacante, defensor, dano)
 
@@ -315,6 +316,35 @@ rule tirada(c):
 
 rule fuerte(c):
   return c.FUE >= 10
+
+rule suelta(c):
+  set c.resto = none
+  return true
+
+rule mayor(x):
+  return x > 2
+
+outcomes grado: mal < bien < muy_bien
+
+check tira(x) rolls t = 1D6:
+  | t      | grado    |
+  |--------|----------|
+  | 1      | muy_bien |
+  | <= x   | bien     |
+  | any    | mal      |
+
+rule acierta(c):
+  let r = check tira(c.gastos + 2) by c as "tira"
+  return r.grado >= bien and r.grado < muy_bien
+
+rule tabla(c):
+  let r = 1
+  decide first:
+    | c.gastos | r |
+    |----------|---|
+    | > 1      | "x" |
+    | any      | 2 |
+  return r > 0
 
 rule blanco(yo):
   return first([c for c in combatants() if c != yo])
@@ -371,7 +401,12 @@ round asalto:
 # Conditions of `yo` (and of the event `e`, in a reaction): pure ones, and ones that roll or set a field.
 OF_YO = ["true", "yo.pv > 5", "yo.FUE >= 10", "yo.gastos < 3", "yo.acciones > 1", "suerte(yo) > 3", "gasta(yo)",
          "not gasta(yo)", 'roll 1D6 by yo as "w" > 2', "gasta(yo) or suerte(yo) > 4", "entre(suerte(yo))",
-         "tirada(yo).valor > 3", "fuerte(yo)"]
+         "tirada(yo).valor > 3", "fuerte(yo)", "yo.resto > 1", "suelta(yo)", "mayor(yo.gastos)",
+         "mayor(yo.resto)", "abs(yo.gastos - 5) > 1", "max(yo.gastos, yo.acciones) < 4", "tabla(yo)", "acierta(yo)"]
+# (resto: an int field a rule may set to none, never whole; gastos and acciones: whole fields,
+# mayor's parameter: whole unless a call passes resto; tabla's r: let whole, then a table's
+# output: never whole; acierta: a check's output, always an outcome of its list (optimizer:
+# wholes.py))
 OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "suerte(e.atacante) > 2 and e.dano > 0"]
 # A rival given by a value of the actor alone (pure, or one that rolls or sets a field), and what a
 # preference asks of it: a tactic that asks each question once asks these once too (hoisting.py).
@@ -436,6 +471,12 @@ DUEL_CONDITIONS = st.tuples(*[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_
           "escoge(yo)", "gasta(rival)"), 1)     # a rival chosen by a roll, asked of by a question that sets a field
 @example(("true", "yo.pv > 100", "e.dano > 1", "true", "true", "true", "e.dano > 1", "true", "blanco(yo)",
           "recio(rival)"), 1)   # all pure: recio(rival) asked once of blanco(yo), never of the list's rivals
+@example(("suelta(yo)", "yo.resto > 1", "mayor(yo.gastos)", "true", "mayor(yo.resto)", "true", "e.dano > 1",
+          "true", "blanco(yo)", "true"), 1)   # a field set to none, read in place: never held whole
+@example(("gasta(yo)", "tabla(yo)", "true", "true", "true", "true", "true", "true", "blanco(yo)", "true"), 1)
+@example(("acierta(yo)", "true", "true", "true", "not acierta(yo)", "true", "true", "true", "blanco(yo)", "true"), 7)
+@example(("mayor(yo.gastos)", "abs(yo.gastos - 5) > 1", "max(yo.gastos, yo.acciones) < 4", "true", "true", "true",
+          "true", "true", "blanco(yo)", "true"), 7)   # whole fields and a whole parameter, no guard
 def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
     plain, fast = duel_transcripts(conditions, seed)
     assert plain == fast, conditions

@@ -28,6 +28,7 @@ from .formats import build_format
 from .hoisting import emit_preference
 from .inplace import InPlace
 from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
+from .wholes import broken_by, outcomes_broken_by
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -90,7 +91,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
         self.lazy_events: set[str] = set()    # the events whose reactor chooses lazily (emitter)
-        self.plan = optimize_pass(ruleset, self.bound, self.purity, self.counted_by_caller) if optimize else PLAIN
+        self.plan = optimize_pass(ruleset, self.bindings, self.purity, self.counted_by_caller) if optimize else PLAIN
         self._build_data()
         self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
         self.format = build_format(ruleset)            # how messages print values
@@ -625,8 +626,29 @@ class Snippets:
         self.loaded = loaded
         self._requirements: dict = {}
         self._plan = None
+        self._plain = None
+
+    def for_code(self, stmts=(), exprs=(), combatants=()) -> Loaded:
+        """The program an encounter's own code may run on: this one, unless the code gives a field or
+        a rule's parameter this one holds whole (wholes.py) a value not shown whole, or sets a field
+        this one holds always an outcome; then the same rules on the plain path (compiled once, for
+        every such encounter)."""
+        loaded = self.loaded
+        if not loaded.program.optimized:
+            return loaded
+        c = self._compiler()
+        bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
+        if not (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
+                or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))):
+            return loaded
+        if self._plain is None:
+            self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))
+        return self._plain
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
+        program = self.for_code(stmts, exprs, combatants)
+        if program is not self.loaded:      # its rules called as the plain program has them
+            return program.compile_snippet(name, stmts, exprs, combatants)
         return self._compiler().compile_snippet(name, stmts, exprs, combatants)
 
     def requirement_checks(self, d) -> list:
@@ -654,7 +676,7 @@ class Snippets:
         c.lines, c.line_spans, c.line_owner = [], [], []
         c.alias, c.owner, c._tmp, c.lazy_events = {}, "encounter", 0, set()
         if self._plan is None:           # what code of its own may take: rules kept or in place
-            self._plan = snippet_plan(c.ruleset, c.bound, c.purity, c.counted_by_caller) if p.optimized else PLAIN
+            self._plan = snippet_plan(c.ruleset, c.bindings.base, c.purity, c.counted_by_caller) if p.optimized else PLAIN
         c.plan = self._plan
         return c
 

@@ -111,11 +111,32 @@ class InPlace:
         else the function (which also turns a roll into a plain number)."""
         if len(args) < 2:
             return self.b_function(name, x, args)
+        if self.all_whole(x):               # the optimizer proved every argument whole
+            return f"{name}({', '.join(args)})"
         sides = self.whole_sides_of(args)
         if sides is None:
             return self.b_function(name, x, args)
         reads, guard = sides
         return self.if_whole(f"{name}({', '.join(reads)})", guard, self.b_function(name, x, reads))
+
+    def all_whole(self, x) -> bool:
+        """Every argument of the call `x` is surely a whole number, given by position."""
+        if x is None:                       # (code asked of its texts alone: no node, no fact)
+            return False
+        resolve = self.resolving()
+        return all(a.name is None and self.surely_whole(a.value, resolve) for a in x.args)
+
+    def b_abs(self, name, x, args):
+        """abs of a whole number: Python's own (the semantics' answer); under a guard of its type
+        where it can be read twice; else the function."""
+        if len(args) != 1:
+            return self.b_function(name, x, args)
+        if self.all_whole(x):
+            return f"abs({args[0]})"
+        read, first = self.reread(args[0])
+        if read is None:
+            return self.b_function(name, x, args)
+        return f"(abs({read}) if {type_of(first)} is int else {self.b_function(name, x, [read])})"
 
     def b_rounded(self, name, x, args):
         """floor and ceil: of a quotient without building the fraction, of a product by a scale in
@@ -152,7 +173,7 @@ class InPlace:
         return "_E.cb" if x is self.walking else "list(_E.cb)"
 
     IN_PLACE_BUILTINS = {**ExpressionCompiler.BUILTIN_CODE,
-                    "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme,
+                    "len": b_len, "first": b_first, "min": b_extreme, "max": b_extreme, "abs": b_abs,
                     "floor": b_rounded, "ceil": b_rounded, "has": b_has, "act": b_act, "combatants": b_combatants}
 
     def unary_in_place(self, x):
@@ -181,6 +202,10 @@ class InPlace:
                 # Against a named outcome: compare ranks when the other side is an outcome of the
                 # same list; anything else, as the semantics compare it (or refuse it).
                 call = f"S.{S.COMPARISON[x.op].__name__}"
+                if self.always_outcome(x.left, known):     # the optimizer proved it one of the list
+                    answers = self.k({o: self.RANK_ORDER[x.op](o.rank, known.rank) for o in self.outcome_values.values()
+                                      if o.kind == known.kind}, "ranks")
+                    return f"{answers}[{a}]"
                 if not self.unnamed:
                     # Each outcome of the list is answered by a dict made here.
                     v, other = self.tmp(), self.tmp()
@@ -339,6 +364,8 @@ class InPlace:
     def surely_whole(self, node, resolve) -> bool:
         """A node the text shows gives a whole number (a Python int): a written one, a roll, a
         whole builtin, a local known to hold one, and + - * % of such (no fraction among them)."""
+        if self.plan.whole.holds(node, self.bound):      # a field or slot the optimizer proved whole
+            return True
         if isinstance(node, n.Const):
             return type(node.value) is int
         if isinstance(node, (n.Roll, n.Maximum)):
@@ -397,6 +424,11 @@ class InPlace:
     def pure(code) -> bool:
         """Code that reads names and fields only: evaluating it twice is harmless (code.py)."""
         return is_(code, "pure")
+
+    def always_outcome(self, node, known) -> bool:
+        """A field that only ever holds a named outcome of `known`'s list (optimizer: outcome_fields)."""
+        names = self.plan.outcomes.get(node.name) if type(node) is n.Attr else None
+        return bool(names) and all(self.outcome_values[name].kind == known.kind for name in names)
 
     def _const_ranked(self, node):
         """The outcome named here, if the node names one."""

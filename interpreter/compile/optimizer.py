@@ -33,6 +33,7 @@ from ...dsl.check.names import walk
 from ..run import semantics as S
 from .hoisting import preference_parts
 from .invariant import memo_kinds
+from .wholes import NONE as NO_WHOLES, Wholes, outcome_fields, wholes
 
 
 @dataclass(frozen=True)
@@ -46,13 +47,16 @@ class Plan:
     asked_once: frozenset = frozenset()     # tactic names
     memo: dict = field(default_factory=dict)    # rule name -> kinds (invariant.memo_kinds)
     inline: frozenset = frozenset()         # rule names
+    whole: Wholes = NO_WHOLES               # fields and slots that only hold whole numbers (wholes.py)
+    outcomes: dict = field(default_factory=dict)    # field -> the outcomes' names it only holds (wholes.py)
 
     def with_nodes(self, nodes, bound) -> "Plan":
         """The plan, and the facts of code compiled later against it (an encounter's own);
         `bound(node)`: what a name or call means there, as the resolver bound it."""
         if not self.in_place:
             return self
-        return replace(self, numeric=self.numeric | numeric(nodes, bound), fits=self.fits | fits(nodes, builtin_of(bound)))
+        return replace(self, numeric=self.numeric | numeric(nodes, bound, self.whole),
+                       fits=self.fits | fits(nodes, builtin_of(bound)))
 
 
 PLAIN = Plan()
@@ -62,16 +66,20 @@ PLAIN = Plan()
 INLINE_NODES = 32
 
 
-def optimize(ruleset, bound, purity, counted_by_caller) -> Plan:
-    """The plan for a checked ruleset: what its facts allow. `bound(node)`: what a name or call
-    means, as the resolver bound it; `counted_by_caller(rule)`: the rule is no step of its own
-    (a call of it in place leaves the step count as it was)."""
+def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
+    """The plan for a checked ruleset: what its facts allow. `bindings`: the resolver's
+    (`bindings.of(node)`: what a name or call means); `counted_by_caller(rule)`: the rule is no
+    step of its own (a call of it in place leaves the step count as it was)."""
+    bound = bindings.of
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
     tactics, actions = ruleset.all(n.Tactic), ruleset.space("action")
     rules = ruleset.all(n.Rule)
+    whole = wholes(ruleset, decls, bindings)
     return Plan(
         in_place=True,
-        numeric=numeric(decls, bound),
+        whole=whole,
+        outcomes=outcome_fields(ruleset, decls, bindings),
+        numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
         hoisted=frozenset((t.name, i) for t in tactics for i, p in enumerate(t.act)
@@ -82,13 +90,16 @@ def optimize(ruleset, bound, purity, counted_by_caller) -> Plan:
     )
 
 
-def snippet_plan(ruleset, bound, purity, counted_by_caller) -> Plan:
+def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
     """The plan for code compiled later against a program (an encounter's own, a scripted
-    decision's requirements): in-place forms, and the rules kept for the run or compiled in
-    place; its own nodes' facts come with it (Plan.with_nodes). Node ids never outlive a
-    process, so a program read back asks again."""
+    decision's requirements): in-place forms, the rules kept for the run or compiled in
+    place, and the whole numbers the program's code holds (the same pass over the same
+    ruleset finds the same); its own nodes' facts come with it (Plan.with_nodes). Node ids
+    never outlive a process, so a program read back asks again."""
+    bound = bindings.of
     rules = ruleset.all(n.Rule)
-    return Plan(in_place=True,
+    decls = [d for space in ruleset.spaces.values() for d in space.values()]
+    return Plan(in_place=True, whole=wholes(ruleset, decls, bindings), outcomes=outcome_fields(ruleset, decls, bindings),
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
 
@@ -126,12 +137,13 @@ def inlinable(rule: n.Rule, purity, counted_by_caller) -> bool:
 
 
 # ------------------------------------------------------------ kinds: the comparisons Python's own
-def numeric(nodes, bound) -> frozenset:
-    """The nodes of kind number (K.kind, from the resolver's bindings) among those whose kind
-    the emitter asks: an operand of `-`, a comparison's sides, a decision table's inputs and cells."""
+def numeric(nodes, bound, whole: Wholes = NO_WHOLES) -> frozenset:
+    """The nodes of kind number (K.kind, from the resolver's bindings), or that the whole-number
+    facts show whole (wholes.py), among those whose kind the emitter asks: an operand of `-`, a
+    comparison's sides, a decision table's inputs and cells."""
     def resolve(_name, node=None):
         return bound(node) if node is not None else None       # (a check's name: kinds.CHECK)
-    return frozenset(id(x) for x in _asked_kinds(nodes) if K.kind(x, resolve) == K.NUMBER)
+    return frozenset(id(x) for x in _asked_kinds(nodes) if K.kind(x, resolve) == K.NUMBER or whole.holds(x, bound))
 
 
 def _asked_kinds(nodes):

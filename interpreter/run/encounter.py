@@ -32,6 +32,16 @@ class Outcome:
         return [(v, v.left, v.right) for v in self.expectations if not v.ok]
 
 
+def _conditions(enc) -> list:
+    """The expectations of conditions (compiled; those of transcript lines the engine checks)."""
+    every = list(enc.expects) + [x for _r, x in enc.round_expects]
+    return [x for x in every if x.expr is not None]
+
+
+def _expressions(enc) -> list:
+    return [x.expr for x in _conditions(enc)]
+
+
 class Prepared:
     """An encounter validated and compiled against a program: run it many times."""
 
@@ -49,6 +59,8 @@ class Prepared:
         diags = check_encounter(enc, program.ruleset, facts, settings, program.resolver, saved)
         if diags:
             raise GrimorioError(diags)
+        # (the plain program where the encounter's own code breaks a fact of the optimized one)
+        self.p = program = program.for_code(enc.do, _expressions(enc), names)
         if state is not None:
             state.check_sheets(self.sheet_of)
         self.options = {name: setting_value(value) for name, value in settings}
@@ -63,8 +75,7 @@ class Prepared:
         self._makers = None                        # made from the blueprints on first use
         self.blueprints = self._blueprints()
         # Expectations of conditions are compiled; those of transcript lines are checked by the engine.
-        every = list(enc.expects) + [x for _r, x in enc.round_expects]
-        conditions = [x for x in every if x.expr is not None]
+        conditions = _conditions(enc)
         self.code = program.compile_snippet(f"enc{next(_counter)}", enc.do, [x.expr for x in conditions], names)
         fns = dict(zip(map(id, conditions), self.code["expects"]))
         self.final_checks = [(x, fns.get(id(x))) for x in enc.expects]

@@ -22,7 +22,7 @@ from .values import Combatant, ConditionType, make_struct, mangle
 
 _BUILTINS = {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str,
              "isinstance": isinstance, "len": len, "min": min, "max": max, "dict": dict, "getattr": getattr,
-             "range": range, "id": id}
+             "range": range, "id": id, "abs": abs}
 
 
 def namespace(show, fields) -> dict:
@@ -87,6 +87,12 @@ class Loaded:
 
     def requirement_checks(self, d) -> list:
         return self.snippets.requirement_checks(d)
+
+    def for_code(self, stmts=(), exprs=(), combatants=()) -> "Loaded":
+        """The program an encounter with this code of its own runs on: this one, or, where that code
+        would break a fact this one was optimized on (a whole-number field set to a fraction), the
+        same rules compiled on the plain path (the compile stage's Snippets.for_code)."""
+        return self if self.snippets is None else self.snippets.for_code(stmts, exprs, combatants)
 
     def _link(self, g: dict, p):
         rs, gid = self.ruleset, lambda kind, name: p.gids[(kind, name)]

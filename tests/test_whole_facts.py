@@ -1,0 +1,237 @@
+"""The whole-number facts of the optimizer (interpreter/compile/wholes.py): a field, local or rule
+parameter is held whole only where every value the text gives it is; an encounter whose own code
+breaks a fact runs on the plain program; code compiled against a program read back from the cache
+(no plan stored) asks the facts again."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grimorio.dsl.diagnostics import GrimorioError, Sources
+from grimorio.dsl.check.front import load_encounter
+from grimorio.dsl.check.resolver import bindings_of
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.dsl.syntax import nodes as n
+from grimorio.interpreter.compile import optimizer
+from grimorio.interpreter.compile.compiler import compile_checked, load
+from grimorio.interpreter.compile.stored import dumps, loads
+from grimorio.interpreter.compile.wholes import wholes
+from grimorio.interpreter.run import semantics as S
+from grimorio.interpreter.run.encounter import Prepared
+from tests.compiled import calls_into
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RULES = """
+sheet ficha:
+  FUE: int 1..20
+  pv: int = 10
+  resto: int = 3
+  gastos: int = 0
+  nombre_corto: text = "x"
+
+event golpe(atacante, dano)
+table armas:
+  | nombre | peso | factor |
+  |--------|------|--------|
+  | Daga   | 1    | /2     |
+  | Maza   | 3    | 7      |
+
+rule gasta(c):
+  let antes = c.gastos
+  set c.gastos = antes + 1
+  return c.gastos
+
+rule mitad(c):
+  set c.resto = c.resto / 2
+  return c.resto
+
+rule mayor(x, y):
+  return x > y
+
+rule usa(c):
+  return [mayor(c.gastos, 1), mayor(c.FUE, mitad(c)), gasta(c)]
+
+rule golpea(c):
+  let e = emit golpe(atacante: c, dano: 2)
+  set c.pv = c.pv - e.dano
+  return c.pv > 0
+"""
+
+
+def edition(tmp_path, rules: str, enc: str | None = None):
+    folder = tmp_path / "prueba"
+    folder.mkdir(parents=True)
+    (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n',
+                                          encoding="utf-8")
+    (folder / "reglas.rules").write_text(rules, encoding="utf-8")
+    if enc is not None:
+        (folder / "x.enc").write_text(enc, encoding="utf-8")
+    return folder
+
+
+def facts(rs):
+    decls = [d for space in rs.spaces.values() for d in space.values()]
+    return wholes(rs, decls, bindings_of(rs))
+
+
+def param_slot(rs, rule, i):
+    return bindings_of(rs).slot(rs.space("rule")[rule].params[i])
+
+
+def test_only_what_every_value_shows_whole_is_held_whole(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path, RULES).parent])
+    found = facts(rs)
+    # gastos: its default and `antes + 1`, antes a local let from it; FUE: never set; peso: a column
+    # of written whole numbers.
+    assert {"FUE", "gastos", "peso"} <= found.fields
+    # resto: set to a quotient; pv: set from an event's field; factor: a column with a fraction;
+    # nombre_corto: a text.
+    assert not found.fields & {"resto", "pv", "factor", "nombre_corto", "dano"}
+    # mayor's x: every call passes a whole number; its y: one call passes what a rule returns.
+    assert param_slot(rs, "mayor", 0) in found.slots and param_slot(rs, "mayor", 1) not in found.slots
+
+
+def test_a_name_two_structures_share_is_held_whole_by_neither(tmp_path):
+    # An event's field named like a sheet's whole field: `x.gastos` may read the event's.
+    rs = load_edition("prueba", roots=[edition(tmp_path, RULES + "event otro(gastos)\n").parent])
+    assert "gastos" not in facts(rs).fields
+
+
+def test_a_rule_never_called_by_the_text_holds_no_whole_parameter(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path, RULES + "rule suelta(x):\n  return x + 1\n").parent])
+    assert param_slot(rs, "suelta", 0) not in facts(rs).slots
+
+
+ENCOUNTER = """encounter "x"
+edition prueba
+rounds 1
+combatant Ana:
+  FUE 12
+do:
+{do}
+expect Ana.gastos > 0
+expect len(usa(Ana)) == 3
+"""
+ROUND = "round r:\n  step s:\n    pass\n"
+
+
+def prepared(tmp_path, do: str, optimize=True):
+    folder = edition(tmp_path, RULES + ROUND, ENCOUNTER.format(do=do))
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]), optimize=optimize)
+    return program, Prepared(load_encounter(folder / "x.enc", Sources()), program)
+
+
+@pytest.mark.parametrize("do", ["  set Ana.gastos = none", "  set Ana.gastos = 1 / 2", '  let r = {gastos: "x"}',
+                                '  set Ana.gastos = mayor(1, 2)'])
+def test_an_encounter_that_breaks_a_fact_runs_on_the_plain_program(tmp_path, do):
+    # Setting a whole field to a value not shown whole: the optimized program would compare it with
+    # Python's own `>` (a Python error on none, E0003); the encounter runs on the plain one.
+    program, made = prepared(tmp_path, do)
+    assert made.p is not program and not made.p.optimized
+    try:
+        verdicts = [v.ok for v in made.run(seed=7, record=False).expectations]
+    except GrimorioError as exc:
+        verdicts = [d.code for d in exc.diagnostics]
+    assert "E0003" not in verdicts
+    plain = prepared(tmp_path / "p", do, optimize=False)[1]
+    try:
+        assert verdicts == [v.ok for v in plain.run(seed=7, record=False).expectations]
+    except GrimorioError as exc:
+        assert verdicts == [d.code for d in exc.diagnostics]
+
+
+def test_an_encounter_that_keeps_the_facts_runs_on_the_shared_program(tmp_path):
+    program, made = prepared(tmp_path, "  set Ana.gastos = Ana.gastos + 2")
+    assert made.p is program
+    assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True, True]
+
+
+def test_code_compiled_against_a_program_read_back_asks_the_facts_again(tmp_path, monkeypatch):
+    # A program read back from the cache stores no plan: the snippet compiler builds
+    # optimizer.snippet_plan and Plan.with_nodes adds the snippet's own nodes. An encounter's
+    # `do` and an odds --expr's expression over whole fields then ask no semantics function.
+    folder = edition(tmp_path, RULES + ROUND, ENCOUNTER.format(do="  set Ana.gastos = Ana.FUE - 1"))
+    fresh = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    again = load(loads(dumps(fresh.program)))
+    enc = load_encounter(folder / "x.enc", Sources())
+    made = Prepared(enc, again)
+    assert made.p is again
+    engine = made.run(seed=7, record=False).engine
+    odds = again.compile_snippet("odds", (), [n_expr(again, "Ana.FUE - Ana.gastos >= 0")], ["Ana"])["expects"][0]
+    assert calls_into(S, made.code["do"], engine) == [] and "sub" not in calls_into(S, odds, engine)
+    assert odds(engine)[0] is True
+    # A wrong plan is caught: one without the facts asks the semantics (S.sub) ...
+    monkeypatch.setattr("grimorio.interpreter.compile.compiler.snippet_plan", lambda *a: optimizer.PLAIN)
+    plain = load(loads(dumps(fresh.program)))
+    odds = plain.compile_snippet("odds", (), [n_expr(plain, "Ana.FUE - Ana.gastos >= 0")], ["Ana"])["expects"][0]
+    assert "sub" in calls_into(S, odds, engine)
+    # ... and one claiming a field whole that the encounter leaves a text fails in Python's own
+    # operator, which the runs report as grimorio's bug (E0003, the differential tests' check).
+    wrong = optimizer.Plan(in_place=True, whole=optimizer.Wholes(frozenset({"nombre_corto"})))
+    monkeypatch.setattr("grimorio.interpreter.compile.compiler.snippet_plan", lambda *a: wrong)
+    bad = load(loads(dumps(fresh.program)))
+    odds = bad.compile_snippet("odds", (), [n_expr(bad, "Ana.nombre_corto - 1 > 0")], ["Ana"])["expects"][0]
+    with pytest.raises(TypeError):
+        odds(engine)
+
+
+def n_expr(program, text: str):
+    """The expression `text`, read and resolved as `grimorio odds --expr` reads it (tools/odds.py)."""
+    from grimorio.dsl.syntax.builder import Builder
+    from grimorio.dsl.check.resolver import resolve_script
+    from grimorio.dsl.syntax.parser import parse_cell
+    node = Builder("q").expr(parse_cell(text, "cell_value", "q", 1, 1).children[0])
+    assert not resolve_script(program.ruleset, (), [node], ["Ana"], program.resolver)
+    return node
+
+
+
+def test_abs_in_place_gives_what_the_semantics_give():
+    # abs of a whole number is Python's own; of anything else (a truth, a text, a fraction, a roll,
+    # none) the semantics' answer or refusal, as on the plain path.
+    from tests.test_plain_and_optimized import AT_EDGES, outcome
+    for v in [*AT_EDGES, True]:
+        for body in ("  return abs(a)\n", "  return abs(a - 1)\n"):
+            assert outcome(body, True, [v, 0, 0], False) == outcome(body, False, [v, 0, 0], False), (body, v)
+
+
+CHECK = """
+outcomes grado: mal < bien
+
+check tira(x) rolls t = 1D6:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+"""
+
+
+def outcome_facts(rs):
+    from grimorio.interpreter.compile.wholes import outcome_fields
+    decls = [d for space in rs.spaces.values() for d in space.values()]
+    return outcome_fields(rs, decls, bindings_of(rs))
+
+
+def test_a_checks_output_is_always_an_outcome_until_something_sets_it(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path / "a", CHECK).parent])
+    assert outcome_facts(rs) == {"grado": frozenset({"bien", "mal"})}
+    spoilt = CHECK + "rule tuerce(c):\n  let r = check tira(1) by c as \"x\"\n  set r.grado = 3\n  return r\n"
+    rs = load_edition("prueba", roots=[edition(tmp_path / "b", spoilt).parent])
+    assert outcome_facts(rs) == {}
+    shared = CHECK + "event otro(grado)\n"
+    rs = load_edition("prueba", roots=[edition(tmp_path / "c", shared).parent])
+    assert outcome_facts(rs) == {}
+
+
+def test_an_encounter_that_sets_a_checks_output_runs_on_the_plain_program(tmp_path):
+    rules = RULES + ROUND + CHECK + "rule sale(r):\n  return r.grado >= bien\n"
+    enc = ENCOUNTER.format(do='  let r = check tira(3) by Ana as "x"\n  set r.grado = 5\n  expect sale(r) == false')
+    folder = edition(tmp_path, rules, enc)
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
+    assert made.p is not program and not made.p.optimized
+    with pytest.raises(GrimorioError) as refused:        # 5 >= bien: refused, not a KeyError (E0003)
+        made.run(seed=7, record=False)
+    assert "E0003" not in {d.code for d in refused.value.diagnostics}
