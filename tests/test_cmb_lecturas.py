@@ -347,6 +347,25 @@ def test_CMB_32_an_immobilized_rider_struggles_with_pelea_capped_by_cabalgar():
                for ln in r.lines), r.text
 
 
+@pytest.mark.parametrize("cabalgar, zafa", [(0, False), (50, True)])
+def test_CMB_32_the_tactic_of_a_rider_without_cabalgar_does_not_try_to_keep_out_of_a_melé(cabalgar, zafa):
+    # Rodrigo passes his Acción; his tactic answers the embestida. It decides with the Pelea the
+    # roll uses: capped by Cabalgar, 0% without it.
+    r = run_text(_a_caballo("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Rodrigo pelea 55
+        Bandido ataque 90
+    """, """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass
+          Rodrigo: pass
+    """, arma_b='"Daga"', extra=f"  set Rodrigo.Cabalgar = {cabalgar}\n"))
+    tried = [ln for ln in r.lines if "Rodrigo intenta zafarse de la embestida de Bandido" in ln]
+    assert tried == (["  Rodrigo intenta zafarse de la embestida de Bandido: 1D100=55 contra 50% -> fallo"]
+                     if zafa else []), r.text
+
+
 # ---------------------------------------------------------------- CMB-28: no Parada at 0% or less
 # "Se usa, para esta Acción, el mismo porcentaje que tengamos en la Competencia del Arma": the
 # malus for more enemies (CMB-28) and the Ataque's bonus (CMB-31) can eat it all. The tactic never
