@@ -81,6 +81,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.line_owner: list[str] = []
         self.owner = ""
         self.consts: dict[int, str] = {}
+        self.getters: dict = {}                # field -> the getter `ordered by it.field` orders by (statements)
         self.purposes: set[str] = set()
         self.structs: dict[tuple, type] = {}
         self._tmp = 0
@@ -652,7 +653,7 @@ class Snippets:
         c.leaves, c.weights = dict(p.leaves), dict(p.weights)
         c.reacted = list(p.reacted)
         c.lines, c.line_spans, c.line_owner = [], [], []
-        c.alias, c.owner, c._tmp, c.lazy_events = {}, "encounter", 0, set()
+        c.alias, c.owner, c._tmp, c.lazy_events, c.getters = {}, "encounter", 0, set(), {}
         if self._plan is None:           # what code of its own may take: rules kept or in place
             self._plan = snippet_plan(c.ruleset, c.bound, c.purity, c.counted_by_caller) if p.optimized else PLAIN
         c.plan = self._plan
