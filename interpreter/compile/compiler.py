@@ -286,7 +286,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         fields = [mangle(f) for f in self.event_types[event]._names]
         values = [f"_f{i}" for i in range(len(fields))]
         self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
-        self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
+        self.emit(1, f"if _E.depth >= {H.EMIT_DEPTH}:")       # (a constant: the refusals')
         self.emit(2, "raise H.Budget(_E.budget)")
         self.emit(1, f"_ev = {self.k(self.event_types[event], 'event')}()")
         for f, v in zip(fields, values):
