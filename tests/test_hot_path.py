@@ -591,3 +591,20 @@ def test_a_builtin_that_answers_a_list_always_answers_one(value):
             assert type(BUILTIN_FUNCTIONS[name](value)) is list, name
         else:
             assert type(getattr(Engine(SimpleNamespace(options={}), value), name)()) is list, name
+
+
+@pytest.mark.parametrize("by", ["e.quien", "first([e.quien])", "e.otro"])
+def test_a_reactor_named_by_a_field_of_the_event_is_the_value_it_was_given(tmp_path, by):
+    # compiler.reactor: `by e.quien` reads the value the event's record was just given; a `by`
+    # of anything else is compiled as written. Each reacts as the other would, none as nobody.
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\nvar oídos = []\n"
+                            "event golpe(quien, otro = none)\n"
+                            f"reaction oir(yo, e) to golpe:\n  by {by}\n  append oídos, yo.FUE\n")
+    text = ('encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\ncombatant Beto:\n  FUE 4\n'
+            "do:\n  emit golpe(quien: Ana)\n  emit golpe(quien: Beto, otro: Ana)\n"
+            "expect oídos == " + ("[3]" if by == "e.otro" else "[3, 4]") + "\n")
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
+    assert [(v.ok, v.left) for v in out.expectations] == [(True, [3] if by == "e.otro" else [3, 4])]

@@ -299,7 +299,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
-        bys = [self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions]
+        bys = [self.reactor(r, fields, values) for r in reactions]
         single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
         for r, by in zip(reactions, bys):
             if by not in seen:                      # reactions by the same expression share it
@@ -340,6 +340,15 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "return _ev")
         if lazy:
             self._first_allowed(event, reactions)
+
+    def reactor(self, r: n.Reaction, fields, values) -> str:
+        """The code of a reaction's `by` in its event's function: a field of the event (`by
+        e.defensor`) is the value the record was just given; anything else, compiled in place."""
+        b = r.by
+        if isinstance(b, n.Attr) and isinstance(b.obj, n.Name) and b.obj.id == r.params[1].name \
+                and mangle(b.name) in fields:
+            return values[fields.index(mangle(b.name))]
+        return self.in_place(b, r.params[1:], ["_ev"])
 
     def nests(self, event: str, reactions: list) -> bool:
         """Whether running an event's reactions (their tests, bodies and the tactics' `when` for it)
