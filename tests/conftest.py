@@ -23,6 +23,13 @@ import textwrap
 from unittest import mock
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis's deadline times each example on the wall clock: on a shared 2-core machine a busy
+# moment fails an example that is quick alone ("Unreliable test timings"). No test here is about
+# time (docs/performance.md measures it), so no example has a deadline.
+settings.register_profile("grimorio", deadline=None)
+settings.load_profile("grimorio")
 
 from grimorio.dsl.syntax.builder import build_encounter
 from grimorio.dsl.diagnostics import GrimorioError, Sources, render_all
