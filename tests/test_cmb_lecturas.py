@@ -291,3 +291,230 @@ def test_CMB_11_range_bands_are_in_metres(arma, metros, banda):
                                   f"expect banda(Rodrigo, Rodrigo.arma, Bandido).nombre == \"{banda}\"\n"
                                   f"expect distancia(Rodrigo, Bandido) == {metros}\n", strict=False))
     assert r.lines
+
+
+# ---------------------------------------------------------------- CMB-32: a rider's Pelea
+# "Un combatiente a Caballo no puede tener su Competencia del Arma, que este usando, superior
+# a su Competencia de Cabalgar. En caso de ser superior se le restara momentaneamente." Getting
+# free of a Melé, or keeping out of one, he uses Pelea: capped by his Cabalgar (50), the value
+# his tactic already decides with. Dice between the two (55): a failure, not a success at 60%.
+def _a_caballo(dice, script, extra="", arma_b='"Garrote"'):
+    from tests.test_cmb import jinete
+    return jinete(dice, script, arma_b=arma_b, strict=False,
+                  extra="  set Rodrigo.Cabalgar = 50\n  set Rodrigo.Pelea = 60\n" + extra)
+
+
+def test_CMB_32_a_rider_breaks_free_of_a_melé_with_pelea_capped_by_cabalgar():
+    r = run_text(_a_caballo("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 55
+    """, """
+        round 1:
+          Rodrigo: librarse Bandido, pass
+          Bandido: pass
+    """, extra="  situar(Rodrigo, Bandido, 0)\nexpect distancia(Rodrigo, Bandido) == 0\n"))
+    assert "  Rodrigo intenta librarse de la Melé con Bandido: 1D100=55 contra 50% -> fallo" in r.lines, r.text
+
+
+def test_CMB_32_a_rider_keeps_out_of_a_melé_with_pelea_capped_by_cabalgar():
+    r = run_text(_a_caballo("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Rodrigo pelea 55
+        Bandido ataque 90
+    """, """
+        round 1:
+          Bandido: lanzarse Rodrigo, pass
+          Rodrigo: pass, zafarse
+    """, arma_b='"Daga"', extra="expect distancia(Rodrigo, Bandido) == 0\n"))
+    assert "  Rodrigo intenta zafarse de la embestida de Bandido: 1D100=55 contra 50% -> fallo" in r.lines, r.text
+
+
+def test_CMB_32_an_immobilized_rider_struggles_with_pelea_capped_by_cabalgar():
+    r = run_text(_a_caballo("""
+        Rodrigo iniciativa 9
+        Bandido iniciativa 1
+        Rodrigo pelea 55
+        Bandido fuerza 90
+    """, """
+        round 1:
+          Rodrigo: liberarse Bandido, pass
+          Bandido: pass
+    """, extra="  situar(Rodrigo, Bandido, 0)\n  add Rodrigo inmovilizado\n"))
+    assert r.has("Rodrigo", "inmovilizado"), r.text
+    assert any(ln.startswith("  Rodrigo intenta librarse de Bandido: Pelea 1D100=55 contra 50% -> fallo")
+               for ln in r.lines), r.text
+
+
+# ---------------------------------------------------------------- CMB-28: no Parada at 0% or less
+# "Se usa, para esta Acción, el mismo porcentaje que tengamos en la Competencia del Arma": the
+# malus for more enemies (CMB-28) and the Ataque's bonus (CMB-31) can eat it all. The tactic never
+# rolls a Parada at 0% or less; a script that asks for one is refused too, at its line, naming
+# the rule's requires (the roll "contra -5%" it made before was a line no GM writes).
+DOS_CONTRA_UNO = """
+Rodrigo iniciativa 1
+Bandido iniciativa 9
+Compinche iniciativa 5
+Bandido ataque 20
+Rodrigo parada 10
+Compinche ataque 30
+Rodrigo parada 3
+"""
+AMPLÍA = """
+round 1:
+  Bandido: atacar Rodrigo, pass
+  Compinche: atacar Rodrigo, pass
+  Rodrigo: parar, ampliar_parada, pass
+"""
+
+
+@pytest.mark.parametrize("espadas, permitida", [(20, False), (25, False), (26, True), (40, True)])
+def test_CMB_28_a_scripted_ampliar_parada_at_0_or_less_is_refused(espadas, permitida):
+    # Extending his Parada to Compinche costs 25%: at Espadas 25 that is 0%, at 26 it is 1%.
+    text = trio(DOS_CONTRA_UNO, AMPLÍA, extra=f"do:\n  set Rodrigo.Espadas = {espadas}\n", strict=False)
+    if permitida:
+        r = run_text(text)
+        assert (f"    Rodrigo para con la Espada corta: 1D100=3 contra {espadas - 25}% (malus por varios "
+                "enemigos) -> éxito") in r.lines, r.text
+        return
+    out = diagnostics_of(text)
+    assert 'error[E0504]: the rules do not allow Rodrigo to "ampliar_parada" now' in out, out
+    assert '"requires option parada_sin_porcentaje or porcentaje_ampliada(yo, e) > 0" is not met' in out, out
+    assert "--> scenario.enc:33:19" in out and "33 |   Rodrigo: parar, ampliar_parada, pass" in out, out
+    assert "that is written at rulesets/aquelarre/defensas.rules:" in out.replace("\\", "/"), out
+    # He may still declare a new Parada against Compinche (his second Acción) or dodge.
+    assert "allowed now: parar, esquivar" in out, out
+
+
+@pytest.mark.parametrize("palo, modificador, permitida", [(0, 0, False), (15, 20, False), (20, 20, False),
+                                                            (21, 20, True)])
+def test_CMB_28_a_scripted_parar_at_0_or_less_is_refused(palo, modificador, permitida):
+    # Bandido's Palo, less Rodrigo's bonus to the Ataque (CMB-31: a malus to its Defensa).
+    text = one_action("Rodrigo", "Bandido", "Rodrigo ataque 30\nBandido parada 3\n", "parar", strict=False,
+                      extra=f"do:\n  set Bandido.Palo = {palo}\n  set Rodrigo.modificador = {modificador}\n")
+    if permitida:
+        r = run_text(text)
+        assert ("    Bandido para con el Garrote: 1D100=3 contra 1% (-20% por el modificador del Ataque) "
+                "-> éxito") in r.lines, r.text
+        return
+    out = diagnostics_of(text)
+    assert 'error[E0504]: the rules do not allow Bandido to "parar" now' in out, out
+    assert ('"requires option parada_sin_porcentaje or parada_con(yo, e, medio_de_parada(yo, e)) > 0" '
+            'is not met') in out, out
+    assert "allowed now: esquivar" in out, out
+
+
+@pytest.mark.parametrize("tirada, linea", [(3, "para con el Garrote: 1D100=3 contra 0% -> éxito"),
+                                           (6, "intenta parar con el Garrote: 1D100=6 contra 0% -> fallo")])
+def test_CMB_28_with_parada_sin_porcentaje_a_scripted_parar_at_0_rolls_and_only_01_to_05_save_it(tirada, linea):
+    # The named option's reading: the Parada at 0% is rolled, and only the 01-05 row saves it.
+    text = one_action("Rodrigo", "Bandido", f"Rodrigo ataque 30\nBandido parada {tirada}\n", "parar", strict=False,
+                      extra="set parada_sin_porcentaje = true\ndo:\n  set Bandido.Palo = 0\n")
+    r = run_text(text)
+    assert f"    Bandido {linea}" in r.lines, r.text
+
+
+# ---------------------------------------------------------------- damage after the blow
+# The Daños come at the end of the Asalto, "por orden de Resolución" (CMB-01, CMB-55): between a
+# blow and its damage its striker may have lost the weapon it was struck with (a Parada that
+# drops or breaks it, CMB-23 to CMB-25, settled in the same step), fainted, died or fled. The
+# damage line says so, in agreement with the weapon, instead of reading as a blow struck with a
+# weapon he no longer holds, or by a man on the ground.
+# Rodrigo (first) attacks Bandido, who parries with `arma` and then strikes back undefended.
+PARA_Y_GOLPEA = """
+Rodrigo iniciativa 9
+Bandido iniciativa 1
+Rodrigo ataque 30
+Bandido parada 10
+Bandido ataque 24
+Bandido desarme {desarme}
+"""
+PARA_Y_GOLPEA_GUION = """
+round 1:
+  Rodrigo: atacar Bandido, none
+  Bandido: parar, atacar Rodrigo
+"""
+
+
+@pytest.mark.parametrize("arma, arma_r, competencia, pierde, nota", [
+    ('"Cuchillo"', '"Espada corta"', "", "se le escapa de las manos a Bandido", "con el Cuchillo antes de perderlo"),
+    ('"Daga"', '"Espada corta"', "", "se le escapa de las manos a Bandido", "con la Daga antes de perderla"),
+    ('"Hacha"', '"Montante"', "  set Bandido.Hachas = 50\n  set Rodrigo.Espadones = 60\n",
+     "se le escapa de las manos a Bandido", "con el Hacha antes de perderla"),
+    ('"Hoz"', '"Espada corta"', "", "de Bandido se rompe", "con la Hoz antes de romperse"),
+])
+def test_CMB_55_damage_of_a_blow_struck_before_the_weapon_was_lost_says_so(arma, arma_r, competencia, pierde,
+                                                                          nota):
+    r = run_text(duel(PARA_Y_GOLPEA.format(desarme=10), PARA_Y_GOLPEA_GUION, arma_r=arma_r, arma_b=arma,
+                      extra="do:\n" + competencia if competencia else "", strict=False))
+    perdida = next(i for i, ln in enumerate(r.lines) if pierde in ln)
+    daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
+    assert perdida < daños, r.text
+    assert r.lines[daños].startswith(f"  Daños de Bandido a Rodrigo (golpe asestado {nota}): "), r.text
+
+
+def test_CMB_55_a_blow_whose_damage_comes_before_the_loss_has_no_note():
+    # Bandido strikes first (his damage is settled first), then parries and loses the Cuchillo.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 24
+        Rodrigo ataque 30
+        Bandido parada 10
+        Bandido desarme 10
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, parar, pass
+          Rodrigo: none, atacar Bandido, pass
+    """, arma_b='"Cuchillo"', strict=False))
+    assert "    El Cuchillo se le escapa de las manos a Bandido" in r.lines, r.text
+    assert not any("golpe asestado" in ln for ln in r.lines), r.text
+    # The weapon that holds (desarme 90) gives no note either.
+    r = run_text(duel(PARA_Y_GOLPEA.format(desarme=90), PARA_Y_GOLPEA_GUION, arma_b='"Cuchillo"', strict=False))
+    assert "    Bandido no suelta el Cuchillo" in r.lines, r.text
+    assert not any("golpe asestado" in ln for ln in r.lines), r.text
+
+
+# Rodrigo's critical to the Cabeza (1D100=1: 7 x 2 = 14) resolves before Bandido's blow.
+GOLPE_Y_RESPUESTA = """
+Rodrigo iniciativa 9
+Bandido iniciativa 1
+Rodrigo ataque 1
+Bandido ataque 24
+"""
+
+
+@pytest.mark.parametrize("pv, suceso, nota", [
+    (13, "    Bandido se desmaya", "golpe asestado antes de desmayarse"),
+    (1, "    Bandido muere", "golpe asestado antes de morir"),
+    (20, None, None),
+])
+def test_CMB_01_damage_of_a_blow_struck_before_fainting_says_so(pv, suceso, nota):
+    r = run_text(duel(GOLPE_Y_RESPUESTA, """
+        round 1:
+          Rodrigo: atacar Bandido, none, pass
+          Bandido: none, atacar Rodrigo, pass
+    """, extra=f"do:\n  set Bandido.pv = {pv}\n", strict=False))
+    daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
+    if suceso is None:                       # 20 - 14 = 6: still standing
+        assert r.lines[daños].startswith("  Daños de Bandido a Rodrigo: "), r.text
+        return
+    assert r.lines.index(suceso) < daños, r.text
+    assert r.lines[daños].startswith(f"  Daños de Bandido a Rodrigo ({nota}): "), r.text
+
+
+def test_CMB_01_a_fleeing_fighter_s_damage_says_it_was_struck_before_he_fled():
+    # Bandido strikes, then flees with his second Acción; his blow's damage comes after.
+    r = run_text(duel("""
+        Rodrigo iniciativa 1
+        Bandido iniciativa 9
+        Bandido ataque 24
+    """, """
+        round 1:
+          Bandido: atacar Rodrigo, huir
+          Rodrigo: none
+    """, strict=False))
+    daños = next(i for i, ln in enumerate(r.lines) if ln.startswith("  Daños de Bandido a Rodrigo"))
+    assert r.lines.index("  Bandido huye del combate") < daños, r.text
+    assert r.lines[daños].startswith("  Daños de Bandido a Rodrigo (golpe asestado antes de huir): "), r.text

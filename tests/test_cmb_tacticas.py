@@ -41,7 +41,7 @@ def test_CMB_28_no_action_left_the_tactic_does_not_extend_a_parada_it_cannot_win
 
 def test_CMB_18_a_rider_caught_in_a_melé_breaks_free_to_use_his_lance():
     # CMB-32 caps a rider's every weapon at his Cabalgar (50), the fist too: his Lanza corta
-    # (Lanzas 60 -> 50) is no worse than his Pelea in the Melé (60 -> 50) and hits harder (1D6+1
+    # (Lanzas 60 -> 50) is no worse than his Pelea in the Melé (60 -> 50, the roll too) and hits harder (1D6+1
     # against 1D3). Caught in a Melé (CMB-16: there he could only punch), unscripted Rodrigo
     # breaks free (CMB-18) and strikes with the lance, instead of punching Asalto after Asalto
     # (carga.enc under the old rules: 23 Asaltos of Pelea).
@@ -54,7 +54,7 @@ def test_CMB_18_a_rider_caught_in_a_melé_breaks_free_to_use_his_lance():
         round 1:
           Bandido: pass
     """, arma_r='"Lanza corta"', extra=MELÉ_JINETE, strict=False))
-    assert "  Rodrigo se libra de la Melé con Bandido: 1D100=20 contra 60% -> éxito" in r.lines, r.text
+    assert "  Rodrigo se libra de la Melé con Bandido: 1D100=20 contra 50% -> éxito" in r.lines, r.text
     assert "  Rodrigo ataca a Bandido con la Lanza corta: 1D100=95 contra 50% -> pifia" in r.lines, r.text
     assert not any("con Pelea" in ln for ln in r.lines), r.text
 
