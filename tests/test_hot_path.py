@@ -561,3 +561,50 @@ def test_a_small_pure_rule_is_no_call_where_it_is_used(tmp_path):
         finally:
             sys.setprofile(None)
         assert len(called) == calls, (caller, called)
+
+
+def test_ordered_by_a_field_orders_and_groups_as_a_computed_key_does(arena):  # noqa: F811 - the fixture
+    # `ordered by it.FUE` orders by a getter of the field made once (statements.key_function); a key
+    # that is no bare field (`it.FUE + 0`) stays a lambda: both give the same order, ties in the
+    # list's order, the same groups, on records and combatants alike; and a record's missing
+    # field is told as before.
+    do = ("  let a = []\n  for c in combatants() ordered by it.FUE desc:\n    append a, c\n"
+          "  let b = []\n  for c in combatants() ordered by it.FUE + 0 desc:\n    append b, c\n"
+          "  expect a == b\n  expect a == [Ana, Carla, Beto]\n"
+          "  let g = []\n  for group x in combatants() ordered by it.side:\n    append g, len(x)\n"
+          "  let h = []\n  for group x in combatants() ordered by it.side + \"\":\n    append h, len(x)\n"
+          "  expect g == h\n  expect g == [1, 2]\n"
+          "  let r = []\n  for x in [{n: 2, k: 1}, {n: 1, k: 2}, {n: 2, k: 3}] ordered by it.n:\n    append r, x.k\n"
+          "  expect r == [2, 1, 3]\n")
+    got = run(TRIO.format(do=do), [arena])
+    assert [ok for ok, _l, _r in got] == [True] * 5, got
+
+
+@pytest.mark.parametrize("value", [[], [1, 1, 2], ["a", "b", "a"], [[1], [1]], [True, 1], [None, None]])
+def test_a_builtin_that_answers_a_list_always_answers_one(value):
+    # semantics.LIST_BUILTINS: `len` of their answer is Python's own, with no test of its class.
+    from grimorio.interpreter.run.semantics import BUILTIN_FUNCTIONS, LIST_BUILTINS
+    from grimorio.interpreter.run.engine import Engine
+    from types import SimpleNamespace
+    for name in LIST_BUILTINS:
+        if name in BUILTIN_FUNCTIONS:
+            assert type(BUILTIN_FUNCTIONS[name](value)) is list, name
+        else:
+            assert type(getattr(Engine(SimpleNamespace(options={}), value), name)()) is list, name
+
+
+@pytest.mark.parametrize("by", ["e.quien", "first([e.quien])", "e.otro"])
+def test_a_reactor_named_by_a_field_of_the_event_is_the_value_it_was_given(tmp_path, by):
+    # compiler.reactor: `by e.quien` reads the value the event's record was just given; a `by`
+    # of anything else is compiled as written. Each reacts as the other would, none as nobody.
+    from tests.test_checker import write_edition
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\nvar oídos = []\n"
+                            "event golpe(quien, otro = none)\n"
+                            f"reaction oir(yo, e) to golpe:\n  by {by}\n  append oídos, yo.FUE\n")
+    text = ('encounter "x"\nedition prueba\ncombatant Ana:\n  FUE 3\ncombatant Beto:\n  FUE 4\n'
+            "do:\n  emit golpe(quien: Ana)\n  emit golpe(quien: Beto, otro: Ana)\n"
+            "expect oídos == " + ("[3]" if by == "e.otro" else "[3, 4]") + "\n")
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags
+    out = Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
+    assert [(v.ok, v.left) for v in out.expectations] == [(True, [3] if by == "e.otro" else [3, 4])]

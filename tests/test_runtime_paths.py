@@ -108,3 +108,14 @@ def test_index_of_a_list_and_a_map_first_and_anything_else_as_before():
     assert Fraction(1) == 1          # (a fraction is a number, never indexed: refused as before)
     with pytest.raises(H.RuleFailure):
         H.index(Fraction(1, 2), 1)
+
+
+def test_a_dice_stream_is_made_on_its_first_use_and_drawn_on_after():
+    # Engine.stream makes the stream and keeps it; callers ask `streams` first, as generated code
+    # and Engine.roll do: the draws go on from where they were, never from the start again.
+    from grimorio.interpreter.run.dice import stream
+    e, c = _engine(), _fighter("a")
+    c.a_name = "Ana"
+    draws = [(e.streams.get((c, "p")) or e.stream(c, "p"))() for _ in range(4)]
+    fresh = stream(e.seed, "Ana", "p")
+    assert draws == [fresh() for _ in range(4)] and len(e.streams) == 1

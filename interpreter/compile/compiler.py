@@ -82,6 +82,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.line_owner: list[str] = []
         self.owner = ""
         self.consts: dict[int, str] = {}
+        self.getters: dict = {}                # field -> the getter `ordered by it.field` orders by (statements)
         self.purposes: set[str] = set()
         self.structs: dict[tuple, type] = {}
         self._tmp = 0
@@ -286,7 +287,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         fields = [mangle(f) for f in self.event_types[event]._names]
         values = [f"_f{i}" for i in range(len(fields))]
         self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
-        self.emit(1, "if _E.depth >= H.EMIT_DEPTH:")
+        self.emit(1, f"if _E.depth >= {H.EMIT_DEPTH}:")       # (a constant: the refusals')
         self.emit(2, "raise H.Budget(_E.budget)")
         self.emit(1, f"_ev = {self.k(self.event_types[event], 'event')}()")
         for f, v in zip(fields, values):
@@ -299,7 +300,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
         # Once per reaction: compiling an expression twice can name its constants twice.
-        bys = [self.in_place(r.by, r.params[1:], ["_ev"]) for r in reactions]
+        bys = [self.reactor(r, fields, values) for r in reactions]
         single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
         for r, by in zip(reactions, bys):
             if by not in seen:                      # reactions by the same expression share it
@@ -340,6 +341,15 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "return _ev")
         if lazy:
             self._first_allowed(event, reactions)
+
+    def reactor(self, r: n.Reaction, fields, values) -> str:
+        """The code of a reaction's `by` in its event's function: a field of the event (`by
+        e.defensor`) is the value the record was just given; anything else, compiled in place."""
+        b = r.by
+        if isinstance(b, n.Attr) and isinstance(b.obj, n.Name) and b.obj.id == r.params[1].name \
+                and mangle(b.name) in fields:
+            return values[fields.index(mangle(b.name))]
+        return self.in_place(b, r.params[1:], ["_ev"])
 
     def nests(self, event: str, reactions: list) -> bool:
         """Whether running an event's reactions (their tests, bodies and the tactics' `when` for it)
@@ -674,7 +684,7 @@ class Snippets:
         c.leaves, c.weights = dict(p.leaves), dict(p.weights)
         c.reacted = list(p.reacted)
         c.lines, c.line_spans, c.line_owner = [], [], []
-        c.alias, c.owner, c._tmp, c.lazy_events = {}, "encounter", 0, set()
+        c.alias, c.owner, c._tmp, c.lazy_events, c.getters = {}, "encounter", 0, set(), {}
         if self._plan is None:           # what code of its own may take: rules kept or in place
             self._plan = snippet_plan(c.ruleset, c.bindings.base, c.purity, c.counted_by_caller) if p.optimized else PLAIN
         c.plan = self._plan

@@ -75,10 +75,12 @@ class InPlace:
         finally:
             self.inlining = saved
 
-    @staticmethod
-    def _listed(x) -> bool:
-        """The first argument is a list by its very syntax."""
-        return isinstance(x.args[0].value, (n.ListExp, n.Comprehension))
+    def _listed(self, x) -> bool:
+        """The first argument is a list by its very syntax, or a call of a builtin whose answer is
+        always a list (S.LIST_BUILTINS: `len(distinct(...))`)."""
+        v = x.args[0].value
+        return isinstance(v, (n.ListExp, n.Comprehension)) or (
+            isinstance(v, n.Call) and v.func.id in S.LIST_BUILTINS and self.bound(v).kind != "rule")
 
     def b_len(self, name, x, args):
         if self._listed(x):

@@ -2,6 +2,8 @@
 the in-place ones of inplace.py where the optimizer's plan has `in_place`."""
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ...dsl.syntax import nodes as n
 
 from ..run import semantics as S
@@ -78,7 +80,7 @@ class StatementCompiler:
             if s.key is not None:
                 key = self.unnamed_expr(s.key)   # a lambda, maybe in a comprehension's list: no :=
                 fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
-                items = f"{fn}({items}, lambda {self.slot(s, 'it')}: {key}, {s.desc})" if not s.more else \
+                items = f"{fn}({items}, {self.key_function(s, key)}, {s.desc})" if not s.more else \
                     self.ordered_by_keys(s, items, key)
             var = self.slot(s)
             if s.where is not None:
@@ -111,6 +113,16 @@ class StatementCompiler:
         for name, value in x.fields:
             self.emit(depth, f"{t}.{mangle(name)} = {self.expr(value)}", span)
         return t
+
+    def key_function(self, s: n.For, key: str) -> str:
+        """The function `ordered by KEY` orders by: a lambda of `it`, or for `it.field` a getter of
+        the field made once (operator.attrgetter: the same read, with no frame of Python a call)."""
+        it = self.slot(s, 'it')
+        k = s.key
+        if isinstance(k, n.Attr) and isinstance(k.obj, n.Name) and self.bound(k.obj).kind == "local" \
+                and self.expr(k.obj) == it:
+            return self.k(self.getters.setdefault(k.name, attrgetter(mangle(k.name))), "key")
+        return f"lambda {it}: {key}"
 
     def ordered_by_keys(self, s: n.For, items: str, first: str) -> str:
         """`ordered by` several keys: each key a tuple item, each with its direction (S.ordered_by_keys)."""

@@ -78,10 +78,10 @@ class Engine:
 
     # ------------------------------------------------------------ dice
     def stream(self, by, purpose):
-        """The draw function of the dice stream of (who rolls, purpose): see dice.stream."""
-        rnd = self.streams.get((by, purpose))
-        if rnd is None:
-            rnd = self.streams[(by, purpose)] = stream(self.seed, getattr(by, "a_name", None), purpose)
+        """The draw function of the dice stream of (who rolls, purpose), made on its first use and kept
+        for the run (dice.stream). Only called where `streams` has none yet: each caller asks it
+        first (`streams.get(key) or stream(...)`: a draw function is never false)."""
+        rnd = self.streams[(by, purpose)] = stream(self.seed, getattr(by, "a_name", None), purpose)
         return rnd
 
     def roll(self, dice, by, purpose):

@@ -558,6 +558,10 @@ BUILTIN_FUNCTIONS = {
     "map": new_map, "keys": keys,
 }
 
+# Builtins whose answer is always a list (or a refusal): Python's len of it needs no test
+# (tests/test_runtime_paths.py holds each to it).
+LIST_BUILTINS = frozenset(("distinct", "combatants"))
+
 # Builtins that ask the running encounter (its combatants, its round, their controllers):
 # methods of the engine of the same name.
 ENGINE_BUILTINS = frozenset(("combatants", "standing", "round_number", "all_conditions", "grades", "act", "has", "cards",
