@@ -389,13 +389,21 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         if d.name not in self.plan.asked_once:
             yield
             return
+        with self.asking(d, ("_c",)):
+            yield
+
+    @contextlib.contextmanager
+    def asking(self, d, fixed: tuple):
+        """A decision whose questions of the values `fixed` (their code) are asked once each, their
+        answers kept in the decision's own dict `_a` (see asking_once, _tactic_react)."""
         at = len(self.lines)
         self.emit(1, "_a = {}", d.span)
-        self.asked = {}
+        self.asked, saved = {}, self.fixed
+        self.fixed = fixed
         try:
             yield
         finally:
-            asked, self.asked = self.asked, None
+            asked, self.asked, self.fixed = self.asked, None, saved
         if not asked:
             self.lines[at] = "    pass"
 
@@ -438,18 +446,25 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "return None")
         if ev in self.lazy_events:
             self.emit(0, f"def rt_{name}(_E, _who, _ev):", d.span)
-            tested = {}                     # a reaction named again reuses whether it was allowed
-            again = {p.name for i, p in enumerate(prefs) if any(q.name == p.name for q in prefs[:i])}
-            for p in prefs:
-                allowed = tested.get(p.name)
-                if allowed is None:
-                    allowed = f"({self.req_expr(reactions[p.name], ['_who', '_ev'])})"
-                    if p.name in again:
-                        tested[p.name] = f"_k{len(tested)}"
-                        allowed = f"({tested[p.name]} := {allowed})"
-                self.emit(1, f"if {allowed}{self._when(p, reactions)}:", p.span)
-                self.emit(2, f"return R_{self.gid('reaction', p.name)}", p.span)
+            # Lazy, the choice changes nothing (optimizer.lazy): a rule asked of the reactor and
+            # the event alone answers the same each time it is asked, in a requirement or a `when`.
+            with self.asking(d, ("_who", "_ev")):
+                self._lazy_prefs(prefs, reactions)
             self.emit(1, "return None")
+
+    def _lazy_prefs(self, prefs, reactions):
+        """The preferences of a lazy reaction choice (rt_), each reaction tested as it comes."""
+        tested = {}                     # a reaction named again reuses whether it was allowed
+        again = {p.name for i, p in enumerate(prefs) if any(q.name == p.name for q in prefs[:i])}
+        for p in prefs:
+            allowed = tested.get(p.name)
+            if allowed is None:
+                allowed = f"({self.req_expr(reactions[p.name], ['_who', '_ev'])})"
+                if p.name in again:
+                    tested[p.name] = f"_k{len(tested)}"
+                    allowed = f"({tested[p.name]} := {allowed})"
+            self.emit(1, f"if {allowed}{self._when(p, reactions)}:", p.span)
+            self.emit(2, f"return R_{self.gid('reaction', p.name)}", p.span)
 
     def _when(self, p, reactions) -> str:
         """A reaction preference's `when`, as a further test (or nothing)."""

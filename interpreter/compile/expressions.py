@@ -128,6 +128,9 @@ class ExpressionCompiler:
 
     # The questions asked once in the tactic decision being compiled (code -> key of `_a`), or None.
     asked = None
+    # The code of the values a question asked once is asked of (the actor `_c`; in a lazy
+    # reaction choice the reactor `_who` and the event `_ev`).
+    fixed = ("_c",)
 
     def rule_call(self, x, name, rule, args) -> str:
         """A call of a rule: as the plan has it, its list kept by the run (invariant.py), asked
@@ -157,8 +160,9 @@ class ExpressionCompiler:
     def asked_question(self, name, args) -> str | None:
         """The question a rule call asks, as the decision's dict `_a` knows it, where it is asked
         once per decision (compiler.asking_once): of the actor alone, or of the actor and values
-        chosen from the actor alone (each named by the code that worked it out); else None."""
-        if self.asked is None or not args or any(a != "_c" and a not in self.chosen for a in args):
+        chosen from the actor alone (each named by the code that worked it out), or, in a lazy
+        reaction choice (compiler._tactic_react), of the reactor and the event; else None."""
+        if self.asked is None or not args or any(a not in self.fixed and a not in self.chosen for a in args):
             return None
         return f"{self.gid('rule', name)}(_E{''.join(', ' + self.chosen.get(a, a) for a in args)})"
 
