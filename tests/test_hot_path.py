@@ -608,3 +608,49 @@ def test_a_reactor_named_by_a_field_of_the_event_is_the_value_it_was_given(tmp_p
     assert not diags
     out = Prepared(enc, program_for("prueba", roots=[tmp_path])).run()
     assert [(v.ok, v.left) for v in out.expectations] == [(True, [3] if by == "e.otro" else [3, 4])]
+
+
+# Each attack is met by its defender's reaction: parar is never allowed (FUE 15), so the choice
+# goes on to esquivar, and both requirements ask alcanza(yo, e) of the reactor and the event.
+REACCIONA = UNA_VEZ.replace("requires rival.FUE > 10\n  cost acciones 1\n  say golpe(yo, rival)\n", """\
+requires rival.FUE > 10
+  cost acciones 1
+  say golpe(yo, rival)
+  emit choque(atacante: yo, defensor: rival)
+""").replace("tactic t:\n  act: golpear when preparado(yo)\n  act: empujar when preparado(yo){extra}", """\
+event choque(atacante, defensor)
+
+rule alcanza(yo, e):
+  return e.atacante.FUE > yo.FUE - 20
+
+reaction parar(yo, e) to choque:
+  by e.defensor
+  requires alcanza(yo, e) and yo.FUE > 100
+  say golpe(yo, e.atacante)
+
+reaction esquivar(yo, e) to choque:
+  by e.defensor
+  requires {extra}alcanza(yo, e)
+  say golpe(yo, e.atacante)
+
+tactic t:
+  act: empujar when preparado(yo)
+  react choque: parar, esquivar""")
+
+
+def test_a_reaction_choice_asks_a_question_of_the_reactor_and_the_event_once(tmp_path):
+    # Issue 25: nothing changes while an unscripted reactor chooses (optimizer.lazy), so
+    # alcanza(yo, e), asked by both reactions' requirements, is asked once per choice (two
+    # attacks, two choices), not once per reaction tested as on the plain path.
+    once, lines = calls_of_preparado(tmp_path, "", rules=REACCIONA, counted="alcanza")
+    plain, plain_lines = calls_of_preparado(tmp_path, "", optimize=False, rules=REACCIONA, counted="alcanza")
+    assert once == 2 and plain == 4, (once, plain)
+    assert lines == plain_lines and "C1 golpea a C0" in lines[:3], lines
+
+
+def test_a_reaction_choice_with_a_requirement_that_says_something_asks_as_written(tmp_path):
+    # A requirement that says something (mirar) is no lazy choice: alcanza is asked where written.
+    asked, lines = calls_of_preparado(tmp_path, "mirar(yo) and ", rules=REACCIONA, counted="alcanza")
+    plain, plain_lines = calls_of_preparado(tmp_path, "mirar(yo) and ", optimize=False, rules=REACCIONA,
+                                            counted="alcanza")
+    assert asked == plain == 4 and lines == plain_lines, (asked, plain, lines)

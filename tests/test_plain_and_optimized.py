@@ -324,6 +324,10 @@ rule suelta(c):
 rule mayor(x):
   return x > 2
 
+rule cerca(yo, e):
+  let d = e.dano + yo.gastos
+  return d > 2
+
 outcomes grado: mal < bien < muy_bien
 
 check tira(x) rolls t = 1D6:
@@ -407,7 +411,8 @@ OF_YO = ["true", "yo.pv > 5", "yo.FUE >= 10", "yo.gastos < 3", "yo.acciones > 1"
 # mayor's parameter: whole unless a call passes resto; tabla's r: let whole, then a table's
 # output: never whole; acierta: a check's output, always an outcome of its list (optimizer:
 # wholes.py))
-OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "suerte(e.atacante) > 2 and e.dano > 0"]
+OF_EVENT = OF_YO + ["e.dano > 1", "e.atacante.pv > 3", "gasta(e.atacante)", "suerte(e.atacante) > 2 and e.dano > 0",
+                     "cerca(yo, e)"]
 # A rival given by a value of the actor alone (pure, or one that rolls or sets a field), and what a
 # preference asks of it: a tactic that asks each question once asks these once too (hoisting.py).
 OF_GIVEN = ["blanco(yo)", "escoge(yo)", "first([c for c in combatants() if c != yo and gasta(yo)])"]
@@ -477,6 +482,10 @@ DUEL_CONDITIONS = st.tuples(*[st.sampled_from(OF_YO)] * 2, *[st.sampled_from(OF_
 @example(("acierta(yo)", "true", "true", "true", "not acierta(yo)", "true", "true", "true", "blanco(yo)", "true"), 7)
 @example(("mayor(yo.gastos)", "abs(yo.gastos - 5) > 1", "max(yo.gastos, yo.acciones) < 4", "true", "true", "true",
           "true", "true", "blanco(yo)", "true"), 7)   # whole fields and a whole parameter, no guard
+@example(("true", "true", "cerca(yo, e)", "not cerca(yo, e)", "true", "true", "cerca(yo, e)", "true",
+          "blanco(yo)", "true"), 7)     # all pure: cerca(yo, e) asked once per reaction choice (_tactic_react)
+@example(("true", "true", "cerca(yo, e)", "gasta(yo) and cerca(yo, e)", "true", "true", "cerca(yo, e)", "true",
+          "blanco(yo)", "true"), 7)     # a requirement that sets a field: cerca asked as written
 def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
     plain, fast = duel_transcripts(conditions, seed)
     assert plain == fast, conditions
