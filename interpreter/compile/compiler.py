@@ -344,7 +344,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
 
     def reactor(self, r: n.Reaction, fields, values) -> str:
         """The code of a reaction's `by` in its event's function: a field of the event (`by
-        e.defensor`) is the value the record was just given; anything else, compiled in place."""
+        e.target`) is the value the record was just given; anything else, compiled in place."""
         b = r.by
         if isinstance(b, n.Attr) and isinstance(b.obj, n.Name) and b.obj.id == r.params[1].name \
                 and mangle(b.name) in fields:
