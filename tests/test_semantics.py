@@ -721,3 +721,21 @@ def test_a_result_sized_within_the_bound_needs_no_test_in_place(node, x):
         except (ValueBound, Refusal):
             return
         assert abs({"+": a + b, "-": a - b, "*": a * b}[node.op]) < S.BIG
+
+
+@given(st.integers(0, 6), st.integers(0, 6), st.integers(0, 12))
+def test_a_sure_list_is_paid_for_as_any_walked_list_is(length, spent, budget):
+    """H.paid (a list the compiler knows is one: `for c in combatants()`) pays the same steps and
+    refuses at the same budget as H.counted, which also asks the value's class."""
+    from types import SimpleNamespace
+    from grimorio.interpreter.run import runtime_helpers as H
+    from grimorio.interpreter.run.refusals import Budget
+    answers = []
+    for walk in (H.counted, H.paid):
+        engine = SimpleNamespace(steps=spent, budget=budget)
+        try:
+            answers.append((walk(engine, list(range(length))), engine.steps))
+        except Budget:
+            answers.append(("refused", engine.steps))
+    assert answers[0] == answers[1]
+    assert (answers[0][0] == "refused") == (spent + length > budget)

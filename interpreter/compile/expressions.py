@@ -291,10 +291,21 @@ class ExpressionCompiler:
         # Each clause's list is paid for from the step budget every time it is walked, as a loop's is.
         clauses = []
         for i, (_var, items, cond) in enumerate(x.clauses()):
-            walked = f"H.counted(_E, {self.walked(items, lambda: self.unnamed_expr(items))})"
+            walked = f"{self.counter(items)}(_E, {self.walked(items, lambda: self.unnamed_expr(items))})"
             test = f" if {self.expr(cond)}" if cond is not None else ""
             clauses.append(f"for {self.slot(x, i)} in {walked}{test}")
         return f"[{self.expr(x.elt)} {' '.join(clauses)}]"
+
+    def surely_list(self, node) -> bool:
+        """The node is a list by its very syntax, or a call of a builtin whose answer is always a
+        list (S.LIST_BUILTINS: `combatants()`, `distinct(...)`)."""
+        return isinstance(node, (n.ListExp, n.Comprehension)) or (
+            isinstance(node, n.Call) and node.func.id in S.LIST_BUILTINS and self.bound(node).kind != "rule")
+
+    def counter(self, items) -> str:
+        """The helper that pays for walking `items`: H.counted asks that it is a list (else refuses);
+        where the optimizer's plan holds and the list is sure, H.paid only pays."""
+        return "H.paid" if self.plan.in_place and self.surely_list(items) else "H.counted"
 
     def x_Search(self, x):
         # A generator over the list, paid item by item (H.searched): `any` and `all` stop as soon as they

@@ -78,9 +78,7 @@ class InPlace:
     def _listed(self, x) -> bool:
         """The first argument is a list by its very syntax, or a call of a builtin whose answer is
         always a list (S.LIST_BUILTINS: `len(distinct(...))`)."""
-        v = x.args[0].value
-        return isinstance(v, (n.ListExp, n.Comprehension)) or (
-            isinstance(v, n.Call) and v.func.id in S.LIST_BUILTINS and self.bound(v).kind != "rule")
+        return self.surely_list(x.args[0].value)
 
     def b_len(self, name, x, args):
         if self._listed(x):
@@ -510,7 +508,8 @@ class InPlace:
         t = self.tmp()
         e(depth, f"{t} = {items}", s.span)
         if s.key is None and s.where is None:   # else a list made here (sorted, groups, a comprehension)
-            e(depth, f"if {type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
+            if not self.surely_list(s.iter):
+                e(depth, f"if {type_of(t)} is not list: H.counted(_E, {t})", s.span)     # refuses it
             if isinstance(s.iter, (n.Name, n.Attr, n.Index)) and not self.purity.block(s.body, self.bindings.around(s)):
                 e(depth, f"{t} = {t}[:]", s.span)       # a stored list may change while we walk it
         e(depth, f"_E.steps += len({t})", s.span)

@@ -22,6 +22,14 @@ def counted(engine, items):
                       "for and comprehensions walk lists: [x for x in LIST]", "E0204", (items,))
 
 
+def paid(engine, items: list) -> list:
+    """H.counted of a list the compiler knows is one (a builtin that always answers a list)."""
+    steps = engine.steps = engine.steps + len(items)
+    if steps <= engine.budget:
+        return items
+    raise Budget(engine.budget)
+
+
 from .maps import Map, keep  # noqa: E402,F401 - (keep: used by generated code: set m[k] = v)
 
 
