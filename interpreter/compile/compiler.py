@@ -659,7 +659,7 @@ class Snippets:
         this one holds always an outcome; then the same rules on the plain path (compiled once, for
         every such encounter)."""
         loaded = self.loaded
-        if not loaded.program.optimized:
+        if not loaded.program.optimized or not (stmts or exprs):    # no code of its own: nothing to break
             return loaded
         c = self._compiler()
         bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
@@ -674,7 +674,9 @@ class Snippets:
         program = self.for_code(stmts, exprs, combatants)
         if program is not self.loaded:      # its rules called as the plain program has them
             return program.compile_snippet(name, stmts, exprs, combatants)
-        return self._compiler().compile_snippet(name, stmts, exprs, combatants)
+        # No code of its own (most encounters): an empty `do`, which no plan changes, so the
+        # ruleset is not walked again for the optimizer's facts on a warm run.
+        return self._compiler(planned=bool(stmts or exprs)).compile_snippet(name, stmts, exprs, combatants)
 
     def requirement_checks(self, d) -> list:
         """Which cost or requirement refuses a scripted decision: each as its own function, compiled
@@ -684,7 +686,7 @@ class Snippets:
             found = self._requirements[id(d)] = self._compiler().requirement_functions(d)
         return found
 
-    def _compiler(self) -> Compiler:
+    def _compiler(self, planned: bool = True) -> Compiler:
         """A compiler over the program: its data, names and constants as the loaded code has them."""
         loaded, p = self.loaded, self.loaded.program
         c = Compiler.__new__(Compiler)
@@ -700,6 +702,9 @@ class Snippets:
         c.reacted = list(p.reacted)
         c.lines, c.line_spans, c.line_owner = [], [], []
         c.alias, c.owner, c._tmp, c.lazy_events, c.getters = {}, "encounter", 0, set(), {}
+        if not planned:
+            c.plan = PLAIN
+            return c
         if self._plan is None:           # what code of its own may take: rules kept or in place
             self._plan = snippet_plan(c.ruleset, c.bindings.base, c.purity, c.counted_by_caller) if p.optimized else PLAIN
         c.plan = self._plan
