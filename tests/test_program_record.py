@@ -81,3 +81,19 @@ def test_a_program_read_back_runs_as_the_one_compiled(program, pickled):
     from grimorio.interpreter.run.transcript import render_text
     runs = [render_text(Prepared(enc, p).run(seed=3, record=True).engine) for p in (program_for("arena"), again)]
     assert runs[0] == runs[1] and runs[0]
+
+
+def test_an_encounter_with_no_code_of_its_own_walks_no_ruleset_for_facts(monkeypatch):
+    """A warm run of an encounter with no `do` and no expectations compiles its empty code on the
+    empty plan: the optimizer's facts (a walk of the whole ruleset) are worked out only for code
+    that could use or break them. (They doubled a warm `grimorio run` before.)"""
+    from grimorio.interpreter.compile import compiler
+    from tests.conftest import run_text
+
+    def refuse(*_args, **_kw):
+        raise AssertionError("the ruleset was walked for the facts of an encounter with no code")
+    monkeypatch.setattr(compiler, "snippet_plan", refuse)
+    from pathlib import Path
+    duelo = Path(__file__).resolve().parent.parent / "rulesets" / "aquelarre" / "duelo.enc"
+    r = run_text(duelo.read_text(encoding="utf-8"))
+    assert r.lines and r.lines[0] == "Asalto 1", r.text
