@@ -342,7 +342,7 @@ class ExpressionCompiler:
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
         if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
             # A lone literal die: roll it in place when nothing is pinned or shown.
-            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
+            return (f"(_E.streams[{by}, {purpose}]() % {node.sides} + 1 "
                     f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
         return f"_E.roll({dice}, {by}, {purpose})"
 

@@ -37,6 +37,17 @@ def _form(x, name):
         return None
 
 
+class Streams(dict):
+    """(who rolls, purpose) -> the draw function of its dice stream (dice.stream), made on its first
+    use and kept for the run: `streams[by, purpose]()` is the next draw."""
+    __slots__ = ("seed",)
+
+    def __missing__(self, key):
+        by, purpose = key
+        rnd = self[key] = stream(self.seed, getattr(by, "a_name", None), purpose)
+        return rnd
+
+
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
                  "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget",
@@ -47,7 +58,8 @@ class Engine:
         self.p = program
         self.cb = combatants
         self.seed = seed
-        self.streams: dict = {}           # (who, purpose) -> its dice stream's draw, made on first use
+        self.streams = Streams()          # (who, purpose) -> its dice stream's draw, made on first use
+        self.streams.seed = seed
         self.rec = record
         self.json = json
         self.events: list = JsonEvents(self) if json else []     # JSON lines: with rounds and sheet changes
@@ -79,16 +91,14 @@ class Engine:
     # ------------------------------------------------------------ dice
     def stream(self, by, purpose):
         """The draw function of the dice stream of (who rolls, purpose), made on its first use and kept
-        for the run (dice.stream). Only called where `streams` has none yet: each caller asks it
-        first (`streams.get(key) or stream(...)`: a draw function is never false)."""
-        rnd = self.streams[(by, purpose)] = stream(self.seed, getattr(by, "a_name", None), purpose)
-        return rnd
+        for the run (dice.stream): `streams[by, purpose]`, as generated code and `roll` ask it."""
+        return self.streams[by, purpose]
 
     def roll(self, dice, by, purpose):
         if not isinstance(dice, Dice):
             raise H.RuleFailure("only dice can be rolled, not {0} (" + H.kind(dice) + ")",
                                 "roll DICE: 2D6, dice(n, 6), a dice field; a number is already rolled", "E0204", (dice,))
-        rnd = self.streams.get((by, purpose)) or self.stream(by, purpose)
+        rnd = self.streams[by, purpose]
         if self.plain:
             one = dice.single
             if one:
