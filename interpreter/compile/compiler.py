@@ -187,11 +187,18 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
                   d.span)
         rolled = self.roll_code(self.expr(d.dice), d.dice, '_by', '_purpose')
         self.emit(1, f"{self.slot(d, 'roll')} = {rolled} if _given is None else _given", d.dice.span)
-        self.decide(d.decide, 1)
         slots = [self.slot(p) for p in d.params] + [self.slot(d, "roll"), self.slot(d.decide)]
         cls = self.k(self.check_types[d.name], "check")
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
-        self.emit(1, f"_r = {cls}()")           # a record made in place: one call fewer than its _new
+        if d.decide.policy == "first":
+            # The record made first, and the row that matches gives its output field at once (a
+            # "first" table sets its output once, and no row reads it).
+            self.emit(1, f"_r = {cls}()")       # a record made in place: one call fewer than its _new
+            self.decide(d.decide, 1, f"_r.{mangle(d.decide.output)}")
+            names, slots = names[:-1], slots[:-1]
+        else:
+            self.decide(d.decide, 1)
+            self.emit(1, f"_r = {cls}()")
         for x, slot in zip(names, slots):
             self.emit(1, f"_r.{mangle(x)} = {slot}")
         self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
