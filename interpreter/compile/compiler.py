@@ -555,7 +555,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
         self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
         if d.until is not None:
-            self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
+            with self.paying(d.until, 2, d.until.span):
+                self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
             self.emit(3, "break", d.until.span)
         self.emit(0, f"def f_{m}(_E):", d.span)
         if d.final:

@@ -2,6 +2,7 @@
 the in-place ones of inplace.py where the optimizer's plan has `in_place`."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from operator import attrgetter
 
 from ...dsl.records import fields
@@ -19,6 +20,58 @@ class StatementCompiler:
             self.stmt(s, depth)
 
     def stmt(self, s, depth):
+        # (the expression worked out first, and the span of the line that works it out)
+        first = s.value if isinstance(s, (n.Let, n.Return)) else s.branches[0][0] if isinstance(s, n.If) else None
+        if first is not None:
+            with self.paying(first, depth, first.span if isinstance(s, n.If) else s.span):
+                return self.stmt_(s, depth)
+        return self.stmt_(s, depth)
+
+    @contextmanager
+    def paying(self, x, depth, span):
+        """The statement's expression `x` walks the combatants first of all (`len(distinct([c.side for c
+        in combatants() if ...]))`): their number paid from the step budget in place before the
+        statement, as H.paid would pay it on the same list at the same moment (nothing is worked
+        out before it), then walked as it is."""
+        node = self.first_walked(x)
+        if node is None:
+            yield
+            return
+        self.emit(depth, "_E.steps += len(_E.cb)", span)
+        self.emit(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", span)
+        saved, self.prepaid = self.prepaid, self.prepaid | {id(node)}
+        try:
+            yield
+        finally:
+            self.prepaid = saved
+
+    # Builtins whose first argument is worked out before anything else of their call.
+    FIRST_ARGUMENT_FIRST = frozenset(("len", "distinct", "first"))
+
+    def first_walked(self, x):
+        """The `combatants()` a comprehension walks, where that list is the first thing `x` works
+        out whenever it is worked out (down the first argument of a builtin, the left side of an
+        operator, a comprehension's first list), on the optimized path; else None."""
+        if not self.plan.in_place:
+            return None
+        while True:
+            if isinstance(x, n.Comprehension):
+                it = x.iter
+                if isinstance(it, n.Call) and it.func.id == "combatants" and not it.args \
+                        and self.bound(it).kind == "builtin":
+                    return it
+                return None
+            if isinstance(x, n.Call) and x.args and x.func.id in self.FIRST_ARGUMENT_FIRST \
+                    and self.bound(x).kind == "builtin":
+                x = x.args[0].value
+            elif isinstance(x, n.Binary):
+                x = x.left
+            elif isinstance(x, n.Unary):
+                x = x.operand
+            else:
+                return None
+
+    def stmt_(self, s, depth):
         e = self.emit
         if isinstance(s, n.Let):
             e(depth, f"{self.slot(s)} = {self.value(s.value, depth, s.span)}", s.span)
