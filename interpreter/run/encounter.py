@@ -83,6 +83,10 @@ class Prepared:
         for rnd, x in enc.round_expects:
             self.round_checks.setdefault(rnd, []).append((x, fns.get(id(x))))
         self.needs_lines = any(isinstance(x, n.Expect) and x.said is not None for x in _walk(enc))
+        # What each run does after its setup, worked out once: its do: block (none: nothing to run)
+        # and whether the rounds run (unless the script only does things: a do: block without "rounds N").
+        self.do = self.code["do"] if enc.do else None
+        self.runs_rounds = bool(program.rounds and (enc.rounds if enc.do else enc.rounds is None or enc.rounds > 0))
         self.expectation_spans = expectation_spans(enc)
 
     def _blueprints(self):
@@ -222,9 +226,9 @@ class Prepared:
         if eng.json:
             eng.events.start()                    # the sheets as they start: JSON lines show what changes
         try:
-            guarded(p, self.code["do"], eng, stops=True)
-            # Rounds run unless the script only does things (a do: block without "rounds N").
-            if p.rounds and (enc.rounds if enc.do else enc.rounds is None or enc.rounds > 0):
+            if self.do is not None:
+                guarded(p, self.do, eng, stops=True)
+            if self.runs_rounds:
                 guarded(p, eng.run_rounds)
         except H.StopRun:
             pass                                  # "stop" in the do: block ends the encounter

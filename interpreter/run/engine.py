@@ -199,20 +199,22 @@ class Engine:
         if not isinstance(c, Combatant):
             return self.memo_walked(rule, "s", c)
         side = c.side_
+        if side.__class__ is str:
+            # A text side's list lives in text_sides alone: made now, under the stamp of now (a list
+            # missing there, or made before a side changed, is made again either way).
+            now = SIDE_CHANGES[0]
+            if self.sides_at != now:           # lists made before a side changed: none of them holds
+                self.text_sides.clear()
+                self.sides_at = now
+            kept = self.text_sides[rule, side] = rule(self, c)
+            return kept
         key = (rule, side) if side.__class__ is not bool else (rule, bool, side)     # a side true is not 1
         try:
-            kept = self.memos[key]
-        except KeyError:
-            kept = None
+            kept = self.memos.get(key)
         except TypeError:                      # a side that is no key (a list)
             return rule(self, c)
         if kept is None or kept[0] != SIDE_CHANGES[0]:
             kept = self.memos[key] = (SIDE_CHANGES[0], rule(self, c))
-        if side.__class__ is str:
-            if self.sides_at != kept[0]:       # lists made before a side changed: none of them holds
-                self.text_sides.clear()
-                self.sides_at = kept[0]
-            self.text_sides[key] = kept[1]
         return kept[1]
 
     def memo_walked(self, rule, kinds, *args):
