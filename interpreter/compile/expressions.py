@@ -263,8 +263,9 @@ class ExpressionCompiler:
         finally:
             self.walking = saved
 
-    # The lists (nodes, by id) that the statement being compiled has paid for before it runs.
-    prepaid: frozenset = frozenset()
+    # The lists (nodes, by id) that the statement being compiled has paid for before it runs: the code
+    # that walks each.
+    prepaid: dict = {}
 
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
@@ -294,9 +295,9 @@ class ExpressionCompiler:
         # Each clause's list is paid for from the step budget every time it is walked, as a loop's is.
         clauses = []
         for i, (_var, items, cond) in enumerate(x.clauses()):
-            walked = self.walked(items, lambda: self.unnamed_expr(items))
-            if id(items) not in self.prepaid:       # (else its statement paid for it: StatementCompiler.paying)
-                walked = f"{self.counter(items)}(_E, {walked})"
+            walked = self.prepaid.get(id(items))         # its statement paid for it (StatementCompiler.paying)
+            if walked is None:
+                walked = f"{self.counter(items)}(_E, {self.walked(items, lambda: self.unnamed_expr(items))})"
             test = f" if {self.expr(cond)}" if cond is not None else ""
             clauses.append(f"for {self.slot(x, i)} in {walked}{test}")
         return f"[{self.expr(x.elt)} {' '.join(clauses)}]"

@@ -29,17 +29,23 @@ class StatementCompiler:
 
     @contextmanager
     def paying(self, x, depth, span):
-        """The statement's expression `x` walks the combatants first of all (`len(distinct([c.side for c
-        in combatants() if ...]))`): their number paid from the step budget in place before the
-        statement, as H.paid would pay it on the same list at the same moment (nothing is worked
-        out before it), then walked as it is."""
+        """The statement's expression `x` walks a list that is surely one first of all (`len(distinct(
+        [c.side for c in combatants() if ...]))`, `[.. for c in standing()]`): its length paid from
+        the step budget in place before the statement, as H.paid would pay it on the same list at the
+        same moment (nothing is worked out before it), then walked as it is. The combatants are the
+        run's own list; any other is worked out first, on a line told at the same span."""
         node = self.first_walked(x)
         if node is None:
             yield
             return
-        self.emit(depth, "_E.steps += len(_E.cb)", span)
+        if isinstance(node, n.Call) and node.func.id == "combatants":
+            items = self.walked(node, lambda: self.unnamed_expr(node))
+        else:
+            items = self.tmp()
+            self.emit(depth, f"{items} = {self.walked(node, lambda: self.expr(node))}", span)
+        self.emit(depth, f"_E.steps += len({items})", span)
         self.emit(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", span)
-        saved, self.prepaid = self.prepaid, self.prepaid | {id(node)}
+        saved, self.prepaid = self.prepaid, {**self.prepaid, id(node): items}
         try:
             yield
         finally:
@@ -49,18 +55,16 @@ class StatementCompiler:
     FIRST_ARGUMENT_FIRST = frozenset(("len", "distinct", "first"))
 
     def first_walked(self, x):
-        """The `combatants()` a comprehension walks, where that list is the first thing `x` works
-        out whenever it is worked out (down the first argument of a builtin, the left side of an
-        operator, a comprehension's first list), on the optimized path; else None."""
+        """The list (a node) a comprehension walks, where it surely is a list (S.LIST_BUILTINS) and
+        the first thing `x` works out whenever it is worked out (down the first argument of a
+        builtin, the left side of an operator, a comprehension's first list), on the optimized
+        path; else None."""
         if not self.plan.in_place:
             return None
         while True:
             if isinstance(x, n.Comprehension):
                 it = x.iter
-                if isinstance(it, n.Call) and it.func.id == "combatants" and not it.args \
-                        and self.bound(it).kind == "builtin":
-                    return it
-                return None
+                return it if isinstance(it, n.Call) and self.surely_list(it) else None
             if isinstance(x, n.Call) and x.args and x.func.id in self.FIRST_ARGUMENT_FIRST \
                     and self.bound(x).kind == "builtin":
                 x = x.args[0].value

@@ -560,7 +560,7 @@ BUILTIN_FUNCTIONS = {
 
 # Builtins whose answer is always a list (or a refusal): Python's len of it needs no test
 # (tests/test_runtime_paths.py holds each to it).
-LIST_BUILTINS = frozenset(("distinct", "combatants"))
+LIST_BUILTINS = frozenset(("distinct", "combatants", "standing"))
 
 # Builtins that ask the running encounter (its combatants, its round, their controllers):
 # methods of the engine of the same name.
