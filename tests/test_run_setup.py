@@ -21,8 +21,10 @@ edition setup:
   title "Setup"
 sheet creature:
   might: int 0..5
-  hp: int = {hp}
   bag: list = []
+  hp: int = {hp}
+  tags: list = ["t"]
+  luck: int = 7
 condition herida
 message shows(c) "{{c}} {{c.side}} {{c.sheet}} {{c.might}} {{c.hp}} {{len(c.bag)}}"
 round r:
@@ -55,8 +57,8 @@ def _prepared(tmp_path, hp: str) -> Prepared:
 
 
 def _made(out):
-    return [(c.a_name, c.side_, c.tactic, c.a_sheet, c.a_might, c.a_hp, list(c.a_bag), dict(c.cards), c.held)
-            for c in out.engine.cb]
+    return [(c.a_name, c.side_, c.tactic, c.a_sheet, c.a_might, c.a_hp, list(c.a_bag), dict(c.cards), c.held,
+             list(c.a_tags), c.a_luck) for c in out.engine.cb]
 
 
 def test_fill_sheet_makes_the_combatants_the_long_way_makes_and_each_run_its_own(tmp_path):
@@ -70,9 +72,10 @@ def test_fill_sheet_makes_the_combatants_the_long_way_makes_and_each_run_its_own
     assert first == second                        # nothing a run changed (a list, the cards) leaks to the next
     assert [m[:6] for m in first] == [("Gob", "malos", None, "creature", 1, 5), ("Ana", "Ana", None, "creature", 3, 9)]
     assert [m[6] for m in first] == [[1], [1]] and first[1][7] == {"herida": [None, None]} and first[0][8] == {}
+    assert [m[9:] for m in first] == [(["t"], 7), (["t"], 7)]     # (lists among the fields, in their places)
     out = once.run(seed=1)
     again = once.run(seed=1)
-    assert all(a.cards is not b.cards and a.held is not b.held and a.a_bag is not b.a_bag
+    assert all(a.cards is not b.cards and a.held is not b.held and a.a_bag is not b.a_bag and a.a_tags is not b.a_tags
                for a, b in zip(out.engine.cb, again.engine.cb))
 
 

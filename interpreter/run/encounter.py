@@ -3,6 +3,7 @@ and expectations, validated against a compiled program and run."""
 from __future__ import annotations
 
 import itertools
+from operator import itemgetter
 
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
@@ -154,12 +155,11 @@ class Prepared:
             makers = self._makers = self._combatant_makers()
         cls = self.p.combatant_class
         made = []
-        for fill, values, lists, _holds, _given in makers:
+        for fill, values, fresh, _holds, _given in makers:
             obj = cls()
-            if lists:                              # each run gets its own copy of a list value
-                values = list(values)
-                for k in lists:
-                    values[k] = list(values[k])
+            if fresh is not None:                  # each run gets its own copy of a list value
+                others, lists, order = fresh
+                values = order(others + tuple(map(list, lists)))
             fill(obj, values)                      # its name, side, tactic, sheet and fields at once
             made.append(obj)
         eng.cb = made
@@ -179,7 +179,8 @@ class Prepared:
         """What make_combatants needs of each blueprint, worked out once: the function that fills a
         combatant (the sheet's fill_sheet once every field is known, else one setting the fields its
         lines give), the values it is filled with (its name, side, tactic, the tactic's act and
-        reactions, its sheet, then its fields), which of them are lists, its cards, its given fields."""
+        reactions, its sheet, then its fields), how a run copies those that are lists (_fresh_lists),
+        its cards, its given fields."""
         acts = {name: (t.act, t.react) for name, t in self.p.tactics.items()}
         out = []
         for _i, name, side, tactic, attrs, given, holds in self.blueprints:
@@ -187,8 +188,7 @@ class Prepared:
             act, react = acts.get(tactic, (_no_tactic, {}))
             values = (name, side, tactic, act, react, sheet) + tuple(v for _a, v in attrs)
             fill = self.p.fill_sheet_by[sheet] if self.defaults_done else _given_fields(tuple(a for a, _v in attrs))
-            lists = tuple(k for k, v in enumerate(values) if type(v) is list)
-            out.append((fill, values, lists, tuple(holds), given))
+            out.append((fill, values, _fresh_lists(values), tuple(holds), given))
         self._holds = any(m[3] for m in out)
         return out
 
@@ -272,6 +272,19 @@ def _walk(node):
             v = getattr(node, f.name)
             if isinstance(v, (tuple, list, n.Node)):
                 yield from _walk(v)
+
+
+def _fresh_lists(values: tuple):
+    """How a run makes `values` with a copy of each list in it, in C: (the values that are no
+    list, the lists, the getter putting `others + copies of the lists` back in their order); None
+    when none is a list."""
+    lists = [k for k, v in enumerate(values) if type(v) is list]
+    if not lists:
+        return None
+    others = [k for k in range(len(values)) if k not in lists]
+    place = {k: i for i, k in enumerate(others + lists)}
+    return (tuple(values[k] for k in others), tuple(values[k] for k in lists),
+            itemgetter(*(place[k] for k in range(len(values)))))
 
 
 def _no_tactic(_engine, _combatant):
