@@ -69,3 +69,65 @@ def test_every_row_of_a_decide_all_table_still_runs():
     alike(ALL, itertools.product(range(-3, 30), [0, 8, 40, -8]))
     alike(ALL, itertools.product(VALUES, VALUES))
     assert outcome(ALL, True, [1, 10, None], False) == ("int", "111")
+
+
+CHECK = """
+outcomes grado: pifia < fallo < éxito < crítico
+
+check porcentaje(objetivo) rolls tirada = d100:
+  | tirada                        | resultado |
+  |-------------------------------|-----------|
+  | <= ceil(objetivo / 10)        | crítico   |
+  | >= 90 + ceil(objetivo / 10)   | pifia     |
+  | >= 96                         | fallo     |
+  | <= 5                          | éxito     |
+  | <= objetivo                   | éxito     |
+  | any                           | fallo     |
+
+check dado(x) rolls t = 1D6 + 1:
+  | t         | resultado |
+  |-----------|-----------|
+  | <= x      | éxito     |
+  | any       | fallo     |
+"""
+
+
+def check_programs(tmp_path):
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+    folder = tmp_path / "prueba"
+    folder.mkdir(parents=True)
+    (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n',
+                                          encoding="utf-8")
+    (folder / "reglas.rules").write_text(CHECK, encoding="utf-8")
+    return [compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=o) for o in (False, True)]
+
+
+def test_a_check_rolled_in_place_gives_what_the_plain_program_gives(tmp_path):
+    # A lone die rolled in place (no transcript, nothing given) is a whole number: its table is
+    # compiled knowing it. With a transcript (a Roll), or a roll given, the table for any value.
+    from grimorio.interpreter.run.dice import Dice, make_roll
+    from grimorio.interpreter.run.engine import Engine, guarded
+    from grimorio.dsl.diagnostics import GrimorioError
+    from tests.compiled import function
+    from tests.test_plain_and_optimized import canonical
+    programs = check_programs(tmp_path)
+    targets = [*VALUES, 0, 5, 40, 60, 95, 100, -20, True]
+    given = [None, 1, 4, 50, 96, 100, Fraction(9, 2), "x", make_roll(7, Dice.of(1, 10), [7])]
+
+    def results(p, check, record, roll):
+        e = Engine(p, [], 3, record)
+        out = []
+        for target in targets:
+            for _ in range(6):         # the stream goes on: six draws for each target
+                try:
+                    r = guarded(p, function(p, "check", check), e, None, "x", target, roll)
+                    out.append(canonical(r))
+                except GrimorioError as exc:
+                    out.append([(d.code, d.message) for d in exc.diagnostics])
+        return out
+    for check in ("porcentaje", "dado"):
+        for record in (False, True):
+            for roll in given:
+                plain, fast = (results(p, check, record, roll) for p in programs)
+                assert plain == fast, (check, record, roll)

@@ -346,11 +346,18 @@ class ExpressionCompiler:
         return self.roll_code(self.expr(x.dice), x.dice, by, repr(x.purpose), plain_by)
 
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
-        if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
+        fast = self.lone_die(node, by, purpose) if plain_by else None
+        if fast is not None:
             # A lone literal die: roll it in place when nothing is pinned or shown.
-            return (f"(_E.streams[{by}, {purpose}]() % {node.sides} + 1 "
-                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
+            return f"({fast} if _E.plain else _E.roll({dice}, {by}, {purpose}))"
         return f"_E.roll({dice}, {by}, {purpose})"
+
+    def lone_die(self, node, by: str, purpose: str) -> str | None:
+        """A lone literal die rolled in place, where the plan has it and nothing is pinned or shown
+        (`_E.plain`): a whole number; else None."""
+        if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1:
+            return f"_E.streams[{by}, {purpose}]() % {node.sides} + 1"
+        return None
 
     def x_CheckCall(self, x):
         d = self.ruleset.space("check")[x.name]
