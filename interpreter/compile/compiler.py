@@ -311,6 +311,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         # The event's record is made here, from its fields' values (one call fewer than its _new).
         fields = [mangle(f) for f in self.event_types[event]._names]
         values = [f"_f{i}" for i in range(len(fields))]
+        # Once per reaction: compiling an expression twice can name its constants twice.
+        bys = [self.reactor(r, fields, values) for r in reactions]
+        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
+        if single and bys[0] in values:             # the reactor is a field the event is given: its parameter
+            values[values.index(bys[0])] = bys[0] = "_who"
+            bys = [bys[0]] * len(bys)
         self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
         self.emit(1, f"if _E.depth >= {H.EMIT_DEPTH}:")       # (a constant: the refusals')
         self.emit(2, "raise H.Budget(_E.budget)")
@@ -324,13 +330,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.emit(1, "_E.depth += 1")
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
-        # Once per reaction: compiling an expression twice can name its constants twice.
-        bys = [self.reactor(r, fields, values) for r in reactions]
-        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
         for r, by in zip(reactions, bys):
             if by not in seen:                      # reactions by the same expression share it
                 seen[by] = "_who" if single else f"_w{len(seen)}"
-                self.emit(1, f"{seen[by]} = {by}", r.by.span)
+                if by != "_who":
+                    self.emit(1, f"{seen[by]} = {by}", r.by.span)
                 whos.append(seen[by])
         if single:
             self.emit(1, "if _who is not None:")
