@@ -165,8 +165,9 @@ class InPlace:
 
     def b_act(self, name, x, args):
         if is_(args[0], 'steady'):
-            # Unscripted, a combatant's tactic chooses directly.
-            return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
+            # Its tactic chooses directly; in a run with a script, `acts` asks the script first
+            # (run/encounter.py: _scripted_act).
+            return f"{args[0]}.acts(_E, {args[0]})"
         return self.b_engine(name, x, args)
 
     def b_combatants(self, name, x, args):

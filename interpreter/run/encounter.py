@@ -162,6 +162,9 @@ class Prepared:
                 values = order(others + tuple(map(list, lists)))
             fill(obj, values)                      # its name, side, tactic, sheet and fields at once
             made.append(obj)
+        if eng.script:                             # (a run's script is its own all run: see _scripted_act)
+            for obj in made:
+                obj.acts = _scripted_act
         eng.cb = made
         if self.defaults_done and not self._holds:
             return made
@@ -289,6 +292,13 @@ def _fresh_lists(values: tuple):
 
 def _no_tactic(_engine, _combatant):
     return False
+
+
+def _scripted_act(engine, combatant):
+    """A combatant's choice of action in a run with a script: the script's next decision for it,
+    else its tactic's (Engine.act). Generated code asks `c.acts(_E, c)` with no test of the script:
+    a run has a script (keys that stay) from its start to its end, or none at all."""
+    return engine.act(combatant)
 
 
 def _given_fields(attrs):
