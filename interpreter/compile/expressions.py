@@ -71,7 +71,7 @@ class ExpressionCompiler:
 
     # What a name's code is, by what it names (NAME_CODE): a local is its binding or the name of
     # the argument it is tested for (compiler.req_expr), every constant a name of the program.
-    NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
+    NAME_FACTS = {"combatant": {"steady": True, "combatant": True}, "var": {"pure": True}}
 
     def x_Const(self, x):
         v = x.value

@@ -21,6 +21,7 @@ from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
 from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
+from ..run.values import mangle
 from .expressions import ExpressionCompiler
 from .optimizer import GROWS
 
@@ -40,11 +41,21 @@ class InPlace:
                 if table.dice is None and not self.unnamed:
                     # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
                     row, k = self.tmp(), self.tmp()
+                    if self.plan.names.holds_or_none(x.key, self.bound):
+                        # (a text or none, never a truth: fieldnames.py)
+                        return (f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None "
+                                f"else {ref}.lookup({k}))")
                     # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
                     return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
                             f"is not None else {ref}.lookup({k}))")
                 return f"{ref}.lookup({key})"
         obj, key = self.expr(x.obj), self.expr(x.key)
+        names = self.plan.names
+        if names.holds_or_none(x.key, self.bound):
+            # The key is always a text naming a field every combatant has, or none (fieldnames.py):
+            # a combatant's field is read in place, anything else is looked up as H.index does.
+            written = x.key.value if isinstance(x.key, n.Const) else None
+            return self.named_field(obj, key, names.holds(x.key, self.bound), written)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
         # (A written value, even one a rule compiled in place returns, indexed in place would make
         # Python warn "not subscriptable": H.index says it.)
@@ -57,6 +68,39 @@ class InPlace:
                     f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {type_of(k)} is int and {type_of(obj)} is list"
                     f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
+
+    def named_field(self, obj, key, sure: bool, written=None) -> str:
+        """obj[key] where the key is surely a text naming a field every combatant has (or none,
+        unless `sure`): that field where the object is surely a combatant (Code.combatant), else
+        under a test of its class (the program's combatants share one: `_CB`); a none, and
+        anything but a combatant, by H.index. The object is worked out first, then the key, as
+        H.index is given them."""
+        if is_(obj, "literal"):                 # (a written value: H.index refuses it)
+            return f"H.index({obj}, {key})"
+        tests = []
+        if not is_(obj, "combatant"):
+            if not self.pure(obj):
+                if self.unnamed:
+                    return f"H.index({obj}, {key})"
+                o = self.tmp()
+                tests.append(f"({o} := {obj}).__class__ is _CB")
+                obj = o
+            else:
+                tests.append(f"{type_of(obj)} is _CB")
+        joined = " and "
+        if not self.pure(key) and written is None and (tests or not sure):
+            # A computed key is named once, after the object, whatever the object is (`&`).
+            if self.unnamed:
+                return f"H.index({obj}, {key})"
+            k = self.tmp()
+            tests.append(f"({k} := {key}) is not None")
+            key, joined = k, " & "
+        elif not sure:
+            tests.append(f"{key} is not None")
+        # (a written text: its field by name, a field every combatant has)
+        field = f"{obj}.{mangle(written)}" if written is not None else f"getattr({obj}, _F[{key}])"
+        guard = " and ".join(tests) if joined == " and " else " & ".join(f"({t})" for t in tests)
+        return f"({field} if {guard} else H.index({obj}, {key}))" if tests else field
 
     # The rules being compiled in place, innermost last (a rule never goes in place inside itself).
     inlining: tuple = ()
@@ -364,7 +408,7 @@ class InPlace:
     def surely_whole(self, node, resolve) -> bool:
         """A node the text shows gives a whole number (a Python int): a written one, a roll, a
         whole builtin, a local known to hold one, and + - * % of such (no fraction among them)."""
-        if self.plan.whole.holds(node, self.bound):      # a field or slot the optimizer proved whole
+        if self.plan.whole.holds(node, self.bound) or self.whole_field(node):    # as the optimizer proved
             return True
         if isinstance(node, n.Const):
             return type(node.value) is int
@@ -453,10 +497,18 @@ class InPlace:
         return resolve
 
     def number(self, node) -> bool:
-        """Whether the node gives a number: as the plan says (optimizer.numeric), or, in code that
-        stands under a test that some locals hold whole numbers (whole_numbers), as K.kind finds
-        with those locals taken as numbers."""
-        return id(node) in self.plan.numeric or bool(self.ints) and K.kind(node, self.resolving()) == K.NUMBER
+        """Whether the node gives a number: as the plan says (optimizer.numeric), a combatant's
+        whole field named by a text (whole_field), or, in code that stands under a test that some
+        locals hold whole numbers (whole_numbers), as K.kind finds with those locals taken as numbers."""
+        return id(node) in self.plan.numeric or self.whole_field(node) or \
+            bool(self.ints) and K.kind(node, self.resolving()) == K.NUMBER
+
+    def whole_field(self, node) -> bool:
+        """`c[text]` where the text surely names a field every combatant has that holds only whole
+        numbers (fieldnames.py, wholes.py) and `c` is surely a combatant here (Code.combatant: the
+        chooser of a tactic's decision): the field itself, a Python int."""
+        return type(node) is n.Index and self.plan.names.holds_whole(node.key, self.bound) \
+            and is_(self.fact_of(node.obj), "combatant")
 
     def bound_name(self, name, node):
         """What K.kind asks: the binding of the Name node (none for a check's name, kinds.CHECK)."""

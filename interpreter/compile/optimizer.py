@@ -34,6 +34,7 @@ from ..run import semantics as S
 from .hoisting import preference_parts
 from .invariant import memo_kinds
 from .wholes import NONE as NO_WHOLES, Wholes, outcome_fields, wholes
+from .fieldnames import NONE as NO_NAMES, Names, field_names
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Plan:
     inline: frozenset = frozenset()         # rule names
     whole: Wholes = NO_WHOLES               # fields and slots that only hold whole numbers (wholes.py)
     outcomes: dict = field(default_factory=dict)    # field -> the outcomes' names it only holds (wholes.py)
+    names: Names = NO_NAMES                 # columns and slots that only hold texts naming a field (fieldnames.py)
 
     def with_nodes(self, nodes, bound) -> "Plan":
         """The plan, and the facts of code compiled later against it (an encounter's own);
@@ -79,6 +81,7 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
         in_place=True,
         whole=whole,
         outcomes=outcome_fields(ruleset, decls, bindings),
+        names=field_names(ruleset, decls, bindings, whole.fields),
         numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
@@ -99,7 +102,9 @@ def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
     bound = bindings.of
     rules = ruleset.all(n.Rule)
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
-    return Plan(in_place=True, whole=wholes(ruleset, decls, bindings), outcomes=outcome_fields(ruleset, decls, bindings),
+    whole = wholes(ruleset, decls, bindings)
+    return Plan(in_place=True, whole=whole, outcomes=outcome_fields(ruleset, decls, bindings),
+                names=field_names(ruleset, decls, bindings, whole.fields),
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
 

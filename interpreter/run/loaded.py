@@ -55,6 +55,10 @@ class Loaded:
         ns = self.ns = namespace(p.format.show, p.fields)
         ns.update((name, linked.get(id(value), value)) for name, value in p.consts.items())
         ns.update((name, make_struct(*shape)) for name, shape in p.classes.items())
+        # The class of this program's combatants: the code asks `x.__class__ is _CB` where only a
+        # combatant takes a shorter way (inplace.py: a field named by a text).
+        fields = list(dict.fromkeys(mangle(f.name) for fs in p.sheet_fields_by.values() for f in fs))
+        self.combatant_class = ns["_CB"] = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
         ns["_KEPT"] = kept_lists(p.tables, self.conditions)        # the tables' lists: append refuses them
         ns["__spans__"] = list(p.line_spans)
         exec(marshal.loads(p.code), ns)  # noqa: S102 - generated from a checked ruleset
@@ -129,8 +133,6 @@ class Loaded:
         self.fill_sheet_by = {name: g[f"fill_sheet_{i}"] for i, name in enumerate(self.sheet_fields_by)}
         self.sheet_defaults, self.fill_sheet = self.sheet_defaults_by[self.sheet.name], self.fill_sheet_by[self.sheet.name]
         self.init_vars = g["init_vars"]
-        fields = list(dict.fromkeys(mangle(f.name) for fs in self.sheet_fields_by.values() for f in fs))
-        self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
 
 
 def _copy(ct: ConditionType) -> ConditionType:
