@@ -30,6 +30,7 @@ from .inplace import InPlace
 from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
 from .wholes import broken_by, outcomes_broken_by
 from .fieldnames import names_broken_by
+from .mapvars import maps_broken_by
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -657,8 +658,9 @@ class Snippets:
     def for_code(self, stmts=(), exprs=(), combatants=()) -> Loaded:
         """The program an encounter's own code may run on: this one, unless the code gives a field or
         a rule's parameter this one holds whole (wholes.py) a value not shown whole, sets a field
-        this one holds always an outcome, or gives one this one holds a text naming a field
-        (fieldnames.py) anything else; then the same rules on the plain path (compiled once, for
+        this one holds always an outcome, gives one this one holds a text naming a field
+        (fieldnames.py) anything else, or sets a var this one holds a map (mapvars.py) to
+        anything else; then the same rules on the plain path (compiled once, for
         every such encounter)."""
         loaded = self.loaded
         if not loaded.program.optimized or not (stmts or exprs):    # no code of its own: nothing to break
@@ -667,7 +669,8 @@ class Snippets:
         bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
         if not (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
                 or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))
-                or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)):
+                or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)
+                or maps_broken_by(c.plan.maps, (*stmts, *exprs), bindings.of)):
             return loaded
         if self._plain is None:
             self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))

@@ -49,6 +49,8 @@ class InPlace:
                     return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
                             f"is not None else {ref}.lookup({k}))")
                 return f"{ref}.lookup({key})"
+            if r is not None and r.kind == "var" and x.obj.id in self.plan.maps:
+                return self.map_item(self.expr(x.obj), x.key)
         obj, key = self.expr(x.obj), self.expr(x.key)
         names = self.plan.names
         if names.holds_or_none(x.key, self.bound):
@@ -68,6 +70,20 @@ class InPlace:
                     f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {type_of(k)} is int and {type_of(obj)} is list"
                     f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
+
+    def map_item(self, obj, key_node) -> str:
+        """m[k] of a var that only ever holds a map (mapvars.py): its own dict asked in place, as
+        Map.lookup asks it (a key of a kind it keeps as it is, any other through map_key, which
+        refuses a key that can change); the map is read first, then the key."""
+        key = self.expr(key_node)
+        if isinstance(key_node, n.Const) and type(key_node.value) in (str, int):
+            return f"{obj}._d.get({key})"           # (a text or a number is its own key)
+        if self.pure(key):
+            return f"{obj}._d.get({key} if {type_of(key)} in _MAPKEYS else _mapkey({key}))"
+        if self.unnamed:
+            return f"{obj}.lookup({key})"
+        k = self.tmp()
+        return f"{obj}._d.get({k} if ({k} := {key}).__class__ in _MAPKEYS else _mapkey({k}))"
 
     def named_field(self, obj, key, sure: bool, written=None) -> str:
         """obj[key] where the key is surely a text naming a field every combatant has (or none,

@@ -35,6 +35,7 @@ from .hoisting import preference_parts
 from .invariant import memo_kinds
 from .wholes import NONE as NO_WHOLES, Wholes, outcome_fields, wholes
 from .fieldnames import NONE as NO_NAMES, Names, field_names
+from .mapvars import map_vars
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Plan:
     whole: Wholes = NO_WHOLES               # fields and slots that only hold whole numbers (wholes.py)
     outcomes: dict = field(default_factory=dict)    # field -> the outcomes' names it only holds (wholes.py)
     names: Names = NO_NAMES                 # columns and slots that only hold texts naming a field (fieldnames.py)
+    maps: frozenset = frozenset()           # vars that only hold a map (mapvars.py)
 
     def with_nodes(self, nodes, bound) -> "Plan":
         """The plan, and the facts of code compiled later against it (an encounter's own);
@@ -82,6 +84,7 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
         whole=whole,
         outcomes=outcome_fields(ruleset, decls, bindings),
         names=field_names(ruleset, decls, bindings, whole.fields),
+        maps=map_vars(ruleset, decls, bindings),
         numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
@@ -104,7 +107,7 @@ def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
     whole = wholes(ruleset, decls, bindings)
     return Plan(in_place=True, whole=whole, outcomes=outcome_fields(ruleset, decls, bindings),
-                names=field_names(ruleset, decls, bindings, whole.fields),
+                names=field_names(ruleset, decls, bindings, whole.fields), maps=map_vars(ruleset, decls, bindings),
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
 

@@ -18,6 +18,7 @@ from ...dsl.syntax import nodes as n
 from . import runtime_helpers as H
 from . import semantics as S
 from .definitions import ActionDef, ReactionDef, TacticDef, kept_lists
+from .maps import MAP_KEYS, map_key
 from .values import Combatant, ConditionType, make_struct, mangle
 
 _BUILTINS = {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str,
@@ -27,11 +28,12 @@ _BUILTINS = {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": t
 
 def namespace(show, fields) -> dict:
     """The generated code's globals before its constants: the runtime's helpers, operators and
-    builtins, `_show` (the edition's format) and `_F` (each field's Python name)."""
+    builtins, `_show` (the edition's format), `_F` (each field's Python name) and how a map's own
+    dict is keyed (`_MAPKEYS`, `_mapkey`: maps.py)."""
     return {"__builtins__": _BUILTINS, "H": H, "S": S, "Fraction": Fraction, "_show": show, "_eq": H.eq,
             "_none": H.is_none, "math": math, **S.IN_PLACE,
             **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()},
-            "_F": {name: mangle(name) for name in fields}}
+            "_F": {name: mangle(name) for name in fields}, "_MAPKEYS": MAP_KEYS, "_mapkey": map_key}
 
 
 class Loaded:
