@@ -84,6 +84,19 @@ reaction parar(yo, e) to golpe:
   cost acciones 1
   set yo.acciones = yo.acciones + 0
 
+# A reactor the event names: a record, where a rule offers one (a roll in the requirement: every
+# reaction is tested where the event offers it, not by the reactor's tactic).
+event empujon(quien)
+
+reaction resistir(yo, e) to empujon:
+  by e.quien
+  requires yo[yo.arma.destreza] > 0 and roll 1D2 > 0
+  set yo.apodo = "y"
+
+rule empuja(x):
+  let e = emit empujon(quien: x)
+  return e.quien == x
+
 tactic lista:
   act: atacar
   react golpe: parar when yo[yo.arma.destreza] >= yo.Pelea, parar when yo[yo.arma.competencia] > 0
@@ -189,6 +202,8 @@ EXPRESSIONS = [
     "motejado({arma: Ana.arma})", "valor([1, 2], Ana.arma.competencia)", "valor(map(), Ana.arma.competencia)",
     "valor(none, Ana.arma.competencia)", "valor(3, Ana.arma.competencia)", 'valor("FUE", Ana.arma.competencia)',
     "diestro({arma: 3})", "mapa()", "mayor(Lobo, Lobo.arma)",
+    # the reactor of an event where the event offers its reactions: a combatant, a record, none
+    "empuja(Ana)", "empuja({arma: Ana.arma})", "empuja({arma: Ana.arma, apodo: 3})",
 ]
 
 
