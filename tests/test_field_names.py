@@ -16,6 +16,7 @@ from grimorio.dsl.editions.loader import load_edition
 from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.compile.fieldnames import field_names
 from grimorio.interpreter.compile.wholes import wholes
+from grimorio.dsl.syntax import nodes as n
 from grimorio.interpreter.run.encounter import Prepared
 from tests.temp_guard import scratch
 
@@ -90,7 +91,7 @@ event empujon(quien)
 
 reaction resistir(yo, e) to empujon:
   by e.quien
-  requires yo[yo.arma.destreza] > 0 and roll 1D2 > 0
+  requires yo[yo.arma.destreza] > 0 and medida_ofrecida(yo) > 0 and roll 1D2 > 0
   set yo.apodo = "y"
 
 rule empuja(x):
@@ -101,8 +102,34 @@ tactic lista:
   act: atacar
   react golpe: parar when yo[yo.arma.destreza] >= yo.Pelea, parar when yo[yo.arma.competencia] > 0
 
+# An action only a script takes, whose actor is indexed with no test (combatants.py): a script's
+# decision is asked only of a combatant.
+var otro = none
+
+action medir(yo):
+  let v = yo[yo.arma.destreza] + medida(yo)
+  if v > 0:
+    set yo.apodo = "medido"
+
+rule medida(c):
+  let x = c[c.arma.destreza]
+  return x
+
+action girar(yo):
+  for yo in [{arma: yo.arma}]:
+    let v = yo[yo.arma.destreza]
+
+rule medida_ofrecida(c):
+  return c[c.arma.destreza]
+
+action cambia(yo):
+  let yo = {arma: yo.arma}
+  let v = yo[yo.arma.destreza]
+
 round r:
   step s:
+    if otro != none:
+      act(otro)
     for c in combatants():
       act(c)
 """
@@ -217,7 +244,8 @@ def test_a_field_named_by_a_text_gives_the_same_optimized_and_plain(expr):
 
 @pytest.mark.parametrize("do", ['do:\n  expect valor(Ana, "zz") == none', "do:\n  expect valor(Ana, 3) == none",
                                 'do:\n  let r = {destreza: "zz"}\n  expect diestro({arma: r}) == none',
-                                'do:\n  let r = {mote: 3}\n  expect motejado({arma: r}) == none'])
+                                'do:\n  let r = {mote: 3}\n  expect motejado({arma: r}) == none',
+                                "do:\n  expect medida({arma: Ana.arma}) == none"])
 def test_an_encounter_that_breaks_a_fact_runs_on_the_plain_program(do):
     fast, plain = run("con_arma(Ana)", True, do), run("con_arma(Ana)", False, do)
     assert not fast[0]                              # the plain program, for this encounter
@@ -234,3 +262,36 @@ def test_an_encounter_that_keeps_the_facts_runs_on_the_shared_program():
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_the_tactics_when_reads_the_field_as_the_plain_program_does(seed):
     assert run("con_arma(Ana)", True, seed=seed)[1:] == run("con_arma(Ana)", False, seed=seed)[1:]
+
+
+def test_an_actors_slot_holds_a_combatant_where_nothing_else_binds_it():
+    from grimorio.interpreter.compile.combatants import combatant_slots
+    rs, b, _found = facts()
+    decls = [d for space in rs.spaces.values() for d in space.values()]
+    held = combatant_slots(rs, decls, b)
+    actors = {d.name: b.slot(d.params[0]) for d in (*rs.all(n.Action), *rs.all(n.Reaction))}
+    assert {actors["atacar"], actors["medir"], actors["parar"], actors["resistir"]} <= held.slots
+    # valor's c: called with a rule's parameter the text never calls; mayor's: with a map too.
+    assert param_slot(rs, b, "valor", 0) not in held.slots and param_slot(rs, b, "mayor", 0) not in held.slots
+    # medida's c: an action's actor, always; medida_ofrecida's: a reactor where the event offers it.
+    assert param_slot(rs, b, "medida", 0) in held.slots and param_slot(rs, b, "medida_ofrecida", 0) not in held.slots
+
+
+@pytest.mark.parametrize("script", ["Ana: cambia", "Lobo: cambia, medir", "Ana: girar"])
+def test_an_actor_a_let_or_a_loop_gives_another_value_is_indexed_as_h_index_does(script):
+    do = f"round 1:\n  {script}"
+    fast, plain = run("con_arma(Ana)", True, do), run("con_arma(Ana)", False, do)
+    assert fast[0] and fast[1:] == plain[1:]
+    assert "E0003" not in str(fast)
+
+
+@pytest.mark.parametrize("who", ['{name: "Ana", arma: Ana.arma}', '{name: "Ana"}', "3", "Lobo"])
+def test_a_scripted_decision_is_asked_only_of_a_combatant(who):
+    # act() of a value with Ana's name, while the script holds Ana's next action: refused as no
+    # combatant (before, the scripted action ran with the record as its actor).
+    do = f"do:\n  set otro = {who}\nround 1:\n  Ana: medir"
+    fast, plain = run("con_arma(Ana)", True, do), run("con_arma(Ana)", False, do)
+    assert fast[0] and fast[1:] == plain[1:]
+    assert "E0003" not in str(fast)
+    if who != "Lobo":
+        assert plain[1][0][0] == "E0204" and "not a combatant" in plain[1][0][1]

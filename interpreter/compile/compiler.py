@@ -31,6 +31,7 @@ from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
 from .wholes import broken_by, outcomes_broken_by
 from .fieldnames import names_broken_by
 from .mapvars import maps_broken_by
+from .combatants import combatants_broken_by
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -659,8 +660,8 @@ class Snippets:
         """The program an encounter's own code may run on: this one, unless the code gives a field or
         a rule's parameter this one holds whole (wholes.py) a value not shown whole, sets a field
         this one holds always an outcome, gives one this one holds a text naming a field
-        (fieldnames.py) anything else, or sets a var this one holds a map (mapvars.py) to
-        anything else; then the same rules on the plain path (compiled once, for
+        (fieldnames.py) anything else, sets a var this one holds a map (mapvars.py) to anything
+        else, or passes a parameter this one holds a combatant (combatants.py) anything else; then the same rules on the plain path (compiled once, for
         every such encounter)."""
         loaded = self.loaded
         if not loaded.program.optimized or not (stmts or exprs):    # no code of its own: nothing to break
@@ -670,7 +671,8 @@ class Snippets:
         if not (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
                 or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))
                 or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)
-                or maps_broken_by(c.plan.maps, (*stmts, *exprs), bindings.of)):
+                or maps_broken_by(c.plan.maps, (*stmts, *exprs), bindings.of)
+                or combatants_broken_by(c.plan.combatants, (*stmts, *exprs), bindings, bindings.of)):
             return loaded
         if self._plain is None:
             self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))

@@ -52,6 +52,8 @@ class ExpressionCompiler:
         if isinstance(x, n.Name):
             r = self.bound(x)
             given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
+            if given is None and r is not None and r.kind == "local" and self.plan.combatants.holds(x, self.bound):
+                return {"name": True, "combatant": True}     # a local that only holds a combatant (combatants.py)
             return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
         if isinstance(x, n.Attr):
             obj = self.fact_of(x.obj)

@@ -36,6 +36,7 @@ from .invariant import memo_kinds
 from .wholes import NONE as NO_WHOLES, Wholes, outcome_fields, wholes
 from .fieldnames import NONE as NO_NAMES, Names, field_names
 from .mapvars import map_vars
+from .combatants import NONE as NO_COMBATANTS, Combatants, combatant_slots
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Plan:
     outcomes: dict = field(default_factory=dict)    # field -> the outcomes' names it only holds (wholes.py)
     names: Names = NO_NAMES                 # columns and slots that only hold texts naming a field (fieldnames.py)
     maps: frozenset = frozenset()           # vars that only hold a map (mapvars.py)
+    combatants: Combatants = NO_COMBATANTS  # locals and parameters that only hold a combatant (combatants.py)
 
     def with_nodes(self, nodes, bound) -> "Plan":
         """The plan, and the facts of code compiled later against it (an encounter's own);
@@ -85,6 +87,7 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
         outcomes=outcome_fields(ruleset, decls, bindings),
         names=field_names(ruleset, decls, bindings, whole.fields),
         maps=map_vars(ruleset, decls, bindings),
+        combatants=combatant_slots(ruleset, decls, bindings),
         numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
@@ -108,6 +111,7 @@ def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
     whole = wholes(ruleset, decls, bindings)
     return Plan(in_place=True, whole=whole, outcomes=outcome_fields(ruleset, decls, bindings),
                 names=field_names(ruleset, decls, bindings, whole.fields), maps=map_vars(ruleset, decls, bindings),
+                combatants=combatant_slots(ruleset, decls, bindings),
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
 
