@@ -66,6 +66,12 @@ rule mayor(c, arma):
 rule motejado(c):
   return c[c.arma.mote]
 
+# A catalogue's row by a written key: the row itself, which a map keyed by rows finds again.
+rule misma(c):
+  let m = map()
+  set m[c.arma] = 1
+  return [m[armas["Daga"]], armas["Daga"] == c.arma, armas["Daga"].destreza, escudos["Ninguno"].competencia]
+
 rule mapa():
   let m = map()
   set m["FUE"] = "x"
@@ -228,7 +234,7 @@ EXPRESSIONS = [
     "{apodo: 5}[Ana.arma.mote]", "valor({apodo: 5}, Ana.arma.competencia)", "motejado({arma: Ana.arma, apodo: 7})",
     "motejado({arma: Ana.arma})", "valor([1, 2], Ana.arma.competencia)", "valor(map(), Ana.arma.competencia)",
     "valor(none, Ana.arma.competencia)", "valor(3, Ana.arma.competencia)", 'valor("FUE", Ana.arma.competencia)',
-    "diestro({arma: 3})", "mapa()", "mayor(Lobo, Lobo.arma)",
+    "diestro({arma: 3})", "mapa()", "mayor(Lobo, Lobo.arma)", "misma(Ana)", "misma(Lobo)",
     # the reactor of an event where the event offers its reactions: a combatant, a record, none
     "empuja(Ana)", "empuja({arma: Ana.arma})", "empuja({arma: Ana.arma, apodo: 3})",
 ]
@@ -295,3 +301,15 @@ def test_a_scripted_decision_is_asked_only_of_a_combatant(who):
     assert "E0003" not in str(fast)
     if who != "Lobo":
         assert plain[1][0][0] == "E0204" and "not a combatant" in plain[1][0][1]
+
+
+def test_a_catalogues_row_by_a_written_key_is_the_row_the_table_holds_read_back_too():
+    # The row is a constant of the program: a program read back from the cache (one pickle of
+    # tables and constants) still finds the sheet's row and the written one the same.
+    from grimorio.interpreter.compile.compiler import load
+    from grimorio.interpreter.compile.stored import dumps, loads
+    again = load(loads(dumps(program(True).program)))
+    path = folder() / "misma.enc"
+    path.write_text(ENCOUNTER.format(expr="misma(Ana)", do=""), encoding="utf-8")
+    out = Prepared(load_encounter(path, Sources()), again).run(seed=1, record=False)
+    assert [repr(v.left) for v in out.expectations] == ["[1, True, 'FUE', None]"]

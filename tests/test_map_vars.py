@@ -30,6 +30,18 @@ table armas:
   |--------|------|
   | Daga   | 1    |
 
+table numeros:
+  | n | v |
+  |---|---|
+  | 1 | a |
+  | 2 | b |
+
+rule por_numero():
+  return [numeros[1].v, numeros[2].v]
+
+rule por_verdad():
+  return numeros[true]
+
 session var puestos = map()
 session var otros = map()
 session var luego = map()
@@ -122,3 +134,11 @@ def test_an_encounter_that_sets_a_map_var_to_a_fresh_map_runs_on_the_shared_prog
     do = 'do:\n  set puestos = map()\n  expect guarda("a", 1) == 1'
     fast, plain = run("lee(1)", True, do), run("lee(1)", False, do)
     assert fast[0] and fast[1:] == plain[1:]
+
+
+@pytest.mark.parametrize("expr", ["por_numero()", "por_verdad()"])
+def test_a_catalogues_row_by_a_written_number_or_truth_is_found_as_lookup_finds_it(expr):
+    # A written key the table has is its row, a constant; true is no key 1 (lookup refuses it).
+    fast, plain = run(expr, True), run(expr, False)
+    assert fast[0] and fast[1:] == plain[1:]
+    assert "E0003" not in str(fast)

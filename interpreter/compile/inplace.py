@@ -21,7 +21,7 @@ from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
 from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
-from ..run.values import mangle
+from ..run.values import hash_key, mangle
 from .expressions import ExpressionCompiler
 from .optimizer import GROWS
 
@@ -36,19 +36,7 @@ class InPlace:
         if isinstance(x.obj, n.Name):
             r = self.bound(x.obj)
             if r is not None and r.kind == "table":
-                table, key = self.tables[x.obj.id], self.expr(x.key)
-                ref = self.k(table, "table")
-                if table.dice is None and not self.unnamed:
-                    # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
-                    row, k = self.tmp(), self.tmp()
-                    if self.plan.names.holds_or_none(x.key, self.bound):
-                        # (a text or none, never a truth: fieldnames.py)
-                        return (f"({row} if ({row} := {ref}.index.get({k} := {key})) is not None "
-                                f"else {ref}.lookup({k}))")
-                    # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
-                    return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
-                            f"is not None else {ref}.lookup({k}))")
-                return f"{ref}.lookup({key})"
+                return self.catalogue_row(self.tables[x.obj.id], x.key)
             if r is not None and r.kind == "var" and x.obj.id in self.plan.maps:
                 return self.map_item(self.expr(x.obj), x.key)
         obj, key = self.expr(x.obj), self.expr(x.key)
@@ -70,6 +58,30 @@ class InPlace:
                     f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {type_of(k)} is int and {type_of(obj)} is list"
                     f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
+
+    def catalogue_row(self, table, key_node):
+        """A table's row by its key. A catalogue's row by a written text or number it has is a
+        constant of the program (a table is checked data no rule changes: the same row, always);
+        by any other key, its index asked in place (the dict itself a constant), a key it lacks
+        by lookup, which refuses it; a dice table's, by lookup."""
+        ref = self.k(table, "table")
+        written = key_node.value if isinstance(key_node, n.Const) else None
+        if table.dice is None and type(written) in (str, int) and hash_key(written) in table.index:
+            return name(self.k(table.index[hash_key(written)], "row"))
+        key = self.expr(key_node)
+        if table.dice is not None or self.unnamed:
+            return f"{ref}.lookup({key})"
+        # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
+        index, row = self.k(table.index, "index"), self.tmp()
+        if self.plan.names.holds_or_none(key_node, self.bound):
+            # (a text or none, never a truth: fieldnames.py)
+            k = key if self.pure(key) else self.tmp()
+            given = key if k is key else f"{k} := {key}"
+            return f"({row} if ({row} := {index}.get({given})) is not None else {ref}.lookup({k}))"
+        # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
+        k = self.tmp()
+        return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {index}.get({k})) "
+                f"is not None else {ref}.lookup({k}))")
 
     def map_item(self, obj, key_node) -> str:
         """m[k] of a var that only ever holds a map (mapvars.py): its own dict asked in place, as
