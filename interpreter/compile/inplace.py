@@ -125,8 +125,10 @@ class InPlace:
             key, joined = k, " & "
         elif not sure:
             tests.append(f"{key} is not None")
-        # (a written text: its field by name, a field every combatant has)
-        field = f"{obj}.{mangle(written)}" if written is not None else f"getattr({obj}, _F[{key}])"
+        # (a written text: its field by name; else the field's getter, which Python asks for after
+        # the key: where the key is computed, the object is a name, which nothing in the key changes)
+        field = f"{obj}.{mangle(written)}" if written is not None else \
+            f"_G[{key}]({obj})" if self.pure(key) or is_(obj, "name") else f"getattr({obj}, _F[{key}])"
         guard = " and ".join(tests) if joined == " and " else " & ".join(f"({t})" for t in tests)
         return f"({field} if {guard} else H.index({obj}, {key}))" if tests else field
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import marshal
 import math
+from operator import attrgetter
 from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
@@ -28,12 +29,13 @@ _BUILTINS = {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": t
 
 def namespace(show, fields) -> dict:
     """The generated code's globals before its constants: the runtime's helpers, operators and
-    builtins, `_show` (the edition's format), `_F` (each field's Python name) and how a map's own
-    dict is keyed (`_MAPKEYS`, `_mapkey`: maps.py)."""
+    builtins, `_show` (the edition's format), `_F` (each field's Python name), `_G` (its getter) and
+    how a map's own dict is keyed (`_MAPKEYS`, `_mapkey`: maps.py)."""
     return {"__builtins__": _BUILTINS, "H": H, "S": S, "Fraction": Fraction, "_show": show, "_eq": H.eq,
             "_none": H.is_none, "math": math, **S.IN_PLACE,
             **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()},
-            "_F": {name: mangle(name) for name in fields}, "_MAPKEYS": MAP_KEYS, "_mapkey": map_key}
+            "_F": {name: mangle(name) for name in fields}, "_G": {name: attrgetter(mangle(name)) for name in fields},
+            "_MAPKEYS": MAP_KEYS, "_mapkey": map_key}
 
 
 class Loaded:
