@@ -17,7 +17,13 @@ and rules change nothing; magnitude below, how large a number can be):
   a rule asked of the actor alone, or of the actor and a value chosen from the actor alone,
   answers once per decision;
 - `memo`: the rules whose list is the same all run (invariant.py), by the kinds they read;
-- `inline`: the small pure rules compiled in place of their calls.
+- `inline`: the small pure rules compiled in place of their calls;
+- `whole`, `outcomes`: the fields, locals and parameters that only hold whole numbers, or an
+  outcome of one list (wholes.py);
+- `names`: the columns, locals and parameters that only hold a text naming a field every
+  combatant has (fieldnames.py), `combatants`: the locals and parameters that only hold a
+  combatant (combatants.py), `maps`: the vars that only hold a map (mapvars.py): `c[text]` and
+  `m[k]` read in place.
 The empty plan, PLAIN, is the plain path: every operator and builtin a call of semantics.py.
 tests/test_plain_and_optimized.py runs both and compares them (docs/performance.md).
 """
