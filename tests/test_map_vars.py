@@ -36,6 +36,18 @@ table numeros:
   | 1 | a |
   | 2 | b |
 
+table tirada by d6:
+  | t   | v |
+  |-----|---|
+  | 1-3 | a |
+  | 4-6 | b |
+
+rule por_tirada(k):
+  return tirada[k].v
+
+rule por_fuerza(c):
+  return tirada[c.FUE].v
+
 rule por_numero():
   return [numeros[1].v, numeros[2].v]
 
@@ -70,7 +82,7 @@ rounds 1
 combatant Ana:
   FUE 4
 combatant Beto:
-  FUE 5
+  FUE 9
 {do}
 expect {expr} == none
 """
@@ -141,4 +153,16 @@ def test_a_catalogues_row_by_a_written_number_or_truth_is_found_as_lookup_finds_
     # A written key the table has is its row, a constant; true is no key 1 (lookup refuses it).
     fast, plain = run(expr, True), run(expr, False)
     assert fast[0] and fast[1:] == plain[1:]
+    assert "E0003" not in str(fast)
+
+
+@pytest.mark.parametrize("expr", [*(f"por_tirada({key})" for key in ["2", "6", "7", "0", "true", "5 / 2", "4 / 2", '"x"',
+                                                                      "none", "roll 1D6"]),
+                                  "por_fuerza(Ana)", "por_fuerza(Beto)"])
+def test_a_dice_tables_row_by_its_roll_is_found_as_lookup_finds_it(expr):
+    # A whole roll from the table's dict of rolls in place (a whole field: with no test of its
+    # kind); anything else (a truth, a fraction, a roll it does not cover) as lookup finds or
+    # refuses it.
+    fast, plain = run(expr, True), run(expr, False)
+    assert fast[0] and fast[1:] == plain[1:], expr
     assert "E0003" not in str(fast)

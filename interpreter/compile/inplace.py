@@ -63,12 +63,22 @@ class InPlace:
         """A table's row by its key. A catalogue's row by a written text or number it has is a
         constant of the program (a table is checked data no rule changes: the same row, always);
         by any other key, its index asked in place (the dict itself a constant), a key it lacks
-        by lookup, which refuses it; a dice table's, by lookup."""
+        by lookup, which refuses it; a dice table's by its rolls' dict where it keeps one."""
         ref = self.k(table, "table")
         written = key_node.value if isinstance(key_node, n.Const) else None
         if table.dice is None and type(written) in (str, int) and hash_key(written) in table.index:
             return name(self.k(table.index[hash_key(written)], "row"))
         key = self.expr(key_node)
+        if table.dice is not None and table.rolls is not None and not self.unnamed:
+            # A dice table covering few rolls: a whole roll's row from its dict of rolls, in place
+            # (a constant); anything else, or a roll it lacks, by lookup (which refuses it).
+            rolls, row = self.k(table.rolls, "rolls"), self.tmp()
+            if self.surely_whole(key_node, self.resolving()) and self.pure(key):
+                return f"({row} if ({row} := {rolls}.get({key})) is not None else {ref}.lookup({key}))"
+            k = key if self.pure(key) else self.tmp()
+            given = key if k is key else f"{k} := {key}"
+            return (f"({row} if {type_of(given)} is int and ({row} := {rolls}.get({k})) is not None "
+                    f"else {ref}.lookup({k}))")
         if table.dice is not None or self.unnamed:
             return f"{ref}.lookup({key})"
         # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
