@@ -23,12 +23,15 @@ from ...dsl.store import python_code
 from ..run import runtime_helpers as H
 from .data import DataBuilder, Table, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
-from .code import unmarked
+from .code import REACTOR, unmarked
 from .formats import build_format
 from .hoisting import emit_preference
 from .inplace import InPlace
 from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
 from .wholes import broken_by, outcomes_broken_by
+from .fieldnames import names_broken_by
+from .mapvars import maps_broken_by
+from .combatants import combatants_broken_by
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -443,7 +446,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "if not _E.opt['first_reaction']:")
         self.emit(2, "return None")
         for r in reactions:
-            self.emit(1, f"if {self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(1, f"if {self.req_expr(r, [REACTOR, '_ev'])}:", r.span)
             self.emit(2, f"return R_{self.gid('reaction', r.name)}")
         self.emit(1, "return None")
 
@@ -488,7 +491,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         for p in prefs:
             allowed = tested.get(p.name)
             if allowed is None:
-                allowed = f"({self.req_expr(reactions[p.name], ['_who', '_ev'])})"
+                allowed = f"({self.req_expr(reactions[p.name], [REACTOR, '_ev'])})"
                 if p.name in again:
                     tested[p.name] = f"_k{len(tested)}"
                     allowed = f"({tested[p.name]} := {allowed})"
@@ -497,7 +500,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
 
     def _when(self, p, reactions) -> str:
         """A reaction preference's `when`, as a further test (or nothing)."""
-        return f" and {self.in_place(p.when, reactions[p.name].params, ['_who', '_ev'])}" if p.when is not None else ""
+        return f" and {self.in_place(p.when, reactions[p.name].params, [REACTOR, '_ev'])}" if p.when is not None else ""
 
     def _tactic_act(self, d: n.Tactic, actions):
         """The tactic's choice of action as one function: preferences in order,
@@ -685,8 +688,10 @@ class Snippets:
 
     def for_code(self, stmts=(), exprs=(), combatants=()) -> Loaded:
         """The program an encounter's own code may run on: this one, unless the code gives a field or
-        a rule's parameter this one holds whole (wholes.py) a value not shown whole, or sets a field
-        this one holds always an outcome; then the same rules on the plain path (compiled once, for
+        a rule's parameter this one holds whole (wholes.py) a value not shown whole, sets a field
+        this one holds always an outcome, gives one this one holds a text naming a field
+        (fieldnames.py) anything else, sets a var this one holds a map (mapvars.py) to anything
+        else, or passes a parameter this one holds a combatant (combatants.py) anything else; then the same rules on the plain path (compiled once, for
         every such encounter)."""
         loaded = self.loaded
         if not loaded.program.optimized or not (stmts or exprs):    # no code of its own: nothing to break
@@ -694,7 +699,10 @@ class Snippets:
         c = self._compiler()
         bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
         if not (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
-                or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))):
+                or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))
+                or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)
+                or maps_broken_by(c.plan.maps, (*stmts, *exprs), bindings.of)
+                or combatants_broken_by(c.plan.combatants, (*stmts, *exprs), bindings, bindings.of)):
             return loaded
         if self._plain is None:
             self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))

@@ -52,6 +52,8 @@ class ExpressionCompiler:
         if isinstance(x, n.Name):
             r = self.bound(x)
             given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
+            if given is None and r is not None and r.kind == "local" and self.plan.combatants.holds(x, self.bound):
+                return {"name": True, "combatant": True}     # a local that only holds a combatant (combatants.py)
             return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
         if isinstance(x, n.Attr):
             obj = self.fact_of(x.obj)
@@ -71,7 +73,7 @@ class ExpressionCompiler:
 
     # What a name's code is, by what it names (NAME_CODE): a local is its binding or the name of
     # the argument it is tested for (compiler.req_expr), every constant a name of the program.
-    NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
+    NAME_FACTS = {"combatant": {"steady": True, "combatant": True}, "var": {"pure": True}}
 
     def x_Const(self, x):
         v = x.value

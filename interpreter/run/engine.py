@@ -492,6 +492,10 @@ class Engine:
     def _scripted(self, c, kind):
         if not self.script:
             return None
+        if not isinstance(c, Combatant):
+            # Only a combatant decides: a value with a name is no combatant to run a scripted action
+            # or reaction for (compile/combatants.py holds an actor a combatant in the rules' code).
+            raise H.not_a_combatant(c)
         queue = self.script.get((self.round, c.a_name))
         if queue:
             q = queue[kind]
