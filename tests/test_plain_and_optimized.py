@@ -97,6 +97,13 @@ condition Fatiga grades Leve < Grave
 
 sheet ficha:
   FUE: int = 3
+
+table zona by d4:
+  | tirada | lugar |
+  |--------|-------|
+  | 1      | alto  |
+  | 2-3    | medio |
+  | 4      | bajo  |
 """
 
 
@@ -284,6 +291,35 @@ def test_a_quotient_past_the_bound_is_refused_before_it_is_rounded():
         args = [Fraction(1, 2), S.BIG - 1, None]
         assert outcome(body, True, args, False) == outcome(body, False, args, False)
         assert outcome(body, True, args, False)[0][0] == "E0506"
+
+
+# Arithmetic trees over the parameters (inplace.whole_tree: the leaves' types asked once, the
+# tree worked out in one piece, the semantics' path where the guard fails), alone, compared and as
+# a dice table's key, at the bound's edges and on values of other kinds: the same value or refusal.
+TREES = ["(a - 1) % 4 + 1", "a * b - c", "(a + b) % c", "a % (b - c)", "(a - b) * (a + 1)", "a - b - c",
+         "a % b % 3", "2 * a + b * 2", "(a - 1) % 10 + 1 > b", "-(a + b) + c"]
+KEYED = ["zona[(a - 1) % 4 + 1]", "zona[a + b - 1].lugar", "zona[a % b + 1]", "zona[(a - b) % c + 1]"]
+TREE_VALUES = [S.BIG - 1, 1 - S.BIG, 0, 1, -1, 3, None, "x", Fraction(1, 2), make_roll(3, Dice.of(1, 6), [3])]
+
+
+@pytest.mark.parametrize("expr", TREES + KEYED)
+def test_an_arithmetic_tree_gives_the_same_compiled_plain_and_optimized(expr):
+    body = f"  return {expr}\n"
+    plain, fast = (compiled(body, optimize) for optimize in (False, True))
+    for values in itertools.product(TREE_VALUES, repeat=3):
+        assert run_compiled(plain, values) == run_compiled(fast, values), (body, values)
+
+
+def test_an_arithmetic_tree_refuses_each_wrong_leaf_where_the_semantics_do():
+    # The leaves are asked together, but a value past the bound, a text and a zero divisor are
+    # each refused at the node the semantics refuse it at, with their words.
+    body = "  return zona[(a - b) % c + 1].lugar\n"
+    fast = compiled(body, True)
+    assert run_compiled(fast, [6, 3, 4]) == ("str", "'bajo'")
+    assert run_compiled(fast, [1 - S.BIG, 1, 4])[0][0] == "E0506"
+    assert run_compiled(fast, [5, 3, 0])[0][0] == "E0501"
+    assert run_compiled(fast, ["x", 3, 4]) == run_compiled(compiled(body, False), ["x", 3, 4])
+    assert run_compiled(fast, [9, 3, 10]) == run_compiled(compiled(body, False), [9, 3, 10])
 
 
 # ------------------------------------------------------------ tactics and reactions with side effects

@@ -74,6 +74,12 @@ class InPlace:
             # A dice table covering few rolls: a whole roll's row from its dict of rolls, in place
             # (a constant); anything else, or a roll it lacks, by lookup (which refuses it).
             rolls, row = self.k(table.rolls, "rolls"), self.tmp()
+            tree = self.whole_tree(key_node) if isinstance(key_node, n.Binary) and key_node.op in self.TREE else None
+            if tree is not None:
+                # An arithmetic key over pure leaves: its leaves asked once, its row in place; else
+                # the semantics work the key out again (the same value, or their refusal) for lookup.
+                fast, guard, slow = tree
+                return f"({row} if {guard} and ({row} := {rolls}.get({fast})) is not None else {ref}.lookup({slow}))"
             if self.surely_whole(key_node, self.resolving()) and self.pure(key):
                 return f"({row} if ({row} := {rolls}.get({key})) is not None else {ref}.lookup({key}))"
             k = key if self.pure(key) else self.tmp()
@@ -278,6 +284,11 @@ class InPlace:
 
     def binary_in_place(self, x):
         resolve = self.resolving()
+        if x.op in self.TREE and self.tree_ops(x) > 1:
+            tree = self.whole_tree(x)
+            if tree is not None:
+                fast, guard, slow = tree
+                return self.if_whole(fast, guard, slow)
         a, b = self.expr(x.left), self.expr(x.right)
         if x.op in S.BINARY:
             return self.operator(x, a, b, resolve)
@@ -417,6 +428,71 @@ class InPlace:
         if op == "%":
             guard = self.nonzero(b, guard)
         return self.if_whole(f"{a} {op} {b}", guard, fn)
+
+    # The operators an arithmetic tree is worked out of in one piece (whole_tree).
+    TREE = frozenset(("+", "-", "*", "%"))
+
+    def tree_ops(self, x) -> int:
+        """How many operators of TREE the tree under `x` holds, down to its first other node."""
+        if isinstance(x, n.Binary) and x.op in self.TREE:
+            return 1 + self.tree_ops(x.left) + self.tree_ops(x.right)
+        return 0
+
+    def whole_tree(self, x):
+        """An arithmetic tree of + - * % whose leaves are pure code (names and fields, read
+        again harmlessly) or written whole numbers, worked out in one piece: the leaves' types
+        asked once, in the order the semantics read them, each result that can grow past the
+        bound (not in plan.fits) named as it is tested to be within it, a divisor not written
+        asked to be non-zero; then Python's own operators. (fast, guard, slow): `slow` is the
+        semantics' path over the same leaves, read again (the same values: the leaves are
+        pure), which gives the same answer or the same refusal where the guard fails. None
+        where a leaf is computed, where no leaf needs asking, or where `:=` is not allowed."""
+        tests, asked = [], {}
+
+        def walk_tree(node):
+            if isinstance(node, n.Binary) and node.op in self.TREE:
+                (fl, sl), (fr, sr) = walk_tree(node.left), walk_tree(node.right)
+                slow = f"S.{S.BINARY[node.op].__name__}({sl}, {sr})"
+                if node.op == "%":
+                    if not (is_whole(fr) and fr.number != 0):
+                        tests.append(fr)            # (the semantics refuse a zero divisor, E0501)
+                    return f"({fl} % {fr})", slow
+                if node.op in self.GROWS and id(node) not in self.plan.fits:
+                    p = self.tmp()
+                    tests.append(self.bound_test(node.op, fl, fr, p))
+                    return name(p), slow
+                return f"({fl} {node.op} {fr})", slow
+            code = self.expr(node)
+            if not self.pure(code):
+                raise LookupError(node)
+            if code in asked:
+                return asked[code], code
+            if not is_whole(code) and not self.surely_whole(node, self.resolving()):
+                # (a field read once: named as its type is asked, where Python allows `:=`)
+                read = code if is_(code, "name") or self.unnamed else name(self.tmp())
+                asked[code] = read
+                tests.append(f"{type_of(code if read is code else f'{read} := {code}')} is int")
+                return read, code
+            return code, code
+
+        try:
+            fast, slow = walk_tree(x)
+        except LookupError:
+            return None
+        if not asked or self.unnamed and any(":=" in t for t in tests):
+            return None
+        return fast, " and ".join(tests), slow
+
+    @staticmethod
+    def bound_test(op, a, b, p: str) -> str:
+        """The test that `a op b`, named `p` as it is worked out, is within the bound (within_bound)."""
+        value = f"({p} := {a} {op} {b})"
+        written_a, written_b = is_whole(a), is_whole(b)
+        if op == "+" and (written_a or written_b) or op == "-" and written_a:
+            return f"{value} < _BIG"
+        if op == "-" and written_b:
+            return f"_NBIG < {value}"
+        return f"{value} * {p} < _BIG2"           # |p| < BIG: both ends in one comparison
 
     @staticmethod
     def nonzero(divisor: str, guard: str) -> str:
