@@ -102,7 +102,7 @@ class ExpressionCompiler:
     }
 
     def x_OptionRef(self, x):
-        return f"_E.opt[{x.name!r}]"
+        return Code(f"_E.opt[{x.name!r}]", pure=True)        # (no rule changes an option during a run)
 
     def x_Attr(self, x):
         if isinstance(x.obj, n.Name):

@@ -464,7 +464,14 @@ class InPlace:
                 return f"({fl} {node.op} {fr})", slow
             code = self.expr(node)
             if not self.pure(code):
-                raise LookupError(node)
+                # A computed leaf only where no test comes before it: named as its type is asked,
+                # always worked out, once, before anything can fail (the fallback reads the name).
+                if tests or self.unnamed or is_(code, "literal"):
+                    raise LookupError(node)
+                t = name(self.tmp())
+                tests.append(f"{type_of(f'{t} := {code}')} is int")
+                asked[t] = t
+                return t, t
             if code in asked:
                 return asked[code], code
             if not is_whole(code) and not self.surely_whole(node, self.resolving()):
