@@ -323,6 +323,22 @@ def test_an_arithmetic_tree_refuses_each_wrong_leaf_where_the_semantics_do():
     assert run_compiled(fast, [9, 3, 10]) == run_compiled(compiled(body, False), [9, 3, 10])
 
 
+DISTINCT_ITEMS = [1, "1", True, None, Fraction(1, 2), [1], "x", S.BIG - 1]
+
+
+@pytest.mark.parametrize("expr", ["len(distinct([x for x in a]))", "len(distinct([x for x in a if x != b])) <= 1",
+                                  "len(distinct([a, b, c]))"])
+def test_the_count_of_distinct_items_is_the_same_compiled_plain_and_optimized(expr):
+    # len(distinct(L)) of a list made here counts a set of texts and whole numbers (inplace.distinct_count);
+    # a truth beside 1, a fraction, a list or none go through the builtin, as the plain path.
+    body = f"  return {expr}\n"
+    plain, fast = (compiled(body, optimize) for optimize in (False, True))
+    lists = [list(p) for k in range(4) for p in itertools.combinations_with_replacement(DISTINCT_ITEMS, k)]
+    for values in [(xs, y, None) for xs in lists for y in (1, "x", None)] + \
+            [tuple(v) for v in itertools.product(DISTINCT_ITEMS, repeat=3)]:
+        assert run_compiled(plain, values) == run_compiled(fast, values), (body, values)
+
+
 # ------------------------------------------------------------ tactics and reactions with side effects
 # The optimized path tests a tactic's conditions once each, as soon as it can (hoisting.py), and an
 # unscripted reactor's reactions as it comes to them (optimizer.lazy): only where that

@@ -173,12 +173,27 @@ class InPlace:
 
     def b_len(self, name, x, args):
         if self._listed(x):
-            return f"len({args[0]})"
+            counted = self.distinct_count(x)
+            return counted if counted is not None else f"len({args[0]})"
         read, first = self.reread(args[0])
         if read is None:
             return self.b_function(name, x, args)
         # Python's own len on a list (what H.len_ does with it), else the builtin's refusal.
         return f"(len({read}) if {type_of(first)} is list else b_len({read}))"
+
+    def distinct_count(self, x) -> str | None:
+        """len(distinct(L)) of a list L made here: where its items are texts and whole numbers
+        (Python's equality and hash are the language's: S.distinct), the size of their set, with
+        no list of them made; else the builtin. None where the form does not apply."""
+        inner = x.args[0].value
+        if self.unnamed or not (type(inner) is n.Call and isinstance(inner.func, n.Name) and len(inner.args) == 1
+                                and inner.args[0].name is None and self.surely_list(inner.args[0].value)):
+            return None
+        r = self.bound(inner)
+        if r is None or r.kind != "builtin" or r.target != "distinct":
+            return None
+        t = self.tmp()
+        return f"len({{*{t}}} if _KEYED.issuperset(_TYPES({t} := {self.expr(inner.args[0].value)})) else b_distinct({t}))"
 
     def b_first(self, name, x, args):
         read, first = self.reread(args[0])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import groupby
 from operator import itemgetter
 
@@ -475,6 +475,9 @@ def distinct(xs):
 
 
 _KEYED = frozenset((str, int))
+# For generated code: the kinds whose Python equality and hash are the language's, and each
+# item's type as an iterator (C code: no step of Python between them).
+IN_PLACE.update({"_KEYED": _KEYED, "_TYPES": partial(map, type)})
 
 
 def first(xs):
