@@ -288,6 +288,9 @@ class InPlace:
         if x.op == "not":
             return f"(not {self.expr(x.operand)})"
         operand = self.expr(x.operand)
+        if isinstance(x.operand, n.Const) and type(x.operand.value) is int:
+            # A written negative number (Python folds it): a written value, and its number.
+            return Code(f"(-{operand})", literal=True, number=-x.operand.value)
         if self.number(x.operand):
             return f"(-{operand})"
         read, first = self.reread(operand)
@@ -356,6 +359,12 @@ class InPlace:
         if plain:
             return f"({a} {op} {b})"
         call = f"S.{S.COMPARISON[op].__name__}"
+        written = [self.written_number(side) for side in (a, b)]
+        if written[0] != written[1] and all(w or self.pure(side) for side, w in zip((a, b), written)):
+            # Against a written number (negative ones too), a pure side's type alone is asked: an
+            # int, and Python's own comparison is the semantics' (code.same_in_place).
+            other = b if written[0] else a
+            return f"({a} {op} {b} if {type_of(other)} is int else {call}({a}, {b}))"
         if named and not (self.pure(a) and self.pure(b)):
             # A computed side: each side but a written whole number named once, in order, as the
             # guard asks its type (a field read first keeps the value the call would have read,
@@ -372,6 +381,11 @@ class InPlace:
                 return f"({a} is {b} or ({a} == {b} if {guard} else {call}({a}, {b})))"
             return f"({a} {op} {b} if {guard} else {call}({a}, {b}))"
         return f"{call}({a}, {b})"
+
+    @staticmethod
+    def written_number(code) -> bool:
+        """Code of a written whole number, negative or not (code.const_facts, unary_in_place)."""
+        return is_(code, "literal") and type(is_(code, "number")) is int
 
     @staticmethod
     def is_none(node) -> bool:
@@ -478,6 +492,8 @@ class InPlace:
                     return name(p), slow
                 return f"({fl} {node.op} {fr})", slow
             code = self.expr(node)
+            if self.written_number(code):
+                return code, code
             if not self.pure(code):
                 # A computed leaf only where no test comes before it: named as its type is asked,
                 # always worked out, once, before anything can fail (the fallback reads the name).
