@@ -298,7 +298,7 @@ def test_a_quotient_past_the_bound_is_refused_before_it_is_rounded():
 # a dice table's key, at the bound's edges and on values of other kinds: the same value or refusal.
 TREES = ["(a - 1) % 4 + 1", "a * b - c", "(a + b) % c", "a % (b - c)", "(a - b) * (a + 1)", "a - b - c",
          "a % b % 3", "2 * a + b * 2", "(a - 1) % 10 + 1 > b", "-(a + b) + c", "len(a) - b * c - 1",
-         "b * c - len(a) + 1", "abs(a) % (b + 2) - c", "(a + -2) % b - -1", "a - b <= -1", "-3 > a * 2", "a <= -1", "-2 == a", "a != -1"]
+         "b * c - len(a) + 1", "abs(a) % (b + 2) - c", "(a + -2) % b - -1", "a - b <= -1", "-3 > a * 2", "a <= -1", "-2 == a", "a != -1", "first(a) + b", "abs(a) - b"]
 KEYED = ["zona[(a - 1) % 4 + 1]", "zona[a + b - 1].lugar", "zona[a % b + 1]", "zona[(a - b) % c + 1]"]
 TREE_VALUES = [S.BIG - 1, 1 - S.BIG, 0, 1, -1, 3, None, "x", [1, 2], Fraction(1, 2), make_roll(3, Dice.of(1, 6), [3])]
 

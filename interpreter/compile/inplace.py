@@ -302,7 +302,9 @@ class InPlace:
 
     def binary_in_place(self, x):
         resolve = self.resolving()
-        if x.op in self.TREE and self.tree_ops(x) > 1:
+        if x.op in self.TREE and not self.unnamed and (self.tree_ops(x) > 1 or not self.pure(self.fact_of(x.left))
+                                                           and not self.surely_whole(x.left, resolve)):
+            # (one operator: only where its first side is computed, named in the tree's first test)
             tree = self.whole_tree(x)
             if tree is not None:
                 fast, guard, slow = tree
