@@ -484,7 +484,7 @@ class InPlace:
         for node in walk(nodes):
             if isinstance(node, n.Name):
                 r = self.bound(node)
-                if r is not None and r.kind == "local":
+                if r is not None and r.kind == "local" and not self.plan.whole.holds(node, self.bound):
                     code = self.alias.get(r.target, r.target)       # a binding, or a name (req_expr)
                     code = code if isinstance(code, Code) else name(code)
                     if is_(code, "name") and not is_whole(code):

@@ -10,9 +10,19 @@ parameter, roll or output, a record written `{F: ...}`), and every value the rul
 whole: each `set X.F = v`, each cost paid in F, its sheet default. A local (a slot of
 the resolver's) is whole when only `let` and `set` give it values and every one is whole; a
 rule's parameter, when the rule is only ever called by name, at least once, and every call
-passes a whole argument there. "Whole" is the greatest fixpoint: assume every candidate is, drop those a value
-the assumption cannot show whole reaches, until nothing changes (by induction over a run, every
+passes a whole argument there; a check's parameter likewise, by every check call, and its roll
+when every roll a caller gives it by name is whole (its own dice always give one). A rule's
+result is whole when its body cannot end without a `return` and every `return` gives a whole
+value; an option, when its value (its default, the edition's setting) is a whole number, as
+every encounter's and the command line's setting of it is checked to be (the kind of its
+value). "Whole" is the greatest fixpoint: assume every candidate is, drop those a value the
+assumption cannot show whole reaches, until nothing changes (by induction over a run, every
 value they ever hold is then an int).
+
+A local that statements bind (`let`, a loop's variable, a decision table's output, a check's
+roll) takes one slot per name wherever its declaration is (the resolver's): the slot's values
+are those of one declaration (one generated function, or a round's), so the facts key it by
+its declaration, `Wholes.key`.
 
 An encounter's own code is compiled later, against the program (its `do` and expectations can
 set a field, make a record, call a rule): `broken_by` says whether it would give one of the facts
@@ -20,10 +30,12 @@ a value they do not show whole; that encounter then runs on the plain program (c
 """
 from __future__ import annotations
 
-from ...dsl.records import dataclass
+from ...dsl.records import dataclass, field, replace
 
 from ...dsl.syntax import nodes as n
-from ...dsl.check.names import walk
+from ...dsl.syntax.constants import NotConstant, plain
+from ...dsl.check.names import given_roll, walk
+from ...dsl.check.policy import POLICY
 
 # Builtins whose result is a whole number whatever they are given (or a refusal).
 WHOLE_BUILTINS = frozenset(("len", "floor", "ceil", "round_number", "dice_count", "dice_faces", "dice_modifier"))
@@ -34,11 +46,21 @@ WHOLE_OF_WHOLE = {"abs": 1, "min": 2, "max": 2}
 @dataclass(frozen=True)
 class Wholes:
     fields: frozenset = frozenset()     # field names
-    slots: frozenset = frozenset()      # the resolver's slots: locals and rule parameters
+    slots: frozenset = frozenset()      # locals and parameters, each by its key (Wholes.key)
+    rules: frozenset = frozenset()      # the names of the rules whose every call gives a whole number
+    options: frozenset = frozenset()    # the names of the options that hold a whole number
+    frame: frozenset = frozenset()      # the slots statements bind: one per name, keyed by declaration
+    owner: dict = field(default_factory=dict)   # id() of a node -> id() of its declaration
 
     def holds(self, node, bound) -> bool:
         """Whether `node` surely gives a whole number (a Python int), these facts given."""
-        return bool(self.fields or self.slots) and whole(node, bound, self.fields, self.slots)
+        return bool(self.fields or self.slots or self.rules or self.options) and whole(node, bound, self)
+
+    def key(self, node, slot):
+        """The key of the local `slot` where `node` binds or reads it: a slot statements bind, with
+        its declaration (the same name's slot in another declaration is another local); any
+        other (a parameter, a field, a script's own) is one local wherever it is read."""
+        return (self.owner.get(id(node)), slot) if slot in self.frame else slot
 
 
 NONE = Wholes()
@@ -50,36 +72,47 @@ class FieldValue:
     name: str
 
 
-def whole(node, bound, fields, slots) -> bool:
-    """`node` gives a Python int, when the fields `fields` and the slots `slots` hold ints."""
+class Rolled:
+    """What a check's own dice give its roll: a whole number (engine.roll: an int, or a Roll)."""
+    __slots__ = ()
+
+
+ROLLED = Rolled()
+
+
+def whole(node, bound, w: Wholes) -> bool:
+    """`node` gives a Python int, when the fields, slots, rules and options of `w` do."""
     t = type(node)
     if t is FieldValue:
-        return node.name in fields
+        return node.name in w.fields
     if t is n.Const:
         return type(node.value) is int
-    if t is n.Roll or t is n.Maximum:
+    if t is n.Roll or t is n.Maximum or t is Rolled:
         return True
     if t is n.Attr:
-        return node.name in fields
+        return node.name in w.fields
     if t is n.Name:
         r = bound(node)
-        return r is not None and r.kind == "local" and r.target in slots
+        return r is not None and r.kind == "local" and w.key(node, r.target) in w.slots
+    if t is n.OptionRef:
+        return node.name in w.options
     if t is n.Unary:
-        return node.op == "-" and whole(node.operand, bound, fields, slots)
+        return node.op == "-" and whole(node.operand, bound, w)
     if t is n.Binary:
-        return node.op in ("+", "-", "*", "%") and whole(node.left, bound, fields, slots) \
-            and whole(node.right, bound, fields, slots)
+        return node.op in ("+", "-", "*", "%") and whole(node.left, bound, w) and whole(node.right, bound, w)
     if t is n.IfExp:
-        return whole(node.then, bound, fields, slots) and whole(node.other, bound, fields, slots)
+        return whole(node.then, bound, w) and whole(node.other, bound, w)
     if t is n.Call and isinstance(node.func, n.Name):
         r = bound(node)
+        if r is not None and r.kind == "rule":
+            return r.target.name in w.rules
         if r is None or r.kind != "builtin":
             return False
         if r.target in WHOLE_BUILTINS:
             return True
         least = WHOLE_OF_WHOLE.get(r.target)
         return least is not None and len(node.args) >= least and (r.target != "abs" or len(node.args) == 1) \
-            and all(a.name is None and whole(a.value, bound, fields, slots) for a in node.args)
+            and all(a.name is None and whole(a.value, bound, w) for a in node.args)
     return False
 
 
@@ -124,25 +157,40 @@ def candidate_fields(ruleset, nodes) -> set:
     return names - {f for f, ok in declared.items() if not ok} - other_cols - other_fields(ruleset, nodes)
 
 
-def writes(ruleset, nodes, bindings):
-    """What gives values to fields and slots: {field: [value nodes]}, {slot: [value nodes]}, and
-    the slots something else binds (a loop, a table's output, a check's roll, an action's
-    parameter...), whose values are not all in the text."""
+def owners(nodes, bindings) -> Wholes:
+    """The facts' keys: each node's declaration, and the slots statements bind (one per name)."""
+    owner, frame = {}, set()
+    for d in nodes:
+        for x in walk(d):
+            owner[id(x)] = id(d)
+            if type(x) in (n.Let, n.For, n.Decide) and bindings.has_slot(x):
+                frame.add(bindings.slot(x))
+        if type(d) is n.Check and bindings.has_slot(d, "roll"):
+            frame.add(bindings.slot(d, "roll"))
+    return Wholes(frame=frozenset(frame), owner=owner)
+
+
+def writes(ruleset, nodes, bindings, w: Wholes):
+    """What gives values to fields and slots: {field: [value nodes]}, {slot's key: [value nodes]}, and
+    the keys of the slots something else binds (a loop, a table's output, an action's parameter...),
+    whose values are not all in the text. `w`: the keys (owners)."""
+    key = w.key
     fields: dict[str, list] = {}
-    slots: dict[str, list] = {}
+    slots: dict = {}
     seen_keys = set()
     for s in ruleset.all(n.Sheet):
         for f in s.fields:
             if f.default is not None:
                 fields.setdefault(f.name, []).append(f.default)
             if bindings.has_slot(f):     # a default reads the fields before it as locals
-                slots.setdefault(bindings.slot(f), []).append(FieldValue(f.name))
+                slots.setdefault(key(f, bindings.slot(f)), []).append(FieldValue(f.name))
                 seen_keys.add(id(f))
     for d in (*ruleset.all(n.Action), *ruleset.all(n.Reaction)):
         for fld, amount in d.costs:
             fields.setdefault(fld, []).append(amount)
     rules = {id(r): r for r in ruleset.all(n.Rule)}
-    called_funcs, calls = set(), []
+    checks = ruleset.space("check")
+    called_funcs, calls, check_calls = set(), [], []
     for x in walk(tuple(nodes)):
         t = type(x)
         if t is n.Set:
@@ -151,15 +199,17 @@ def writes(ruleset, nodes, bindings):
             elif isinstance(x.target, n.Name):
                 r = bindings.of(x.target)
                 if r is not None and r.kind == "local":
-                    slots.setdefault(r.target, []).append(x.value)
+                    slots.setdefault(key(x, r.target), []).append(x.value)
         elif t is n.Let:
-            slots.setdefault(bindings.slot(x), []).append(x.value)
+            slots.setdefault(key(x, bindings.slot(x)), []).append(x.value)
             seen_keys.add(id(x))
         elif t is n.Call and isinstance(x.func, n.Name):
             r = bindings.of(x)
             if r is not None and r.kind == "rule":
                 called_funcs.add(id(x.func))
                 calls.append((r.target, x))
+        elif t is n.CheckCall and isinstance(checks.get(x.name), n.Check):
+            check_calls.append((checks[x.name], x))
     referenced = {id(r.target) for x in walk(tuple(nodes)) if type(x) is n.Name and id(x) not in called_funcs
                   for r in [bindings.of(x)] if r is not None and r.kind == "rule"}
     called = {id(rule) for rule, _call in calls}
@@ -170,45 +220,119 @@ def writes(ruleset, nodes, bindings):
             continue
         seen_keys.update(id(p) for p in rule.params)
         for p in rule.params:
-            slots.setdefault(bindings.slot(p), [])
+            slots.setdefault(key(p, bindings.slot(p)), [])
     for rule, call in calls:
         if id(rule) in referenced or not all(id(p) in seen_keys for p in rule.params):
             continue
-        for p, value in argument_of(rule, call):
-            slots[bindings.slot(p)].append(value)
-    others = {slot for key, slot in bindings.slots.items() if (key if type(key) is int else None) not in seen_keys}
+        for p, value in argument_of(rule.params, call.args):
+            slots[key(p, bindings.slot(p))].append(value)
+    # A check: called only by name in the text (no value names it); its own dice roll a whole number.
+    for c in checks.values():
+        if not isinstance(c, n.Check) or not all(bindings.has_slot(p) for p in c.params) \
+                or not bindings.has_slot(c, "roll"):
+            continue
+        seen_keys.update(id(p) for p in c.params)
+        seen_keys.add((id(c), "roll"))
+        for p in c.params:
+            slots.setdefault(key(p, bindings.slot(p)), [])
+        slots.setdefault(key(c, bindings.slot(c, "roll")), []).append(ROLLED)
+    for c, call in check_calls:
+        args, given = given_roll(c, call.args)
+        for p, value in argument_of(c.params, args):
+            slots[key(p, bindings.slot(p))].append(value)
+        if given is not None:
+            slots[key(c, bindings.slot(c, "roll"))].append(given)
+    others, lost = set(), set()
+    for k, slot in bindings.slots.items():
+        if k in seen_keys:
+            continue
+        node = k if type(k) is int else k[0]
+        if slot in w.frame and node not in w.owner:
+            lost.add(slot)              # (bound where no declaration of these is: never keyed apart)
+        others.add((w.owner.get(node), slot) if slot in w.frame else slot)
+    others |= {k for k in slots if type(k) is tuple and k[1] in lost}
     return fields, slots, others
 
 
-def argument_of(rule, call):
-    """(parameter, argument's value) of a call of `rule`, by position then by name."""
-    by_name = {p.name: p for p in rule.params}
-    for i, a in enumerate(call.args):
-        p = rule.params[i] if a.name is None else by_name.get(a.name)
+def argument_of(params, args):
+    """(parameter, argument's value) of a call with `args` of a rule or check of `params`, by
+    position then by name."""
+    by_name = {p.name: p for p in params}
+    for i, a in enumerate(args):
+        p = params[i] if a.name is None else by_name.get(a.name)
         if p is not None:
             yield p, a.value
 
 
+def ends(block) -> bool:
+    """A block that cannot end but by a `return` (or a stop): its last statement returns, or is
+    an `if` with an `else` whose every branch ends so."""
+    if not block:
+        return False
+    last = block[-1]
+    if type(last) is n.Return or type(last) is n.Stop:
+        return True
+    return type(last) is n.If and last.orelse is not None and all(ends(b) for _c, b in last.branches) \
+        and ends(last.orelse)
+
+
+def returned(ruleset) -> dict:
+    """The rules that can only end by returning a value: rule name -> the values its `return`s give."""
+    out = {}
+    for rule in ruleset.all(n.Rule):
+        values = [x.value for x in walk(rule.body) if type(x) is n.Return]
+        if ends(rule.body) and all(v is not None for v in values):
+            out[rule.name] = values
+    return out
+
+
+def whole_options(ruleset) -> frozenset:
+    """The options whose value is a whole number: its default and the edition's setting (an encounter's,
+    and the command line's, are checked to be of the same kind; the prelude's policy options by
+    their own contract, which these leave out)."""
+    settings: dict[str, list] = {}
+    for name, value in ruleset.edition.settings:
+        settings.setdefault(name, []).append(value)
+    out = set()
+    for o in ruleset.all(n.Option):
+        try:
+            if o.name not in POLICY and all(type(plain(v)) is int for v in (o.default, *settings.get(o.name, ()))):
+                out.add(o.name)
+        except NotConstant:
+            pass
+    return frozenset(out)
+
+
 def wholes(ruleset, nodes, bindings) -> Wholes:
-    """The greatest set of fields and slots that only ever hold whole numbers."""
-    fields_w, slots_w, others = writes(ruleset, nodes, bindings)
-    fields = frozenset(candidate_fields(ruleset, nodes))
-    slots = frozenset(s for s in slots_w if s not in others)
+    """The greatest set of fields, slots and rules that only ever hold (give) whole numbers."""
+    w = owners(nodes, bindings)
+    fields_w, slots_w, others = writes(ruleset, nodes, bindings, w)
+    gives = returned(ruleset)
+    w = replace(w, fields=frozenset(candidate_fields(ruleset, nodes)),
+                slots=frozenset(s for s in slots_w if s not in others), rules=frozenset(gives),
+                options=whole_options(ruleset))
     bound = bindings.of
     while True:
-        f2 = frozenset(f for f in fields if all(whole(v, bound, fields, slots) for v in fields_w.get(f, ())))
-        s2 = frozenset(s for s in slots if all(whole(v, bound, fields, slots) for v in slots_w[s]))
-        if f2 == fields and s2 == slots:
-            return Wholes(fields, slots)
-        fields, slots = f2, s2
+        w2 = replace(w, fields=frozenset(f for f in w.fields if all(whole(v, bound, w) for v in fields_w.get(f, ()))),
+                     slots=frozenset(s for s in w.slots if all(whole(v, bound, w) for v in slots_w[s])),
+                     rules=frozenset(r for r in w.rules if all(whole(v, bound, w) for v in gives[r])))
+        if w2.fields == w.fields and w2.slots == w.slots and w2.rules == w.rules:
+            return w
+        w = w2
 
 
 def broken_by(facts: Wholes, nodes, bindings, bound) -> bool:
-    """Whether an encounter's own code (`nodes`, its `bindings`) would give a whole field or rule
-    parameter a value the facts do not show whole, or make a record with a whole field's name."""
-    if not facts.fields and not facts.slots:
+    """Whether an encounter's own code (`nodes`, its `bindings`) would give a whole field, rule or
+    check parameter or check's roll a value the facts do not show whole, or make a record with a
+    whole field's name."""
+    if not (facts.fields or facts.slots):
         return False
     own = wholes_of_script(facts, nodes, bindings, bound)
+    checks = bindings.resolver.rs.space("check")
+
+    def spoils(params, args) -> bool:
+        return any(bindings.has_slot(p) and facts.key(p, bindings.slot(p)) in facts.slots and not own.holds(v, bound)
+                   for p, v in argument_of(params, args))
     for x in walk(tuple(nodes)):
         t = type(x)
         if t is n.RecordExp and any(f in facts.fields for f, _ in x.fields):
@@ -218,13 +342,19 @@ def broken_by(facts: Wholes, nodes, bindings, bound) -> bool:
             return True
         if t is n.Call and isinstance(x.func, n.Name):
             r = bound(x)
-            if r is not None and r.kind == "rule":
-                if any(bindings.has_slot(p) and bindings.slot(p) in facts.slots and not own.holds(v, bound)
-                       for p, v in argument_of(r.target, x)):
+            if r is not None and r.kind == "rule" and spoils(r.target.params, x.args):
+                return True
+        if t is n.CheckCall:
+            c = checks.get(x.name)
+            if isinstance(c, n.Check):
+                args, given = given_roll(c, x.args)
+                if spoils(c.params, args) or given is not None and bindings.has_slot(c, "roll") \
+                        and facts.key(c, bindings.slot(c, "roll")) in facts.slots and not own.holds(given, bound):
                     return True
         if t is n.Name and bound(x) is not None and bound(x).kind == "rule":
             called = any(type(y) is n.Call and y.func is x for y in walk(tuple(nodes)))
-            if not called and any(bindings.has_slot(p) and bindings.slot(p) in facts.slots for p in bound(x).target.params):
+            if not called and any(bindings.has_slot(p) and facts.key(p, bindings.slot(p)) in facts.slots
+                                  for p in bound(x).target.params):
                 return True
     return False
 
@@ -244,10 +374,10 @@ def wholes_of_script(facts: Wholes, nodes, bindings, bound) -> Wholes:
     others = {slot for key, slot in bindings.slots.items() if key not in lets}
     mine = frozenset(s for s in slots if s not in others)
     while True:
-        every = facts.slots | mine
-        kept = frozenset(s for s in mine if all(whole(v, bound, facts.fields, every) for v in slots[s]))
+        w = replace(facts, slots=facts.slots | mine)
+        kept = frozenset(s for s in mine if all(whole(v, bound, w) for v in slots[s]))
         if kept == mine:
-            return Wholes(facts.fields, every)
+            return w
         mine = kept
 
 
