@@ -271,6 +271,18 @@ rule tira_tercera(c):
   let r = check tercera(3, t: c.nombre_corto if c.FUE < 10 else 2) by c as "x"
   return r.grado >= bien
 
+rule cociente(c, d):
+  return floor(c.FUE / d) + ceil(c.FUE / d)
+
+rule resto(c, d):
+  return c.FUE % d
+
+rule usa_cociente(c):
+  return cociente(c, c.gastos) > 0
+
+rule usa_resto(c):
+  return resto(c, c.gastos) > 0
+
 rule signo(a, b):
   if a.FUE > b.FUE:
     return 1
@@ -368,7 +380,9 @@ def test_rules_on_the_new_facts_run_alike_plain_and_optimized(tmp_path, fue):
     # semantics refuse it on both paths (never Python's own operator on none: E0003).
     exprs = ["roto(Ana)", "usa_dada(Ana)", "mezcla(Ana)", "mueve(Ana, Ana) == 2", "usa_m(Ana)", "tira_bien(Ana)",
              "cuenta(3) + signo(Ana, Ana) == -1",
-             "tira_tercera(Ana)"]
+             "tira_tercera(Ana)", "floor(Ana.FUE / Ana.gastos) > 0", "Ana.FUE % Ana.gastos == 0",
+             "ceil(Ana.FUE / 5) + floor(-Ana.FUE / 5) + Ana.FUE % -5 == 1", "usa_cociente(Ana)", "usa_resto(Ana)", "resto(Ana, -5) < 0",
+             "cociente(Ana, -5) < 0"]
     enc = (f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE {fue}\n'
            + "".join(f"expect {e}\n" for e in exprs))
     got = {}
@@ -402,3 +416,16 @@ def test_an_encounter_that_gives_a_check_what_its_facts_do_not_show_runs_plain(t
     made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
     assert (made.p is program) == shared
     assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]
+
+
+def test_quotients_and_remainders_of_whole_numbers_ask_no_semantics(tmp_path):
+    # floor, ceil and % of whole fields by a written number: Python's own (a divisor read, as the
+    # rules' own `floor(c.RES / c.x)`, is tested not zero and refused as the semantics refuse it, above).
+    enc = 'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE 9\n'
+    folder = edition(tmp_path, MORE, enc)
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    engine = Prepared(load_encounter(folder / "x.enc", Sources()), program).run(seed=7, record=False).engine
+    ask = program.compile_snippet("q", (), [n_expr(program, "floor(Ana.FUE / 2) + ceil(Ana.FUE / 2) + "
+                                                            "Ana.FUE % 4 + Ana.FUE % Ana.FUE")], ["Ana"])
+    fn = ask["expects"][0]
+    assert calls_into(S, fn, engine) == [] and fn(engine)[0] == 4 + 5 + 1 + 0

@@ -146,6 +146,11 @@ class InPlace:
             fn, whole = S.ROUNDED_DIVISION[name]
             left, right = self.expr(a.left), self.expr(a.right)
             call = f"S.{fn.__name__}({left}, {right})"
+            resolve = self.resolving()
+            # (a divisor read in the guard before a computed left side: only a written one)
+            if (is_whole(right) or self.pure(left) and self.pure(right)) and self.surely_whole(a.left, resolve) \
+                    and self.surely_whole(a.right, resolve):       # the optimizer proved both whole
+                return self.if_whole(whole.format(a=left, b=right), self.nonzero(right, "True"), call)
             if self.pure(left) and self.pure(right):
                 guard = self.nonzero(right, self.whole_guard(left, right))
                 return self.if_whole(whole.format(a=left, b=right), guard, call)
@@ -299,6 +304,9 @@ class InPlace:
             if self.unnamed:                       # no `:=` here: the value is bounded by a call
                 return f"S.bounded({a} {x.op} {b})"
             return self.within_bound(x.op, a, b, "", "S.bounded({p})")
+        if x.op == "%" and (is_whole(b) or self.pure(a) and self.pure(b)) and self.surely_whole(x.left, resolve) \
+                and self.surely_whole(x.right, resolve):    # whole sides: only a zero divisor refused
+            return self.if_whole(f"{a} % {b}", self.nonzero(b, "True"), f"S.mod({a}, {b})")
         return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
 
     def member(self, a, b) -> str:

@@ -226,17 +226,22 @@ def writes(ruleset, nodes, bindings, w: Wholes):
             continue
         for p, value in argument_of(rule.params, call.args):
             slots[key(p, bindings.slot(p))].append(value)
-    # A check: called only by name in the text (no value names it); its own dice roll a whole number.
+    # A check: called only by name (no value names it), and by the text at least once (as a rule);
+    # its own dice roll a whole number.
+    called_checks, admitted = {id(c) for c, _call in check_calls}, set()
     for c in checks.values():
-        if not isinstance(c, n.Check) or not all(bindings.has_slot(p) for p in c.params) \
-                or not bindings.has_slot(c, "roll"):
+        if not isinstance(c, n.Check) or id(c) not in called_checks or not bindings.has_slot(c, "roll") \
+                or not all(bindings.has_slot(p) for p in c.params):
             continue
+        admitted.add(id(c))
         seen_keys.update(id(p) for p in c.params)
         seen_keys.add((id(c), "roll"))
         for p in c.params:
             slots.setdefault(key(p, bindings.slot(p)), [])
         slots.setdefault(key(c, bindings.slot(c, "roll")), []).append(ROLLED)
     for c, call in check_calls:
+        if id(c) not in admitted:
+            continue
         args, given = given_roll(c, call.args)
         for p, value in argument_of(c.params, args):
             slots[key(p, bindings.slot(p))].append(value)
