@@ -243,6 +243,8 @@ sheet ficha:
   FUE: int 1..20
   gastos: int = 0
   nombre_corto: text = "x"
+  lista: list = []
+  otra_lista: list = []
 
 option paso = 2
 option nombre = "x"
@@ -282,6 +284,22 @@ rule usa_cociente(c):
 
 rule usa_resto(c):
   return resto(c, c.gastos) > 0
+
+rule tal_vez_lista(c):
+  if c.FUE > 10:
+    return [1]
+  return none
+
+rule nuevos(c):
+  let l = [x for x in [c] if x.FUE > 0]
+  return l
+
+rule llena(c):
+  set c.lista = [x for x in [1, 2]]
+  append c.lista, 3
+  set c.otra_lista = tal_vez_lista(c)
+  let l = nuevos(c)
+  return len(c.lista) + len(c.otra_lista) + len(l) + len(nuevos(c)) + (1 if c in l else 0) + first(c.otra_lista)
 
 rule signo(a, b):
   if a.FUE > b.FUE:
@@ -381,7 +399,7 @@ def test_rules_on_the_new_facts_run_alike_plain_and_optimized(tmp_path, fue):
     exprs = ["roto(Ana)", "usa_dada(Ana)", "mezcla(Ana)", "mueve(Ana, Ana) == 2", "usa_m(Ana)", "tira_bien(Ana)",
              "cuenta(3) + signo(Ana, Ana) == -1",
              "tira_tercera(Ana)", "floor(Ana.FUE / Ana.gastos) > 0", "Ana.FUE % Ana.gastos == 0",
-             "ceil(Ana.FUE / 5) + floor(-Ana.FUE / 5) + Ana.FUE % -5 == 1", "usa_cociente(Ana)", "usa_resto(Ana)", "resto(Ana, -5) < 0",
+             "ceil(Ana.FUE / 5) + floor(-Ana.FUE / 5) + Ana.FUE % -5 == 1", "usa_cociente(Ana)", "usa_resto(Ana)", "resto(Ana, -5) < 0", "llena(Ana) == 8", "first(Ana.lista) == 1",
              "cociente(Ana, -5) < 0"]
     enc = (f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE {fue}\n'
            + "".join(f"expect {e}\n" for e in exprs))
@@ -429,3 +447,22 @@ def test_quotients_and_remainders_of_whole_numbers_ask_no_semantics(tmp_path):
                                                             "Ana.FUE % 4 + Ana.FUE % Ana.FUE")], ["Ana"])
     fn = ask["expects"][0]
     assert calls_into(S, fn, engine) == [] and fn(engine)[0] == 4 + 5 + 1 + 0
+
+
+def test_a_field_local_or_rule_result_is_held_a_list_where_every_value_is_one(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path, MORE).parent])
+    found = facts(rs)
+    assert found.list_fields == {"lista"}             # otra_lista: tal_vez_lista may give none
+    assert "nuevos" in found.list_rules and "tal_vez_lista" not in found.list_rules
+    assert let_key(rs, found, "llena", "l") in found.list_slots
+
+
+@pytest.mark.parametrize("do, shared", [("  set Ana.lista = 3", False), ("  set Ana.lista = [3]", True),
+                                        ("  let r = {lista: 1}", False), ("  set Ana.otra_lista = 3", True)])
+def test_an_encounter_that_gives_a_list_field_what_is_not_a_list_runs_plain(tmp_path, do, shared):
+    enc = f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE 9\ndo:\n{do}\nexpect Ana.FUE == 9\n'
+    folder = edition(tmp_path, MORE, enc)
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
+    assert (made.p is program) == shared
+    assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]

@@ -93,6 +93,8 @@ class InPlace:
         read, first = self.reread(args[0])
         if read is None or is_(args[0], 'literal'):       # (-3)[0]: Python warns, even where it never runs
             return self.b_function(name, x, args)
+        if self._listed(x):                                 # surely a list: S.first in place
+            return f"({read}[0] if {first} else None)"
         # S.first, in place on a list; anything else, its refusal.
         return f"(({read}[0] if {read} else None) if {type_of(first)} is list else b_first({read}))"
 
@@ -296,7 +298,7 @@ class InPlace:
         """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
         numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
         if x.op == "in":
-            return self.member(a, b)
+            return self.member(a, b, self.surely_list(x.right))
         fits = id(x) in self.plan.fits             # within the bound, as the optimizer found
         if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
             if fits:                               # within the bound, as the text shows
@@ -309,7 +311,7 @@ class InPlace:
             return self.if_whole(f"{a} % {b}", self.nonzero(b, "True"), f"S.mod({a}, {b})")
         return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
 
-    def member(self, a, b) -> str:
+    def member(self, a, b, listed=False) -> str:
         """`a in b` on two pure sides: Python's own `in` where it is the language's equality
         (values.member: for a text, and a value that equals only itself, such as a combatant or an
         outcome) and b is a list; else, and for computed sides, the semantics."""
@@ -317,7 +319,8 @@ class InPlace:
         if not (self.pure(a) and self.pure(b)) or self.unnamed or is_(a, "literal"):
             return call             # (a written value: never equal only to itself, and `3 is not None` warns)
         cls = self.tmp()
-        return (f"({a} in {b} if {type_of(b)} is list and (({cls} := {type_of(a)}) is str or "
+        listed = "" if listed else f"{type_of(b)} is list and "        # (`listed`: b is surely a list)
+        return (f"({a} in {b} if {listed}(({cls} := {type_of(a)}) is str or "
                 f"{cls}.__eq__ is _OBJ_EQ and {a} is not None) else {call})")
 
     def guarded(self, op, a, b, call, fits=False) -> str:

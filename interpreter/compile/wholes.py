@@ -36,6 +36,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.syntax.constants import NotConstant, plain
 from ...dsl.check.names import given_roll, walk
 from ...dsl.check.policy import POLICY
+from ..run.semantics import LIST_BUILTINS
 
 # Builtins whose result is a whole number whatever they are given (or a refusal).
 WHOLE_BUILTINS = frozenset(("len", "floor", "ceil", "round_number", "dice_count", "dice_faces", "dice_modifier"))
@@ -51,10 +52,18 @@ class Wholes:
     options: frozenset = frozenset()    # the names of the options that hold a whole number
     frame: frozenset = frozenset()      # the slots statements bind: one per name, keyed by declaration
     owner: dict = field(default_factory=dict)   # id() of a node -> id() of its declaration
+    # The same of lists: the fields, slots and rules that only ever hold (give) a Python list.
+    list_fields: frozenset = frozenset()
+    list_slots: frozenset = frozenset()
+    list_rules: frozenset = frozenset()
 
     def holds(self, node, bound) -> bool:
         """Whether `node` surely gives a whole number (a Python int), these facts given."""
         return bool(self.fields or self.slots or self.rules or self.options) and whole(node, bound, self)
+
+    def listed(self, node, bound) -> bool:
+        """Whether `node` surely gives a list (a Python list), these facts given."""
+        return bool(self.list_fields or self.list_slots or self.list_rules) and listy(node, bound, self)
 
     def key(self, node, slot):
         """The key of the local `slot` where `node` binds or reads it: a slot statements bind, with
@@ -116,6 +125,26 @@ def whole(node, bound, w: Wholes) -> bool:
     return False
 
 
+def listy(node, bound, w: Wholes) -> bool:
+    """`node` gives a Python list, when the list fields, slots and rules of `w` do."""
+    t = type(node)
+    if t is n.ListExp or t is n.Comprehension:
+        return True
+    if t is n.Attr:
+        return node.name in w.list_fields
+    if t is n.Name:
+        r = bound(node)
+        return r is not None and r.kind == "local" and w.key(node, r.target) in w.list_slots
+    if t is n.IfExp:
+        return listy(node.then, bound, w) and listy(node.other, bound, w)
+    if t is n.Call and isinstance(node.func, n.Name):
+        r = bound(node)
+        if r is not None and r.kind == "rule":
+            return r.target.name in w.list_rules
+        return r is not None and r.kind == "builtin" and r.target in LIST_BUILTINS
+    return False
+
+
 def whole_column(rows, i) -> bool:
     """Every cell of column i is a written whole number (a table is checked data no rule changes)."""
     return bool(rows) and all(i < len(r) and type(r[i]) is n.Const and type(r[i].value) is int for r in rows)
@@ -143,6 +172,17 @@ def other_fields(ruleset, nodes) -> set:
         out |= {p.name for p in c.params} | {c.roll_name, c.decide.output}
     out |= {f for x in walk(tuple(nodes)) if isinstance(x, n.RecordExp) for f, _ in x.fields}
     return out
+
+
+def list_fields(ruleset, nodes) -> set:
+    """The names of sheet fields declared list (an encounter's and a saved state's values for it
+    are checked to be lists) that no column and no structure of another kind shares."""
+    declared: dict[str, bool] = {}
+    for s in ruleset.all(n.Sheet):
+        for f in s.fields:
+            declared[f.name] = declared.get(f.name, True) and f.type == "list"
+    whole_cols, other_cols = columns(ruleset)
+    return {f for f, ok in declared.items() if ok} - whole_cols - other_cols - other_fields(ruleset, nodes)
 
 
 def candidate_fields(ruleset, nodes) -> set:
@@ -322,28 +362,43 @@ def wholes(ruleset, nodes, bindings) -> Wholes:
                      slots=frozenset(s for s in w.slots if all(whole(v, bound, w) for v in slots_w[s])),
                      rules=frozenset(r for r in w.rules if all(whole(v, bound, w) for v in gives[r])))
         if w2.fields == w.fields and w2.slots == w.slots and w2.rules == w.rules:
+            break
+        w = w2
+    # Lists, the same way (a sheet's default is one of a field's values; no field's default reads a list).
+    w = replace(w, list_fields=frozenset(list_fields(ruleset, nodes)), list_rules=frozenset(gives),
+                list_slots=frozenset(s for s in slots_w if s not in others))
+    while True:
+        w2 = replace(w, list_fields=frozenset(f for f in w.list_fields
+                                              if all(listy(v, bound, w) for v in fields_w.get(f, ()))),
+                     list_slots=frozenset(s for s in w.list_slots if all(listy(v, bound, w) for v in slots_w[s])),
+                     list_rules=frozenset(r for r in w.list_rules if all(listy(v, bound, w) for v in gives[r])))
+        if w2.list_fields == w.list_fields and w2.list_slots == w.list_slots and w2.list_rules == w.list_rules:
             return w
         w = w2
 
 
 def broken_by(facts: Wholes, nodes, bindings, bound) -> bool:
     """Whether an encounter's own code (`nodes`, its `bindings`) would give a whole field, rule or
-    check parameter or check's roll a value the facts do not show whole, or make a record with a
-    whole field's name."""
-    if not (facts.fields or facts.slots):
+    check parameter or check's roll a value the facts do not show whole (a list field or parameter
+    one they do not show a list), or make a record with such a field's name."""
+    if not (facts.fields or facts.slots or facts.list_fields or facts.list_slots):
         return False
     own = wholes_of_script(facts, nodes, bindings, bound)
     checks = bindings.resolver.rs.space("check")
 
     def spoils(params, args) -> bool:
-        return any(bindings.has_slot(p) and facts.key(p, bindings.slot(p)) in facts.slots and not own.holds(v, bound)
-                   for p, v in argument_of(params, args))
+        for p, v in argument_of(params, args):
+            k = facts.key(p, bindings.slot(p)) if bindings.has_slot(p) else None
+            if k in facts.slots and not own.holds(v, bound) or k in facts.list_slots and not own.listed(v, bound):
+                return True
+        return False
     for x in walk(tuple(nodes)):
         t = type(x)
-        if t is n.RecordExp and any(f in facts.fields for f, _ in x.fields):
+        if t is n.RecordExp and any(f in facts.fields or f in facts.list_fields for f, _ in x.fields):
             return True
-        if t is n.Set and isinstance(x.target, n.Attr) and x.target.name in facts.fields \
-                and not own.holds(x.value, bound):
+        if t is n.Set and isinstance(x.target, n.Attr) and (
+                x.target.name in facts.fields and not own.holds(x.value, bound)
+                or x.target.name in facts.list_fields and not own.listed(x.value, bound)):
             return True
         if t is n.Call and isinstance(x.func, n.Name):
             r = bound(x)
@@ -358,7 +413,8 @@ def broken_by(facts: Wholes, nodes, bindings, bound) -> bool:
                     return True
         if t is n.Name and bound(x) is not None and bound(x).kind == "rule":
             called = any(type(y) is n.Call and y.func is x for y in walk(tuple(nodes)))
-            if not called and any(bindings.has_slot(p) and facts.key(p, bindings.slot(p)) in facts.slots
+            if not called and any(bindings.has_slot(p) and (facts.key(p, bindings.slot(p)) in facts.slots
+                                                            or facts.key(p, bindings.slot(p)) in facts.list_slots)
                                   for p in bound(x).target.params):
                 return True
     return False
