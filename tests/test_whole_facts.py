@@ -301,6 +301,21 @@ rule llena(c):
   let l = nuevos(c)
   return len(c.lista) + len(c.otra_lista) + len(l) + len(nuevos(c)) + (1 if c in l else 0) + first(c.otra_lista)
 
+rule por_grupos():
+  let total = 0
+  for group g in combatants() ordered by it.FUE desc:
+    set total = total + cuenta_lista(g)
+  return total
+
+rule largo_de_cada(c):
+  let total = 0
+  for l in [c.lista, tal_vez_lista(c)]:
+    set total = total + len(l)
+  return total
+
+rule cuenta_lista(l):
+  return len(l) + (1 if len(l) > 5 else 0)
+
 rule signo(a, b):
   if a.FUE > b.FUE:
     return 1
@@ -399,7 +414,7 @@ def test_rules_on_the_new_facts_run_alike_plain_and_optimized(tmp_path, fue):
     exprs = ["roto(Ana)", "usa_dada(Ana)", "mezcla(Ana)", "mueve(Ana, Ana) == 2", "usa_m(Ana)", "tira_bien(Ana)",
              "cuenta(3) + signo(Ana, Ana) == -1",
              "tira_tercera(Ana)", "floor(Ana.FUE / Ana.gastos) > 0", "Ana.FUE % Ana.gastos == 0",
-             "ceil(Ana.FUE / 5) + floor(-Ana.FUE / 5) + Ana.FUE % -5 == 1", "usa_cociente(Ana)", "usa_resto(Ana)", "resto(Ana, -5) < 0", "llena(Ana) == 8", "first(Ana.lista) == 1",
+             "ceil(Ana.FUE / 5) + floor(-Ana.FUE / 5) + Ana.FUE % -5 == 1", "usa_cociente(Ana)", "usa_resto(Ana)", "resto(Ana, -5) < 0", "llena(Ana) == 8", "por_grupos() == 1", "largo_de_cada(Ana) > 0", "first(Ana.lista) == 1",
              "cociente(Ana, -5) < 0"]
     enc = (f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE {fue}\n'
            + "".join(f"expect {e}\n" for e in exprs))
@@ -455,6 +470,12 @@ def test_a_field_local_or_rule_result_is_held_a_list_where_every_value_is_one(tm
     assert found.list_fields == {"lista"}             # otra_lista: tal_vez_lista may give none
     assert "nuevos" in found.list_rules and "tal_vez_lista" not in found.list_rules
     assert let_key(rs, found, "llena", "l") in found.list_slots
+    # a `for group` variable holds a list; so does a parameter every call gives one
+    b = bindings_of(rs)
+    loop = next(x for x in n.walk(rs.space("rule")["por_grupos"].body) if type(x) is n.For)
+    param = rs.space("rule")["cuenta_lista"].params[0]
+    assert found.key(loop, b.slot(loop)) in found.list_slots and found.key(param, b.slot(param)) in found.list_slots
+    assert let_key(rs, found, "por_grupos", "total") in found.slots and "por_grupos" in found.rules
 
 
 @pytest.mark.parametrize("do, shared", [("  set Ana.lista = 3", False), ("  set Ana.lista = [3]", True),

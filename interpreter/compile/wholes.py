@@ -89,6 +89,14 @@ class Rolled:
 ROLLED = Rolled()
 
 
+class Grouped:
+    """What `for group` gives its variable: a list of the items of one key (S.groups)."""
+    __slots__ = ()
+
+
+GROUPED = Grouped()
+
+
 def whole(node, bound, w: Wholes) -> bool:
     """`node` gives a Python int, when the fields, slots, rules and options of `w` do."""
     t = type(node)
@@ -128,7 +136,7 @@ def whole(node, bound, w: Wholes) -> bool:
 def listy(node, bound, w: Wholes) -> bool:
     """`node` gives a Python list, when the list fields, slots and rules of `w` do."""
     t = type(node)
-    if t is n.ListExp or t is n.Comprehension:
+    if t is n.ListExp or t is n.Comprehension or t is Grouped:
         return True
     if t is n.Attr:
         return node.name in w.list_fields
@@ -242,6 +250,9 @@ def writes(ruleset, nodes, bindings, w: Wholes):
                     slots.setdefault(key(x, r.target), []).append(x.value)
         elif t is n.Let:
             slots.setdefault(key(x, bindings.slot(x)), []).append(x.value)
+            seen_keys.add(id(x))
+        elif t is n.For and x.group and x.key is not None and bindings.has_slot(x):
+            slots.setdefault(key(x, bindings.slot(x)), []).append(GROUPED)
             seen_keys.add(id(x))
         elif t is n.Call and isinstance(x.func, n.Name):
             r = bindings.of(x)
