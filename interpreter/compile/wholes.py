@@ -24,6 +24,11 @@ roll) takes one slot per name wherever its declaration is (the resolver's): the 
 are those of one declaration (one generated function, or a round's), so the facts key it by
 its declaration, `Wholes.key`.
 
+Lists the same way (`listy`): a sheet field declared list that no column or other structure
+shares, a local, a rule parameter and a rule's result hold a Python list where every value the
+text gives them is one (a written list, a comprehension, a list builtin, a `for group`'s variable,
+another of them); len, first, `in` and walks then ask no class.
+
 An encounter's own code is compiled later, against the program (its `do` and expectations can
 set a field, make a record, call a rule): `broken_by` says whether it would give one of the facts
 a value they do not show whole; that encounter then runs on the plain program (compiler.Snippets).
