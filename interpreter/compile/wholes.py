@@ -175,19 +175,20 @@ def columns(ruleset) -> tuple[set, set]:
     return whole_cols, other
 
 
-def other_fields(ruleset, nodes) -> set:
+def other_fields(ruleset, nodes, records=None) -> set:
     """The field names of the structures whose values are not checked whole numbers: events' fields,
-    checks' records, records written in the text."""
+    checks' records, records written in the text (`records`: their names, if already found)."""
     out = set()
     for e in ruleset.all(n.Event):
         out |= {f for f, _ in e.fields}
     for c in ruleset.all(n.Check):
         out |= {p.name for p in c.params} | {c.roll_name, c.decide.output}
-    out |= {f for x in walk(tuple(nodes)) if isinstance(x, n.RecordExp) for f, _ in x.fields}
-    return out
+    if records is None:
+        records = {f for x in walk(tuple(nodes)) if isinstance(x, n.RecordExp) for f, _ in x.fields}
+    return out | records
 
 
-def list_fields(ruleset, nodes) -> set:
+def list_fields(ruleset, nodes, records=None) -> set:
     """The names of sheet fields declared list (an encounter's and a saved state's values for it
     are checked to be lists) that no column and no structure of another kind shares."""
     declared: dict[str, bool] = {}
@@ -195,10 +196,10 @@ def list_fields(ruleset, nodes) -> set:
         for f in s.fields:
             declared[f.name] = declared.get(f.name, True) and f.type == "list"
     whole_cols, other_cols = columns(ruleset)
-    return {f for f, ok in declared.items() if ok} - whole_cols - other_cols - other_fields(ruleset, nodes)
+    return {f for f, ok in declared.items() if ok} - whole_cols - other_cols - other_fields(ruleset, nodes, records)
 
 
-def candidate_fields(ruleset, nodes) -> set:
+def candidate_fields(ruleset, nodes, records=None) -> set:
     """The names of sheet fields declared int or percent and of table columns of whole numbers, that
     no structure of another kind shares."""
     declared: dict[str, bool] = {}
@@ -207,72 +208,81 @@ def candidate_fields(ruleset, nodes) -> set:
             declared[f.name] = declared.get(f.name, True) and f.type in ("int", "percent")
     whole_cols, other_cols = columns(ruleset)
     names = {f for f, ok in declared.items() if ok} | whole_cols
-    return names - {f for f, ok in declared.items() if not ok} - other_cols - other_fields(ruleset, nodes)
+    return names - {f for f, ok in declared.items() if not ok} - other_cols - other_fields(ruleset, nodes, records)
 
 
-def owners(nodes, bindings) -> Wholes:
-    """The facts' keys: each node's declaration, and the slots statements bind (one per name)."""
-    owner, frame = {}, set()
-    for d in nodes:
-        for x in walk(d):
-            owner[id(x)] = id(d)
-            if type(x) in (n.Let, n.For, n.Decide) and bindings.has_slot(x):
-                frame.add(bindings.slot(x))
-        if type(d) is n.Check and bindings.has_slot(d, "roll"):
-            frame.add(bindings.slot(d, "roll"))
-    return Wholes(frame=frozenset(frame), owner=owner)
-
-
-def writes(ruleset, nodes, bindings, w: Wholes):
-    """What gives values to fields and slots: {field: [value nodes]}, {slot's key: [value nodes]}, and
-    the keys of the slots something else binds (a loop, a table's output, an action's parameter...),
-    whose values are not all in the text. `w`: the keys (owners)."""
-    key = w.key
+def writes(ruleset, nodes, bindings):
+    """One walk of the declarations: the facts' keys (each node's declaration, the slots statements
+    bind, one per name: a Wholes with no facts yet), what gives values to fields and slots
+    ({field: [value nodes]}, {slot's key: [value nodes]}), the keys of the slots something else
+    binds (a loop, a table's output, an action's parameter...), whose values are not all in the
+    text, and the field names of the records written in the text."""
+    owner, frame, records = {}, set(), set()
     fields: dict[str, list] = {}
-    slots: dict = {}
+    given = []                          # (node, slot, value or None): a slot's key needs every frame slot
     seen_keys = set()
     for s in ruleset.all(n.Sheet):
         for f in s.fields:
             if f.default is not None:
                 fields.setdefault(f.name, []).append(f.default)
             if bindings.has_slot(f):     # a default reads the fields before it as locals
-                slots.setdefault(key(f, bindings.slot(f)), []).append(FieldValue(f.name))
+                given.append((f, bindings.slot(f), FieldValue(f.name)))
                 seen_keys.add(id(f))
     for d in (*ruleset.all(n.Action), *ruleset.all(n.Reaction)):
         for fld, amount in d.costs:
             fields.setdefault(fld, []).append(amount)
     rules = {id(r): r for r in ruleset.all(n.Rule)}
     checks = ruleset.space("check")
-    called_funcs, calls, check_calls = set(), [], []
-    for x in walk(tuple(nodes)):
-        t = type(x)
-        if t is n.Set:
-            if isinstance(x.target, n.Attr):
-                fields.setdefault(x.target.name, []).append(x.value)
-            elif isinstance(x.target, n.Name):
-                r = bindings.of(x.target)
-                if r is not None and r.kind == "local":
-                    slots.setdefault(key(x, r.target), []).append(x.value)
-        elif t is n.Let:
-            slots.setdefault(key(x, bindings.slot(x)), []).append(x.value)
-            seen_keys.add(id(x))
-        elif t is n.For and x.group and x.key is not None and bindings.has_slot(x):
-            slots.setdefault(key(x, bindings.slot(x)), []).append(GROUPED)
-            seen_keys.add(id(x))
-        elif t is n.Call and isinstance(x.func, n.Name):
-            r = bindings.of(x)
-            if r is not None and r.kind == "rule":
-                called_funcs.add(id(x.func))
-                calls.append((r.target, x))
-        elif t is n.CheckCall and isinstance(checks.get(x.name), n.Check):
-            check_calls.append((checks[x.name], x))
-    referenced = {id(r.target) for x in walk(tuple(nodes)) if type(x) is n.Name and id(x) not in called_funcs
-                  for r in [bindings.of(x)] if r is not None and r.kind == "rule"}
+    called_funcs, calls, check_calls, rule_names = set(), [], [], []
+    bound = bindings.of
+    for d in nodes:
+        did = id(d)
+        for x in walk(d):
+            owner[id(x)] = did
+            t = type(x)
+            if t is n.Name:
+                rule_names.append(x)
+            elif t is n.Set:
+                if isinstance(x.target, n.Attr):
+                    fields.setdefault(x.target.name, []).append(x.value)
+                elif isinstance(x.target, n.Name):
+                    r = bound(x.target)
+                    if r is not None and r.kind == "local":
+                        given.append((x, r.target, x.value))
+            elif t is n.Let:
+                slot = bindings.slot(x)
+                frame.add(slot)
+                given.append((x, slot, x.value))
+                seen_keys.add(id(x))
+            elif t is n.For or t is n.Decide:
+                if bindings.has_slot(x):
+                    frame.add(bindings.slot(x))
+                    if t is n.For and x.group and x.key is not None:
+                        given.append((x, bindings.slot(x), GROUPED))
+                        seen_keys.add(id(x))
+            elif t is n.Call and isinstance(x.func, n.Name):
+                r = bound(x)
+                if r is not None and r.kind == "rule":
+                    called_funcs.add(id(x.func))
+                    calls.append((r.target, x))
+            elif t is n.CheckCall and isinstance(checks.get(x.name), n.Check):
+                check_calls.append((checks[x.name], x))
+            elif t is n.RecordExp:
+                records.update(f for f, _ in x.fields)
+        if type(d) is n.Check and bindings.has_slot(d, "roll"):
+            frame.add(bindings.slot(d, "roll"))
+    w = Wholes(frame=frozenset(frame), owner=owner)
+    key = w.key
+    slots: dict = {}
+    for node, slot, value in given:
+        slots.setdefault(key(node, slot), []).append(value)
+    referenced = {id(r.target) for x in rule_names if id(x) not in called_funcs
+                  for r in [bound(x)] if r is not None and r.kind == "rule"}
     called = {id(rule) for rule, _call in calls}
     for rule in rules.values():
-        given = [p for p in rule.params if bindings.has_slot(p)]
+        params = [p for p in rule.params if bindings.has_slot(p)]
         # (a rule the text never calls: whoever calls it, the text does not show what it passes)
-        if id(rule) in referenced or id(rule) not in called or len(given) != len(rule.params):
+        if id(rule) in referenced or id(rule) not in called or len(params) != len(rule.params):
             continue
         seen_keys.update(id(p) for p in rule.params)
         for p in rule.params:
@@ -298,21 +308,21 @@ def writes(ruleset, nodes, bindings, w: Wholes):
     for c, call in check_calls:
         if id(c) not in admitted:
             continue
-        args, given = given_roll(c, call.args)
+        args, roll = given_roll(c, call.args)
         for p, value in argument_of(c.params, args):
             slots[key(p, bindings.slot(p))].append(value)
-        if given is not None:
-            slots[key(c, bindings.slot(c, "roll"))].append(given)
+        if roll is not None:
+            slots[key(c, bindings.slot(c, "roll"))].append(roll)
     others, lost = set(), set()
     for k, slot in bindings.slots.items():
         if k in seen_keys:
             continue
         node = k if type(k) is int else k[0]
-        if slot in w.frame and node not in w.owner:
+        if slot in frame and node not in owner:
             lost.add(slot)              # (bound where no declaration of these is: never keyed apart)
-        others.add((w.owner.get(node), slot) if slot in w.frame else slot)
+        others.add((owner.get(node), slot) if slot in frame else slot)
     others |= {k for k in slots if type(k) is tuple and k[1] in lost}
-    return fields, slots, others
+    return w, fields, slots, others, records
 
 
 def argument_of(params, args):
@@ -366,10 +376,9 @@ def whole_options(ruleset) -> frozenset:
 
 def wholes(ruleset, nodes, bindings) -> Wholes:
     """The greatest set of fields, slots and rules that only ever hold (give) whole numbers."""
-    w = owners(nodes, bindings)
-    fields_w, slots_w, others = writes(ruleset, nodes, bindings, w)
+    w, fields_w, slots_w, others, records = writes(ruleset, nodes, bindings)
     gives = returned(ruleset)
-    w = replace(w, fields=frozenset(candidate_fields(ruleset, nodes)),
+    w = replace(w, fields=frozenset(candidate_fields(ruleset, nodes, records)),
                 slots=frozenset(s for s in slots_w if s not in others), rules=frozenset(gives),
                 options=whole_options(ruleset))
     bound = bindings.of
@@ -381,7 +390,7 @@ def wholes(ruleset, nodes, bindings) -> Wholes:
             break
         w = w2
     # Lists, the same way (a sheet's default is one of a field's values; no field's default reads a list).
-    w = replace(w, list_fields=frozenset(list_fields(ruleset, nodes)), list_rules=frozenset(gives),
+    w = replace(w, list_fields=frozenset(list_fields(ruleset, nodes, records)), list_rules=frozenset(gives),
                 list_slots=frozenset(s for s in slots_w if s not in others))
     while True:
         w2 = replace(w, list_fields=frozenset(f for f in w.list_fields
