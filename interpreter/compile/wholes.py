@@ -211,7 +211,7 @@ def candidate_fields(ruleset, nodes, records=None) -> set:
     return names - {f for f, ok in declared.items() if not ok} - other_cols - other_fields(ruleset, nodes, records)
 
 
-def writes(ruleset, nodes, bindings):
+def scan(ruleset, nodes, bindings):
     """One walk of the declarations: the facts' keys (each node's declaration, the slots statements
     bind, one per name: a Wholes with no facts yet), what gives values to fields and slots
     ({field: [value nodes]}, {slot's key: [value nodes]}), the keys of the slots something else
@@ -290,7 +290,7 @@ def writes(ruleset, nodes, bindings):
     for rule, call in calls:
         if id(rule) in referenced or not all(id(p) in seen_keys for p in rule.params):
             continue
-        for p, value in argument_of(rule.params, call.args):
+        for p, value in arguments(rule.params, call.args):
             slots[key(p, bindings.slot(p))].append(value)
     # A check: called only by name (no value names it), and by the text at least once (as a rule);
     # its own dice roll a whole number.
@@ -309,7 +309,7 @@ def writes(ruleset, nodes, bindings):
         if id(c) not in admitted:
             continue
         args, roll = given_roll(c, call.args)
-        for p, value in argument_of(c.params, args):
+        for p, value in arguments(c.params, args):
             slots[key(p, bindings.slot(p))].append(value)
         if roll is not None:
             slots[key(c, bindings.slot(c, "roll"))].append(roll)
@@ -325,7 +325,23 @@ def writes(ruleset, nodes, bindings):
     return w, fields, slots, others, records
 
 
-def argument_of(params, args):
+def writes(ruleset, nodes, bindings):
+    """What gives values to fields and slots, each slot by the resolver's name for it (every
+    declaration's local of one name together: coarser than `scan`'s keys, never wrong):
+    {field: [value nodes]}, {slot: [value nodes]}, and the slots something else binds."""
+    _w, fields, slots, others, _records = scan(ruleset, nodes, bindings)
+    by_slot: dict[str, list] = {}
+    for k, values in slots.items():
+        by_slot.setdefault(k[1] if type(k) is tuple else k, []).extend(values)
+    return fields, by_slot, {k[1] if type(k) is tuple else k for k in others}
+
+
+def argument_of(rule, call):
+    """(parameter, argument's value) of a call of `rule`, by position then by name."""
+    return arguments(rule.params, call.args)
+
+
+def arguments(params, args):
     """(parameter, argument's value) of a call with `args` of a rule or check of `params`, by
     position then by name."""
     by_name = {p.name: p for p in params}
@@ -376,7 +392,7 @@ def whole_options(ruleset) -> frozenset:
 
 def wholes(ruleset, nodes, bindings) -> Wholes:
     """The greatest set of fields, slots and rules that only ever hold (give) whole numbers."""
-    w, fields_w, slots_w, others, records = writes(ruleset, nodes, bindings)
+    w, fields_w, slots_w, others, records = scan(ruleset, nodes, bindings)
     gives = returned(ruleset)
     w = replace(w, fields=frozenset(candidate_fields(ruleset, nodes, records)),
                 slots=frozenset(s for s in slots_w if s not in others), rules=frozenset(gives),
@@ -412,7 +428,7 @@ def broken_by(facts: Wholes, nodes, bindings, bound) -> bool:
     checks = bindings.resolver.rs.space("check")
 
     def spoils(params, args) -> bool:
-        for p, v in argument_of(params, args):
+        for p, v in arguments(params, args):
             k = facts.key(p, bindings.slot(p)) if bindings.has_slot(p) else None
             if k in facts.slots and not own.holds(v, bound) or k in facts.list_slots and not own.listed(v, bound):
                 return True
