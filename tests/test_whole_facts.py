@@ -487,3 +487,60 @@ def test_an_encounter_that_gives_a_list_field_what_is_not_a_list_runs_plain(tmp_
     made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
     assert (made.p is program) == shared
     assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]
+
+
+INDEXED = """
+sheet ficha:
+  Espadas: percent = 50
+  Pelea: percent = 30
+  arma: armas = "Daga"
+
+table armas:
+  | nombre | competencia |
+  |--------|-------------|
+  | Daga   | "Espadas"   |
+  | Puño   | "Pelea"     |
+
+outcomes grado: mal < bien
+
+check tira(x) rolls t = 1D100:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+
+check otra(x) rolls t = 1D100:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+
+action atacar(yo):
+  let r = check tira(yo[yo.arma.competencia]) by yo as "ataque"
+
+rule de_cualquiera(c, quien):
+  let r = check otra(quien[c.arma.competencia]) by c as "otra"
+  return r.grado >= bien
+
+rule usa(c):
+  return de_cualquiera(c, c) and de_cualquiera(c, map())
+
+round r:
+  step s:
+    pass
+"""
+
+
+def test_a_combatants_field_named_by_a_text_is_whole_when_the_field_is(tmp_path):
+    # `yo[yo.arma.competencia]`: the actor is a combatant (combatants.py) and the column names
+    # whole fields (fieldnames.py): the check's parameter is whole. `quien[...]`, where quien may
+    # be a map, is not.
+    from grimorio.dsl.check.resolver import bindings_of as bindings_for
+    from grimorio.interpreter.compile.optimizer import whole_facts
+    rs = load_edition("prueba", roots=[edition(tmp_path, INDEXED).parent])
+    decls = [d for space in rs.spaces.values() for d in space.values()]
+    b = bindings_for(rs)
+    found = whole_facts(rs, decls, b)[0]
+    tira, otra = rs.space("check")["tira"], rs.space("check")["otra"]
+    assert found.key(tira.params[0], b.slot(tira.params[0])) in found.slots
+    assert found.key(otra.params[0], b.slot(otra.params[0])) not in found.slots

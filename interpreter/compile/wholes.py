@@ -24,6 +24,10 @@ roll) takes one slot per name wherever its declaration is (the resolver's): the 
 are those of one declaration (one generated function, or a round's), so the facts key it by
 its declaration, `Wholes.key`.
 
+`c[text]` is whole where the optimizer shows the text names a whole field every combatant has
+and `c` a combatant (fieldnames.py, combatants.py: optimizer.whole_facts runs this pass again
+with that fact, `Wholes.index`).
+
 Lists the same way (`listy`): a sheet field declared list that no column or other structure
 shares, a local, a rule parameter and a rule's result hold a Python list where every value the
 text gives them is one (a written list, a comprehension, a list builtin, a `for group`'s variable,
@@ -61,6 +65,9 @@ class Wholes:
     list_fields: frozenset = frozenset()
     list_slots: frozenset = frozenset()
     list_rules: frozenset = frozenset()
+    # `c[text]` that surely reads a whole field of a combatant (fieldnames.py and combatants.py
+    # prove the text and the combatant): index(node, bound) -> bool, or None.
+    index: object = None
 
     def holds(self, node, bound) -> bool:
         """Whether `node` surely gives a whole number (a Python int), these facts given."""
@@ -118,6 +125,8 @@ def whole(node, bound, w: Wholes) -> bool:
         return r is not None and r.kind == "local" and w.key(node, r.target) in w.slots
     if t is n.OptionRef:
         return node.name in w.options
+    if t is n.Index:
+        return w.index is not None and w.index(node, bound)
     if t is n.Unary:
         return node.op == "-" and whole(node.operand, bound, w)
     if t is n.Binary:
@@ -390,9 +399,12 @@ def whole_options(ruleset) -> frozenset:
     return frozenset(out)
 
 
-def wholes(ruleset, nodes, bindings) -> Wholes:
-    """The greatest set of fields, slots and rules that only ever hold (give) whole numbers."""
+def wholes(ruleset, nodes, bindings, index=None) -> Wholes:
+    """The greatest set of fields, slots and rules that only ever hold (give) whole numbers.
+    `index(node, bound)`: a `c[text]` that surely reads a whole field (Wholes.index); the facts
+    found with it hold every fact found without it (more is whole, never less)."""
     w, fields_w, slots_w, others, records = scan(ruleset, nodes, bindings)
+    w = replace(w, index=index)
     gives = returned(ruleset)
     w = replace(w, fields=frozenset(candidate_fields(ruleset, nodes, records)),
                 slots=frozenset(s for s in slots_w if s not in others), rules=frozenset(gives),
