@@ -24,6 +24,7 @@ from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
 from ..run.values import hash_key, mangle
 from .expressions import ExpressionCompiler
 from .optimizer import GROWS
+from .wholes import never_a_roll
 
 # What a local known to hold a whole number resolves to for K.kind.
 WHOLE_LOCAL = Resolved("number")
@@ -198,7 +199,8 @@ class InPlace:
         if len(args) < 2:
             return self.b_function(name, x, args)
         if self.all_whole(x):               # the optimizer proved every argument whole
-            return f"{name}({', '.join(args)})"
+            own = f"{name}({', '.join(args)})"
+            return own if all(never_a_roll(a.value) for a in x.args) else f"int({own})"
         sides = self.whole_sides_of(args)
         if sides is None:
             return self.b_function(name, x, args)
