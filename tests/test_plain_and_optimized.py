@@ -323,6 +323,17 @@ def test_an_arithmetic_tree_refuses_each_wrong_leaf_where_the_semantics_do():
     assert run_compiled(fast, [9, 3, 10]) == run_compiled(compiled(body, False), [9, 3, 10])
 
 
+@pytest.mark.parametrize("body", ["  append a, b\n  return a\n", "  append a, b.k\n  append a, c\n  return a\n",
+                                  "  append a, [b, c]\n  return len(a)\n"])
+def test_an_append_gives_the_same_compiled_plain_and_optimized(body):
+    # A pure value appended in place is read as the call reads it; a list at its bound, a non-list
+    # and a record's field are refused alike.
+    plain, fast = (compiled(body, optimize) for optimize in (False, True))
+    full = [0] * S.MAX_LENGTH
+    for values in itertools.product([[], [1], full, None, "x", 3], [1, None, record(RECORD, [2])], [[2], "y"]):
+        assert run_compiled(plain, values) == run_compiled(fast, values), (body, values[1:])
+
+
 DISTINCT_ITEMS = [1, "1", True, None, Fraction(1, 2), [1], "x", S.BIG - 1]
 
 

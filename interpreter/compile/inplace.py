@@ -717,10 +717,14 @@ class InPlace:
     def append_in_place(self, s: n.Append, depth):
         # S.append in place: the list, then the value, as the call reads them; else the call refuses.
         e = self.emit
-        t, v = self.tmp(), self.tmp()
+        t = self.tmp()
         e(depth, f"{t} = {self.expr(s.target)}", s.span)
-        e(depth, f"{v} = {self.expr(s.value)}", s.span)
-        e(depth, f"if {type_of(t)} is list and len({t}) < S.MAX_LENGTH and id({t}) not in _KEPT: "
+        v = self.expr(s.value)
+        if not self.pure(v):
+            # (a pure value is read where the call would read it: nothing between changes it)
+            value, v = v, self.tmp()
+            e(depth, f"{v} = {value}", s.span)
+        e(depth, f"if {type_of(t)} is list and len({t}) < {S.MAX_LENGTH} and id({t}) not in _KEPT: "
                  f"{t}.append({v})", s.span)
         e(depth, f"else: S.append({t}, {v}, _KEPT)", s.span)
 
