@@ -99,11 +99,11 @@ sheet ficha:
   FUE: int = 3
 
 table zona by d4:
-  | tirada | lugar |
-  |--------|-------|
-  | 1      | alto  |
-  | 2-3    | medio |
-  | 4      | bajo  |
+  | tirada | lugar | factor |
+  |--------|-------|--------|
+  | 1      | alto  | x2     |
+  | 2-3    | medio | /2     |
+  | 4      | bajo  | x1     |
 """
 
 
@@ -332,6 +332,17 @@ def test_an_append_gives_the_same_compiled_plain_and_optimized(body):
     full = [0] * S.MAX_LENGTH
     for values in itertools.product([[], [1], full, None, "x", 3], [1, None, record(RECORD, [2])], [[2], "y"]):
         assert run_compiled(plain, values) == run_compiled(fast, values), (body, values[1:])
+
+
+@pytest.mark.parametrize("body", ["  return floor(a * zona[b].factor)\n", "  return floor(a * b)\n",
+                                  "  let f = zona[b].factor\n  return floor((a - c) * f)\n"])
+def test_a_product_by_a_factor_floors_the_same_compiled_plain_and_optimized(body):
+    # floor(x * factor) in place (a whole number times a table's scale, within the bound), else
+    # S.floor_mul: at the bound's edges, on fractions, rolls, texts and none.
+    plain, fast = (compiled(body, optimize) for optimize in (False, True))
+    for values in itertools.product(TREE_VALUES + [Scale(Fraction(3, 2))], [1, 2, 4, Scale(Fraction(1, 2)), Scale(2), "x"],
+                                    [0, 1, -1, S.BIG - 1]):
+        assert run_compiled(plain, values) == run_compiled(fast, values), (body, values)
 
 
 DISTINCT_ITEMS = [1, "1", True, None, Fraction(1, 2), [1], "x", S.BIG - 1]

@@ -265,7 +265,17 @@ class InPlace:
                 return self.if_whole(whole.format(a=left, b=right), guard, call)
             return call
         if name == "floor" and isinstance(a, n.Binary) and a.op == "*":
-            return f"S.floor_mul({self.expr(a.left)}, {self.expr(a.right)})"
+            left, right = self.expr(a.left), self.expr(a.right)
+            call = f"S.floor_mul({left}, {right})"
+            if self.unnamed or not self.pure(right):
+                return call
+            # S.floor_mul in place: a whole number times a table's factor, within the bound, floored
+            # without the fraction; the left side named as its type is asked (worked out first, as
+            # the call has it), the factor (pure: read again for the call) named as its is.
+            la, f, p = (left, left) if self.pure(left) else self.once(left), self.tmp(), self.tmp()
+            read_a, first_a = la
+            return (f"({p} // {f}._denominator if {type_of(first_a)} is int and ({f} := {right}).__class__ is _SCALE "
+                    f"and ({p} := {read_a} * {f}._numerator) * {p} < _BIG2 else S.floor_mul({read_a}, {right}))")
         return self.b_function(name, x, args)
 
     def b_has(self, name, x, args):

@@ -477,7 +477,7 @@ def distinct(xs):
 _KEYED = frozenset((str, int))
 # For generated code: the kinds whose Python equality and hash are the language's, and each
 # item's type as an iterator (C code: no step of Python between them).
-IN_PLACE.update({"_KEYED": _KEYED, "_TYPES": partial(map, type)})
+IN_PLACE.update({"_KEYED": _KEYED, "_TYPES": partial(map, type), "_SCALE": Scale})
 
 
 def first(xs):
