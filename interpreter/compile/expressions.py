@@ -152,8 +152,20 @@ class ExpressionCompiler:
         asked = self.asked_question(name, args)
         if asked is None:
             return call
+        if asked in self.sure:                  # surely answered before: its answer named
+            return self.sure[asked]
         key = self.asked.setdefault(asked, len(self.asked))   # asked once per decision
-        return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
+        memo = f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
+        if x is self.bind:                      # surely asked here, asked again later: named
+            self.bound_now = (asked, f"_q{key}")
+            return f"(_q{key} := {memo})"
+        return memo
+
+    # In a tactic's decision (hoisting.emit_preferences): the questions surely answered where the
+    # code being compiled runs -> the local naming the answer; the call to name, and what it named.
+    sure: dict = {}
+    bind = None
+    bound_now = None
 
     # In a decision that asks each question once: a preference's parameter (`_v1`) -> the code of
     # the value of the actor alone it stands for (hoisting._asked_value).
