@@ -188,17 +188,42 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
         self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):",
                   d.span)
-        rolled = self.roll_code(self.expr(d.dice), d.dice, '_by', '_purpose')
-        self.emit(1, f"{self.slot(d, 'roll')} = {rolled} if _given is None else _given", d.dice.span)
-        self.decide(d.decide, 1)
+        roll = self.slot(d, "roll")
+        dice = self.expr(d.dice)
+        fast = self.lone_die(d.dice, "_by", "_purpose")
+        if fast is None:
+            rolled = self.roll_code(dice, d.dice, "_by", "_purpose")
+            self.emit(1, f"{roll} = {rolled} if _given is None else _given", d.dice.span)
+            return self.check_body(d, 1)
+        # A lone die rolled in place (nothing given, pinned or shown) is a whole number: its table
+        # is compiled knowing it; any other roll (a Roll kept for the transcript, a given value)
+        # takes the table compiled for any value.
+        self.emit(1, "if _given is None and _E.plain:", d.dice.span)
+        self.emit(2, f"{roll} = {fast}", d.dice.span)
+        with self.whole_numbers([roll]):
+            self.check_body(d, 2)
+        self.emit(1, "else:", d.dice.span)
+        self.emit(2, f"{roll} = _E.roll({dice}, _by, _purpose) if _given is None else _given", d.dice.span)
+        self.check_body(d, 2)
+
+    def check_body(self, d: n.Check, depth):
+        """A check's table and the record it gives (its parameters, its roll, its table's output)."""
         slots = [self.slot(p) for p in d.params] + [self.slot(d, "roll"), self.slot(d.decide)]
         cls = self.k(self.check_types[d.name], "check")
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
-        self.emit(1, f"_r = {cls}()")           # a record made in place: one call fewer than its _new
+        if d.decide.policy == "first":
+            # The record made first, and the row that matches gives its output field at once (a
+            # "first" table sets its output once, and no row reads it).
+            self.emit(depth, f"_r = {cls}()")       # a record made in place: one call fewer than its _new
+            self.decide(d.decide, depth, f"_r.{mangle(d.decide.output)}")
+            names, slots = names[:-1], slots[:-1]
+        else:
+            self.decide(d.decide, depth)
+            self.emit(depth, f"_r = {cls}()")
         for x, slot in zip(names, slots):
-            self.emit(1, f"_r.{mangle(x)} = {slot}")
-        self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
-        self.emit(1, "return _r")
+            self.emit(depth, f"_r.{mangle(x)} = {slot}")
+        self.emit(depth, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
+        self.emit(depth, "return _r")
 
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
@@ -289,6 +314,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         # The event's record is made here, from its fields' values (one call fewer than its _new).
         fields = [mangle(f) for f in self.event_types[event]._names]
         values = [f"_f{i}" for i in range(len(fields))]
+        # Once per reaction: compiling an expression twice can name its constants twice.
+        bys = [self.reactor(r, fields, values) for r in reactions]
+        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
+        if single and bys[0] in values:             # the reactor is a field the event is given: its parameter
+            values[values.index(bys[0])] = bys[0] = "_who"
+            bys = [bys[0]] * len(bys)
         self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
         self.emit(1, f"if _E.depth >= {H.EMIT_DEPTH}:")       # (a constant: the refusals')
         self.emit(2, "raise H.Budget(_E.budget)")
@@ -302,13 +333,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.emit(1, "_E.depth += 1")
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
-        # Once per reaction: compiling an expression twice can name its constants twice.
-        bys = [self.reactor(r, fields, values) for r in reactions]
-        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
         for r, by in zip(reactions, bys):
             if by not in seen:                      # reactions by the same expression share it
                 seen[by] = "_who" if single else f"_w{len(seen)}"
-                self.emit(1, f"{seen[by]} = {by}", r.by.span)
+                if by != "_who":
+                    self.emit(1, f"{seen[by]} = {by}", r.by.span)
                 whos.append(seen[by])
         if single:
             self.emit(1, "if _who is not None:")
@@ -551,7 +580,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
         self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
         if d.until is not None:
-            self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
+            with self.paying(d.until, 2, d.until.span):
+                self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
             self.emit(3, "break", d.until.span)
         self.emit(0, f"def f_{m}(_E):", d.span)
         if d.final:

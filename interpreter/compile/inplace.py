@@ -24,6 +24,7 @@ from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
 from ..run.values import hash_key, mangle
 from .expressions import ExpressionCompiler
 from .optimizer import GROWS
+from .wholes import never_a_roll
 
 # What a local known to hold a whole number resolves to for K.kind.
 WHOLE_LOCAL = Resolved("number")
@@ -196,7 +197,8 @@ class InPlace:
         if len(args) < 2:
             return self.b_function(name, x, args)
         if self.all_whole(x):               # the optimizer proved every argument whole
-            return f"{name}({', '.join(args)})"
+            own = f"{name}({', '.join(args)})"
+            return own if all(never_a_roll(a.value) for a in x.args) else f"int({own})"
         sides = self.whole_sides_of(args)
         if sides is None:
             return self.b_function(name, x, args)
@@ -249,8 +251,9 @@ class InPlace:
 
     def b_act(self, name, x, args):
         if is_(args[0], 'steady'):
-            # Unscripted, a combatant's tactic chooses directly.
-            return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
+            # Its tactic chooses directly; in a run with a script, `acts` asks the script first
+            # (run/encounter.py: _scripted_act).
+            return f"{args[0]}.acts(_E, {args[0]})"
         return self.b_engine(name, x, args)
 
     def b_combatants(self, name, x, args):
