@@ -4,6 +4,8 @@ the preferences after it, and a value given by the actor alone is tested, not wa
 (hoisting.emit_preferences). Each tactic here runs alike plain and optimized, and as written."""
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from grimorio.dsl.diagnostics import GrimorioError
@@ -53,6 +55,10 @@ action pegar(yo, rival in enemies(yo)):
   cost acciones 1
   say hace(yo, "pega")
 
+action tocar(yo, rival in combatants(), con in combatants()):
+  cost acciones 1
+  say hace(yo, "toca")
+
 tactic t:
 {prefs}
 
@@ -71,20 +77,29 @@ ENCOUNTER = ('encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  side a\
              'combatant Beto:\n  side b\n  FUE 3\n  tactic t\ncombatant Carla:\n  side b\n  FUE 3\n  tactic u\n')
 
 
-def runs(tmp_path, prefs: str, acciones: int = 1):
-    """The transcript's lines (or the refusal) of one round, plain and optimized."""
+def runs(tmp_path, prefs: str, acciones: int = 1, counted: str | None = None):
+    """The transcript's lines (or the refusal) of one round, plain and optimized; with `counted`,
+    each with how many times the rule of that name was called."""
     write_edition(tmp_path, RULES.replace("{prefs}", prefs).replace("{acciones}", str(acciones)))
     enc, diags = build_encounter(ENCOUNTER, "x.enc")
     assert not diags
     out = []
     for optimize in (False, True):
         program = compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=optimize)
+        calls = []
+        if counted is not None:
+            name = program.gids[("rule", counted)]
+            sys.setprofile(lambda frame, event, _a: calls.append(1) if event == "call"
+                           and frame.f_code.co_name == name else None)
         try:
             ran = Prepared(enc, program).run(seed=1)
         except GrimorioError as exc:
             out.append([(d.code, d.message) for d in exc.diagnostics])
             continue
-        out.append([line for line in render_text(ran.engine).splitlines() if line.startswith(("Ana", "Beto", "Carla"))])
+        finally:
+            sys.setprofile(None)
+        lines = [line for line in render_text(ran.engine).splitlines() if line.startswith(("Ana", "Beto", "Carla"))]
+        out.append((len(calls), lines) if counted is not None else lines)
     return out
 
 
@@ -122,3 +137,18 @@ def test_a_preference_that_spends_before_the_next_one_is_tested_as_written(tmp_p
     # tested again and finds none left (no run of the same cost under one test).
     plain, fast = runs(tmp_path, "  act: suave when cansa(yo)\n  act: leve\n  act: mirar", 1)
     assert plain == fast == ["Ana mira", "Beto mira", "Carla mira"], (plain, fast)
+
+
+def test_a_value_of_the_actor_alone_given_after_a_walked_list_is_asked_once(tmp_path):
+    # con: blanco(yo) stands after the walk of rival: worked out at each rival's turn, it is asked
+    # once a decision all the same (Ana tries rival Ana, then Beto; Beto finds Ana first; Carla has another tactic).
+    plain, fast = runs(tmp_path, "  act: tocar(con: blanco(yo)) when con == rival\n  act: mirar", 1, "blanco")
+    assert fast == (2, ["Ana toca", "Beto toca", "Carla mira"]), fast
+    assert plain[1] == fast[1] and plain[0] > fast[0], (plain, fast)
+
+
+def test_a_question_asked_twice_in_one_preference_is_asked_once(tmp_path):
+    # listo(yo) in the `when` twice: the second reads the first's answer.
+    plain, fast = runs(tmp_path, "  act: suave when listo(yo) and yo.FUE > 0 and listo(yo)\n  act: leve", 1, "listo")
+    assert fast == (3, ["Ana suave", "Beto leve", "Carla mira"]), fast
+    assert plain[1] == fast[1], (plain, fast)

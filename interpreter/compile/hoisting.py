@@ -109,13 +109,20 @@ def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action, hoist: bool, d
     args = [ACTOR]
     c.chosen = {}
     named = None
+    looped = False                      # a parameter's list walked: what follows may run again
     for j in range(len(later) + 1):
         if j:
             param = a.params[j]
             if c.asked is not None and param.name in given and level(given[param.name], later) == 0:
-                # one value or none: no list to walk
-                c.emit(depth, f"if (_v{j} := {_asked_value(c, a, j, given[param.name])}) is not None:", p.span)
+                # one value or none: no list to walk; outside any walk, it is worked out once here
+                c.fresh = given[param.name] if not looped else None
+                try:
+                    code = _asked_value(c, a, j, given[param.name])
+                finally:
+                    c.fresh = None
+                c.emit(depth, f"if (_v{j} := {code}) is not None:", p.span)
             else:
+                looped = True
                 source = (f"{base}{i}_arg{j}(_E, {', '.join(args)})" if param.name in given
                           else c.walked(param.domain, lambda: c.in_place(param.domain, a.params[:j], args)))
                 c.emit(depth, f"for _v{j} in {source}:", p.span)
@@ -124,25 +131,34 @@ def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action, hoist: bool, d
         if by_level[j]:
             first = by_level[j][0]
             if j == 0 and after is not None and first[0] == "test":
-                call = first[1].operand if isinstance(first[1], n.Unary) and first[1].op == "not" else first[1]
+                call = _question(first[1])
                 rule = actor_question(c, call, a)
                 if rule is not None and sum(actor_question(c, x, b, rule) is not None
                                             for b, parts in after for x in walk(tuple(parts))) > 1:
                     c.bind, c.bound_now = call, None
-            try:
-                tests = [_code(c, a, args, by_level[j][0])]
-            finally:
-                c.bind = None
-            if j == 0 and c.bound_now is not None:
-                named, c.bound_now = c.bound_now, None
-                c.sure = {**c.sure, named[0]: named[1]}
-            tests += [_code(c, a, args, part) for part in by_level[j][1:]]
+            tests = []
+            for part in by_level[j]:
+                # before any list is walked, a question a part asks (alone, or under `not`) that
+                # nothing before it in the decision asks is asked here for the first time
+                c.fresh = _question(part[1]) if j == 0 and after is not None and part[0] == "test" else None
+                try:
+                    tests.append(_code(c, a, args, part))
+                finally:
+                    c.bind = c.fresh = None
+                if c.bound_now is not None:
+                    named, c.bound_now = c.bound_now, None
+                    c.sure = {**c.sure, named[0]: named[1]}
             c.emit(depth, f"if {' and '.join(tests)}:", p.span)
             depth += 1
     c.emit(depth, "_E.steps += 1")
     c.emit(depth, f"x_{c.gid('action', a.name)}(_E, {', '.join(args)})", p.span)
     c.emit(depth, "return True")
     return named
+
+
+def _question(x):
+    """The call a condition's part is, alone or under `not` (else the part itself)."""
+    return x.operand if isinstance(x, n.Unary) and x.op == "not" else x
 
 
 def actor_question(c, x, a: n.Action, rule=None):
@@ -168,8 +184,15 @@ def _asked_value(c, a, j: int, value) -> str:
     (objetivo)` where `objetivo: blanco(yo)`) is asked once too, whichever preference asks it
     (expressions.rule_call). None (no value) is no choice, as in the given value's function:
     the preference tests it and goes on with the value, with no list to walk."""
-    code = c.in_place(value, a.params[:1], [ACTOR])
-    c.chosen[f"_v{j}"] = code
+    # The value stands for the question it asks (or, for any other expression, its code, written
+    # as in every preference: no answer named), whichever form the code takes here.
+    saved, c.sure, c.question = c.sure, {}, None
+    try:
+        code = c.in_place(value, a.params[:1], [ACTOR])
+        asked = c.question[1] if c.question is not None and c.question[0] is value else code
+    finally:
+        c.sure, c.question = saved, None
+    c.chosen[f"_v{j}"] = asked
     return code
 
 
