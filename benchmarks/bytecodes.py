@@ -55,12 +55,20 @@ def one_run(side: str):
     return lambda i: runner.run_all(Tally(), ((i, run_seed(7, i)),))
 
 
+def first_seed(side: str) -> int:
+    """The seed a side's counted runs start from: a crowd's 1, as tests/test_crowd.py and
+    `python -m benchmarks --only crowd` count it; any other side's 0."""
+    return 1 if crowd_size(side) is not None else 0
+
+
 def count(side: str, n: int, done: list | None = None) -> Counter:
-    """Bytecodes the runs 0 .. n-1 of a side execute, by code object (after one untimed run); what
-    each run returned is appended to `done`, when given."""
+    """Bytecodes the runs s .. s+n-1 of a side execute (s: `first_seed`), by code object (after one
+    untimed run: a crowd's of seed s, as benchmarks/crowd.py's); what each run returned is appended
+    to `done`, when given."""
     run = one_run(side)
-    run(12345)
-    return executed(run if done is None else lambda seed: done.append(run(seed)), range(n))
+    start = first_seed(side)
+    run(start or 12345)
+    return executed(run if done is None else lambda seed: done.append(run(seed)), range(start, start + n))
 
 
 def executed(work, args) -> Counter:

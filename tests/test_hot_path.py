@@ -590,7 +590,7 @@ def test_a_builtin_that_answers_a_list_always_answers_one(value):
         if name in BUILTIN_FUNCTIONS:
             assert type(BUILTIN_FUNCTIONS[name](value)) is list, name
         else:
-            assert type(getattr(Engine(SimpleNamespace(options={}), value), name)()) is list, name
+            assert type(getattr(Engine(SimpleNamespace(options={}, stands=None), value), name)()) is list, name
 
 
 @pytest.mark.parametrize("by", ["e.quien", "first([e.quien])", "e.otro"])

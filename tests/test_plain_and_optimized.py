@@ -541,3 +541,24 @@ def test_membership_in_place_gives_what_the_semantics_give():
         for b in lists:
             got = run_compiled(fast, (a, list(b) if type(b) is list else b, None))
             assert got == run_compiled(plain, (a, list(b) if type(b) is list else b, None)), (a, b)
+
+
+@pytest.mark.parametrize("body", ["  return min(6, roll 1D6)\n", "  let d = roll 1D6\n  return max(d, 0)\n",
+                                  "  return min(roll 1D6, roll 1D6, 9)\n"])
+def test_a_roll_through_min_or_max_of_whole_numbers_is_its_plain_number(body):
+    # Regression: min/max of arguments proven whole were Python's own, which gives back the
+    # argument itself: a roll kept its dice, and a recorded run showed "1D6=5" where the
+    # language (and the plain program) gives 5.
+    same_both_ways(body, (0, 0, 0), True)
+
+
+def test_the_reference_duel_shows_what_armour_absorbs_as_a_number():
+    # Regression: `let absorbe = min(dado, protección)` of a rolled `dado` printed
+    # "Gambesón absorbe 1D6=2" in the transcript whenever the roll was the lesser.
+    path = ROOT / "benchmarks" / "duelo_referencia" / "duelo.enc"
+    absorbed = []
+    for seed in range(1, 25):
+        text = run(path, seed, True)[0]
+        absorbed += [line for line in text.splitlines() if " absorbe " in line]
+    assert any("1D6=1;" in line or "1D6=2;" in line for line in absorbed)     # the roll was the lesser
+    assert absorbed and not any(" absorbe 1D" in line for line in absorbed), absorbed[:3]

@@ -111,11 +111,16 @@ def test_index_of_a_list_and_a_map_first_and_anything_else_as_before():
 
 
 def test_a_dice_stream_is_made_on_its_first_use_and_drawn_on_after():
-    # Engine.stream makes the stream and keeps it; callers ask `streams` first, as generated code
-    # and Engine.roll do: the draws go on from where they were, never from the start again.
+    # `streams[who, purpose]` makes the stream on its first use and keeps it (as generated code and
+    # Engine.roll ask it; Engine.stream alike): the draws go on from where they were, never from
+    # the start again, and each (who, purpose) has its own.
     from grimorio.interpreter.run.dice import stream
     e, c = _engine(), _fighter("a")
     c.a_name = "Ana"
-    draws = [(e.streams.get((c, "p")) or e.stream(c, "p"))() for _ in range(4)]
+    assert not e.streams
+    draws = [e.streams[c, "p"](), e.stream(c, "p")(), e.streams[c, "p"](), e.stream(c, "p")()]
     fresh = stream(e.seed, "Ana", "p")
     assert draws == [fresh() for _ in range(4)] and len(e.streams) == 1
+    other = stream(e.seed, "Ana", "q")
+    assert [e.streams[c, "q"]() for _ in range(3)] == [other() for _ in range(3)] and len(e.streams) == 2
+    assert e.streams[None, "p"]() == stream(e.seed, None, "p")()

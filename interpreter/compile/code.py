@@ -8,7 +8,8 @@ annotation (`facts`) learnt from the node it was compiled from, never read back 
 - `name`: a Python name (a local's binding, a constant of the program, a name the compiler made);
 - `pure`: it reads names and fields only, so working it out twice gives the same value and
   changes nothing;
-- `steady`: pure, or a combatant by its place in the run (`_E.cb[i]`): read twice, the same one.
+- `steady`: pure, or a combatant by its place in the run (`_E.cb[i]`): read twice, the same one;
+- `combatant`: a combatant of the run, always (`_E.cb[i]`, the chooser of a tactic's decision).
 Text made without facts (a plain str) is taken as computed: none of them hold.
 """
 from __future__ import annotations
@@ -20,24 +21,33 @@ from ...dsl.syntax import nodes as n
 
 class Code(str):
     """Python text with its facts (all False unless given); `number`: a written whole number's value."""
-    whole = literal = name = pure = steady = False
+    whole = literal = name = pure = steady = combatant = False
     number = None
 
-    def __new__(cls, text: str, *, whole=False, literal=False, name=False, pure=False, steady=False, number=None):
+    def __new__(cls, text: str, *, whole=False, literal=False, name=False, pure=False, steady=False, number=None,
+                combatant=False):
         code = super().__new__(cls, text)
         code.whole, code.literal, code.name, code.number = whole, literal or whole, name, number
         code.pure = pure or whole or name
-        code.steady = steady or code.pure
+        code.steady = steady or code.pure or combatant
+        code.combatant = combatant
         return code
 
     def facts(self) -> dict:
         return {"whole": self.whole, "literal": self.literal, "name": self.name, "pure": self.pure,
-                "steady": self.steady, "number": self.number}
+                "steady": self.steady, "number": self.number, "combatant": self.combatant}
 
 
 def name(text: str) -> Code:
     """A Python name."""
     return Code(text, name=True)
+
+
+# The chooser of a tactic's decision, in the functions that decide: the actor `_c` (called as
+# `c.acts(...)` or through `c.tactic`) and the reactor `_who` of a reaction's choice (called through
+# its `tactic` or its `reacts`): attributes only a combatant has, so each is one, always.
+ACTOR = Code("_c", name=True, combatant=True)
+REACTOR = Code("_who", name=True, combatant=True)
 
 
 def computed(text: str) -> Code:

@@ -23,12 +23,15 @@ from ...dsl.store import python_code
 from ..run import runtime_helpers as H
 from .data import DataBuilder, Table, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
-from .code import unmarked
+from .code import REACTOR, unmarked
 from .formats import build_format
 from .hoisting import emit_preference
 from .inplace import InPlace
 from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
 from .wholes import broken_by, outcomes_broken_by
+from .fieldnames import names_broken_by
+from .mapvars import maps_broken_by
+from .combatants import combatants_broken_by
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -185,17 +188,42 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
         self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):",
                   d.span)
-        rolled = self.roll_code(self.expr(d.dice), d.dice, '_by', '_purpose')
-        self.emit(1, f"{self.slot(d, 'roll')} = {rolled} if _given is None else _given", d.dice.span)
-        self.decide(d.decide, 1)
+        roll = self.slot(d, "roll")
+        dice = self.expr(d.dice)
+        fast = self.lone_die(d.dice, "_by", "_purpose")
+        if fast is None:
+            rolled = self.roll_code(dice, d.dice, "_by", "_purpose")
+            self.emit(1, f"{roll} = {rolled} if _given is None else _given", d.dice.span)
+            return self.check_body(d, 1)
+        # A lone die rolled in place (nothing given, pinned or shown) is a whole number: its table
+        # is compiled knowing it; any other roll (a Roll kept for the transcript, a given value)
+        # takes the table compiled for any value.
+        self.emit(1, "if _given is None and _E.plain:", d.dice.span)
+        self.emit(2, f"{roll} = {fast}", d.dice.span)
+        with self.whole_numbers([roll]):
+            self.check_body(d, 2)
+        self.emit(1, "else:", d.dice.span)
+        self.emit(2, f"{roll} = _E.roll({dice}, _by, _purpose) if _given is None else _given", d.dice.span)
+        self.check_body(d, 2)
+
+    def check_body(self, d: n.Check, depth):
+        """A check's table and the record it gives (its parameters, its roll, its table's output)."""
         slots = [self.slot(p) for p in d.params] + [self.slot(d, "roll"), self.slot(d.decide)]
         cls = self.k(self.check_types[d.name], "check")
         names = [p.name for p in d.params] + [d.roll_name, d.decide.output]
-        self.emit(1, f"_r = {cls}()")           # a record made in place: one call fewer than its _new
+        if d.decide.policy == "first":
+            # The record made first, and the row that matches gives its output field at once (a
+            # "first" table sets its output once, and no row reads it).
+            self.emit(depth, f"_r = {cls}()")       # a record made in place: one call fewer than its _new
+            self.decide(d.decide, depth, f"_r.{mangle(d.decide.output)}")
+            names, slots = names[:-1], slots[:-1]
+        else:
+            self.decide(d.decide, depth)
+            self.emit(depth, f"_r = {cls}()")
         for x, slot in zip(names, slots):
-            self.emit(1, f"_r.{mangle(x)} = {slot}")
-        self.emit(1, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
-        self.emit(1, "return _r")
+            self.emit(depth, f"_r.{mangle(x)} = {slot}")
+        self.emit(depth, f"if _E.rec: _E.record_check({d.name!r}, _by, _purpose, _r)")
+        self.emit(depth, "return _r")
 
     def message(self, d: n.Message):
         self.owner = f"message {d.name}"
@@ -286,6 +314,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         # The event's record is made here, from its fields' values (one call fewer than its _new).
         fields = [mangle(f) for f in self.event_types[event]._names]
         values = [f"_f{i}" for i in range(len(fields))]
+        # Once per reaction: compiling an expression twice can name its constants twice.
+        bys = [self.reactor(r, fields, values) for r in reactions]
+        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
+        if single and bys[0] in values:             # the reactor is a field the event is given: its parameter
+            values[values.index(bys[0])] = bys[0] = "_who"
+            bys = [bys[0]] * len(bys)
         self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
         self.emit(1, f"if _E.depth >= {H.EMIT_DEPTH}:")       # (a constant: the refusals')
         self.emit(2, "raise H.Budget(_E.budget)")
@@ -299,13 +333,11 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.emit(1, "_E.depth += 1")
         self.emit(1, "_E.steps += 1")
         whos, seen = [], {}
-        # Once per reaction: compiling an expression twice can name its constants twice.
-        bys = [self.reactor(r, fields, values) for r in reactions]
-        single = len(set(bys)) == 1                 # one reactor or none: no loop, no test of who it is
         for r, by in zip(reactions, bys):
             if by not in seen:                      # reactions by the same expression share it
                 seen[by] = "_who" if single else f"_w{len(seen)}"
-                self.emit(1, f"{seen[by]} = {by}", r.by.span)
+                if by != "_who":
+                    self.emit(1, f"{seen[by]} = {by}", r.by.span)
                 whos.append(seen[by])
         if single:
             self.emit(1, "if _who is not None:")
@@ -414,7 +446,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "if not _E.opt['first_reaction']:")
         self.emit(2, "return None")
         for r in reactions:
-            self.emit(1, f"if {self.req_expr(r, ['_who', '_ev'])}:", r.span)
+            self.emit(1, f"if {self.req_expr(r, [REACTOR, '_ev'])}:", r.span)
             self.emit(2, f"return R_{self.gid('reaction', r.name)}")
         self.emit(1, "return None")
 
@@ -459,7 +491,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         for p in prefs:
             allowed = tested.get(p.name)
             if allowed is None:
-                allowed = f"({self.req_expr(reactions[p.name], ['_who', '_ev'])})"
+                allowed = f"({self.req_expr(reactions[p.name], [REACTOR, '_ev'])})"
                 if p.name in again:
                     tested[p.name] = f"_k{len(tested)}"
                     allowed = f"({tested[p.name]} := {allowed})"
@@ -468,7 +500,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
 
     def _when(self, p, reactions) -> str:
         """A reaction preference's `when`, as a further test (or nothing)."""
-        return f" and {self.in_place(p.when, reactions[p.name].params, ['_who', '_ev'])}" if p.when is not None else ""
+        return f" and {self.in_place(p.when, reactions[p.name].params, [REACTOR, '_ev'])}" if p.when is not None else ""
 
     def _tactic_act(self, d: n.Tactic, actions):
         """The tactic's choice of action as one function: preferences in order,
@@ -548,7 +580,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(2, "if _E.script: _E.script_left(_E.round)", d.span)
         self.emit(2, "if _E.round_checks: _E.check_round(_E.round)", d.span)
         if d.until is not None:
-            self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
+            with self.paying(d.until, 2, d.until.span):
+                self.emit(2, f"if {self.expr(d.until)}:", d.until.span)
             self.emit(3, "break", d.until.span)
         self.emit(0, f"def f_{m}(_E):", d.span)
         if d.final:
@@ -655,8 +688,10 @@ class Snippets:
 
     def for_code(self, stmts=(), exprs=(), combatants=()) -> Loaded:
         """The program an encounter's own code may run on: this one, unless the code gives a field or
-        a rule's parameter this one holds whole (wholes.py) a value not shown whole, or sets a field
-        this one holds always an outcome; then the same rules on the plain path (compiled once, for
+        a rule's parameter this one holds whole (wholes.py) a value not shown whole, sets a field
+        this one holds always an outcome, gives one this one holds a text naming a field
+        (fieldnames.py) anything else, sets a var this one holds a map (mapvars.py) to anything
+        else, or passes a parameter this one holds a combatant (combatants.py) anything else; then the same rules on the plain path (compiled once, for
         every such encounter)."""
         loaded = self.loaded
         if not loaded.program.optimized or not (stmts or exprs):    # no code of its own: nothing to break
@@ -664,7 +699,10 @@ class Snippets:
         c = self._compiler()
         bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
         if not (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
-                or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))):
+                or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))
+                or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)
+                or maps_broken_by(c.plan.maps, (*stmts, *exprs), bindings.of)
+                or combatants_broken_by(c.plan.combatants, (*stmts, *exprs), bindings, bindings.of)):
             return loaded
         if self._plain is None:
             self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))

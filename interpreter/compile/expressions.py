@@ -52,6 +52,8 @@ class ExpressionCompiler:
         if isinstance(x, n.Name):
             r = self.bound(x)
             given = self.alias.get(r.target) if r is not None and r.kind == "local" else None
+            if given is None and r is not None and r.kind == "local" and self.plan.combatants.holds(x, self.bound):
+                return {"name": True, "combatant": True}     # a local that only holds a combatant (combatants.py)
             return given.facts() if isinstance(given, Code) else self.NAME_FACTS.get(r and r.kind, {"name": True})
         if isinstance(x, n.Attr):
             obj = self.fact_of(x.obj)
@@ -71,7 +73,7 @@ class ExpressionCompiler:
 
     # What a name's code is, by what it names (NAME_CODE): a local is its binding or the name of
     # the argument it is tested for (compiler.req_expr), every constant a name of the program.
-    NAME_FACTS = {"combatant": {"steady": True}, "var": {"pure": True}}
+    NAME_FACTS = {"combatant": {"steady": True, "combatant": True}, "var": {"pure": True}}
 
     def x_Const(self, x):
         v = x.value
@@ -263,6 +265,10 @@ class ExpressionCompiler:
         finally:
             self.walking = saved
 
+    # The lists (nodes, by id) that the statement being compiled has paid for before it runs: the code
+    # that walks each.
+    prepaid: dict = {}
+
     # Inside a comprehension's iterable, where Python refuses `:=`: how deep (0: naming allowed).
     unnamed = 0
 
@@ -291,7 +297,9 @@ class ExpressionCompiler:
         # Each clause's list is paid for from the step budget every time it is walked, as a loop's is.
         clauses = []
         for i, (_var, items, cond) in enumerate(x.clauses()):
-            walked = f"{self.counter(items)}(_E, {self.walked(items, lambda: self.unnamed_expr(items))})"
+            walked = self.prepaid.get(id(items))         # its statement paid for it (StatementCompiler.paying)
+            if walked is None:
+                walked = f"{self.counter(items)}(_E, {self.walked(items, lambda: self.unnamed_expr(items))})"
             test = f" if {self.expr(cond)}" if cond is not None else ""
             clauses.append(f"for {self.slot(x, i)} in {walked}{test}")
         return f"[{self.expr(x.elt)} {' '.join(clauses)}]"
@@ -340,11 +348,18 @@ class ExpressionCompiler:
         return self.roll_code(self.expr(x.dice), x.dice, by, repr(x.purpose), plain_by)
 
     def roll_code(self, dice: str, node, by: str, purpose: str, plain_by: bool = True) -> str:
-        if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1 and plain_by:
+        fast = self.lone_die(node, by, purpose) if plain_by else None
+        if fast is not None:
             # A lone literal die: roll it in place when nothing is pinned or shown.
-            return (f"((_E.streams.get(({by}, {purpose})) or _E.stream({by}, {purpose}))() % {node.sides} + 1 "
-                    f"if _E.plain else _E.roll({dice}, {by}, {purpose}))")
+            return f"({fast} if _E.plain else _E.roll({dice}, {by}, {purpose}))"
         return f"_E.roll({dice}, {by}, {purpose})"
+
+    def lone_die(self, node, by: str, purpose: str) -> str | None:
+        """A lone literal die rolled in place, where the plan has it and nothing is pinned or shown
+        (`_E.plain`): a whole number; else None."""
+        if self.plan.in_place and isinstance(node, n.DiceLit) and node.count == 1:
+            return f"_E.streams[{by}, {purpose}]() % {node.sides} + 1"
+        return None
 
     def x_CheckCall(self, x):
         d = self.ruleset.space("check")[x.name]

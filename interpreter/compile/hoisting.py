@@ -20,6 +20,7 @@ from __future__ import annotations
 from ...dsl.syntax import nodes as n
 from ...dsl.check.names import walk
 from ..run.values import mangle
+from .code import ACTOR
 
 
 def conjuncts(x) -> list:
@@ -60,7 +61,7 @@ def emit_preference(c, base: str, i: int, p: n.Pref, a: n.Action, hoist: bool):
     by_level: list[list] = [[] for _ in range(len(later) + 1)]
     for kind, x, amount in parts:
         by_level[level(amount if kind == "cost" else x, later) if hoist else len(later)].append((kind, x, amount))
-    args, depth = ["_c"], 1
+    args, depth = [ACTOR], 1
     c.chosen = {}
     for j in range(len(later) + 1):
         if j:
@@ -88,7 +89,7 @@ def _asked_value(c, a, j: int, value) -> str:
     noted as the value `_v{j}` stands for, so that a question of the actor and it (`combatiendo
     (objetivo)` where `objetivo: blanco(yo)`) is asked once too, whichever preference asks it
     (expressions.rule_call). None (no value) is no choice, as in the given value's function."""
-    code = c.in_place(value, a.params[:1], ["_c"])
+    code = c.in_place(value, a.params[:1], [ACTOR])
     c.chosen[f"_v{j}"] = code
     t = c.tmp()
     return f"(() if ({t} := {code}) is None else ({t},))"

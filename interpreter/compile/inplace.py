@@ -21,8 +21,10 @@ from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
 from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
+from ..run.values import hash_key, mangle
 from .expressions import ExpressionCompiler
 from .optimizer import GROWS
+from .wholes import never_a_roll
 
 # What a local known to hold a whole number resolves to for K.kind.
 WHOLE_LOCAL = Resolved("number")
@@ -35,16 +37,16 @@ class InPlace:
         if isinstance(x.obj, n.Name):
             r = self.bound(x.obj)
             if r is not None and r.kind == "table":
-                table, key = self.tables[x.obj.id], self.expr(x.key)
-                ref = self.k(table, "table")
-                if table.dice is None and not self.unnamed:
-                    # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
-                    row, k = self.tmp(), self.tmp()
-                    # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
-                    return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {ref}.index.get({k})) "
-                            f"is not None else {ref}.lookup({k}))")
-                return f"{ref}.lookup({key})"
+                return self.catalogue_row(self.tables[x.obj.id], x.key)
+            if r is not None and r.kind == "var" and x.obj.id in self.plan.maps:
+                return self.map_item(self.expr(x.obj), x.key)
         obj, key = self.expr(x.obj), self.expr(x.key)
+        names = self.plan.names
+        if names.holds_or_none(x.key, self.bound):
+            # The key is always a text naming a field every combatant has, or none (fieldnames.py):
+            # a combatant's field is read in place, anything else is looked up as H.index does.
+            written = x.key.value if isinstance(x.key, n.Const) else None
+            return self.named_field(obj, key, names.holds(x.key, self.bound), written)
         # (Both pure: read after the key, the object is the one H.index would be given first.)
         # (A written value, even one a rule compiled in place returns, indexed in place would make
         # Python warn "not subscriptable": H.index says it.)
@@ -57,6 +59,89 @@ class InPlace:
                     f" and isinstance({obj}, H.FIELDED) else {obj}[{k} - 1] if {type_of(k)} is int and {type_of(obj)} is list"
                     f" and 0 < {k} <= len({obj}) else H.index({obj}, {k}))")
         return f"H.index({obj}, {key})"
+
+    def catalogue_row(self, table, key_node):
+        """A table's row by its key. A catalogue's row by a written text or number it has is a
+        constant of the program (a table is checked data no rule changes: the same row, always);
+        by any other key, its index asked in place (the dict itself a constant), a key it lacks
+        by lookup, which refuses it; a dice table's by its rolls' dict where it keeps one."""
+        ref = self.k(table, "table")
+        written = key_node.value if isinstance(key_node, n.Const) else None
+        if table.dice is None and type(written) in (str, int) and hash_key(written) in table.index:
+            return name(self.k(table.index[hash_key(written)], "row"))
+        key = self.expr(key_node)
+        if table.dice is not None and table.rolls is not None and not self.unnamed:
+            # A dice table covering few rolls: a whole roll's row from its dict of rolls, in place
+            # (a constant); anything else, or a roll it lacks, by lookup (which refuses it).
+            rolls, row = self.k(table.rolls, "rolls"), self.tmp()
+            if self.surely_whole(key_node, self.resolving()) and self.pure(key):
+                return f"({row} if ({row} := {rolls}.get({key})) is not None else {ref}.lookup({key}))"
+            k = key if self.pure(key) else self.tmp()
+            given = key if k is key else f"{k} := {key}"
+            return (f"({row} if {type_of(given)} is int and ({row} := {rolls}.get({k})) is not None "
+                    f"else {ref}.lookup({k}))")
+        if table.dice is not None or self.unnamed:
+            return f"{ref}.lookup({key})"
+        # A catalogue's row by its key, in place; a key it lacks, by lookup (which refuses it).
+        index, row = self.k(table.index, "index"), self.tmp()
+        if self.plan.names.holds_or_none(key_node, self.bound):
+            # (a text or none, never a truth: fieldnames.py)
+            k = key if self.pure(key) else self.tmp()
+            given = key if k is key else f"{k} := {key}"
+            return f"({row} if ({row} := {index}.get({given})) is not None else {ref}.lookup({k}))"
+        # (True equals 1 as a Python key: a truth goes through lookup, which keeps them apart.)
+        k = self.tmp()
+        return (f"({row} if {type_of(f'{k} := {key}')} is not bool and ({row} := {index}.get({k})) "
+                f"is not None else {ref}.lookup({k}))")
+
+    def map_item(self, obj, key_node) -> str:
+        """m[k] of a var that only ever holds a map (mapvars.py): its own dict asked in place, as
+        Map.lookup asks it (a key of a kind it keeps as it is, any other through map_key, which
+        refuses a key that can change); the map is read first, then the key."""
+        key = self.expr(key_node)
+        if isinstance(key_node, n.Const) and type(key_node.value) in (str, int):
+            return f"{obj}._d.get({key})"           # (a text or a number is its own key)
+        if self.pure(key):
+            return f"{obj}._d.get({key} if {type_of(key)} in _MAPKEYS else _mapkey({key}))"
+        if self.unnamed:
+            return f"{obj}.lookup({key})"
+        k = self.tmp()
+        return f"{obj}._d.get({k} if ({k} := {key}).__class__ in _MAPKEYS else _mapkey({k}))"
+
+    def named_field(self, obj, key, sure: bool, written=None) -> str:
+        """obj[key] where the key is surely a text naming a field every combatant has (or none,
+        unless `sure`): that field where the object is surely a combatant (Code.combatant), else
+        under a test of its class (the program's combatants share one: `_CB`); a none, and
+        anything but a combatant, by H.index. The object is worked out first, then the key, as
+        H.index is given them."""
+        if is_(obj, "literal"):                 # (a written value: H.index refuses it)
+            return f"H.index({obj}, {key})"
+        tests = []
+        if not is_(obj, "combatant"):
+            if not self.pure(obj):
+                if self.unnamed:
+                    return f"H.index({obj}, {key})"
+                o = self.tmp()
+                tests.append(f"({o} := {obj}).__class__ is _CB")
+                obj = o
+            else:
+                tests.append(f"{type_of(obj)} is _CB")
+        joined = " and "
+        if not self.pure(key) and written is None and (tests or not sure):
+            # A computed key is named once, after the object, whatever the object is (`&`).
+            if self.unnamed:
+                return f"H.index({obj}, {key})"
+            k = self.tmp()
+            tests.append(f"({k} := {key}) is not None")
+            key, joined = k, " & "
+        elif not sure:
+            tests.append(f"{key} is not None")
+        # (a written text: its field by name; else the field's getter, which Python asks for after
+        # the key: where the key is computed, the object is a name, which nothing in the key changes)
+        field = f"{obj}.{mangle(written)}" if written is not None else \
+            f"_G[{key}]({obj})" if self.pure(key) or is_(obj, "name") else f"getattr({obj}, _F[{key}])"
+        guard = " and ".join(tests) if joined == " and " else " & ".join(f"({t})" for t in tests)
+        return f"({field} if {guard} else H.index({obj}, {key}))" if tests else field
 
     # The rules being compiled in place, innermost last (a rule never goes in place inside itself).
     inlining: tuple = ()
@@ -112,7 +197,8 @@ class InPlace:
         if len(args) < 2:
             return self.b_function(name, x, args)
         if self.all_whole(x):               # the optimizer proved every argument whole
-            return f"{name}({', '.join(args)})"
+            own = f"{name}({', '.join(args)})"
+            return own if all(never_a_roll(a.value) for a in x.args) else f"int({own})"
         sides = self.whole_sides_of(args)
         if sides is None:
             return self.b_function(name, x, args)
@@ -165,8 +251,9 @@ class InPlace:
 
     def b_act(self, name, x, args):
         if is_(args[0], 'steady'):
-            # Unscripted, a combatant's tactic chooses directly.
-            return f"(_E.act({args[0]}) if _E.script else {args[0]}.acts(_E, {args[0]}))"
+            # Its tactic chooses directly; in a run with a script, `acts` asks the script first
+            # (run/encounter.py: _scripted_act).
+            return f"{args[0]}.acts(_E, {args[0]})"
         return self.b_engine(name, x, args)
 
     def b_combatants(self, name, x, args):
@@ -364,7 +451,7 @@ class InPlace:
     def surely_whole(self, node, resolve) -> bool:
         """A node the text shows gives a whole number (a Python int): a written one, a roll, a
         whole builtin, a local known to hold one, and + - * % of such (no fraction among them)."""
-        if self.plan.whole.holds(node, self.bound):      # a field or slot the optimizer proved whole
+        if self.plan.whole.holds(node, self.bound) or self.whole_field(node):    # as the optimizer proved
             return True
         if isinstance(node, n.Const):
             return type(node.value) is int
@@ -453,10 +540,18 @@ class InPlace:
         return resolve
 
     def number(self, node) -> bool:
-        """Whether the node gives a number: as the plan says (optimizer.numeric), or, in code that
-        stands under a test that some locals hold whole numbers (whole_numbers), as K.kind finds
-        with those locals taken as numbers."""
-        return id(node) in self.plan.numeric or bool(self.ints) and K.kind(node, self.resolving()) == K.NUMBER
+        """Whether the node gives a number: as the plan says (optimizer.numeric), a combatant's
+        whole field named by a text (whole_field), or, in code that stands under a test that some
+        locals hold whole numbers (whole_numbers), as K.kind finds with those locals taken as numbers."""
+        return id(node) in self.plan.numeric or self.whole_field(node) or \
+            bool(self.ints) and K.kind(node, self.resolving()) == K.NUMBER
+
+    def whole_field(self, node) -> bool:
+        """`c[text]` where the text surely names a field every combatant has that holds only whole
+        numbers (fieldnames.py, wholes.py) and `c` is surely a combatant here (Code.combatant: the
+        chooser of a tactic's decision): the field itself, a Python int."""
+        return type(node) is n.Index and self.plan.names.holds_whole(node.key, self.bound) \
+            and is_(self.fact_of(node.obj), "combatant")
 
     def bound_name(self, name, node):
         """What K.kind asks: the binding of the Name node (none for a check's name, kinds.CHECK)."""

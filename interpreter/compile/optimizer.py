@@ -17,7 +17,13 @@ and rules change nothing; magnitude below, how large a number can be):
   a rule asked of the actor alone, or of the actor and a value chosen from the actor alone,
   answers once per decision;
 - `memo`: the rules whose list is the same all run (invariant.py), by the kinds they read;
-- `inline`: the small pure rules compiled in place of their calls.
+- `inline`: the small pure rules compiled in place of their calls;
+- `whole`, `outcomes`: the fields, locals and parameters that only hold whole numbers, or an
+  outcome of one list (wholes.py);
+- `names`: the columns, locals and parameters that only hold a text naming a field every
+  combatant has (fieldnames.py), `combatants`: the locals and parameters that only hold a
+  combatant (combatants.py), `maps`: the vars that only hold a map (mapvars.py): `c[text]` and
+  `m[k]` read in place.
 The empty plan, PLAIN, is the plain path: every operator and builtin a call of semantics.py.
 tests/test_plain_and_optimized.py runs both and compares them (docs/performance.md).
 """
@@ -34,6 +40,9 @@ from ..run import semantics as S
 from .hoisting import preference_parts
 from .invariant import memo_kinds
 from .wholes import NONE as NO_WHOLES, Wholes, outcome_fields, wholes
+from .fieldnames import NONE as NO_NAMES, Names, field_names
+from .mapvars import map_vars
+from .combatants import NONE as NO_COMBATANTS, Combatants, combatant_slots
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,9 @@ class Plan:
     inline: frozenset = frozenset()         # rule names
     whole: Wholes = NO_WHOLES               # fields and slots that only hold whole numbers (wholes.py)
     outcomes: dict = field(default_factory=dict)    # field -> the outcomes' names it only holds (wholes.py)
+    names: Names = NO_NAMES                 # columns and slots that only hold texts naming a field (fieldnames.py)
+    maps: frozenset = frozenset()           # vars that only hold a map (mapvars.py)
+    combatants: Combatants = NO_COMBATANTS  # locals and parameters that only hold a combatant (combatants.py)
 
     def with_nodes(self, nodes, bound) -> "Plan":
         """The plan, and the facts of code compiled later against it (an encounter's own);
@@ -79,6 +91,9 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
         in_place=True,
         whole=whole,
         outcomes=outcome_fields(ruleset, decls, bindings),
+        names=field_names(ruleset, decls, bindings, whole.fields),
+        maps=map_vars(ruleset, decls, bindings),
+        combatants=combatant_slots(ruleset, decls, bindings),
         numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
@@ -99,7 +114,10 @@ def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
     bound = bindings.of
     rules = ruleset.all(n.Rule)
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
-    return Plan(in_place=True, whole=wholes(ruleset, decls, bindings), outcomes=outcome_fields(ruleset, decls, bindings),
+    whole = wholes(ruleset, decls, bindings)
+    return Plan(in_place=True, whole=whole, outcomes=outcome_fields(ruleset, decls, bindings),
+                names=field_names(ruleset, decls, bindings, whole.fields), maps=map_vars(ruleset, decls, bindings),
+                combatants=combatant_slots(ruleset, decls, bindings),
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
 

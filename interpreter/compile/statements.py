@@ -2,8 +2,10 @@
 the in-place ones of inplace.py where the optimizer's plan has `in_place`."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from operator import attrgetter
 
+from ...dsl.records import fields
 from ...dsl.syntax import nodes as n
 
 from ..run import semantics as S
@@ -18,6 +20,62 @@ class StatementCompiler:
             self.stmt(s, depth)
 
     def stmt(self, s, depth):
+        # (the expression worked out first, and the span of the line that works it out)
+        first = s.value if isinstance(s, (n.Let, n.Return)) else s.branches[0][0] if isinstance(s, n.If) else None
+        if first is not None:
+            with self.paying(first, depth, first.span if isinstance(s, n.If) else s.span):
+                return self.stmt_(s, depth)
+        return self.stmt_(s, depth)
+
+    @contextmanager
+    def paying(self, x, depth, span):
+        """The statement's expression `x` walks a list that is surely one first of all (`len(distinct(
+        [c.side for c in combatants() if ...]))`, `[.. for c in standing()]`): its length paid from
+        the step budget in place before the statement, as H.paid would pay it on the same list at the
+        same moment (nothing is worked out before it), then walked as it is. The combatants are the
+        run's own list; any other is worked out first, on a line told at the same span."""
+        node = self.first_walked(x)
+        if node is None:
+            yield
+            return
+        if isinstance(node, n.Call) and node.func.id == "combatants":
+            items = self.walked(node, lambda: self.unnamed_expr(node))
+        else:
+            items = self.tmp()
+            self.emit(depth, f"{items} = {self.walked(node, lambda: self.expr(node))}", span)
+        self.emit(depth, f"_E.steps += len({items})", span)
+        self.emit(depth, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", span)
+        saved, self.prepaid = self.prepaid, {**self.prepaid, id(node): items}
+        try:
+            yield
+        finally:
+            self.prepaid = saved
+
+    # Builtins whose first argument is worked out before anything else of their call.
+    FIRST_ARGUMENT_FIRST = frozenset(("len", "distinct", "first"))
+
+    def first_walked(self, x):
+        """The list (a node) a comprehension walks, where it surely is a list (S.LIST_BUILTINS) and
+        the first thing `x` works out whenever it is worked out (down the first argument of a
+        builtin, the left side of an operator, a comprehension's first list), on the optimized
+        path; else None."""
+        if not self.plan.in_place:
+            return None
+        while True:
+            if isinstance(x, n.Comprehension):
+                it = x.iter
+                return it if isinstance(it, n.Call) and self.surely_list(it) else None
+            if isinstance(x, n.Call) and x.args and x.func.id in self.FIRST_ARGUMENT_FIRST \
+                    and self.bound(x).kind == "builtin":
+                x = x.args[0].value
+            elif isinstance(x, n.Binary):
+                x = x.left
+            elif isinstance(x, n.Unary):
+                x = x.operand
+            else:
+                return None
+
+    def stmt_(self, s, depth):
         e = self.emit
         if isinstance(s, n.Let):
             e(depth, f"{self.slot(s)} = {self.value(s.value, depth, s.span)}", s.span)
@@ -187,8 +245,9 @@ class StatementCompiler:
         data = "" if s.data is None else f", {self.expr(s.data)}"
         self.emit(depth, f"_E.{s.op}({who}, {cond}, {grade}{data})", s.span)
 
-    def decide(self, d: n.Decide, depth):
-        out = None if d.output == "then" else self.slot(d)
+    def decide(self, d: n.Decide, depth, out=None):
+        """A decision table; `out`: where its rows give their value, if not its output's slot."""
+        out = None if d.output == "then" else out or self.slot(d)
         ins = []
         for node in d.inputs:
             code = self.expr(node)
@@ -209,6 +268,14 @@ class StatementCompiler:
 
     def rows(self, d: n.Decide, ins, out, depth):
         ins = self.numbers(ins)
+        saved = self.shared
+        self.shared = {**saved, **self.shared_quotients(d, out, depth)}
+        try:
+            self._rows(d, ins, out, depth)
+        finally:
+            self.shared = saved
+
+    def _rows(self, d: n.Decide, ins, out, depth):
         first = True
         for row in d.rows:
             conds = []
@@ -217,18 +284,69 @@ class StatementCompiler:
                 if "True" in tests:
                     continue
                 conds.append(tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")")
-            cond = " and ".join(conds) or "True"
+            # A row of "any" cells after others, in a "first" table: the rest; no row after it is reached.
+            rest = not conds and d.policy == "first" and not first
             kw = "if" if first or d.policy == "all" else "elif"
-            self.emit(depth, f"{kw} {cond}:", row.span)
+            self.emit(depth, "else:" if rest else f"{kw} {' and '.join(conds) or 'True'}:", row.span)
             first = False
             if out is not None:
                 self.emit(depth + 1, f"{out} = {self.expr(row.output)}", row.output.span)
             else:
                 self.block(row.output, depth + 1)
+            if rest:
+                return
         if d.policy == "first" and d.rows:
             self.emit(depth, "else:")
             self.emit(depth + 1, "raise H.RuleFailure('no row of this decision table matches', "
                                  "'add a last row of \"any\" cells')", d.span)
+
+    # Code compiled in place of a node (by id): a quotient the rows of a decision table share, worked
+    # out once before them (shared_quotients).
+    shared: dict = {}
+
+    def expr(self, x):
+        if self.shared:
+            code = self.shared.get(id(x))
+            if code is not None:
+                return code
+        return super().expr(x)
+
+    def shared_quotients(self, d: n.Decide, out, depth) -> dict:
+        """`floor` or `ceil` of a whole number by a written one (`ceil(objetivo / 10)`) that a cell
+        of the first row and a cell of a later row read: worked out once before the rows, where they
+        are compiled for whole numbers (inplace.py: whole_rows). It cannot fail, reads only names
+        no row changes (the rows give a value: no statement) and counts no step, so working it out
+        first changes nothing."""
+        if not self.ints or out is None:
+            return {}
+        found: dict = {}                  # shape -> [(row number, node)]
+        for i, row in enumerate(d.rows):
+            for alts in row.tests:
+                for t in alts:
+                    for node in n.walk((t.value, t.high)):
+                        if self.sure_quotient(node):
+                            found.setdefault(shape(node), []).append((i, node))
+        out = {}
+        for uses in found.values():
+            if uses[0][0] == 0 and any(i > 0 for i, _node in uses):
+                t = self.tmp()
+                self.emit(depth, f"{t} = {self.expr(uses[0][1])}", d.span)
+                out.update((id(node), t) for _i, node in uses)
+        return out
+
+    def sure_quotient(self, x) -> bool:
+        """floor or ceil (the builtins) of a name known here to hold a whole number, by a written
+        whole number above 0: Python's own `//`, which cannot fail."""
+        if not (isinstance(x, n.Call) and x.func.id in ("floor", "ceil") and len(x.args) == 1):
+            return False
+        r = self.bound(x)
+        a = x.args[0].value
+        if r is None or r.kind != "builtin" or not (isinstance(a, n.Binary) and a.op == "/"):
+            return False
+        right = a.right
+        if not (isinstance(right, n.Const) and type(right.value) is int and right.value > 0):
+            return False
+        return isinstance(a.left, n.Name) and self.expr(a.left) in self.ints
 
     def test(self, var, number: bool, t: n.Test) -> str:
         """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""
@@ -277,3 +395,12 @@ class StatementCompiler:
         if s.key is None and s.where is None and isinstance(s.iter, (n.Name, n.Attr, n.Index)):
             self.emit(depth, f"{t} = {t}[:]", s.span)
         return t
+
+
+def shape(x):
+    """A node as its kind and fields, its spans left out: two nodes of one shape are the same text."""
+    if isinstance(x, (tuple, list)):
+        return tuple(map(shape, x))
+    if isinstance(x, n.Node):
+        return (type(x).__name__,) + tuple(shape(getattr(x, f.name)) for f in fields(x) if f.name != "span")
+    return x

@@ -83,6 +83,20 @@ def whole(node, bound, fields, slots) -> bool:
     return False
 
 
+def never_a_roll(node) -> bool:
+    """`node` gives a plain int, never a roll that remembers its dice (dice.Roll, an int that a
+    transcript shows as "1D6=2"): arithmetic and the whole builtins answer plain numbers; a
+    name, a field or a rule's answer may hold a roll. min and max of whole numbers are Python's
+    own, which give back the argument itself, where the language gives a roll as its number."""
+    t = type(node)
+    if t is n.Const or t is n.Unary or t is n.Binary:
+        return True
+    if t is n.IfExp:
+        return never_a_roll(node.then) and never_a_roll(node.other)
+    return t is n.Call and isinstance(node.func, n.Name) and (
+        node.func.id in WHOLE_BUILTINS or node.func.id in WHOLE_OF_WHOLE)
+
+
 def whole_column(rows, i) -> bool:
     """Every cell of column i is a written whole number (a table is checked data no rule changes)."""
     return bool(rows) and all(i < len(r) and type(r[i]) is n.Const and type(r[i].value) is int for r in rows)

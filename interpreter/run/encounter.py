@@ -3,6 +3,7 @@ and expectations, validated against a compiled program and run."""
 from __future__ import annotations
 
 import itertools
+from operator import itemgetter
 
 from ...dsl.syntax import nodes as n
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Span
@@ -83,6 +84,10 @@ class Prepared:
         for rnd, x in enc.round_expects:
             self.round_checks.setdefault(rnd, []).append((x, fns.get(id(x))))
         self.needs_lines = any(isinstance(x, n.Expect) and x.said is not None for x in _walk(enc))
+        # What each run does after its setup, worked out once: its do: block (none: nothing to run)
+        # and whether the rounds run (unless the script only does things: a do: block without "rounds N").
+        self.do = self.code["do"] if enc.do else None
+        self.runs_rounds = bool(program.rounds and (enc.rounds if enc.do else enc.rounds is None or enc.rounds > 0))
         self.expectation_spans = expectation_spans(enc)
 
     def _blueprints(self):
@@ -150,14 +155,16 @@ class Prepared:
             makers = self._makers = self._combatant_makers()
         cls = self.p.combatant_class
         made = []
-        for fill, values, lists, _holds, _given in makers:
+        for fill, values, fresh, _holds, _given in makers:
             obj = cls()
-            if lists:                              # each run gets its own copy of a list value
-                values = list(values)
-                for k in lists:
-                    values[k] = list(values[k])
+            if fresh is not None:                  # each run gets its own copy of a list value
+                others, lists, order = fresh
+                values = order(others + tuple(map(list, lists)))
             fill(obj, values)                      # its name, side, tactic, sheet and fields at once
             made.append(obj)
+        if eng.script:                             # (a run's script is its own all run: see _scripted_act)
+            for obj in made:
+                obj.acts = _scripted_act
         eng.cb = made
         if self.defaults_done and not self._holds:
             return made
@@ -175,7 +182,8 @@ class Prepared:
         """What make_combatants needs of each blueprint, worked out once: the function that fills a
         combatant (the sheet's fill_sheet once every field is known, else one setting the fields its
         lines give), the values it is filled with (its name, side, tactic, the tactic's act and
-        reactions, its sheet, then its fields), which of them are lists, its cards, its given fields."""
+        reactions, its sheet, then its fields), how a run copies those that are lists (_fresh_lists),
+        its cards, its given fields."""
         acts = {name: (t.act, t.react) for name, t in self.p.tactics.items()}
         out = []
         for _i, name, side, tactic, attrs, given, holds in self.blueprints:
@@ -183,8 +191,7 @@ class Prepared:
             act, react = acts.get(tactic, (_no_tactic, {}))
             values = (name, side, tactic, act, react, sheet) + tuple(v for _a, v in attrs)
             fill = self.p.fill_sheet_by[sheet] if self.defaults_done else _given_fields(tuple(a for a, _v in attrs))
-            lists = tuple(k for k, v in enumerate(values) if type(v) is list)
-            out.append((fill, values, lists, tuple(holds), given))
+            out.append((fill, values, _fresh_lists(values), tuple(holds), given))
         self._holds = any(m[3] for m in out)
         return out
 
@@ -222,9 +229,9 @@ class Prepared:
         if eng.json:
             eng.events.start()                    # the sheets as they start: JSON lines show what changes
         try:
-            guarded(p, self.code["do"], eng, stops=True)
-            # Rounds run unless the script only does things (a do: block without "rounds N").
-            if p.rounds and (enc.rounds if enc.do else enc.rounds is None or enc.rounds > 0):
+            if self.do is not None:
+                guarded(p, self.do, eng, stops=True)
+            if self.runs_rounds:
                 guarded(p, eng.run_rounds)
         except H.StopRun:
             pass                                  # "stop" in the do: block ends the encounter
@@ -270,8 +277,28 @@ def _walk(node):
                 yield from _walk(v)
 
 
+def _fresh_lists(values: tuple):
+    """How a run makes `values` with a copy of each list in it, in C: (the values that are no
+    list, the lists, the getter putting `others + copies of the lists` back in their order); None
+    when none is a list."""
+    lists = [k for k, v in enumerate(values) if type(v) is list]
+    if not lists:
+        return None
+    others = [k for k in range(len(values)) if k not in lists]
+    place = {k: i for i, k in enumerate(others + lists)}
+    return (tuple(values[k] for k in others), tuple(values[k] for k in lists),
+            itemgetter(*(place[k] for k in range(len(values)))))
+
+
 def _no_tactic(_engine, _combatant):
     return False
+
+
+def _scripted_act(engine, combatant):
+    """A combatant's choice of action in a run with a script: the script's next decision for it,
+    else its tactic's (Engine.act). Generated code asks `c.acts(_E, c)` with no test of the script:
+    a run has a script (keys that stay) from its start to its end, or none at all."""
+    return engine.act(combatant)
 
 
 def _given_fields(attrs):

@@ -37,6 +37,17 @@ def _form(x, name):
         return None
 
 
+class Streams(dict):
+    """(who rolls, purpose) -> the draw function of its dice stream (dice.stream), made on its first
+    use and kept for the run: `streams[by, purpose]()` is the next draw."""
+    __slots__ = ("seed",)
+
+    def __missing__(self, key):
+        by, purpose = key
+        rnd = self[key] = stream(self.seed, getattr(by, "a_name", None), purpose)
+        return rnd
+
+
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
                  "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget",
@@ -47,7 +58,8 @@ class Engine:
         self.p = program
         self.cb = combatants
         self.seed = seed
-        self.streams: dict = {}           # (who, purpose) -> its dice stream's draw, made on first use
+        self.streams = Streams()          # (who, purpose) -> its dice stream's draw, made on first use
+        self.streams.seed = seed
         self.rec = record
         self.json = json
         self.events: list = JsonEvents(self) if json else []     # JSON lines: with rounds and sheet changes
@@ -79,16 +91,14 @@ class Engine:
     # ------------------------------------------------------------ dice
     def stream(self, by, purpose):
         """The draw function of the dice stream of (who rolls, purpose), made on its first use and kept
-        for the run (dice.stream). Only called where `streams` has none yet: each caller asks it
-        first (`streams.get(key) or stream(...)`: a draw function is never false)."""
-        rnd = self.streams[(by, purpose)] = stream(self.seed, getattr(by, "a_name", None), purpose)
-        return rnd
+        for the run (dice.stream): `streams[by, purpose]`, as generated code and `roll` ask it."""
+        return self.streams[by, purpose]
 
     def roll(self, dice, by, purpose):
         if not isinstance(dice, Dice):
             raise H.RuleFailure("only dice can be rolled, not {0} (" + H.kind(dice) + ")",
                                 "roll DICE: 2D6, dice(n, 6), a dice field; a number is already rolled", "E0204", (dice,))
-        rnd = self.streams.get((by, purpose)) or self.stream(by, purpose)
+        rnd = self.streams[by, purpose]
         if self.plain:
             one = dice.single
             if one:
@@ -189,20 +199,22 @@ class Engine:
         if not isinstance(c, Combatant):
             return self.memo_walked(rule, "s", c)
         side = c.side_
+        if side.__class__ is str:
+            # A text side's list lives in text_sides alone: made now, under the stamp of now (a list
+            # missing there, or made before a side changed, is made again either way).
+            now = SIDE_CHANGES[0]
+            if self.sides_at != now:           # lists made before a side changed: none of them holds
+                self.text_sides.clear()
+                self.sides_at = now
+            kept = self.text_sides[rule, side] = rule(self, c)
+            return kept
         key = (rule, side) if side.__class__ is not bool else (rule, bool, side)     # a side true is not 1
         try:
-            kept = self.memos[key]
-        except KeyError:
-            kept = None
+            kept = self.memos.get(key)
         except TypeError:                      # a side that is no key (a list)
             return rule(self, c)
         if kept is None or kept[0] != SIDE_CHANGES[0]:
             kept = self.memos[key] = (SIDE_CHANGES[0], rule(self, c))
-        if side.__class__ is str:
-            if self.sides_at != kept[0]:       # lists made before a side changed: none of them holds
-                self.text_sides.clear()
-                self.sides_at = kept[0]
-            self.text_sides[key] = kept[1]
         return kept[1]
 
     def memo_walked(self, rule, kinds, *args):
@@ -480,6 +492,10 @@ class Engine:
     def _scripted(self, c, kind):
         if not self.script:
             return None
+        if not isinstance(c, Combatant):
+            # Only a combatant decides: a value with a name is no combatant to run a scripted action
+            # or reaction for (compile/combatants.py holds an actor a combatant in the rules' code).
+            raise H.not_a_combatant(c)
         queue = self.script.get((self.round, c.a_name))
         if queue:
             q = queue[kind]

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import marshal
 import math
+from operator import attrgetter
 from fractions import Fraction
 
 from ...dsl.syntax import nodes as n
 from . import runtime_helpers as H
 from . import semantics as S
 from .definitions import ActionDef, ReactionDef, TacticDef, kept_lists
+from .maps import MAP_KEYS, map_key
 from .values import Combatant, ConditionType, make_struct, mangle
 
 _BUILTINS = {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": type, "str": str,
@@ -27,11 +29,13 @@ _BUILTINS = {"list": list, "sorted": sorted, "bool": bool, "int": int, "type": t
 
 def namespace(show, fields) -> dict:
     """The generated code's globals before its constants: the runtime's helpers, operators and
-    builtins, `_show` (the edition's format) and `_F` (each field's Python name)."""
+    builtins, `_show` (the edition's format), `_F` (each field's Python name), `_G` (its getter) and
+    how a map's own dict is keyed (`_MAPKEYS`, `_mapkey`: maps.py)."""
     return {"__builtins__": _BUILTINS, "H": H, "S": S, "Fraction": Fraction, "_show": show, "_eq": H.eq,
             "_none": H.is_none, "math": math, **S.IN_PLACE,
             **{"b_" + name: fn for name, fn in S.BUILTIN_FUNCTIONS.items()},
-            "_F": {name: mangle(name) for name in fields}}
+            "_F": {name: mangle(name) for name in fields}, "_G": {name: attrgetter(mangle(name)) for name in fields},
+            "_MAPKEYS": MAP_KEYS, "_mapkey": map_key}
 
 
 class Loaded:
@@ -55,6 +59,10 @@ class Loaded:
         ns = self.ns = namespace(p.format.show, p.fields)
         ns.update((name, linked.get(id(value), value)) for name, value in p.consts.items())
         ns.update((name, make_struct(*shape)) for name, shape in p.classes.items())
+        # The class of this program's combatants: the code asks `x.__class__ is _CB` where only a
+        # combatant takes a shorter way (inplace.py: a field named by a text).
+        fields = list(dict.fromkeys(mangle(f.name) for fs in p.sheet_fields_by.values() for f in fs))
+        self.combatant_class = ns["_CB"] = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
         ns["_KEPT"] = kept_lists(p.tables, self.conditions)        # the tables' lists: append refuses them
         ns["__spans__"] = list(p.line_spans)
         exec(marshal.loads(p.code), ns)  # noqa: S102 - generated from a checked ruleset
@@ -129,8 +137,6 @@ class Loaded:
         self.fill_sheet_by = {name: g[f"fill_sheet_{i}"] for i, name in enumerate(self.sheet_fields_by)}
         self.sheet_defaults, self.fill_sheet = self.sheet_defaults_by[self.sheet.name], self.fill_sheet_by[self.sheet.name]
         self.init_vars = g["init_vars"]
-        fields = list(dict.fromkeys(mangle(f.name) for fs in self.sheet_fields_by.values() for f in fs))
-        self.combatant_class = type("combatant", (Combatant,), {"__slots__": tuple(fields)})
 
 
 def _copy(ct: ConditionType) -> ConditionType:

@@ -36,6 +36,10 @@ def _key(key):
 
 _FINE: set = set()
 
+# How generated code asks a map's own dict in place (compile/inplace.py), as Map.lookup does: a key
+# of a kind in MAP_KEYS as it is, any other through map_key (which refuses one that can change).
+MAP_KEYS, map_key = _FINE, _key
+
 
 class Map:
     """A map of the language: values by key, in the order the keys were first kept."""

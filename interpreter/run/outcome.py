@@ -43,8 +43,19 @@ def stands_of(eng) -> list[bool]:
 
 
 def standing(eng) -> list:
-    """The combatants still standing."""
-    return [c for c, up in zip(eng.cb, stands_of(eng)) if up]
+    """The combatants still standing (what stands_of says, in one walk)."""
+    p = eng.p
+    fn = p.stands
+    if fn is None:
+        return list(eng.cb)
+    out = []
+    for c in eng.cb:
+        v = fn(eng, c)
+        if v is True:
+            out.append(c)
+        elif v is not False:
+            refuse(p.stands_decl, v)
+    return out
 
 
 def outcome_of(eng, up: list[bool] | None = None) -> Outcome:

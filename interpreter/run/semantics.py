@@ -498,9 +498,10 @@ def groups(items, key, reverse):
     """Items sorted by key, as lists of equal keys (ties act together: `for group`)."""
     keys = list(map(key, items)) if items.__class__ is list else _not_walked(items)
     if _WHOLE.issuperset(map(type, keys)):
-        pairs = sorted(zip(keys, items), key=_first, reverse=reverse)
         if len(set(keys)) == len(keys):                 # whole numbers, no two equal: a group each
-            return list(map(list, zip(map(_second, pairs))))
+            # (no two keys equal: the pairs sort by their keys alone, never by their items)
+            return list(map(list, zip(map(_second, sorted(zip(keys, items), reverse=reverse)))))
+        pairs = sorted(zip(keys, items), key=_first, reverse=reverse)
     else:
         pairs = sorted(zip(_order_keys("ordered by", keys), items), key=_first, reverse=reverse)
     return [list(map(_second, g)) for _k, g in groupby(pairs, _first)]
@@ -560,7 +561,7 @@ BUILTIN_FUNCTIONS = {
 
 # Builtins whose answer is always a list (or a refusal): Python's len of it needs no test
 # (tests/test_runtime_paths.py holds each to it).
-LIST_BUILTINS = frozenset(("distinct", "combatants"))
+LIST_BUILTINS = frozenset(("distinct", "combatants", "standing"))
 
 # Builtins that ask the running encounter (its combatants, its round, their controllers):
 # methods of the engine of the same name.

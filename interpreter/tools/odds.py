@@ -16,7 +16,7 @@ stops a tree that would not end (`Budget`): never a silent approximation; the
 caller may then ask for a Monte Carlo estimate (`estimate`), which says it is one.
 
 Where the rules roll: a lone die is drawn from the engine's streams
-(`_E.streams.get(...)()` % faces + 1: the draw's `% faces` tells the faces),
+(`_E.streams[who, purpose]()` % faces + 1: the draw's `% faces` tells the faces),
 anything else through `Engine.roll`. An enumerated run replaces the engine's
 streams with a `Draws` (every stream is one forced sequence) and, through its
 class, `roll` and what the run records (`_Enumerating`).
@@ -104,6 +104,9 @@ class Draws(dict):
         self.prefix, self.pos = prefix, 0
 
     def get(self, key, default=None):
+        return self.draw
+
+    def __missing__(self, key):          # streams[by, purpose]: the one sequence, whoever rolls
         return self.draw
 
     def draw(self):
