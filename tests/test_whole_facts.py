@@ -235,3 +235,312 @@ def test_an_encounter_that_sets_a_checks_output_runs_on_the_plain_program(tmp_pa
     with pytest.raises(GrimorioError) as refused:        # 5 >= bien: refused, not a KeyError (E0003)
         made.run(seed=7, record=False)
     assert "E0003" not in {d.code for d in refused.value.diagnostics}
+
+
+# ------------------------------------------------------------ rule results, options, checks, locals by declaration
+MORE = """
+sheet ficha:
+  FUE: int 1..20
+  gastos: int = 0
+  nombre_corto: text = "x"
+  lista: list = []
+  otra_lista: list = []
+
+option paso = 2
+option nombre = "x"
+
+outcomes grado: mal < bien
+
+check tira(x) rolls t = 1D6:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+
+check otra(x) rolls t = 1D6:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+
+check tercera(x) rolls t = 1D6:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+
+rule tira_tercera(c):
+  let r = check tercera(3, t: c.nombre_corto if c.FUE < 10 else 2) by c as "x"
+  return r.grado >= bien
+
+rule cociente(c, d):
+  return floor(c.FUE / d) + ceil(c.FUE / d)
+
+rule resto(c, d):
+  return c.FUE % d
+
+rule usa_cociente(c):
+  return cociente(c, c.gastos) > 0
+
+rule usa_resto(c):
+  return resto(c, c.gastos) > 0
+
+rule tal_vez_lista(c):
+  if c.FUE > 10:
+    return [1]
+  return none
+
+rule nuevos(c):
+  let l = [x for x in [c] if x.FUE > 0]
+  return l
+
+rule llena(c):
+  set c.lista = [x for x in [1, 2]]
+  append c.lista, 3
+  set c.otra_lista = tal_vez_lista(c)
+  let l = nuevos(c)
+  return len(c.lista) + len(c.otra_lista) + len(l) + len(nuevos(c)) + (1 if c in l else 0) + first(c.otra_lista)
+
+rule por_grupos():
+  let total = 0
+  for group g in combatants() ordered by it.FUE desc:
+    set total = total + cuenta_lista(g)
+  return total
+
+rule largo_de_cada(c):
+  let total = 0
+  for l in [c.lista, tal_vez_lista(c)]:
+    set total = total + len(l)
+  return total
+
+rule cuenta_lista(l):
+  return len(l) + (1 if len(l) > 5 else 0)
+
+rule signo(a, b):
+  if a.FUE > b.FUE:
+    return 1
+  else:
+    return -1
+
+rule tal_vez(c):
+  if c.FUE > 10:
+    return 1
+
+rule cuenta(x):
+  if x > 0:
+    return cuenta(x - 1)
+  return 0
+
+rule mueve(c, o):
+  set c.gastos = c.gastos + signo(c, o) * option paso
+  return c.gastos
+
+rule otro_m(c):
+  let m = c.nombre_corto
+  return m
+
+rule usa_m(c):
+  let m = cuenta(c.FUE) + 1
+  return m > 0
+
+rule mezcla(c):
+  let m = 1
+  for m in [tal_vez(c)]:
+    pass
+  return m + 1 > 0
+
+rule roto(c):
+  return tal_vez(c) < 5
+
+rule tira_bien(c):
+  let r = check tira(c.FUE) by c as "x"
+  return r.grado >= bien
+
+rule tira_dada(c, v):
+  let r = check otra(tal_vez(c), t: v) by c as "x"
+  return r.grado >= bien
+
+rule usa_dada(c):
+  return tira_dada(c, tal_vez(c))
+
+round r:
+  step s:
+    pass
+"""
+
+
+def let_key(rs, found, rule, name):
+    let = next(x for x in n.walk(rs.space("rule")[rule].body) if type(x) is n.Let and x.name == name)
+    return found.key(let, bindings_of(rs).slot(let))
+
+
+def test_a_rule_that_can_only_return_whole_numbers_gives_one(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path, MORE).parent])
+    found = facts(rs)
+    # signo: an if and its else, each returns a number; cuenta: itself (the greatest fixpoint) or 0;
+    # mueve: a whole field it set from signo's result times a whole option.
+    assert {"signo", "cuenta", "mueve"} <= found.rules and "gastos" in found.fields
+    # tal_vez may end without a return (none); roto gives a truth; otro_m a text.
+    assert not found.rules & {"tal_vez", "roto", "otro_m", "usa_m", "tira_bien"}
+    assert found.options == {"paso"}
+
+
+def test_a_local_is_held_whole_in_its_own_declaration(tmp_path):
+    # `m` takes one slot in every rule (the resolver's); usa_m's holds a number, otro_m's a text,
+    # and mezcla's is also a loop's variable.
+    rs = load_edition("prueba", roots=[edition(tmp_path, MORE).parent])
+    found = facts(rs)
+    assert bindings_of(rs).slot(next(x for x in n.walk(rs.space("rule")["usa_m"].body) if type(x) is n.Let)) == \
+        bindings_of(rs).slot(next(x for x in n.walk(rs.space("rule")["otro_m"].body) if type(x) is n.Let))
+    assert let_key(rs, found, "usa_m", "m") in found.slots
+    assert let_key(rs, found, "otro_m", "m") not in found.slots
+    assert let_key(rs, found, "mezcla", "m") not in found.slots
+
+
+def test_a_checks_roll_and_parameters_are_whole_where_every_call_gives_whole_numbers(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path, MORE).parent])
+    found, b = facts(rs), bindings_of(rs)
+    tira, otra = rs.space("check")["tira"], rs.space("check")["otra"]
+    assert found.key(tira.params[0], b.slot(tira.params[0])) in found.slots      # every call: c.FUE
+    assert found.key(tira, b.slot(tira, "roll")) in found.slots                # its own dice
+    assert found.key(otra.params[0], b.slot(otra.params[0])) not in found.slots  # tal_vez(c): maybe none
+    assert found.key(otra, b.slot(otra, "roll")) not in found.slots            # a roll given: maybe none
+
+
+@pytest.mark.parametrize("fue", [8, 12])
+def test_rules_on_the_new_facts_run_alike_plain_and_optimized(tmp_path, fue):
+    # With FUE 8, tal_vez gives none: compared, added, given as a check's roll or parameter, the
+    # semantics refuse it on both paths (never Python's own operator on none: E0003).
+    exprs = ["roto(Ana)", "usa_dada(Ana)", "mezcla(Ana)", "mueve(Ana, Ana) == 2", "usa_m(Ana)", "tira_bien(Ana)",
+             "cuenta(3) + signo(Ana, Ana) == -1",
+             "tira_tercera(Ana)", "floor(Ana.FUE / Ana.gastos) > 0", "Ana.FUE % Ana.gastos == 0",
+             "ceil(Ana.FUE / 5) + floor(-Ana.FUE / 5) + Ana.FUE % -5 == 1", "usa_cociente(Ana)", "usa_resto(Ana)", "resto(Ana, -5) < 0", "llena(Ana) == 8", "por_grupos() == 1", "largo_de_cada(Ana) > 0", "first(Ana.lista) == 1",
+             "cociente(Ana, -5) < 0"]
+    enc = (f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE {fue}\n'
+           + "".join(f"expect {e}\n" for e in exprs))
+    got = {}
+    for optimize in (True, False):
+        folder = edition(tmp_path / str(optimize), MORE, enc)
+        program = compile_checked(load_edition("prueba", roots=[folder.parent]), optimize=optimize)
+        verdicts = []
+        for i in range(len(exprs)):
+            one = edition(tmp_path / f"{optimize}{i}", MORE, enc.split("expect")[0] + f"expect {exprs[i]}\n")
+            made = Prepared(load_encounter(one / "x.enc", Sources()), program)
+            assert made.p is program
+            try:
+                verdicts.append([v.ok for v in made.run(seed=3, record=False).expectations])
+            except GrimorioError as exc:
+                verdicts.append([d.code for d in exc.diagnostics])
+        got[optimize] = verdicts
+    assert got[True] == got[False]
+    assert "E0003" not in str(got[True])
+    if fue == 8:
+        assert got[True][0] != [True] and got[True][2] != [True]      # refused: none < 5, none + 1
+
+
+@pytest.mark.parametrize("do, shared", [('  let r = check tira(1 / 2) by Ana as "x"', False),
+                                        ('  let r = check tira(3, t: 1 / 2) by Ana as "x"', False),
+                                        ('  let r = check tira(3, t: 4) by Ana as "x"', True),
+                                        ('  let r = check tira(Ana.FUE) by Ana as "x"', True)])
+def test_an_encounter_that_gives_a_check_what_its_facts_do_not_show_runs_plain(tmp_path, do, shared):
+    enc = f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE 9\ndo:\n{do}\nexpect Ana.FUE == 9\n'
+    folder = edition(tmp_path, MORE, enc)
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
+    assert (made.p is program) == shared
+    assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]
+
+
+def test_quotients_and_remainders_of_whole_numbers_ask_no_semantics(tmp_path):
+    # floor, ceil and % of whole fields by a written number: Python's own (a divisor read, as the
+    # rules' own `floor(c.RES / c.x)`, is tested not zero and refused as the semantics refuse it, above).
+    enc = 'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE 9\n'
+    folder = edition(tmp_path, MORE, enc)
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    engine = Prepared(load_encounter(folder / "x.enc", Sources()), program).run(seed=7, record=False).engine
+    ask = program.compile_snippet("q", (), [n_expr(program, "floor(Ana.FUE / 2) + ceil(Ana.FUE / 2) + "
+                                                            "Ana.FUE % 4 + Ana.FUE % Ana.FUE")], ["Ana"])
+    fn = ask["expects"][0]
+    assert calls_into(S, fn, engine) == [] and fn(engine)[0] == 4 + 5 + 1 + 0
+
+
+def test_a_field_local_or_rule_result_is_held_a_list_where_every_value_is_one(tmp_path):
+    rs = load_edition("prueba", roots=[edition(tmp_path, MORE).parent])
+    found = facts(rs)
+    assert found.list_fields == {"lista"}             # otra_lista: tal_vez_lista may give none
+    assert "nuevos" in found.list_rules and "tal_vez_lista" not in found.list_rules
+    assert let_key(rs, found, "llena", "l") in found.list_slots
+    # a `for group` variable holds a list; so does a parameter every call gives one
+    b = bindings_of(rs)
+    loop = next(x for x in n.walk(rs.space("rule")["por_grupos"].body) if type(x) is n.For)
+    param = rs.space("rule")["cuenta_lista"].params[0]
+    assert found.key(loop, b.slot(loop)) in found.list_slots and found.key(param, b.slot(param)) in found.list_slots
+    assert let_key(rs, found, "por_grupos", "total") in found.slots and "por_grupos" in found.rules
+
+
+@pytest.mark.parametrize("do, shared", [("  set Ana.lista = 3", False), ("  set Ana.lista = [3]", True),
+                                        ("  let r = {lista: 1}", False), ("  set Ana.otra_lista = 3", True)])
+def test_an_encounter_that_gives_a_list_field_what_is_not_a_list_runs_plain(tmp_path, do, shared):
+    enc = f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE 9\ndo:\n{do}\nexpect Ana.FUE == 9\n'
+    folder = edition(tmp_path, MORE, enc)
+    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
+    made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
+    assert (made.p is program) == shared
+    assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]
+
+
+INDEXED = """
+sheet ficha:
+  Espadas: percent = 50
+  Pelea: percent = 30
+  arma: armas = "Daga"
+
+table armas:
+  | nombre | competencia |
+  |--------|-------------|
+  | Daga   | "Espadas"   |
+  | Puño   | "Pelea"     |
+
+outcomes grado: mal < bien
+
+check tira(x) rolls t = 1D100:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+
+check otra(x) rolls t = 1D100:
+  | t      | grado |
+  |--------|-------|
+  | <= x   | bien  |
+  | any    | mal   |
+
+action atacar(yo):
+  let r = check tira(yo[yo.arma.competencia]) by yo as "ataque"
+
+rule de_cualquiera(c, quien):
+  let r = check otra(quien[c.arma.competencia]) by c as "otra"
+  return r.grado >= bien
+
+rule usa(c):
+  return de_cualquiera(c, c) and de_cualquiera(c, map())
+
+round r:
+  step s:
+    pass
+"""
+
+
+def test_a_combatants_field_named_by_a_text_is_whole_when_the_field_is(tmp_path):
+    # `yo[yo.arma.competencia]`: the actor is a combatant (combatants.py) and the column names
+    # whole fields (fieldnames.py): the check's parameter is whole. `quien[...]`, where quien may
+    # be a map, is not.
+    from grimorio.dsl.check.resolver import bindings_of as bindings_for
+    from grimorio.interpreter.compile.optimizer import whole_facts
+    rs = load_edition("prueba", roots=[edition(tmp_path, INDEXED).parent])
+    decls = [d for space in rs.spaces.values() for d in space.values()]
+    b = bindings_for(rs)
+    found = whole_facts(rs, decls, b)[0]
+    tira, otra = rs.space("check")["tira"], rs.space("check")["otra"]
+    assert found.key(tira.params[0], b.slot(tira.params[0])) in found.slots
+    assert found.key(otra.params[0], b.slot(otra.params[0])) not in found.slots

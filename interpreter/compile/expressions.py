@@ -305,10 +305,11 @@ class ExpressionCompiler:
         return f"[{self.expr(x.elt)} {' '.join(clauses)}]"
 
     def surely_list(self, node) -> bool:
-        """The node is a list by its very syntax, or a call of a builtin whose answer is always a
-        list (S.LIST_BUILTINS: `combatants()`, `distinct(...)`)."""
+        """The node is a list by its very syntax, a call of a builtin whose answer is always a
+        list (S.LIST_BUILTINS: `combatants()`, `distinct(...)`), or one the optimizer proved a list."""
         return isinstance(node, (n.ListExp, n.Comprehension)) or (
-            isinstance(node, n.Call) and node.func.id in S.LIST_BUILTINS and self.bound(node).kind != "rule")
+            isinstance(node, n.Call) and node.func.id in S.LIST_BUILTINS and self.bound(node).kind != "rule") \
+            or self.plan.whole.listed(node, self.bound)     # a field, local or rule's result (wholes.py)
 
     def counter(self, items) -> str:
         """The helper that pays for walking `items`: H.counted asks that it is a list (else refuses);

@@ -178,6 +178,8 @@ class InPlace:
         read, first = self.reread(args[0])
         if read is None or is_(args[0], 'literal'):       # (-3)[0]: Python warns, even where it never runs
             return self.b_function(name, x, args)
+        if self._listed(x):                                 # surely a list: S.first in place
+            return f"({read}[0] if {first} else None)"
         # S.first, in place on a list; anything else, its refusal.
         return f"(({read}[0] if {read} else None) if {type_of(first)} is list else b_first({read}))"
 
@@ -232,6 +234,11 @@ class InPlace:
             fn, whole = S.ROUNDED_DIVISION[name]
             left, right = self.expr(a.left), self.expr(a.right)
             call = f"S.{fn.__name__}({left}, {right})"
+            resolve = self.resolving()
+            # (a divisor read in the guard before a computed left side: only a written one)
+            if (is_whole(right) or self.pure(left) and self.pure(right)) and self.surely_whole(a.left, resolve) \
+                    and self.surely_whole(a.right, resolve):       # the optimizer proved both whole
+                return self.if_whole(whole.format(a=left, b=right), self.nonzero(right, "True"), call)
             if self.pure(left) and self.pure(right):
                 guard = self.nonzero(right, self.whole_guard(left, right))
                 return self.if_whole(whole.format(a=left, b=right), guard, call)
@@ -378,7 +385,7 @@ class InPlace:
         """An arithmetic operator or `in`: in place (bounded) when both sides are surely whole
         numbers, or guarded for whole numbers when both sides can be read twice; else the semantics."""
         if x.op == "in":
-            return self.member(a, b)
+            return self.member(a, b, self.surely_list(x.right))
         fits = id(x) in self.plan.fits             # within the bound, as the optimizer found
         if x.op in self.PLAIN and self.surely_whole(x.left, resolve) and self.surely_whole(x.right, resolve):
             if fits:                               # within the bound, as the text shows
@@ -386,9 +393,12 @@ class InPlace:
             if self.unnamed:                       # no `:=` here: the value is bounded by a call
                 return f"S.bounded({a} {x.op} {b})"
             return self.within_bound(x.op, a, b, "", "S.bounded({p})")
+        if x.op == "%" and (is_whole(b) or self.pure(a) and self.pure(b)) and self.surely_whole(x.left, resolve) \
+                and self.surely_whole(x.right, resolve):    # whole sides: only a zero divisor refused
+            return self.if_whole(f"{a} % {b}", self.nonzero(b, "True"), f"S.mod({a}, {b})")
         return self.guarded(x.op, a, b, f"S.{S.BINARY[x.op].__name__}({a}, {b})", fits)
 
-    def member(self, a, b) -> str:
+    def member(self, a, b, listed=False) -> str:
         """`a in b` on two pure sides: Python's own `in` where it is the language's equality
         (values.member: for a text, and a value that equals only itself, such as a combatant or an
         outcome) and b is a list; else, and for computed sides, the semantics."""
@@ -396,7 +406,8 @@ class InPlace:
         if not (self.pure(a) and self.pure(b)) or self.unnamed or is_(a, "literal"):
             return call             # (a written value: never equal only to itself, and `3 is not None` warns)
         cls = self.tmp()
-        return (f"({a} in {b} if {type_of(b)} is list and (({cls} := {type_of(a)}) is str or "
+        listed = "" if listed else f"{type_of(b)} is list and "        # (`listed`: b is surely a list)
+        return (f"({a} in {b} if {listed}(({cls} := {type_of(a)}) is str or "
                 f"{cls}.__eq__ is _OBJ_EQ and {a} is not None) else {call})")
 
     def guarded(self, op, a, b, call, fits=False) -> str:
@@ -579,7 +590,7 @@ class InPlace:
         for node in walk(nodes):
             if isinstance(node, n.Name):
                 r = self.bound(node)
-                if r is not None and r.kind == "local":
+                if r is not None and r.kind == "local" and not self.plan.whole.holds(node, self.bound):
                     code = self.alias.get(r.target, r.target)       # a binding, or a name (req_expr)
                     code = code if isinstance(code, Code) else name(code)
                     if is_(code, "name") and not is_whole(code):

@@ -86,14 +86,14 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
     tactics, actions = ruleset.all(n.Tactic), ruleset.space("action")
     rules = ruleset.all(n.Rule)
-    whole = wholes(ruleset, decls, bindings)
+    whole, names, combatants = whole_facts(ruleset, decls, bindings)
     return Plan(
         in_place=True,
         whole=whole,
         outcomes=outcome_fields(ruleset, decls, bindings),
-        names=field_names(ruleset, decls, bindings, whole.fields),
+        names=names,
         maps=map_vars(ruleset, decls, bindings),
-        combatants=combatant_slots(ruleset, decls, bindings),
+        combatants=combatants,
         numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
@@ -114,12 +114,26 @@ def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
     bound = bindings.of
     rules = ruleset.all(n.Rule)
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
-    whole = wholes(ruleset, decls, bindings)
+    whole, names, combatants = whole_facts(ruleset, decls, bindings)
     return Plan(in_place=True, whole=whole, outcomes=outcome_fields(ruleset, decls, bindings),
-                names=field_names(ruleset, decls, bindings, whole.fields), maps=map_vars(ruleset, decls, bindings),
-                combatants=combatant_slots(ruleset, decls, bindings),
+                names=names, maps=map_vars(ruleset, decls, bindings), combatants=combatants,
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
+
+
+def whole_facts(ruleset, decls, bindings):
+    """The whole-number facts (wholes.py), the texts naming fields (fieldnames.py, which read
+    which fields are whole) and the combatants (combatants.py); then the whole-number facts
+    again, where `c[text]` of a combatant by a text naming a whole field is whole too (a
+    check's parameter `yo[yo.arma.competencia]`, and what follows from it)."""
+    whole = wholes(ruleset, decls, bindings)
+    names = field_names(ruleset, decls, bindings, whole.fields)
+    combatants = combatant_slots(ruleset, decls, bindings)
+    if names.whole_texts and combatants.slots:
+        def index(node, bound):
+            return names.holds_whole(node.key, bound) and combatants.holds(node.obj, bound)
+        whole = wholes(ruleset, decls, bindings, index)
+    return whole, names, combatants
 
 
 def lazy(ruleset, event: str, purity) -> bool:
