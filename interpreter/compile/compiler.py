@@ -25,7 +25,7 @@ from .data import DataBuilder, Table, kept_lists  # noqa: F401 - Table: the API
 from .expressions import ExpressionCompiler
 from .code import REACTOR, unmarked
 from .formats import build_format
-from .hoisting import emit_preference
+from .hoisting import emit_preferences
 from .inplace import InPlace
 from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
 from .wholes import broken_by, outcomes_broken_by
@@ -508,8 +508,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
         with self.asking_once(d):
-            for i, p in enumerate(d.act):
-                emit_preference(self, base, i, p, actions[p.name], (d.name, i) in self.plan.hoisted)
+            emit_preferences(self, base, [(i, p, actions[p.name], (d.name, i) in self.plan.hoisted)
+                                          for i, p in enumerate(d.act)], self.asked is not None)
         self.emit(1, "return False")
 
     def _tactic_choose(self, d: n.Tactic):

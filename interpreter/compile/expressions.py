@@ -152,8 +152,26 @@ class ExpressionCompiler:
         asked = self.asked_question(name, args)
         if asked is None:
             return call
+        self.question = (x, asked)
+        if asked in self.sure:                  # surely answered before: its answer named
+            return self.sure[asked]
+        # asked here first (hoisting.emit_preference: nothing before it in the decision asks it,
+        # and it is in no walk): no answer kept yet to look for
+        fresh = x is self.fresh and asked not in self.asked
         key = self.asked.setdefault(asked, len(self.asked))   # asked once per decision
-        return f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
+        memo = f"_a.setdefault({key}, {call})" if fresh else f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
+        if x is self.bind:                      # surely asked here, asked again later: named
+            self.bound_now = (asked, f"_q{key}")
+            return f"(_q{key} := {memo})"
+        return memo
+
+    # In a tactic's decision (hoisting.emit_preferences): the questions surely answered where the
+    # code being compiled runs -> the local naming the answer; the call to name, and what it named.
+    sure: dict = {}
+    bind = None
+    bound_now = None
+    fresh = None            # the call asked for the first time in the decision, where it is compiled
+    question = None         # the last call asked once: (node, the question as `_a` knows it)
 
     # In a decision that asks each question once: a preference's parameter (`_v1`) -> the code of
     # the value of the actor alone it stands for (hoisting._asked_value).
