@@ -125,7 +125,8 @@ def whole_facts(ruleset, decls, bindings):
     """The whole-number facts (wholes.py), the texts naming fields (fieldnames.py, which read
     which fields are whole) and the combatants (combatants.py); then the whole-number facts
     again, where `c[text]` of a combatant by a text naming a whole field is whole too (a
-    check's parameter `yo[yo.arma.competencia]`, and what follows from it)."""
+    check's parameter `c[c.item.column]`, by a column of a row the combatant holds, and what
+    follows from it)."""
     whole = wholes(ruleset, decls, bindings)
     names = field_names(ruleset, decls, bindings, whole.fields)
     combatants = combatant_slots(ruleset, decls, bindings)
