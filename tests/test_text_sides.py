@@ -83,3 +83,18 @@ def test_a_rule_setting_a_side_to_no_text_keeps_the_guards(tmp_path):
     assert fast.p.program.optimized and not fast.p.program.text_sides
     assert got == want
     assert all(t.count("\n") > 20 for t in got)
+
+
+def test_a_saved_state_gives_no_side(tmp_path, capsys):
+    # A saved state holds no side: one written in by hand is refused, located, before any run.
+    import json
+    from grimorio.interpreter.tools.cli import main
+    enc, state = ROOT / "rulesets" / "aquelarre" / "duelo.enc", tmp_path / "s.json"
+    assert main(["run", str(enc), "--quiet", "--save-state", str(state)]) == 0
+    data = json.loads(state.read_text(encoding="utf-8"))
+    data["combatants"]["Bandido"]["fields"]["side"] = 3
+    state.write_text(json.dumps(data), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", str(enc), "--quiet", "--load-state", str(state)]) == 2
+    err = capsys.readouterr().err
+    assert "E0805" in err and 'a field "side"' in err and "Traceback" not in err
