@@ -522,3 +522,19 @@ def walk(node):
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}       # each node class's field names
+
+_EVERY: tuple = ((), (), [])        # the last (ids, declarations, every node) every_node made
+
+
+def every_node(nodes) -> list:
+    """Every node under the declarations `nodes`, as `walk(tuple(nodes))` gives them, kept for the
+    last declarations asked: the optimizer's passes walk the same ones many times over (on a
+    warm run, for an encounter's own code). The declarations are held with the list, so their
+    ids stay theirs; nodes never change once built."""
+    global _EVERY
+    nodes = tuple(nodes)
+    key = tuple(map(id, nodes))
+    kept = _EVERY
+    if kept[0] != key:
+        kept = _EVERY = (key, nodes, list(walk(nodes)))
+    return kept[2]

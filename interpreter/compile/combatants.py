@@ -20,6 +20,7 @@ from ...dsl.records import dataclass
 
 from ...dsl.syntax import nodes as n
 from ...dsl.check.names import walk
+from ...dsl.syntax.nodes import every_node
 
 from .wholes import argument_of, writes
 
@@ -60,7 +61,7 @@ def combatant_slots(ruleset, nodes, bindings) -> Combatants:
                         for x in walk(part))
     _fields, slots_w, others = writes(ruleset, nodes, bindings)
     params = {id(d.params[0]) for d in (*actions, *reactions) if d.params}
-    lets = {id(x) for x in walk(tuple(nodes)) if type(x) is n.Let}
+    lets = {id(x) for x in every_node(nodes) if type(x) is n.Let}
     # An actor's slot that its parameter alone binds, and `let`s (their values asked below).
     binders: dict = {}
     for key, slot in bindings.slots.items():
@@ -82,7 +83,7 @@ def combatants_broken_by(facts: Combatants, nodes, bindings, bound) -> bool:
     facts anything they do not show a combatant."""
     if not facts.slots:
         return False
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         if type(x) is n.Call and isinstance(x.func, n.Name):
             r = bound(x)
             if r is not None and r.kind == "rule" and any(
@@ -90,7 +91,7 @@ def combatants_broken_by(facts: Combatants, nodes, bindings, bound) -> bool:
                     for p, v in argument_of(r.target, x)):
                 return True
         if type(x) is n.Name and bound(x) is not None and bound(x).kind == "rule":
-            called = any(type(y) is n.Call and y.func is x for y in walk(tuple(nodes)))
+            called = any(type(y) is n.Call and y.func is x for y in every_node(nodes))
             if not called and any(bindings.has_slot(p) and bindings.slot(p) in facts.slots for p in bound(x).target.params):
                 return True
     return False

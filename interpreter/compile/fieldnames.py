@@ -22,7 +22,7 @@ from __future__ import annotations
 from ...dsl.records import dataclass
 
 from ...dsl.syntax import nodes as n
-from ...dsl.check.names import walk
+from ...dsl.syntax.nodes import every_node
 from ...dsl.check.sheets import fields_by_sheet
 
 from .wholes import FieldValue, argument_of, other_fields, writes
@@ -149,7 +149,7 @@ def names_broken_by(facts: Names, nodes, bindings, bound) -> bool:
         return name not in fields or facts.holds_or_none(value, bound)
 
     held = facts.fields_or_none | facts.whole_fields
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         t = type(x)
         if t is n.RecordExp and any(f in held for f, _ in x.fields):
             return True
@@ -163,7 +163,7 @@ def names_broken_by(facts: Names, nodes, bindings, bound) -> bool:
                     for p, v in argument_of(r.target, x)):
                 return True
         if t is n.Name and bound(x) is not None and bound(x).kind == "rule":
-            called = any(type(y) is n.Call and y.func is x for y in walk(tuple(nodes)))
+            called = any(type(y) is n.Call and y.func is x for y in every_node(nodes))
             if not called and any(bindings.has_slot(p) and bindings.slot(p) in facts.slots_or_none | facts.whole_slots
                                   for p in bound(x).target.params):
                 return True

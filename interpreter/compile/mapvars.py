@@ -11,7 +11,7 @@ sets such a var to anything else; that encounter then runs on the plain program 
 from __future__ import annotations
 
 from ...dsl.syntax import nodes as n
-from ...dsl.check.names import walk
+from ...dsl.syntax.nodes import every_node
 
 
 def fresh_map(node, bound) -> bool:
@@ -24,7 +24,7 @@ def fresh_map(node, bound) -> bool:
 
 def set_vars(nodes, bound):
     """(name, value) of each `set V = value` of a var under `nodes`."""
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         if type(x) is n.Set and type(x.target) is n.Name:
             r = bound(x.target)
             if r is not None and r.kind == "var":

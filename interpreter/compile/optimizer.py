@@ -35,6 +35,7 @@ from ...dsl.records import dataclass, field, replace
 from ...dsl.syntax import nodes as n
 from ...dsl.check import kinds as K
 from ...dsl.check.names import walk
+from ...dsl.syntax.nodes import every_node
 
 from ..run import semantics as S
 from .hoisting import preference_parts
@@ -187,7 +188,7 @@ def numeric(nodes, bound, whole: Wholes = NO_WHOLES) -> frozenset:
 
 
 def _asked_kinds(nodes):
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         if isinstance(x, n.Unary) and x.op == "-":
             yield x.operand
         elif isinstance(x, n.Binary) and x.op in S.COMPARISON:
@@ -209,7 +210,7 @@ def builtin_of(bound):
 
 def fits(nodes, called) -> frozenset:
     """The + - * nodes under `nodes` whose result is within the bound, as the text shows."""
-    return frozenset(id(x) for x in walk(tuple(nodes)) if isinstance(x, n.Binary) and x.op in GROWS
+    return frozenset(id(x) for x in every_node(nodes) if isinstance(x, n.Binary) and x.op in GROWS
                      and result_size(x, called) < S.BIG)
 
 

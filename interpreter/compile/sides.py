@@ -15,7 +15,7 @@ number, true), or its own code sets a side to anything else, it runs on the plai
 from __future__ import annotations
 
 from ...dsl.syntax import nodes as n
-from ...dsl.check.names import walk
+from ...dsl.syntax.nodes import every_node
 
 from .wholes import writes
 
@@ -42,7 +42,7 @@ def member_slots(nodes, bindings) -> frozenset:
     (`[x for x in combatants() if ...]`): nothing else binds them, so each holds a combatant."""
     bound = bindings.of
     out = set()
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         if type(x) is n.Comprehension:
             for i, (_var, items, _cond) in enumerate(x.clauses()):
                 if (type(items) is n.Call and isinstance(items.func, n.Name) and items.func.id in _MEMBERS
@@ -72,4 +72,4 @@ def sides_broken_by(nodes, sides, holds) -> bool:
     if any(side.__class__ is not str for side in sides):
         return True
     return any(type(x) is n.Set and type(x.target) is n.Attr and x.target.name == "side"
-               and not text_value(x.value, holds) for x in walk(tuple(nodes)))
+               and not text_value(x.value, holds) for x in every_node(nodes))

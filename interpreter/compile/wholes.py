@@ -44,6 +44,7 @@ from ...dsl.records import dataclass, field, replace
 from ...dsl.syntax import nodes as n
 from ...dsl.syntax.constants import NotConstant, plain
 from ...dsl.check.names import given_roll, walk
+from ...dsl.syntax.nodes import every_node
 from ...dsl.check.policy import POLICY
 from ..run.semantics import LIST_BUILTINS
 
@@ -207,7 +208,7 @@ def other_fields(ruleset, nodes, records=None) -> set:
     for c in ruleset.all(n.Check):
         out |= {p.name for p in c.params} | {c.roll_name, c.decide.output}
     if records is None:
-        records = {f for x in walk(tuple(nodes)) if isinstance(x, n.RecordExp) for f, _ in x.fields}
+        records = {f for x in every_node(nodes) if isinstance(x, n.RecordExp) for f, _ in x.fields}
     return out | records
 
 
@@ -459,7 +460,7 @@ def broken_by(facts: Wholes, nodes, bindings, bound) -> bool:
             if k in facts.slots and not own.holds(v, bound) or k in facts.list_slots and not own.listed(v, bound):
                 return True
         return False
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         t = type(x)
         if t is n.RecordExp and any(f in facts.fields or f in facts.list_fields for f, _ in x.fields):
             return True
@@ -479,7 +480,7 @@ def broken_by(facts: Wholes, nodes, bindings, bound) -> bool:
                         and facts.key(c, bindings.slot(c, "roll")) in facts.slots and not own.holds(given, bound):
                     return True
         if t is n.Name and bound(x) is not None and bound(x).kind == "rule":
-            called = any(type(y) is n.Call and y.func is x for y in walk(tuple(nodes)))
+            called = any(type(y) is n.Call and y.func is x for y in every_node(nodes))
             if not called and any(bindings.has_slot(p) and (facts.key(p, bindings.slot(p)) in facts.slots
                                                             or facts.key(p, bindings.slot(p)) in facts.list_slots)
                                   for p in bound(x).target.params):
@@ -491,7 +492,7 @@ def wholes_of_script(facts: Wholes, nodes, bindings, bound) -> Wholes:
     """The facts, and the script's own locals that hold whole numbers (let and set only)."""
     slots: dict[str, list] = {}
     lets = set()
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         if type(x) is n.Let and bindings.has_slot(x):
             slots.setdefault(bindings.slot(x), []).append(x.value)
             lets.add(id(x))
@@ -529,14 +530,14 @@ def outcome_fields(ruleset, nodes, bindings) -> dict:
         found.setdefault(d.output, set()).update(names)
     spoilt |= {f.name for s in ruleset.all(n.Sheet) for f in s.fields} | set().union(*columns(ruleset))
     spoilt |= {f for e in ruleset.all(n.Event) for f, _ in e.fields}
-    spoilt |= {f for x in walk(tuple(nodes)) if type(x) is n.RecordExp for f, _ in x.fields}
-    spoilt |= {x.target.name for x in walk(tuple(nodes)) if type(x) is n.Set and type(x.target) is n.Attr}
+    spoilt |= {f for x in every_node(nodes) if type(x) is n.RecordExp for f, _ in x.fields}
+    spoilt |= {x.target.name for x in every_node(nodes) if type(x) is n.Set and type(x.target) is n.Attr}
     return {f: frozenset(names) for f, names in found.items() if f not in spoilt}
 
 
 def outcomes_broken_by(fields: dict, nodes) -> bool:
     """Whether an encounter's own code sets such a field or makes a record with its name."""
-    for x in walk(tuple(nodes)):
+    for x in every_node(nodes):
         if type(x) is n.RecordExp and any(f in fields for f, _ in x.fields):
             return True
         if type(x) is n.Set and type(x.target) is n.Attr and x.target.name in fields:
