@@ -96,6 +96,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.weights: dict[str, int | None] = {}     # rule -> calls_below (expressions.py)
         self.purity = Purity(ruleset, self.resolver)   # which rules and statements change nothing
         self.lazy_events: set[str] = set()    # the events whose reactor chooses lazily (emitter)
+        self.tail = ([], [], [])              # functions compiled for a decision, emitted after it (within)
+        self.specs: dict = {}                 # in a decision: question -> its body's function (within)
+        self.spec_count = 0
         self.plan = optimize_pass(ruleset, self.bindings, self.purity, self.counted_by_caller) if optimize else PLAIN
         self._build_data()
         self.ns["_KEPT"] = kept_lists(self.tables, self.conditions)           # the tables' lists: append refuses them
@@ -412,33 +415,118 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
                     return True
         return False
 
-    @contextlib.contextmanager
-    def asking_once(self, d: n.Tactic):
+    def asking_once(self, d: n.Tactic, body):
         """Where the plan says a tactic's choice changes nothing until it runs the action it chose
         (optimizer.decision_parts all pure), a rule asked of the actor alone (`ready(me)`,
         `targets(me)`) answers the same each time, from one preference to the next: each such
         question is asked once, when first needed, its answer kept in the choice's own dict `_a`
-        (a dict, not a local: comprehensions ask them too)."""
+        (a dict, not a local: comprehensions ask them too). `body()` emits the decision."""
         if d.name not in self.plan.asked_once:
-            yield
+            body()
             return
-        with self.asking(d, ("_c",)):
-            yield
+        self.asking(d, ("_c",), body)
 
-    @contextlib.contextmanager
-    def asking(self, d, fixed: tuple):
+    def asking(self, d, fixed: tuple, body):
         """A decision whose questions of the values `fixed` (their code) are asked once each, their
-        answers kept in the decision's own dict `_a` (see asking_once, _tactic_react)."""
+        answers kept in the decision's own dict `_a` (see asking_once, _tactic_react); `body()`
+        emits it. A question of an answer kept or of a field (expressions.answer_key) is kept too
+        where the decision's code asks it more than once: the body is emitted a first time to
+        count them, then again (the same names: the temporaries start where they did)."""
+        at, tmp, tail = len(self.lines), self._tmp, len(self.tail[0])
+        self.counted, self.repeated = {}, None
+        self._asking(d, fixed, body)
+        del self.lines[at:], self.line_spans[at:], self.line_owner[at:]
+        for part in self.tail:
+            del part[tail:]
+        self._tmp = tmp
+        self.repeated = {q for q, k in self.counted.items() if k > 1}
+        try:
+            self._asking(d, fixed, body)
+        finally:
+            self.counted, self.repeated = {}, None
+
+    def _asking(self, d, fixed: tuple, body):
         at = len(self.lines)
         self.emit(1, "_a = {}", d.span)
         self.asked, saved = {}, self.fixed
-        self.fixed = fixed
+        self.fixed, self.answers, self.specs = fixed, {}, {}
         try:
-            yield
+            body()
         finally:
-            asked, self.asked, self.fixed = self.asked, None, saved
+            asked, self.asked, self.fixed, self.answers = self.asked, None, saved, {}
         if not asked:
             self.lines[at] = "    pass"
+
+    def within(self, rule: n.Rule, asked: str, args: list) -> str | None:
+        """A rule asked in a decision that asks each question once (`asked`: the question, as the
+        decision's `_a` knows it), whose body asks a rule of its own parameters (or their fields):
+        its body compiled again as a function of its own, given `_a` (`args`: the keys of the arguments it is asked of), where those questions are
+        asked once with the decision's (`parada(yo, e, medio)` inside `prefiere(yo, e, medio)`,
+        asked by the decision too). It counts the steps the rule counts; a kept answer skips the
+        steps of the rule it answers, as in the decision itself. None where it keeps nothing, or
+        inside such a body (one level)."""
+        if self.carried or not self.asks_own(rule):
+            return None
+        found = self.specs.get(asked)
+        if found is not None:
+            return found
+        self.spec_count += 1
+        fname = f"{self.gid('rule', rule.name)}_k{self.spec_count}"
+        saved = (self.lines, self.line_spans, self.line_owner, self.owner, self.sure, self.bind,
+                 self.bound_now, self.fresh, self.question, self.chosen, self.fixed, self.answers)
+        self.lines, self.line_spans, self.line_owner = [], [], []
+        self.sure, self.bind, self.bound_now, self.fresh, self.question = {}, None, None, None, None
+        self.chosen, self.fixed, self.answers = {}, (), {}
+        self.carried = {self.slot(p): k for p, k in zip(rule.params, args)}
+        kept = self.kept
+        try:
+            self.owner = f"rule {rule.name}"
+            self.emit(0, f"def {fname}(_E, _a{self.params(rule.params)}):", rule.span)
+            if not self.counted_by_caller(rule):
+                self.emit(1, "_E.steps += 1", rule.span)
+                self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", rule.span)
+            self.block(rule.body, 1)
+            body = self.lines, self.line_spans, self.line_owner
+        finally:
+            (self.lines, self.line_spans, self.line_owner, self.owner, self.sure, self.bind,
+             self.bound_now, self.fresh, self.question, self.chosen, self.fixed, self.answers) = saved
+            self.carried = {}
+        if self.kept == kept:
+            return None
+        self.kept = kept
+        for tail, part in zip(self.tail, body):
+            tail.extend(part)
+        self.specs[asked] = fname
+        return fname
+
+    def asks_own(self, rule: n.Rule) -> bool:
+        """Whether a rule's body calls a rule with its own parameters (or their fields) alone."""
+        mine = {self.slot(p) for p in rule.params}
+        names = {p.name for p in rule.params}
+        for node in walk(rule.body):
+            # a parameter bound again in the body (a local or loop of its name, a `set` of it)
+            # would no longer be the value its question is keyed by
+            if isinstance(node, n.Let) and node.name in names or getattr(node, "var", None) in names \
+                    or isinstance(node, n.Set) and isinstance(node.target, n.Name) and node.target.id in names:
+                return False
+
+        def own(x):
+            while isinstance(x, n.Attr):
+                x = x.obj
+            b = self.bound(x) if isinstance(x, n.Name) else None
+            return b is not None and b.kind == "local" and b.target in mine
+        for node in walk(rule.body):
+            if isinstance(node, n.Call) and node.args:
+                r = self.bound(node)
+                if r is not None and r.kind == "rule" and all(own(a.value) for a in node.args):
+                    return True
+        return False
+
+    def flush_tail(self):
+        """The bodies compiled for a decision (within), after its functions."""
+        for lines, part in zip((self.lines, self.line_spans, self.line_owner), self.tail):
+            lines.extend(part)
+            part.clear()
 
     def _first_allowed(self, event: str, reactions: list):
         """The choice of a reactor whose tactic prefers nothing for the event: as the prelude's
@@ -458,10 +546,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         for i, p in enumerate(d.act):
             self._pref(d, "a", i, p, actions[p.name])
         self._tactic_act(d, actions)
+        self.flush_tail()
         for ev, prefs in d.react:
             for i, p in enumerate(prefs):
                 self._pref(d, f"r_{self.gid('event', ev)}_", i, p, reactions[p.name])
             self._tactic_react(d, ev, prefs, reactions)
+            self.flush_tail()
         if d.choose:
             self._tactic_choose(d)
 
@@ -481,8 +571,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.emit(0, f"def rt_{name}(_E, _who, _ev):", d.span)
             # Lazy, the choice changes nothing (optimizer.lazy): a rule asked of the reactor and
             # the event alone answers the same each time it is asked, in a requirement or a `when`.
-            with self.asking(d, ("_who", "_ev")):
-                self._lazy_prefs(prefs, reactions)
+            self.asking(d, ("_who", "_ev"), lambda: self._lazy_prefs(prefs, reactions))
             self.emit(1, "return None")
 
     def _lazy_prefs(self, prefs, reactions):
@@ -508,9 +597,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         each parameter from its list, the first option allowed runs (see hoisting.py)."""
         base = f"p_{self.gid('tactic', d.name)}_a"
         self.emit(0, f"def ta_{self.gid('tactic', d.name)}(_E, _c):", d.span)
-        with self.asking_once(d):
-            emit_preferences(self, base, [(i, p, actions[p.name], (d.name, i) in self.plan.hoisted)
-                                          for i, p in enumerate(d.act)], self.asked is not None)
+        self.asking_once(d, lambda: emit_preferences(
+            self, base, [(i, p, actions[p.name], (d.name, i) in self.plan.hoisted)
+                         for i, p in enumerate(d.act)], self.asked is not None))
         self.emit(1, "return False")
 
     def _tactic_choose(self, d: n.Tactic):

@@ -111,7 +111,14 @@ class ExpressionCompiler:
                 return f"{self.k(self.conditions[x.obj.id], 'cond')}.{mangle(x.name)}"     # a state's data
             if r is not None and r.kind == "condition":
                 return self.k(self.conditions[x.obj.id].by_name[x.name], "grade")
-        return f"({self.expr(x.obj)}).{mangle(x.name)}"
+        obj = self.expr(x.obj)
+        code = f"({obj}).{mangle(x.name)}"
+        if self.asked is not None and self.widened:
+            # a field of a value a question may be asked of (answer_key): one too
+            key = self.answer_key(obj)
+            if key is not None:
+                self.answers[code] = f"({key}).{mangle(x.name)}"
+        return code
 
     def x_Index(self, x):
         if self.plan.in_place:
@@ -152,8 +159,20 @@ class ExpressionCompiler:
         asked = self.asked_question(name, args)
         if asked is None:
             return call
+        # its body asks questions of its own parameters: asked in the decision's own `_a`
+        within = self.within(rule, asked, [self.answer_key(a) for a in args])
+        if within is not None:
+            call = f"{within}(_E, _a{''.join(', ' + a for a in args)})"
+        if any(a not in self.fixed and a not in self.chosen for a in args):
+            # of an answer kept or a field (answer_key): kept where the decision asks it again
+            if self.repeated is None:
+                self.counted[asked] = self.counted.get(asked, 0) + 1
+            elif asked not in self.repeated:
+                return call
+        self.kept += 1
         self.question = (x, asked)
         if asked in self.sure:                  # surely answered before: its answer named
+            self.answers[self.sure[asked]] = asked
             return self.sure[asked]
         # asked here first (hoisting.emit_preference: nothing before it in the decision asks it,
         # and it is in no walk): no answer kept yet to look for
@@ -162,7 +181,8 @@ class ExpressionCompiler:
         memo = f"_a.setdefault({key}, {call})" if fresh else f"(_a[{key}] if {key} in _a else _a.setdefault({key}, {call}))"
         if x is self.bind:                      # surely asked here, asked again later: named
             self.bound_now = (asked, f"_q{key}")
-            return f"(_q{key} := {memo})"
+            memo = f"(_q{key} := {memo})"
+        self.answers[memo] = asked              # its answer, an argument of a further question
         return memo
 
     # In a tactic's decision (hoisting.emit_preferences): the questions surely answered where the
@@ -182,9 +202,45 @@ class ExpressionCompiler:
         once per decision (compiler.asking_once): of the actor alone, or of the actor and values
         chosen from the actor alone (each named by the code that worked it out), or, in a lazy
         reaction choice (compiler._tactic_react), of the reactor and the event; else None."""
-        if self.asked is None or not args or any(a not in self.fixed and a not in self.chosen for a in args):
+        if self.asked is None or not args:
             return None
-        return f"{self.gid('rule', name)}(_E{''.join(', ' + self.chosen.get(a, a) for a in args)})"
+        keys = [self.answer_key(a) for a in args]
+        if None in keys:
+            return None
+        return f"{self.gid('rule', name)}(_E{''.join(', ' + k for k in keys)})"
+
+    # In a decision that asks each question once: the code of an answer kept in `_a` (or of the
+    # local naming it) -> the question it answers, as `_a` knows it (rule_call).
+    answers: dict = {}
+
+    def answer_key(self, code: str) -> str | None:
+        """What an argument stands for in a question asked once per decision, or None: a value the
+        decision fixes (`self.fixed`), a value chosen from those (`self.chosen`), a question's
+        answer kept in the same decision (`self.answers`: its own question), or a field of one
+        of these (x_Attr notes it; the decision changes nothing, so it reads the same each time).
+        Keyed by the questions and fields, never by a temporary's name."""
+        if code in self.fixed:
+            return code
+        if code in self.chosen:
+            return self.chosen[code]
+        if code in self.carried:
+            return self.carried[code]
+        if not self.widened:
+            return None
+        if code in self.answers:
+            return self.answers[code]
+        return None
+
+    # The fields of the values above, and the answers, are asked of too (see answer_key).
+    widened = True
+    # In a decision's first emission (compiler.asking): how many times its code asks each
+    # question of an answer or a field; in the second, those it asks more than once.
+    counted: dict = {}
+    repeated = None
+    # In the body of a rule asked in a decision (compiler.within): its parameters' slots -> the
+    # questions or values its arguments stand for there; how many answers were kept so far.
+    carried: dict = {}
+    kept = 0
 
     # ------------------------------------------------------------ builtins, by name
     def b_function(self, name, x, args):
