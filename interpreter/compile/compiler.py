@@ -176,15 +176,20 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.emit(1, f"_E.v.{mangle(v.name)} = {self.expr(v.value)}", v.span)
 
     def rule(self, d: n.Rule):
+        self.rule_head(self.gid("rule", d.name), d)
+        self.block(d.body, 1)
+
+    def rule_head(self, fname: str, d: n.Rule, first: str = ""):
+        """The head of a rule's function `fname` (`first`: a parameter before the rule's own) and
+        its step, where a call of it is one."""
         self.owner = f"rule {d.name}"
-        self.emit(0, f"def {self.gid('rule', d.name)}(_E{self.params(d.params)}):", d.span)
+        self.emit(0, f"def {fname}(_E{first}{self.params(d.params)}):", d.span)
         if not self.counted_by_caller(d):
             # A call of a rule that makes many calls, or calls back, is a step (calls can multiply:
             # f calls f twice); a leaf rule's cost is its caller's call and its own loops, counted
             # where they run, and a rule that makes few calls costs a bounded multiple of that.
             self.emit(1, "_E.steps += 1", d.span)
             self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", d.span)
-        self.block(d.body, 1)
 
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
@@ -480,11 +485,7 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.carried = {self.slot(p): k for p, k in zip(rule.params, args)}
         kept = self.kept
         try:
-            self.owner = f"rule {rule.name}"
-            self.emit(0, f"def {fname}(_E, _a{self.params(rule.params)}):", rule.span)
-            if not self.counted_by_caller(rule):
-                self.emit(1, "_E.steps += 1", rule.span)
-                self.emit(1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", rule.span)
+            self.rule_head(fname, rule, ", _a")
             self.block(rule.body, 1)
             body = self.lines, self.line_spans, self.line_owner
         finally:
