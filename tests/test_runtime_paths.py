@@ -151,3 +151,13 @@ def test_an_actors_side_list_kept_in_walks_goes_as_a_side_is_set_or_a_newer_engi
     assert _walk(newer, rule, b) == ["x"] and newer.walks == {(rule, b): ["x"]}
     a.a_side = "w"
     assert newer.walks == {} and _walk(newer, rule, a) == ["w"]
+
+
+@pytest.mark.parametrize("seed", [0, 7, -3, 2 ** 70])
+def test_a_runs_streams_are_the_seeds_streams_whatever_the_seed(seed):
+    # Streams writes the seed once (dice.stream_at); each stream is still dice.stream's.
+    from grimorio.interpreter.run.dice import stream
+    e = Engine(SimpleNamespace(options={}), [], seed=seed)
+    c = _fighter("a")
+    c.a_name = "Ana"
+    assert [e.streams[c, "p"]() for _ in range(9)] == [d() for d in [stream(seed, "Ana", "p")] for _ in range(9)]

@@ -15,7 +15,7 @@ from . import runtime_helpers as H
 from .refusals import FILENAME
 from . import answers as A
 from . import expectations as X
-from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
+from .dice import Dice, ValueBound, make_roll, roll_faces, stream_at, total
 from .outcome import standing as _standing
 from .semantics import bound_help
 from .transcript import JsonEvents
@@ -40,11 +40,11 @@ def _form(x, name):
 class Streams(dict):
     """(who rolls, purpose) -> the draw function of its dice stream (dice.stream), made on its first
     use and kept for the run: `streams[by, purpose]()` is the next draw."""
-    __slots__ = ("seed",)
+    __slots__ = ("seed_text",)          # the run's seed in ASCII (dice.stream_at)
 
     def __missing__(self, key):
         by, purpose = key
-        rnd = self[key] = stream(self.seed, getattr(by, "a_name", None), purpose)
+        rnd = self[key] = stream_at(self.seed_text, getattr(by, "a_name", None), purpose)
         return rnd
 
 
@@ -59,7 +59,7 @@ class Engine:
         self.cb = combatants
         self.seed = seed
         self.streams = Streams()          # (who, purpose) -> its dice stream's draw, made on first use
-        self.streams.seed = seed
+        self.streams.seed_text = str(seed).encode("ascii")
         self.rec = record
         self.json = json
         self.events: list = JsonEvents(self) if json else []     # JSON lines: with rounds and sheet changes
