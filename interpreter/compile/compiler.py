@@ -32,6 +32,7 @@ from .wholes import broken_by, outcomes_broken_by
 from .fieldnames import names_broken_by
 from .mapvars import maps_broken_by
 from .combatants import combatants_broken_by
+from .sides import sides_broken_by
 from .statements import StatementCompiler
 from ..run.loaded import Loaded, namespace
 from ..run.values import mangle
@@ -686,23 +687,33 @@ class Snippets:
         self._plan = None
         self._plain = None
 
-    def for_code(self, stmts=(), exprs=(), combatants=()) -> Loaded:
+    def for_code(self, stmts=(), exprs=(), combatants=(), sides=()) -> Loaded:
         """The program an encounter's own code may run on: this one, unless the code gives a field or
         a rule's parameter this one holds whole (wholes.py) a value not shown whole, sets a field
         this one holds always an outcome, gives one this one holds a text naming a field
         (fieldnames.py) anything else, sets a var this one holds a map (mapvars.py) to anything
-        else, or passes a parameter this one holds a combatant (combatants.py) anything else; then the same rules on the plain path (compiled once, for
-        every such encounter)."""
+        else, or passes a parameter this one holds a combatant (combatants.py) anything else, or
+        the encounter gives a side that is no text where this one takes every side as one
+        (`sides`: each combatant's; sides.py); then the same rules on the plain path (compiled
+        once, for every such encounter)."""
         loaded = self.loaded
-        if not loaded.program.optimized or not (stmts or exprs):    # no code of its own: nothing to break
+        p = loaded.program
+        if not p.optimized:
             return loaded
-        c = self._compiler()
-        bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
-        if not (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
-                or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))
-                or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)
-                or maps_broken_by(c.plan.maps, (*stmts, *exprs), bindings.of)
-                or combatants_broken_by(c.plan.combatants, (*stmts, *exprs), bindings, bindings.of)):
+        broken = p.text_sides and any(side.__class__ is not str for side in sides)
+        if not broken:
+            if not (stmts or exprs):    # no code of its own: nothing to break
+                return loaded
+            c = self._compiler()
+            bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
+            broken = (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
+                      or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))
+                      or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)
+                      or maps_broken_by(c.plan.maps, (*stmts, *exprs), bindings.of)
+                      or combatants_broken_by(c.plan.combatants, (*stmts, *exprs), bindings, bindings.of)
+                      or p.text_sides and sides_broken_by(
+                          stmts, (), lambda x: c.plan.combatants.holds(x, bindings.of)))
+        if not broken:
             return loaded
         if self._plain is None:
             self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))

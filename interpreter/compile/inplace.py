@@ -20,6 +20,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
+from .sides import member, side_read
 from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
 from ..run.values import hash_key, mangle
 from .expressions import ExpressionCompiler
@@ -192,8 +193,12 @@ class InPlace:
         r = self.bound(inner)
         if r is None or r.kind != "builtin" or r.target != "distinct":
             return None
+        items = inner.args[0].value
+        if type(items) is n.Comprehension and self.plan.text_sides and side_read(items.elt, self.combatant_node):
+            # Combatants' sides, every one a text (sides.py): the size of their set, made as it walks.
+            return f"len({{{self.expr(items)[1:-1]}}})"
         t = self.tmp()
-        return f"len({{*{t}}} if _KEYED.issuperset(_TYPES({t} := {self.expr(inner.args[0].value)})) else b_distinct({t}))"
+        return f"len({{*{t}}} if _KEYED.issuperset(_TYPES({t} := {self.expr(items)})) else b_distinct({t}))"
 
     def b_first(self, name, x, args):
         read, first = self.reread(args[0])
@@ -364,10 +369,17 @@ class InPlace:
         if x.op in S.COMPARISON:
             numbers = self.number(x.left) and self.number(x.right)
             # A written text or a named outcome equals only itself, as the semantics say too.
+            # So does a combatant's side where every side is a text (sides.py).
             text = x.op in ("==", "!=") and any(isinstance(v, n.Const) and type(v.value) is str
-                                                or self._const_ranked(v) is not None for v in (x.left, x.right))
+                                                or self._const_ranked(v) is not None
+                                                or self.plan.text_sides and side_read(v, self.combatant_node)
+                                                for v in (x.left, x.right))
             return self.compare_in_place(x.op, a, b, plain=numbers or text, named=not self.unnamed)
         return f"({a} {self.OPS[x.op]} {b})"
+
+    def combatant_node(self, node) -> bool:
+        """The node surely gives a combatant of the run (combatants.py, sides.member)."""
+        return self.plan.combatants.holds(node, self.bound) or member(node, self.bound, self.plan.members)
 
     def compare_in_place(self, op, a, b, plain=False, named=False) -> str:
         """A comparison as the semantics mean it: Python's own operator when both sides are surely

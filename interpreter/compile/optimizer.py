@@ -43,6 +43,7 @@ from .wholes import NONE as NO_WHOLES, Wholes, outcome_fields, wholes
 from .fieldnames import NONE as NO_NAMES, Names, field_names
 from .mapvars import map_vars
 from .combatants import NONE as NO_COMBATANTS, Combatants, combatant_slots
+from .sides import member_slots, text_sides
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Plan:
     names: Names = NO_NAMES                 # columns and slots that only hold texts naming a field (fieldnames.py)
     maps: frozenset = frozenset()           # vars that only hold a map (mapvars.py)
     combatants: Combatants = NO_COMBATANTS  # locals and parameters that only hold a combatant (combatants.py)
+    text_sides: bool = False                # every combatant's side is a text (sides.py)
+    members: frozenset = frozenset()        # comprehensions' slots over the run's combatants (sides.py)
 
     def with_nodes(self, nodes, bound) -> "Plan":
         """The plan, and the facts of code compiled later against it (an encounter's own);
@@ -94,6 +97,8 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
         names=names,
         maps=map_vars(ruleset, decls, bindings),
         combatants=combatants,
+        text_sides=text_sides(ruleset, decls, bindings, combatants),
+        members=member_slots(decls, bindings),
         numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
         lazy=frozenset(e for e in ruleset.space("event") if lazy(ruleset, e, purity)),
@@ -117,6 +122,8 @@ def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
     whole, names, combatants = whole_facts(ruleset, decls, bindings)
     return Plan(in_place=True, whole=whole, outcomes=outcome_fields(ruleset, decls, bindings),
                 names=names, maps=map_vars(ruleset, decls, bindings), combatants=combatants,
+                text_sides=text_sides(ruleset, decls, bindings, combatants),
+                members=member_slots(decls, bindings),
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
 
@@ -125,7 +132,8 @@ def whole_facts(ruleset, decls, bindings):
     """The whole-number facts (wholes.py), the texts naming fields (fieldnames.py, which read
     which fields are whole) and the combatants (combatants.py); then the whole-number facts
     again, where `c[text]` of a combatant by a text naming a whole field is whole too (a
-    check's parameter `yo[yo.arma.competencia]`, and what follows from it)."""
+    check's parameter `c[c.item.column]`, by a column of a row the combatant holds, and what
+    follows from it)."""
     whole = wholes(ruleset, decls, bindings)
     names = field_names(ruleset, decls, bindings, whole.fields)
     combatants = combatant_slots(ruleset, decls, bindings)

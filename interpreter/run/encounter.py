@@ -61,7 +61,10 @@ class Prepared:
         if diags:
             raise GrimorioError(diags)
         # (the plain program where the encounter's own code breaks a fact of the optimized one)
-        self.p = program = program.for_code(enc.do, _expressions(enc), names)
+        # (a side that is no text too, where the optimized code takes every side as one)
+        template = {**program.options, **dict((k, setting_value(v)) for k, v in settings)}[DEFAULT_SIDE]
+        sides = [_side(c, template) for c in enc.combatants]
+        self.p = program = program.for_code(enc.do, _expressions(enc), names, sides)
         if state is not None:
             state.check_sheets(self.sheet_of)
         self.options = {name: setting_value(value) for name, value in settings}
@@ -111,7 +114,7 @@ class Prepared:
                 names |= self.state.field_names(c.name)
             holds = [(self.p.conditions[cond], grade) for cond, grade, _ in c.holds]
             holds = [(ct, ct.by_name.get(grade) if grade else None) for ct, grade in holds]
-            out.append((i, c.name, given["side"] if "side" in given else default_side(side, c.name), given.get("tactic", default_tactic), attrs,
+            out.append((i, c.name, _side(c, side), given.get("tactic", default_tactic), attrs,
                         names, holds))
         if self.p.pure_defaults:
             out = self._with_defaults(out)
@@ -299,6 +302,12 @@ def _scripted_act(engine, combatant):
     else its tactic's (Engine.act). Generated code asks `c.acts(_E, c)` with no test of the script:
     a run has a script (keys that stay) from its start to its end, or none at all."""
     return engine.act(combatant)
+
+
+def _side(c, template):
+    """The side the encounter gives combatant `c`: its (last) side line, or the default side's template."""
+    given = {k: v for k, v, _span in c.fields}
+    return given["side"] if "side" in given else default_side(template, c.name)
 
 
 def _given_fields(attrs):

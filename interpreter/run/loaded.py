@@ -96,11 +96,12 @@ class Loaded:
     def requirement_checks(self, d) -> list:
         return self.snippets.requirement_checks(d)
 
-    def for_code(self, stmts=(), exprs=(), combatants=()) -> "Loaded":
+    def for_code(self, stmts=(), exprs=(), combatants=(), sides=()) -> "Loaded":
         """The program an encounter with this code of its own runs on: this one, or, where that code
         would break a fact this one was optimized on (a whole-number field set to a fraction), the
-        same rules compiled on the plain path (the compile stage's Snippets.for_code)."""
-        return self if self.snippets is None else self.snippets.for_code(stmts, exprs, combatants)
+        same rules compiled on the plain path (the compile stage's Snippets.for_code); `sides`: each
+        combatant's side (a side that is no text breaks a fact too)."""
+        return self if self.snippets is None else self.snippets.for_code(stmts, exprs, combatants, sides)
 
     def _link(self, g: dict, p):
         rs, gid = self.ruleset, lambda kind, name: p.gids[(kind, name)]
