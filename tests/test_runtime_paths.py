@@ -124,3 +124,40 @@ def test_a_dice_stream_is_made_on_its_first_use_and_drawn_on_after():
     other = stream(e.seed, "Ana", "q")
     assert [e.streams[c, "q"]() for _ in range(3)] == [other() for _ in range(3)] and len(e.streams) == 2
     assert e.streams[None, "p"]() == stream(e.seed, None, "p")()
+
+
+def _walk(e, rule, c):
+    # As a tactic walks a side rule of its actor: `walks` first, then walk_side.
+    return e.walks.get((rule, c)) or e.walk_side(rule, c)
+
+
+def test_an_actors_side_list_kept_in_walks_goes_as_a_side_is_set_or_a_newer_engine_is_made():
+    calls = []
+
+    def rule(_e, c):
+        calls.append(c.side_)
+        return [c.side_]
+    e = _engine()
+    a, b, n = _fighter("x"), _fighter("y"), _fighter(1)
+    assert _walk(e, rule, a) == ["x"] and _walk(e, rule, a) == ["x"] and calls == ["x"]
+    assert e.walks == {(rule, a): ["x"]}
+    assert _walk(e, rule, n) == [1] and (rule, n) not in e.walks          # only text sides kept there
+    b.a_side = "x"                                                        # a rule sets a side
+    assert e.walks == {}
+    a.a_side = "z"
+    assert _walk(e, rule, a) == ["z"] and calls == ["x", 1, "z"]
+    newer = _engine()                                                     # the older keeps nothing more
+    assert e.walks == {} and _walk(e, rule, b) == ["x"] and e.walks == {}
+    assert _walk(newer, rule, b) == ["x"] and newer.walks == {(rule, b): ["x"]}
+    a.a_side = "w"
+    assert newer.walks == {} and _walk(newer, rule, a) == ["w"]
+
+
+@pytest.mark.parametrize("seed", [0, 7, -3, 2 ** 70])
+def test_a_runs_streams_are_the_seeds_streams_whatever_the_seed(seed):
+    # Streams writes the seed once (dice.stream_at); each stream is still dice.stream's.
+    from grimorio.interpreter.run.dice import stream
+    e = Engine(SimpleNamespace(options={}), [], seed=seed)
+    c = _fighter("a")
+    c.a_name = "Ana"
+    assert [e.streams[c, "p"]() for _ in range(9)] == [d() for d in [stream(seed, "Ana", "p")] for _ in range(9)]

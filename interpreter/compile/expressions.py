@@ -148,6 +148,9 @@ class ExpressionCompiler:
         kinds = self.plan.memo.get(name)
         walked = x is self.walking              # only walked: the kept list itself, not a copy
         if kinds == "s":                        # the same list all run, by a side: see invariant.py
+            if walked and args[0] == "_c":      # the actor (a combatant): its list looked up first
+                rule_id = self.gid('rule', name)
+                return f"(_E.walks.get(({rule_id}, _c)) or _E.walk_side({rule_id}, _c))"
             return f"_E.{'side_walked' if walked else 'memo_side'}({self.gid('rule', name)}, {args[0]})"
         if kinds is not None:                   # the same list all run: see invariant.py
             return (f"_E.{'memo_walked' if walked else 'memo'}({self.gid('rule', name)}, {kinds!r}"

@@ -23,10 +23,16 @@ def stream(seed, who: str | None, purpose: str | None):
     the same whatever other rolls the rules make or skip: common random numbers between
     editions. Counter-mode hashing costs one digest per eight draws and nothing to
     start, where a seeded generator per stream costs more to start than its rolls."""
+    return stream_at(str(seed).encode("ascii"), who, purpose)
+
+
+def stream_at(seed_text: bytes, who: str | None, purpose: str | None):
+    """stream, for the seed written in ASCII once (`str(seed).encode("ascii")`): a run's
+    streams (engine.Streams) share it."""
     name = _NAMES.get((who, purpose))
     if name is None:
         name = _NAMES[(who, purpose)] = f"\x1f{who or ''}\x1f{purpose or ''}\x1f".encode("utf-8")
-    return chain.from_iterable(map(partial(_block, str(seed).encode("ascii") + name), count())).__next__
+    return chain.from_iterable(map(partial(_block, seed_text + name), count())).__next__
 
 
 from ...dsl.bounds import MAX_DICE, MAX_DIGITS

@@ -15,11 +15,11 @@ from . import runtime_helpers as H
 from .refusals import FILENAME
 from . import answers as A
 from . import expectations as X
-from .dice import Dice, ValueBound, make_roll, roll_faces, stream, total
+from .dice import Dice, ValueBound, make_roll, roll_faces, stream_at, total
 from .outcome import standing as _standing
 from .semantics import bound_help
 from .transcript import JsonEvents
-from .values import SIDE_CHANGES, Combatant, ReadOnly, Refusal, Struct, described, hash_key, unmangle
+from .values import LIVE_WALKS, SIDE_CHANGES, Combatant, ReadOnly, Refusal, Struct, described, hash_key, unmangle
 
 STEP_BUDGET = H.STEP_BUDGET
 MAX_EVENTS = 200_000          # transcript lines and rolls one run may record
@@ -40,18 +40,18 @@ def _form(x, name):
 class Streams(dict):
     """(who rolls, purpose) -> the draw function of its dice stream (dice.stream), made on its first
     use and kept for the run: `streams[by, purpose]()` is the next draw."""
-    __slots__ = ("seed",)
+    __slots__ = ("seed_text",)          # the run's seed in ASCII (dice.stream_at)
 
     def __missing__(self, key):
         by, purpose = key
-        rnd = self[key] = stream(self.seed, getattr(by, "a_name", None), purpose)
+        rnd = self[key] = stream_at(self.seed_text, getattr(by, "a_name", None), purpose)
         return rnd
 
 
 class Engine:
     __slots__ = ("p", "cb", "seed", "streams", "rec", "json", "events", "pins", "strict", "script", "opt",
                  "max_rounds", "round", "steps", "depth", "v", "plain", "verdicts", "round_checks", "budget",
-                 "memos", "text_sides", "sides_at", "per_event")
+                 "memos", "text_sides", "sides_at", "per_event", "walks")
 
     def __init__(self, program, combatants, seed=0, record=True, json=False, pins=(), strict=False,
                  script=None, options=None, max_rounds=100, budget=None):
@@ -59,7 +59,7 @@ class Engine:
         self.cb = combatants
         self.seed = seed
         self.streams = Streams()          # (who, purpose) -> its dice stream's draw, made on first use
-        self.streams.seed = seed
+        self.streams.seed_text = str(seed).encode("ascii")
         self.rec = record
         self.json = json
         self.events: list = JsonEvents(self) if json else []     # JSON lines: with rounds and sheet changes
@@ -81,6 +81,10 @@ class Engine:
         self.memos: dict = {}                   # (rule, args) -> (side changes then, its list): see memo
         self.text_sides: dict = {}              # (rule, a side that is a text) -> its list: see side_walked
         self.sides_at = SIDE_CHANGES[0]         # SIDE_CHANGES when text_sides' lists were made
+        # (rule, combatant) -> text_sides' list of its side, as generated code looks first (a miss,
+        # or an empty list, asks side_walked); kept only while this is the newest engine (LIVE_WALKS)
+        LIVE_WALKS[0].clear()
+        self.walks = LIVE_WALKS[0] = {}
 
     # ------------------------------------------------------------ budget
     def tick(self):
@@ -194,6 +198,15 @@ class Engine:
         except (KeyError, AttributeError, TypeError):        # (TypeError: a side that is no key, a list)
             pass
         return self._side_walked(rule, c)
+
+    def walk_side(self, rule, c):
+        """side_walked for generated code that looks in `walks` first (the actor's list, when its side
+        is a text): what it gives is kept there too while this is the newest engine (LIVE_WALKS),
+        until a side changes (a side set empties LIVE_WALKS' dict)."""
+        kept = self.side_walked(rule, c)
+        if self.walks is LIVE_WALKS[0] and c.side_.__class__ is str:
+            self.walks[rule, c] = kept
+        return kept
 
     def _side_walked(self, rule, c):
         if not isinstance(c, Combatant):

@@ -242,11 +242,15 @@ class ConditionType:
 
 
 SIDE_CHANGES = [0]      # how many times a rule has set a combatant's side (in any run): see Engine.memo
+# The newest engine's `walks` ((rule, combatant) -> its side's list, see Engine.walk_side): emptied
+# as a side changes, and as a newer engine is made (an older one then keeps nothing more there).
+LIVE_WALKS = [{}]
 
 
 def _set_side(c, side):
     c.side_ = side
     SIDE_CHANGES[0] += 1
+    LIVE_WALKS[0].clear()
 
 
 class Combatant:
