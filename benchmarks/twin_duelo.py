@@ -2,12 +2,12 @@
 benchmarks/duelo_referencia (a copy of rulesets/aquelarre as it stood when the
 twin was written), for its encounter benchmarks/duelo_referencia/duelo.enc. It
 draws its dice from the same streams as the interpreter, one per (who rolls,
-purpose) (grimorio's dice.stream), in the same order within each, so both give
+purpose) (grimorio's dice.stream_at), in the same order within each, so both give
 the same fight for a seed: tests hold the interpreter to this twin's results
 and to 1.5x its time."""
 from __future__ import annotations
 
-from grimorio.interpreter.run.dice import stream
+from grimorio.interpreter.run.dice import stream_at
 
 ARMAS = {  # competencia, dados [(n, caras)], constante, para
     "Espada corta": ("Espadas", [(1, 6)], 1, True),
@@ -32,11 +32,12 @@ class Luchador:
 
 def duelo(seed: int, max_rounds: int = 100):
     streams = {}
+    seed_text = str(seed).encode("ascii")       # written once, as the interpreter's run does
 
     def rnd(who, purpose):
         r = streams.get((who, purpose))
         if r is None:
-            r = streams[(who, purpose)] = stream(seed, who.nombre, purpose)
+            r = streams[(who, purpose)] = stream_at(seed_text, who.nombre, purpose)
         return r()
     a = Luchador("Rodrigo", "cristianos", 12, 14, {"Espadas": 60, "Esquivar": 35, "Pelea": 40}, "Espada corta", "Gambesón")
     b = Luchador("Bandido", "bandidos", 10, 13, {"Mazas": 45, "Esquivar": 30, "Pelea": 45}, "Garrote", "Ropas gruesas")
