@@ -314,10 +314,11 @@ class StatementCompiler:
     def shared_quotients(self, d: n.Decide, out, depth) -> dict:
         """`floor` or `ceil` of a whole number by a written one (`ceil(objetivo / 10)`) that a cell
         of the first row and a cell of a later row read: worked out once before the rows, where they
-        are compiled for whole numbers (inplace.py: whole_rows). It cannot fail, reads only names
+        are compiled for whole numbers (inplace.py: whole_rows) or the name is proven whole (the
+        optimizer's facts: a check's parameter every call passes whole). It cannot fail, reads only names
         no row changes (the rows give a value: no statement) and counts no step, so working it out
         first changes nothing."""
-        if not self.ints or out is None:
+        if out is None:
             return {}
         found: dict = {}                  # shape -> [(row number, node)]
         for i, row in enumerate(d.rows):
@@ -346,7 +347,8 @@ class StatementCompiler:
         right = a.right
         if not (isinstance(right, n.Const) and type(right.value) is int and right.value > 0):
             return False
-        return isinstance(a.left, n.Name) and self.expr(a.left) in self.ints
+        return isinstance(a.left, n.Name) and (self.expr(a.left) in self.ints       # under the rows' guard
+                                               or self.surely_whole(a.left, self.resolving()))  # or proven
 
     def test(self, var, number: bool, t: n.Test) -> str:
         """One cell of a decision table against its input `var` (`number`: the input is surely a number)."""
