@@ -568,11 +568,26 @@ def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(c
 
 @pytest.mark.slow
 @settings(max_examples=int(os.environ.get("GRIMORIO_DUEL_EXAMPLES", 150)), deadline=None,
-          suppress_health_check=list(HealthCheck))
+          suppress_health_check=list(HealthCheck), derandomize=not os.environ.get("GRIMORIO_EXPLORE"))
 @given(DUEL_CONDITIONS, st.sampled_from(SEEDS))
 def test_many_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
+    # Derandomized so that CI runs the same duels every time; GRIMORIO_EXPLORE=1 draws new ones
+    # (which found the divergence below, not yet mended).
     plain, fast = duel_transcripts(conditions, seed)
     assert plain == fast, conditions
+
+
+@pytest.mark.xfail(strict=True, reason="known divergence, not yet mended: the optimized reactor "
+                   "chooses lazily (optimizer.lazy) and never tests the requirement of a reaction it "
+                   "does not reach, where the plain program tests them all and stops on one that refuses")
+def test_a_requirement_that_refuses_stops_the_run_chosen_lazily_or_not():
+    # Found by GRIMORIO_EXPLORE (drawn, not derandomized): `parar` requires tabla(yo), which
+    # compares a text with a number once gastos > 1 (E0204); `esquivar when true` comes first in
+    # the tactic. The plain program refuses at tabla; the optimized one takes esquivar and runs on.
+    # It fails on 8b61701 too.
+    conditions = ("true", "true", "tabla(yo)", "true", "true", "true", "true", "true", "escoge(yo)", "true")
+    plain, fast = duel_transcripts(conditions, 1)
+    assert plain == fast
 
 
 def test_the_duel_of_impure_conditions_reacts_and_rolls():

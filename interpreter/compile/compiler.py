@@ -465,9 +465,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
     def within(self, rule: n.Rule, asked: str, args: list) -> str | None:
         """A rule asked in a decision that asks each question once (`asked`: the question, as the
         decision's `_a` knows it), whose body asks a rule of its own parameters (or their fields):
-        its body compiled again as a function of its own, given `_a` (`args`: the keys of the arguments it is asked of), where those questions are
-        asked once with the decision's (`parada(yo, e, medio)` inside `prefiere(yo, e, medio)`,
-        asked by the decision too). It counts the steps the rule counts; a kept answer skips the
+        its body compiled again as a function of its own, given `_a` (`args`: the keys of the
+        arguments it is asked of), where those questions are asked once with the decision's
+        (`cost(me, ev, means)` inside `prefers(me, ev, means)`, asked by the decision too). It counts the steps the rule counts; a kept answer skips the
         steps of the rule it answers, as in the decision itself. None where it keeps nothing, or
         inside such a body (one level)."""
         if self.carried or not self.asks_own(rule):
