@@ -38,6 +38,16 @@ def scratch(prefix: str) -> Path:
     return folder
 
 
+def write_edition(folder: Path, rules: str) -> Path:
+    """The folder `folder` made, holding the edition "prueba" (edicion.rules) that includes the
+    rules `rules` (reglas.rules): the small edition the tests compile."""
+    folder.mkdir(parents=True)
+    (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n',
+                                          encoding="utf-8")
+    (folder / "reglas.rules").write_text(rules, encoding="utf-8")
+    return folder
+
+
 def _remove_scratch() -> None:
     while _scratch:
         shutil.rmtree(_scratch.pop(), ignore_errors=True)

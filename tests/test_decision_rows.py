@@ -7,6 +7,7 @@ import itertools
 from fractions import Fraction
 
 from tests.test_plain_and_optimized import AT_EDGES, compiled, outcome, run_compiled
+from tests.temp_guard import write_edition
 
 SHARED = """  decide first:
     | a                              | r |
@@ -95,11 +96,7 @@ check dado(x) rolls t = 1D6 + 1:
 def check_programs(tmp_path):
     from grimorio.dsl.editions.loader import load_edition
     from grimorio.interpreter.compile.compiler import compile_checked
-    folder = tmp_path / "prueba"
-    folder.mkdir(parents=True)
-    (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n',
-                                          encoding="utf-8")
-    (folder / "reglas.rules").write_text(CHECK, encoding="utf-8")
+    write_edition(tmp_path / "prueba", CHECK)
     return [compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=o) for o in (False, True)]
 
 

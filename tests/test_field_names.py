@@ -18,7 +18,7 @@ from grimorio.interpreter.compile.fieldnames import field_names
 from grimorio.interpreter.compile.wholes import wholes
 from grimorio.dsl.syntax import nodes as n
 from grimorio.interpreter.run.encounter import Prepared
-from tests.temp_guard import scratch
+from tests.temp_guard import scratch, write_edition
 
 RULES = """
 sheet ficha:
@@ -161,11 +161,7 @@ expect {expr} == none
 
 @functools.lru_cache(maxsize=None)
 def folder():
-    root = scratch("grimorio-names-") / "prueba"
-    root.mkdir()
-    (root / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n', encoding="utf-8")
-    (root / "reglas.rules").write_text(RULES, encoding="utf-8")
-    return root
+    return write_edition(scratch("grimorio-names-") / "prueba", RULES)
 
 
 @functools.lru_cache(maxsize=None)

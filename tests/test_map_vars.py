@@ -17,7 +17,7 @@ from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.compile.mapvars import map_vars
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.run.transcript import render_text
-from tests.temp_guard import scratch
+from tests.temp_guard import scratch, write_edition
 
 RULES = """
 sheet ficha:
@@ -90,11 +90,7 @@ expect {expr} == none
 
 @functools.lru_cache(maxsize=None)
 def folder():
-    root = scratch("grimorio-maps-") / "prueba"
-    root.mkdir()
-    (root / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n', encoding="utf-8")
-    (root / "reglas.rules").write_text(RULES, encoding="utf-8")
-    return root
+    return write_edition(scratch("grimorio-maps-") / "prueba", RULES)
 
 
 @functools.lru_cache(maxsize=None)

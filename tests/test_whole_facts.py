@@ -20,6 +20,7 @@ from grimorio.interpreter.compile.wholes import wholes
 from grimorio.interpreter.run import semantics as S
 from grimorio.interpreter.run.encounter import Prepared
 from tests.compiled import calls_into
+from tests.temp_guard import write_edition
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,11 +62,7 @@ rule golpea(c):
 
 
 def edition(tmp_path, rules: str, enc: str | None = None):
-    folder = tmp_path / "prueba"
-    folder.mkdir(parents=True)
-    (folder / "edicion.rules").write_text('edition prueba:\n  title "Prueba"\n  include "reglas.rules"\n',
-                                          encoding="utf-8")
-    (folder / "reglas.rules").write_text(rules, encoding="utf-8")
+    folder = write_edition(tmp_path / "prueba", rules)
     if enc is not None:
         (folder / "x.enc").write_text(enc, encoding="utf-8")
     return folder
