@@ -20,6 +20,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
+from .cardtests import absent_conditions
 from .sides import member, side_read
 from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
 from ..run.values import hash_key, mangle
@@ -320,9 +321,32 @@ class InPlace:
             return f"S.neg({operand})"
         return f"(-{read} if {type_of(first)} is int else S.neg({read}))"      # S.neg of a whole number
 
+    def holds_none(self, x):
+        """`not has(c, A) and not has(c, B) ...` of one combatant (cardtests.py): "holds no
+        condition" where the tests name every condition these rules declare; else the tests,
+        asked only of a combatant that holds some."""
+        tests = absent_conditions(x, self.bound)
+        if tests is None or len(tests) < 2 or any(type(w) not in (n.Name, n.Attr) for w, _c in tests):
+            return None
+        whos = {self.expr(w) for w, _c in tests}
+        who = whos.pop()
+        if whos or not self.pure(who):
+            return None
+        named = [c for _w, c in tests]
+        if set(named) >= set(self.conditions):
+            return f"(not {who}.cards)"
+        if self.unnamed:
+            return None
+        held = self.tmp()
+        return f"(not ({held} := {who}.cards) or ({' and '.join(f'{c!r} not in {held}' for c in named)}))"
+
     RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
     def binary_in_place(self, x):
+        if x.op == "and":
+            none_held = self.holds_none(x)
+            if none_held is not None:
+                return none_held
         resolve = self.resolving()
         if x.op in self.TREE and not self.unnamed and (self.tree_ops(x) > 1 or not self.pure(self.fact_of(x.left))
                                                            and not self.surely_whole(x.left, resolve)):

@@ -1,0 +1,113 @@
+"""`not has(c, A) and not has(c, B) ...` read as one (interpreter/compile/cardtests.py): where the
+tests name every condition the rules declare, "holds no condition"; else each test, asked only
+of a combatant holding some. Both give what the plain program gives, for combatants holding
+nothing, one of the conditions named, one not named, a graded one, cards added and removed, and
+cards a saved state gives (a condition given no card there is none held)."""
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+
+from grimorio.dsl.check.front import load_encounter
+from grimorio.dsl.diagnostics import Sources
+from grimorio.dsl.editions.loader import load_edition
+from grimorio.interpreter.compile.compiler import compile_checked
+from grimorio.interpreter.run.encounter import Prepared
+from grimorio.interpreter.run.state import StateFile
+from grimorio.interpreter.tools.cli import main
+from tests.temp_guard import scratch, write_edition
+
+RULES = """
+sheet ficha:
+  FUE: int = 3
+
+condition herido
+condition caido
+condition Miedo grades Leve < Grave
+
+rule libre(c):
+  return not has(c, herido) and not has(c, caido) and not has(c, Miedo)
+
+rule sano(c):
+  return not has(c, herido) and not has(c, caido)
+
+rule sereno(c):
+  return not has(c, Miedo) and not has(c, herido)
+
+rule libres():
+  return [c.name for c in combatants() if not has(c, caido) and not has(c, Miedo) and not has(c, herido)]
+
+round r:
+  step s:
+    pass
+"""
+
+ENCOUNTER = """encounter "x"
+edition prueba
+rounds 1
+combatant Ana:
+  side rojos
+combatant Beto:
+  side azules
+  holds {holds}
+do:
+{do}
+  expect [libre(Ana), sano(Ana), sereno(Ana), libre(Beto), sano(Beto), sereno(Beto), libres()] == none
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def folder():
+    return write_edition(scratch("grimorio-cards-") / "prueba", RULES)
+
+
+@functools.lru_cache(maxsize=None)
+def program(optimize: bool):
+    return compile_checked(load_edition("prueba", roots=[folder().parent]), optimize=optimize)
+
+
+def answers(holds: str, do: str, optimize: bool, state=None):
+    path = folder() / f"x{abs(hash((holds, do)))}.enc"
+    path.write_text(ENCOUNTER.format(holds=holds, do=do), encoding="utf-8")
+    made = Prepared(load_encounter(path, Sources()), program(optimize), state=state)
+    out = made.run(seed=1, record=True, setup=made.state_setup())
+    assert made.p.optimized == optimize
+    (verdict,) = out.expectations
+    return verdict.left
+
+
+CASES = [
+    ("herido", "  pass", [True, True, True, False, False, False, ["Ana"]]),
+    ("caido", "  pass", [True, True, True, False, False, True, ["Ana"]]),
+    # Beto holds only the condition `sano` does not name: sano, not libre.
+    ("Miedo Leve", "  pass", [True, True, True, False, True, False, ["Ana"]]),
+    ("Miedo Grave", "  add Ana herido\n  remove Beto Miedo Grave",
+     [False, False, False, True, True, True, ["Beto"]]),
+    ("herido", "  add Ana Miedo Leve\n  add Ana Miedo Grave\n  remove Ana Miedo Leve",
+     [False, True, False, False, False, False, []]),
+    ("caido", "  add Ana caido\n  remove Ana caido\n  remove Beto caido",
+     [True, True, True, True, True, True, ["Ana", "Beto"]]),
+]
+
+
+@pytest.mark.parametrize("holds, do, want", CASES)
+def test_conditions_not_held_read_at_once_answer_as_each_test_does(holds, do, want):
+    assert answers(holds, do, True) == answers(holds, do, False) == want
+
+
+def test_a_saved_states_cards_are_held_as_its_conditions_say(tmp_path):
+    # Ana keeps a condition sano does not name; a condition given no card is none held.
+    enc = folder() / "guardado.enc"
+    enc.write_text(ENCOUNTER.format(holds="caido", do="  pass").split("  expect")[0], encoding="utf-8")
+    saved = tmp_path / "s.json"
+    assert main(["run", str(enc), "--rules", str(folder().parent), "--quiet", "--save-state", str(saved)]) == 0
+    enc.write_text(ENCOUNTER.format(holds="caido", do="  pass"), encoding="utf-8")
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    data["combatants"]["Ana"]["cards"] = {"Miedo": ["Grave"]}
+    data["combatants"]["Beto"]["cards"] = {"caido": [], "herido": []}
+    saved.write_text(json.dumps(data), encoding="utf-8")
+    for optimize in (True, False):
+        state = StateFile(saved, program(optimize), Sources(), load_encounter(enc, Sources()).span, ["Ana", "Beto"])
+        assert answers("caido", "  pass", optimize, state) == [False, True, False, True, True, True, ["Beto"]]
