@@ -137,7 +137,7 @@ class StatementCompiler:
             items = self.walked(s.iter, lambda: self.unnamed_expr(s.iter))  # maybe a comprehension's iterable
             if s.key is not None:
                 key = self.unnamed_expr(s.key)   # a lambda, maybe in a comprehension's list: no :=
-                fn = "S.groups" if s.group else "S.ordered"      # keys ordered as the comparisons order them
+                fn = ("S.whole_groups" if self.whole_key(s.key) else "S.groups") if s.group else "S.ordered"
                 items = f"{fn}({items}, {self.key_function(s, key)}, {s.desc})" if not s.more else \
                     self.ordered_by_keys(s, items, key)
             var = self.slot(s)
@@ -171,6 +171,11 @@ class StatementCompiler:
         for name, value in x.fields:
             self.emit(depth, f"{t}.{mangle(name)} = {self.expr(value)}", span)
         return t
+
+    def whole_key(self, key) -> bool:
+        """An `ordered by` key the plan proves a whole number for every item: its groups need
+        no ordering of mixed keys (S.whole_groups)."""
+        return self.plan.in_place and self.surely_whole(key, self.resolving())
 
     def key_function(self, s: n.For, key: str) -> str:
         """The function `ordered by KEY` orders by: a lambda of `it`, or for `it.field` a getter of

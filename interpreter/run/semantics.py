@@ -510,6 +510,22 @@ def groups(items, key, reverse):
     return [list(map(_second, g)) for _k, g in groupby(pairs, _first)]
 
 
+def whole_groups(items, key, reverse):
+    """groups() where every key is a whole number (the optimizer proved the key whole): sorted
+    by key (stable, as groups sorts), then the runs of one key, in one walk."""
+    if items.__class__ is not list:
+        _not_walked(items)
+    out, last = [], None
+    for item in sorted(items, key=key, reverse=reverse):
+        k = key(item)
+        if k == last:
+            out[-1].append(item)
+        else:
+            out.append([item])
+            last = k
+    return out
+
+
 def _sorted_pairs(items, key, reverse) -> list:
     """(key, item) for each item, sorted by key (stable): whole numbers as Python orders them,
     anything else as the comparisons do (_order_keys)."""
