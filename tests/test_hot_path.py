@@ -197,19 +197,19 @@ def _events(program, path, seed):
 
 @pytest.mark.slow      # compiles every bundled edition twice (about 5 s); the small cases below stay in the fast profile
 def test_a_reaction_chosen_lazily_is_the_one_chosen_from_the_list_of_those_allowed(monkeypatch):
-    # optimizer.lazy (Plan.lazy): an unscripted reactor tests each reaction as its tactic comes to it
-    # (rt_ functions, and RF_ without a preference) instead of listing every reaction allowed
-    # first. Every bundled encounter, on several seeds, says and rolls the same with and without.
+    # A reactor the script does not answer tests each reaction as its tactic comes to it (rt_
+    # functions, and RF_ without a preference: compiler.chooses_lazily) instead of listing every
+    # reaction allowed first; with pure requirements (all the bundled ones) the choice is the
+    # same. Every bundled encounter, on several seeds, says and rolls the same with and without.
     from pathlib import Path
     from grimorio.dsl.editions.loader import load_edition
-    from grimorio.interpreter.compile import optimizer
-    from grimorio.interpreter.compile.compiler import compile_checked
+    from grimorio.interpreter.compile.compiler import Compiler, compile_checked
     root = Path(__file__).resolve().parent.parent / "rulesets"
     editions = {p.parent.name for p in root.glob("*/*.enc")}
     lazy = {ed: compile_checked(load_edition(ed)) for ed in editions}
     from tests.compiled import has_function
     assert has_function(lazy["aquelarre"], "rt_") and has_function(lazy["aquelarre"], "RF_")   # the shortcut is taken
-    monkeypatch.setattr(optimizer, "lazy", lambda ruleset, event, purity: False)     # no event in the plan
+    monkeypatch.setattr(Compiler, "chooses_lazily", staticmethod(lambda single: False))     # every reaction listed
     listed = {ed: compile_checked(load_edition(ed)) for ed in editions}
     assert not any(has_function(p, "rt_") or has_function(p, "RF_") for p in listed.values())
     for path in sorted(root.glob("*/*.enc")):
@@ -240,24 +240,42 @@ round asalto:
 """
 
 
-@pytest.mark.parametrize("requirement, lazy, rolled", [("tira(yo)", False, 2), ("yo.FUE > 0", True, 0)])
-def test_a_reaction_whose_requirement_changes_the_run_is_tested_as_written(tmp_path, requirement, lazy, rolled):
-    # A requirement that changes something (here a var) is tested for every reaction, before the
-    # tactic chooses, even where the tactic prefers another reaction: lazy_choice refuses the event.
+@pytest.mark.parametrize("prefs, rolled", [("agacharse, cubrirse", 0), ("cubrirse, agacharse", 2),
+                                            ("cubrirse when false, agacharse when false, cubrirse", 2)])
+def test_a_reaction_whose_requirement_changes_the_run_is_tested_when_the_tactic_comes_to_it(tmp_path, prefs, rolled):
+    # A requirement that changes something (here a var) is tested when the tactic's preferences
+    # reach its reaction, once per choice however often they name it, never when a reaction
+    # before it is taken: each of the two blows tests it once, or not at all.
     from tests.test_checker import write_edition
     from grimorio.dsl.editions.loader import load_edition
     from grimorio.interpreter.compile.compiler import compile_checked
-    rules = LAZY.format(tactic="t:\n  act: golpear\n  react golpe: agacharse, cubrirse").replace("tira(yo)", requirement)
-    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + rules)
-    program = compile_checked(load_edition("prueba", roots=[tmp_path]))
-    from tests.compiled import has_function
-    assert has_function(program, "rt_") is lazy
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" + LAZY.format(tactic=f"t:\n  act: golpear\n  react golpe: {prefs}"))
     text = ('encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  side a\n  FUE 3\n'
             'combatant Beto:\n  side b\n  FUE 3\nexpect tiradas == {rolled}\n').format(rolled=rolled)
     enc, diags = build_encounter(text, "x.enc")
     assert not diags
-    out = Prepared(enc, program).run()
-    assert [v.ok for v in out.expectations] == [True], [(v.left, v.right) for v in out.expectations]
+    for optimize in (True, False):
+        out = Prepared(enc, compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=optimize)).run()
+        assert [v.ok for v in out.expectations] == [True], [(v.left, v.right) for v in out.expectations]
+
+
+@pytest.mark.parametrize("script, rolled", [("  Ana: golpear Beto\n", 0), ("  Ana: golpear Beto\n  Beto: agacharse\n", 1)])
+def test_only_a_reactor_the_script_answers_has_every_reaction_tested_first(tmp_path, script, rolled):
+    # In a run with a script, a reactor the script does not answer still chooses as its tactic
+    # comes to each reaction (agacharse first: cubrirse never tested); Beto, whose reaction the
+    # script names, has every reaction tested first (tira once), to know agacharse is allowed.
+    from tests.test_checker import write_edition
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+    write_edition(tmp_path, "sheet ficha:\n  FUE: int 1..20\n" +
+                  LAZY.format(tactic="t:\n  act: golpear\n  react golpe: agacharse, cubrirse"))
+    text = ('encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  side a\n  FUE 3\n'
+            f'combatant Beto:\n  side b\n  FUE 3\nround 1:\n{script}expect tiradas == {rolled}\n')
+    enc, diags = build_encounter(text, "x.enc")
+    assert not diags, diags
+    for optimize in (True, False):
+        out = Prepared(enc, compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=optimize)).run()
+        assert [v.ok for v in out.expectations] == [True], [(v.left, v.right) for v in out.expectations]
 
 
 DRAWN = """sheet ficha:
@@ -313,7 +331,7 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
     # with costs and requirements: the lazy choice (rt_) and the listed one say and roll the same.
     from hypothesis import given, settings, strategies as st
     from grimorio.dsl.editions.loader import load_edition
-    from grimorio.interpreter.compile import compiler as C, optimizer as O
+    from grimorio.interpreter.compile import compiler as C
     from tests.test_checker import write_edition
 
     prefs = st.lists(st.tuples(st.sampled_from(["cubrirse", "agacharse", "replicar"]), st.sampled_from(WHENS)),
@@ -328,12 +346,9 @@ def test_a_lazy_reaction_choice_equals_the_listed_one_on_drawn_tactics(tmp_path_
         lazy = C.compile_checked(load_edition("prueba", roots=[root]))
         from tests.compiled import has_function
         assert has_function(lazy, "rt_")
-        real = O.lazy
-        O.lazy = lambda ruleset, event, purity: False        # no event in the plan
-        try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(C.Compiler, "chooses_lazily", staticmethod(lambda single: False))    # every reaction listed
             listed = C.compile_checked(load_edition("prueba", roots=[root]))
-        finally:
-            O.lazy = real
         people = "".join(f"combatant P{i}:\n  side s{i}\n  FUE {f}\n" for i, f in enumerate(strengths))
         enc = root / "x.enc"
         enc.write_text(f'encounter "x"\nedition prueba\nrounds 3\n{people}', encoding="utf-8")

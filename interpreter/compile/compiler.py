@@ -354,17 +354,15 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             self.emit(1, f"for _who in H.reactors(({', '.join(whos)},)):")
         # How many reactions a reactor may take to one event: the prelude's option (1).
         self.emit(2, "for _n in _E.per_event:")
-        # Unscripted, the reactor tests only what its choice needs where the plan allows it and
-        # the event has one reactor (asked first): testing a pure condition fewer times changes no
-        # answer (hoisting.py); otherwise every reaction is tested first, as written.
-        lazy = single and event in self.plan.lazy
+        lazy = self.chooses_lazily(single)
         if lazy:
             self.lazy_events.add(event)
         depth = 3
         if lazy:
-            # Unscripted, the reactor's tactic asks only what its choice needs (_tactic_react).
-            self.emit(3, f"if not _E.script: _ch = (_who.reacts.get({event!r}) or RF_{self.gid('event', event)})"
-                         "(_E, _who, _ev)")
+            # Unless the script answers it, the reactor's tactic tests only what its choice needs
+            # (_tactic_react).
+            self.emit(3, "if not _E.script or _E.unscripted_reaction(_who): "
+                         f"_ch = (_who.reacts.get({event!r}) or RF_{self.gid('event', event)})(_E, _who, _ev)")
             self.emit(3, "else:")
             depth = 4
         self.emit(depth, "_opts = []")
@@ -382,6 +380,15 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "return _ev")
         if lazy:
             self._first_allowed(event, reactions)
+
+    @staticmethod
+    def chooses_lazily(single: bool) -> bool:
+        """Whether a reactor the script does not answer tests a reaction only when its tactic's
+        preferences come to it, each reaction at most once (docs/language.md, Reactions): where
+        the event has one reactor. Otherwise, and for a reactor the script answers, every
+        reaction is tested first, as declared. (tests/test_hot_path.py turns this off to hold the
+        choice to the one made from every reaction allowed.)"""
+        return single
 
     def reactor(self, r: n.Reaction, fields, values) -> str:
         """The code of a reaction's `by` in its event's function: a field of the event (`by
@@ -559,8 +566,9 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
     def _tactic_react(self, d: n.Tactic, ev: str, prefs, reactions):
         """The tactic's choice among the reactions allowed to an event as one function: its
         preferences in order, each `when` tested in place; none preferred and allowed, none.
-        A second function (rt_) makes the same choice testing each reaction as it comes to it,
-        for the unscripted reactor where the plan lets it choose lazily (Plan.lazy)."""
+        A second function (rt_) makes the choice testing each reaction as it comes to it, for a
+        reactor the script does not answer (chooses_lazily); where the plan has the event lazy
+        (Plan.lazy: all of it pure), it asks each question of the reactor and the event once."""
         name = f"{self.gid('tactic', d.name)}_{self.gid('event', ev)}"
         self.emit(0, f"def rc_{name}(_E, _who, _opts, _ev):", d.span)
         for p in prefs:
@@ -570,9 +578,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
         self.emit(1, "return None")
         if ev in self.lazy_events:
             self.emit(0, f"def rt_{name}(_E, _who, _ev):", d.span)
-            # Lazy, the choice changes nothing (optimizer.lazy): a rule asked of the reactor and
-            # the event alone answers the same each time it is asked, in a requirement or a `when`.
-            self.asking(d, ("_who", "_ev"), lambda: self._lazy_prefs(prefs, reactions))
+            if ev in self.plan.lazy:
+                # The choice changes nothing (optimizer.lazy): a rule asked of the reactor and the
+                # event alone answers the same each time it is asked, in a requirement or a `when`.
+                self.asking(d, ("_who", "_ev"), lambda: self._lazy_prefs(prefs, reactions))
+            else:
+                self._lazy_prefs(prefs, reactions)
             self.emit(1, "return None")
 
     def _lazy_prefs(self, prefs, reactions):

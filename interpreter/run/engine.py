@@ -502,6 +502,15 @@ class Engine:
             raise _ScriptError(span, reason.message, f"choices: {A.shown(items, self.p.format)}")
         return True, found[0]
 
+    def unscripted_reaction(self, c) -> bool:
+        """Whether the script gives c no reaction this round (its tactic then chooses, testing
+        each reaction as its preferences come to it). A value that is no combatant is left to
+        choose_reaction, which refuses it."""
+        if not isinstance(c, Combatant):
+            return False
+        queue = self.script.get((self.round, c.a_name))
+        return not (queue and queue["reaction"])
+
     def _scripted(self, c, kind):
         if not self.script:
             return None
