@@ -466,8 +466,8 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             body()
         finally:
             asked, self.asked, self.fixed, self.answers = self.asked, None, saved, {}
-        if not asked:
-            self.lines[at] = "    pass"
+        if not asked:                   # nothing asked once: no dict (nothing after it holds a line's place)
+            del self.lines[at], self.line_spans[at], self.line_owner[at]
 
     def within(self, rule: n.Rule, asked: str, args: list) -> str | None:
         """A rule asked in a decision that asks each question once (`asked`: the question, as the

@@ -151,7 +151,9 @@ class StatementCompiler:
             e(depth, f"while {self.expr(s.cond)}:", s.span)
             e(depth + 1, "_E.steps += 1", s.span)
             e(depth + 1, "if _E.steps > _E.budget: raise H.Budget(_E.budget)", s.span)
-            self.block(s.body, depth + 1)
+            body = [x for x in s.body if not isinstance(x, n.Pass)]      # (the loop has lines of its own)
+            if body:
+                self.block(body, depth + 1)
             return
         if isinstance(s, n.Decide):
             return self.decide(s, depth)
