@@ -2,7 +2,8 @@
 tests name every condition the rules declare, "holds no condition"; else each test, asked only
 of a combatant holding some. Both give what the plain program gives, for combatants holding
 nothing, one of the conditions named, one not named, a graded one, cards added and removed, and
-cards a saved state gives (a condition given no card there is none held)."""
+cards a saved state gives (a condition given no card there is none held); tests among other
+sides of an `and`, split by one, and of two combatants."""
 from __future__ import annotations
 
 import functools
@@ -36,6 +37,15 @@ rule sano(c):
 rule sereno(c):
   return not has(c, Miedo) and not has(c, herido)
 
+rule mixto(c):
+  return c.FUE > 3 and not has(c, herido) and not has(c, caido) and not has(c, Miedo)
+
+rule partido(c):
+  return not has(c, herido) and c.FUE > 3 and not has(c, caido)
+
+rule ambos(a, b):
+  return not has(a, caido) and not has(b, caido)
+
 rule libres():
   return [c.name for c in combatants() if not has(c, caido) and not has(c, Miedo) and not has(c, herido)]
 
@@ -53,8 +63,11 @@ combatant Beto:
   side azules
   holds {holds}
 do:
+  set Ana.FUE = 4
+  set Beto.FUE = 5
 {do}
-  expect [libre(Ana), sano(Ana), sereno(Ana), libre(Beto), sano(Beto), sereno(Beto), libres()] == none
+  expect [libre(Ana), sano(Ana), sereno(Ana), libre(Beto), sano(Beto), sereno(Beto), libres(),
+          mixto(Ana), mixto(Beto), partido(Beto), ambos(Ana, Beto)] == none
 """
 
 
@@ -79,16 +92,16 @@ def answers(holds: str, do: str, optimize: bool, state=None):
 
 
 CASES = [
-    ("herido", "  pass", [True, True, True, False, False, False, ["Ana"]]),
-    ("caido", "  pass", [True, True, True, False, False, True, ["Ana"]]),
+    ("herido", "  pass", [True, True, True, False, False, False, ["Ana"], True, False, False, True]),
+    ("caido", "  pass", [True, True, True, False, False, True, ["Ana"], True, False, False, False]),
     # Beto holds only the condition `sano` does not name: sano, not libre.
-    ("Miedo Leve", "  pass", [True, True, True, False, True, False, ["Ana"]]),
+    ("Miedo Leve", "  pass", [True, True, True, False, True, False, ["Ana"], True, False, True, True]),
     ("Miedo Grave", "  add Ana herido\n  remove Beto Miedo Grave",
-     [False, False, False, True, True, True, ["Beto"]]),
+     [False, False, False, True, True, True, ["Beto"], False, True, True, True]),
     ("herido", "  add Ana Miedo Leve\n  add Ana Miedo Grave\n  remove Ana Miedo Leve",
-     [False, True, False, False, False, False, []]),
+     [False, True, False, False, False, False, [], False, False, False, True]),
     ("caido", "  add Ana caido\n  remove Ana caido\n  remove Beto caido",
-     [True, True, True, True, True, True, ["Ana", "Beto"]]),
+     [True, True, True, True, True, True, ["Ana", "Beto"], True, True, True, True]),
 ]
 
 
@@ -110,4 +123,5 @@ def test_a_saved_states_cards_are_held_as_its_conditions_say(tmp_path):
     saved.write_text(json.dumps(data), encoding="utf-8")
     for optimize in (True, False):
         state = StateFile(saved, program(optimize), Sources(), load_encounter(enc, Sources()).span, ["Ana", "Beto"])
-        assert answers("caido", "  pass", optimize, state) == [False, True, False, True, True, True, ["Beto"]]
+        assert answers("caido", "  pass", optimize, state) == [False, True, False, True, True, True, ["Beto"],
+                                                               False, True, True, True]

@@ -5,32 +5,21 @@ keeps its cards as a dict with a key for each condition held, and only those (en
 engine.remove, the encounter's holds, a saved state's cards: every key a declared condition,
 none with no card). So where the combatant holds no condition at all, every such test is true,
 and where the tests name every condition the rules declare, the conjunction is exactly "holds
-none". The emitter (inplace.binary_in_place) asks `absent_conditions` for the tests of an `and`.
+none". The emitter (inplace.holds_none) reads the sides of an `and` with `conjuncts` and `not_held`.
 """
 from __future__ import annotations
 
 from ...dsl.syntax import nodes as n
 
 
-def absent_conditions(x, bound) -> list | None:
-    """For `not has(W1, C1) and not has(W2, C2) and ...` (any nesting of `and`), each test's
-    (W node, condition name); None if any side of the `and` is something else."""
-    tests = []
-    for side in _conjuncts(x):
-        test = _not_held(side, bound)
-        if test is None:
-            return None
-        tests.append(test)
-    return tests
-
-
-def _conjuncts(x):
+def conjuncts(x) -> list:
+    """The sides of an `and` (any nesting of `and`: Python's `and` is associative), in order."""
     if type(x) is n.Binary and x.op == "and":
-        return _conjuncts(x.left) + _conjuncts(x.right)
+        return conjuncts(x.left) + conjuncts(x.right)
     return [x]
 
 
-def _not_held(x, bound):
+def not_held(x, bound):
     """`not has(W, C)` with C a declared condition (no grade asked): (W, C's name)."""
     if type(x) is not n.Unary or x.op != "not" or type(x.operand) is not n.Call:
         return None

@@ -20,7 +20,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
-from .cardtests import absent_conditions
+from .cardtests import conjuncts, not_held
 from .sides import member, side_read
 from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
 from ..run.values import hash_key, mangle
@@ -322,23 +322,41 @@ class InPlace:
         return f"(-{read} if {type_of(first)} is int else S.neg({read}))"      # S.neg of a whole number
 
     def holds_none(self, x):
-        """`not has(c, A) and not has(c, B) ...` of one combatant (cardtests.py): "holds no
-        condition" where the tests name every condition these rules declare; else the tests,
-        asked only of a combatant that holds some."""
-        tests = absent_conditions(x, self.bound)
-        if tests is None or len(tests) < 2 or any(type(w) not in (n.Name, n.Attr) for w, _c in tests):
+        """An `and` whose sides test, one after another, that one combatant (read purely) does not
+        hold conditions (`not has(c, A) and not has(c, B)`, cardtests.py): those tests asked at
+        once, the other sides as they are; None where no two such tests stand together."""
+        sides = conjuncts(x)
+        parts, run = [], []
+        for side in sides:
+            test = not_held(side, self.bound)
+            who = self.expr(test[0]) if test is not None and type(test[0]) in (n.Name, n.Attr) else None
+            if run and (who is None or who != run[0][0]):
+                parts.append(self.none_of(run))
+                run = []
+            if who is not None and self.pure(who):
+                run.append((who, test[1], side))
+            else:
+                parts.append(self.expr(side))
+        if run:
+            parts.append(self.none_of(run))
+        if len(parts) == len(sides):
             return None
-        whos = {self.expr(w) for w, _c in tests}
-        who = whos.pop()
-        if whos or not self.pure(who):
-            return None
-        named = [c for _w, c in tests]
+        return f"({' and '.join(parts)})" if len(parts) > 1 else parts[0]
+
+    def none_of(self, run) -> str:
+        """Tests that a combatant holds none of some conditions (holds_none): "holds no condition"
+        where they are every condition these rules declare; else each test, asked only of a
+        combatant holding some."""
+        who, named = run[0][0], [c for _w, c, _side in run]
+        if len(run) == 1:
+            return self.expr(run[0][2])
         if set(named) >= set(self.conditions):
             return f"(not {who}.cards)"
+        tests = " and ".join(f"{c!r} not in {{0}}" for c in named)
         if self.unnamed:
-            return None
+            return f"({tests.format(f'{who}.cards')})"
         held = self.tmp()
-        return f"(not ({held} := {who}.cards) or ({' and '.join(f'{c!r} not in {held}' for c in named)}))"
+        return f"(not ({held} := {who}.cards) or ({tests.format(held)}))"
 
     RANK_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
