@@ -152,8 +152,12 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
                                   (n.Condition, self.on_receive), (n.Action, self.action), (n.Reaction, self.reaction)):
             for d in rs.all(kind):
                 compile_one(d)
-        for event in self.reacted:
-            self.emitter(event, [r for r in rs.all(n.Reaction) if r.event == event])
+        answers = {event: [r for r in rs.all(n.Reaction) if r.event == event] for event in self.reacted}
+        # Only an event whose reactions can start another (nests) deepens the run: where none can,
+        # every event runs at depth 0 and none needs the test of the depth.
+        self.nesting = {event for event, reactions in answers.items() if self.nests(event, reactions)}
+        for event, reactions in answers.items():
+            self.emitter(event, reactions)
         for kind, compile_one in ((n.Tactic, self.tactic), (n.Round, self.round), (n.Tally, self.tally)):
             for d in rs.all(kind):
                 compile_one(d)
@@ -330,14 +334,16 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
             values[values.index(bys[0])] = bys[0] = "_who"
             bys = [bys[0]] * len(bys)
         self.emit(0, f"def {self.gid('event', event)}(_E{''.join(', ' + v for v in values)}):")
-        self.emit(1, f"if _E.depth >= {H.EMIT_DEPTH}:")       # (a constant: the refusals')
-        self.emit(2, "raise H.Budget(_E.budget)")
+        if self.nesting:
+            self.emit(1, f"if _E.depth >= {H.EMIT_DEPTH}:")       # (a constant: the refusals')
+            self.emit(2, "raise H.Budget(_E.budget)")
         self.emit(1, f"_ev = {self.k(self.event_types[event], 'event')}()")
         for f, v in zip(fields, values):
             self.emit(1, f"_ev.{f} = {v}")
         # The depth counts nested events: one whose reactions can start nothing that reads it
-        # (no event, act, question or code on receive) leaves it as it is, and tests it all the same.
-        nests = self.nests(event, reactions)
+        # (no event, act, question or code on receive) leaves it as it is, and tests it where
+        # another event nests (it may run inside that one).
+        nests = event in self.nesting
         if nests:
             self.emit(1, "_E.depth += 1")
         self.emit(1, "_E.steps += 1")
