@@ -198,26 +198,28 @@ class Compiler(DataBuilder, StatementCompiler, ExpressionCompiler, InPlace):
     def check(self, d: n.Check):
         self.owner = f"check {d.name}"
         self.purposes.add(d.name)
-        # `_given`: a roll the caller names as an argument (`ROLL: value`); the table reads it, no die is rolled.
-        self.emit(0, f"def {self.gid('check', d.name)}(_E, _by, _purpose{self.params(d.params)}, _given=None):",
-                  d.span)
-        roll = self.slot(d, "roll")
+        name, roll = self.gid('check', d.name), self.slot(d, "roll")
         dice = self.expr(d.dice)
+        self.emit(0, f"def {name}(_E, _by, _purpose{self.params(d.params)}):", d.span)
         fast = self.lone_die(d.dice, "_by", "_purpose")
         if fast is None:
-            rolled = self.roll_code(dice, d.dice, "_by", "_purpose")
-            self.emit(1, f"{roll} = {rolled} if _given is None else _given", d.dice.span)
-            return self.check_body(d, 1)
-        # A lone die rolled in place (nothing given, pinned or shown) is a whole number: its table
-        # is compiled knowing it; any other roll (a Roll kept for the transcript, a given value)
-        # takes the table compiled for any value.
-        self.emit(1, "if _given is None and _E.plain:", d.dice.span)
-        self.emit(2, f"{roll} = {fast}", d.dice.span)
-        with self.whole_numbers([roll]):
+            self.emit(1, f"{roll} = {self.roll_code(dice, d.dice, '_by', '_purpose')}", d.dice.span)
+            self.check_body(d, 1)
+        else:
+            # A lone die rolled in place (nothing pinned or shown) is a whole number: its table is
+            # compiled knowing it; any other roll (a Roll kept for the transcript) takes the table
+            # compiled for any value.
+            self.emit(1, "if _E.plain:", d.dice.span)
+            self.emit(2, f"{roll} = {fast}", d.dice.span)
+            with self.whole_numbers([roll]):
+                self.check_body(d, 2)
+            self.emit(1, "else:", d.dice.span)
+            self.emit(2, f"{roll} = _E.roll({dice}, _by, _purpose)", d.dice.span)
             self.check_body(d, 2)
-        self.emit(1, "else:", d.dice.span)
-        self.emit(2, f"{roll} = _E.roll({dice}, _by, _purpose) if _given is None else _given", d.dice.span)
-        self.check_body(d, 2)
+        # A roll the caller names as an argument (`ROLL: value`): the table reads it, no die is rolled.
+        self.emit(0, f"def {name}_given(_E, _by, _purpose{self.params(d.params)}, _given):", d.span)
+        self.emit(1, f"{roll} = _given", d.dice.span)
+        self.check_body(d, 1)
 
     def check_body(self, d: n.Check, depth):
         """A check's table and the record it gives (its parameters, its roll, its table's output)."""

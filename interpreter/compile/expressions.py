@@ -447,8 +447,10 @@ class ExpressionCompiler:
         args = self.call_args(d.params, plain, x.span, f'check "{x.name}"')
         by = self.expr(x.by) if x.by is not None else "None"
         purpose = x.purpose or x.name
-        roll = f", _given={self.expr(given)}" if given is not None else ""
-        return f"{self.gid('check', x.name)}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
+        name, roll = self.gid('check', x.name), ""
+        if given is not None:                   # the roll named: the check's function that reads it
+            name, roll = f"{name}_given", f", {self.expr(given)}"
+        return f"{name}(_E, {by}, {purpose!r}{''.join(', ' + a for a in args)}{roll})"
 
     def x_Emit(self, x):
         d = self.ruleset.space("event")[x.event]
