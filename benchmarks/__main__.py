@@ -277,7 +277,7 @@ def main(argv=None) -> int:
     from benchmarks.crowd import SIZES
     r = 3 if args.quick else 7
     benchmarks = {
-        "twin": lambda: interpreter_vs_twin(r),
+        "twin": lambda: interpreter_vs_twin(r if args.quick else 21),     # 30 ms sides: a pair is noisy
         "bytecodes": bytecodes_vs_twin,
         "dice": lambda: dice_vs_d20(r),
         "start": lambda: cold_start(r),
