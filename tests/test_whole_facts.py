@@ -1,7 +1,7 @@
 """The whole-number facts of the optimizer (interpreter/compile/wholes.py): a field, local or rule
 parameter is held whole only where every value the text gives it is; an encounter whose own code
 breaks a fact runs on the plain program; code compiled against a program read back from the cache
-(no plan stored) asks the facts again."""
+takes the facts its program kept (tests/test_kept_plan.py holds them to the facts found fresh)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -146,8 +146,8 @@ def test_an_encounter_that_keeps_the_facts_runs_on_the_shared_program(tmp_path):
 
 
 def test_code_compiled_against_a_program_read_back_asks_the_facts_again(tmp_path, monkeypatch):
-    # A program read back from the cache stores no plan: the snippet compiler builds
-    # optimizer.snippet_plan and Plan.with_nodes adds the snippet's own nodes. An encounter's
+    # A program read back from the cache: the snippet compiler takes optimizer.snippet_plan (the
+    # plan the program kept) and Plan.with_nodes adds the snippet's own nodes. An encounter's
     # `do` and an odds --expr's expression over whole fields then ask no semantics function.
     folder = edition(tmp_path, RULES + ROUND, ENCOUNTER.format(do="  set Ana.gastos = Ana.FUE - 1"))
     fresh = compile_checked(load_edition("prueba", roots=[folder.parent]))

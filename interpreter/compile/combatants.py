@@ -52,13 +52,18 @@ def combatant(node, bound, slots, offered, reactors) -> bool:
     return r.kind == "local" and r.target in slots and not (r.target in reactors and id(node) in offered)
 
 
+def offered_nodes(ruleset) -> frozenset:
+    """id() of the nodes read where an event offers a reaction: its requirements and costs."""
+    return frozenset(id(x) for d in ruleset.all(n.Reaction) for part in (*d.requires, *(a for _f, a in d.costs))
+                     for x in walk(part))
+
+
 def combatant_slots(ruleset, nodes, bindings) -> Combatants:
     """The greatest set of slots that only ever hold a combatant."""
     actions, reactions = ruleset.all(n.Action), ruleset.all(n.Reaction)
     actors = {bindings.slot(d.params[0]) for d in (*actions, *reactions) if d.params and bindings.has_slot(d.params[0])}
     reactors = frozenset(bindings.slot(d.params[0]) for d in reactions if d.params and bindings.has_slot(d.params[0]))
-    offered = frozenset(id(x) for d in reactions for part in (*d.requires, *(a for _f, a in d.costs))
-                        for x in walk(part))
+    offered = offered_nodes(ruleset)
     _fields, slots_w, others = writes(ruleset, nodes, bindings)
     params = {id(d.params[0]) for d in (*actions, *reactions) if d.params}
     lets = {id(x) for x in every_node(nodes) if type(x) is n.Let}

@@ -864,7 +864,8 @@ class Snippets:
             c.plan = PLAIN
             return c
         if self._plan is None:           # what code of its own may take: rules kept or in place
-            self._plan = snippet_plan(c.ruleset, c.bindings.base, c.purity, c.counted_by_caller) if p.optimized else PLAIN
+            self._plan = snippet_plan(p.plan, c.ruleset, lambda: c.bindings.base, c.purity, c.counted_by_caller) \
+                if p.optimized else PLAIN
         c.plan = self._plan
         return c
 

@@ -30,7 +30,7 @@ tests/test_plain_and_optimized.py runs both and compares them (docs/performance.
 from __future__ import annotations
 
 import operator
-from ...dsl.records import dataclass, field, replace
+from ...dsl.records import dataclass, field, fields, replace
 
 from ...dsl.syntax import nodes as n
 from ...dsl.check import kinds as K
@@ -40,10 +40,10 @@ from ...dsl.syntax.nodes import every_node
 from ..run import semantics as S
 from .hoisting import preference_parts
 from .invariant import memo_kinds
-from .wholes import NONE as NO_WHOLES, Wholes, outcome_fields, wholes
+from .wholes import NONE as NO_WHOLES, Owners, Wholes, outcome_fields, wholes
 from .fieldnames import NONE as NO_NAMES, Names, field_names
 from .mapvars import map_vars
-from .combatants import NONE as NO_COMBATANTS, Combatants, combatant_slots
+from .combatants import NONE as NO_COMBATANTS, Combatants, combatant_slots, offered_nodes
 from .sides import member_slots, text_sides
 
 
@@ -73,6 +73,23 @@ class Plan:
             return self
         return replace(self, numeric=self.numeric | numeric(nodes, bound, self.whole),
                        fits=self.fits | fits(nodes, builtin_of(bound)))
+
+    def kept(self) -> dict | None:
+        """What `snippet_plan` takes of this plan (a program's), with no node id in it, as plain
+        data (dicts, frozensets, texts, numbers: reading a program imports no compiler module):
+        kept with the compiled program (program.py), so a program read back need not work its
+        facts out again. `snippet_plan` gives the ids back (`restored`). None for the plain path."""
+        if not self.in_place:
+            return None
+        return {"whole": _values(self.whole, ("owner", "index")), "outcomes": self.outcomes,
+                "names": _values(self.names), "maps": self.maps,
+                "combatants": _values(self.combatants, ("offered",)), "text_sides": self.text_sides,
+                "members": self.members, "memo": self.memo, "inline": self.inline}
+
+
+def _values(record, leave=()) -> dict:
+    """A record's fields as a dict of their values (but those of `leave`)."""
+    return {f.name: getattr(record, f.name) for f in fields(record) if f.name not in leave}
 
 
 PLAIN = Plan()
@@ -111,12 +128,16 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
     )
 
 
-def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
+def snippet_plan(kept, ruleset, bindings, purity, counted_by_caller) -> Plan:
     """The plan for code compiled later against a program (an encounter's own, a scripted
     decision's requirements): in-place forms, the rules kept for the run or compiled in
     place, and the whole numbers the program's code holds (the same pass over the same
-    ruleset finds the same); its own nodes' facts come with it (Plan.with_nodes). Node ids
-    never outlive a process, so a program read back asks again."""
+    ruleset finds the same); its own nodes' facts come with it (Plan.with_nodes). `kept`:
+    what the program kept of its own plan (Plan.kept), or None: then worked out again from
+    the ruleset and `bindings()`, the resolver's (a walk of every declaration, five times)."""
+    if kept is not None:
+        return restored(kept, ruleset)
+    bindings = bindings()
     bound = bindings.of
     rules = ruleset.all(n.Rule)
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
@@ -129,6 +150,31 @@ def snippet_plan(ruleset, bindings, purity, counted_by_caller) -> Plan:
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))
 
 
+def restored(kept: dict, ruleset) -> Plan:
+    """A kept plan (Plan.kept) of `ruleset` as `snippet_plan` works it out: the node ids back,
+    each fact keyed by a node as that pass keys it (a node's declaration by its place among
+    the ruleset's, walked only when asked: wholes.Owners; the nodes where an event offers a
+    reaction) and `c[text]` of a whole field (whole_facts)."""
+    decls = [d for space in ruleset.spaces.values() for d in space.values()]
+    names = Names(**kept["names"])
+    combatants = Combatants(**kept["combatants"], offered=offered_nodes(ruleset))
+    whole = Wholes(**kept["whole"], owner=Owners(decls), index=whole_index(names, combatants))
+    return Plan(in_place=True, whole=whole, outcomes=kept["outcomes"], names=names, maps=kept["maps"],
+                combatants=combatants, text_sides=kept["text_sides"], members=kept["members"],
+                memo=kept["memo"], inline=kept["inline"])
+
+
+def whole_index(names, combatants):
+    """`c[text]` that surely reads a whole field (Wholes.index): a text naming one, of a combatant;
+    None where no text names one or no slot holds a combatant."""
+    if not (names.whole_texts and combatants.slots):
+        return None
+
+    def index(node, bound):
+        return names.holds_whole(node.key, bound) and combatants.holds(node.obj, bound)
+    return index
+
+
 def whole_facts(ruleset, decls, bindings):
     """The whole-number facts (wholes.py), the texts naming fields (fieldnames.py, which read
     which fields are whole) and the combatants (combatants.py); then the whole-number facts
@@ -138,9 +184,8 @@ def whole_facts(ruleset, decls, bindings):
     whole = wholes(ruleset, decls, bindings)
     names = field_names(ruleset, decls, bindings, whole.fields)
     combatants = combatant_slots(ruleset, decls, bindings)
-    if names.whole_texts and combatants.slots:
-        def index(node, bound):
-            return names.holds_whole(node.key, bound) and combatants.holds(node.obj, bound)
+    index = whole_index(names, combatants)
+    if index is not None:
         whole = wholes(ruleset, decls, bindings, index)
     return whole, names, combatants
 

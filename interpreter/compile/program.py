@@ -21,6 +21,9 @@ class Program:
     ruleset: object = field(repr=False)         # the checked declarations (dsl/syntax/nodes), with their sources
     optimized: bool = True                      # compiled with the optimizer's plan (optimizer.py), or plain
     text_sides: bool = False                    # its code takes every combatant's side as a text (sides.py)
+    # What code compiled later against it reads of the optimizer's plan, with no node id in it
+    # (optimizer.Plan.kept, snippet_plan): a program read back works none of it out again.
+    plan: object = field(default=None, repr=False, compare=False)
     warnings: tuple = ()                        # what the checker warned of
     facts: object = field(default=None, repr=False)  # what the front end learned of the rules (dsl/check/facts.py)
     fields: frozenset = frozenset()             # every field name the rules know (the resolver's)
@@ -70,7 +73,8 @@ def program_of(compiler, code, warnings=(), optimize: bool = True, facts=None) -
         else:
             consts[name] = value
     return Program(
-        ruleset=compiler.ruleset, optimized=optimize, text_sides=compiler.plan.text_sides, warnings=tuple(warnings), facts=facts,
+        ruleset=compiler.ruleset, optimized=optimize, text_sides=compiler.plan.text_sides, plan=compiler.plan.kept(),
+        warnings=tuple(warnings), facts=facts,
         fields=frozenset(compiler.resolver.fields), **{k: getattr(compiler, k) for k in _KEPT_AS_IS},
         event_types={k: struct_shape(v) for k, v in compiler.event_types.items()},
         check_types={k: struct_shape(v) for k, v in compiler.check_types.items()},

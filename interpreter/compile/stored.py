@@ -29,7 +29,7 @@ from ...dsl.pause import collector_paused
 from .compiler import compile_program
 from .program import Program
 
-FORMAT = 4      # bump when the layout below changes
+FORMAT = 5      # bump when the layout below changes
 # A program of fewer generated lines is not kept: compiling it again costs about what writing it
 # costs (10 ms each for a 20-line program), and a test suite makes hundreds that are never read.
 KEEP_FROM_LINES = 100

@@ -61,7 +61,7 @@ class Wholes:
     rules: frozenset = frozenset()      # the names of the rules whose every call gives a whole number
     options: frozenset = frozenset()    # the names of the options that hold a whole number
     frame: frozenset = frozenset()      # the slots statements bind: one per name, keyed by declaration
-    owner: dict = field(default_factory=dict)   # id() of a node -> id() of its declaration
+    owner: dict = field(default_factory=dict)   # id() of a node -> its declaration's place among those walked
     # The same of lists: the fields, slots and rules that only ever hold (give) a Python list.
     list_fields: frozenset = frozenset()
     list_slots: frozenset = frozenset()
@@ -86,6 +86,36 @@ class Wholes:
 
 
 NONE = Wholes()
+
+
+def owners(nodes) -> dict:
+    """id() of each node under `nodes` -> its declaration's place among them (as `scan` keys them)."""
+    return {id(x): i for i, d in enumerate(nodes) for x in walk(d)}
+
+
+class Owners(dict):
+    """`Wholes.owner` of facts kept with a compiled program (node ids do not outlive a process, the
+    places of the declarations do): `owners(nodes)`, walked when first asked (only a slot that
+    statements bind is keyed by its declaration, Wholes.key)."""
+    __slots__ = ("_nodes",)
+
+    def __init__(self, nodes):
+        super().__init__()
+        self._nodes = nodes
+
+    def _walked(self) -> "Owners":
+        if self._nodes is not None:
+            self.update(owners(self._nodes))
+            self._nodes = None
+        return self
+
+    def get(self, key, default=None):
+        return dict.get(self._walked(), key, default)
+
+    def __eq__(self, other):
+        return dict.__eq__(self._walked(), other._walked() if isinstance(other, Owners) else other)
+
+    __hash__ = None
 
 
 @dataclass(frozen=True)
@@ -259,8 +289,7 @@ def scan(ruleset, nodes, bindings):
     checks = ruleset.space("check")
     called_funcs, calls, check_calls, rule_names = set(), [], [], []
     bound = bindings.of
-    for d in nodes:
-        did = id(d)
+    for did, d in enumerate(nodes):
         for x in walk(d):
             owner[id(x)] = did
             t = type(x)
