@@ -1,7 +1,8 @@
 """The plan a compiled program keeps for code compiled later against it (optimizer.Plan.kept,
 program.py): a program read back from the cache gives an encounter's own code the facts the
 optimizer's pass would find again over its ruleset (optimizer.snippet_plan with nothing kept), node
-by node; and an encounter whose own code breaks one of them still runs on the plain program."""
+by node, and the slots of the rules' parameters the resolver would give again; an encounter whose own
+code breaks one of them still runs on the plain program."""
 from __future__ import annotations
 
 import re
@@ -11,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from grimorio.dsl.check.front import load_encounter
-from grimorio.dsl.check.resolver import bindings_of
+from grimorio.dsl.check.resolver import bindings_of, script_bindings
 from grimorio.dsl.diagnostics import GrimorioError, Sources
 from grimorio.dsl.editions.loader import load_edition
 from grimorio.dsl.records import replace
 from grimorio.dsl.syntax import nodes as n
 from grimorio.dsl.syntax.nodes import every_node
 from grimorio.interpreter.compile import optimizer
-from grimorio.interpreter.compile.compiler import compile_checked, load
+from grimorio.interpreter.compile.compiler import Declared, compile_checked, load
+from grimorio.interpreter.compile.optimizer import declared
 from grimorio.interpreter.compile.programs import program_for
 from grimorio.interpreter.compile.stored import dumps, loads
 from grimorio.interpreter.run.encounter import Prepared
@@ -80,6 +82,37 @@ def test_a_program_read_back_gives_its_code_the_facts_found_fresh(edition):
         decls = [d for space in again.ruleset.spaces.values() for d in space.values()]
         asked = [x for x in every_node(decls) if type(x) is n.Index]
         assert [kept.whole.index(x, bound) for x in asked] == [fresh.whole.index(x, bound) for x in asked]
+
+
+@pytest.mark.parametrize("edition", sorted({p.parent.name for p in WITH_CODE}))
+def test_a_program_read_back_knows_its_parameters_by_the_slots_the_resolver_gives(edition):
+    # What an encounter's code breaking a fact is asked by (Snippets.for_code): every rule's and
+    # check's parameter and every check's roll, by the slot the program kept for it.
+    again = edition_read_back(edition)[0]
+    rs, fresh = again.ruleset, bindings_of(again.ruleset)
+    view = Declared(script_bindings(rs, (), (), (), again.resolver), declared(again.program.plan, rs))
+    asked = [(p, None) for r in rs.all(n.Rule) for p in r.params]
+    asked += [(p, None) for c in rs.all(n.Check) for p in c.params] + [(c, "roll") for c in rs.all(n.Check)]
+    assert len(asked) > 10
+    assert [view.has_slot(x, part) for x, part in asked] == [fresh.has_slot(x, part) for x, part in asked]
+    assert [view.slot(x, part) for x, part in asked if fresh.has_slot(x, part)] == \
+        [fresh.slot(x, part) for x, part in asked if fresh.has_slot(x, part)]
+
+
+def test_an_encounter_calling_rules_resolves_no_ruleset_read_back(monkeypatch):
+    """Whether its code breaks a fact is told by what the program kept: the ruleset read back is not
+    resolved again (a third of a warm run of an encounter with code, before)."""
+    from grimorio.dsl.check import resolver
+    path = ROOT / "rulesets" / "aquelarre" / "emboscada.enc"
+    enc = load_encounter(path, Sources())
+    again = read_back(program_for(enc.edition))
+
+    def refuse(_rs):
+        raise AssertionError("the ruleset read back was resolved again")
+    monkeypatch.setattr(resolver, "resolve_ruleset", refuse)
+    made = Prepared(enc, again)
+    assert made.p is again and any(type(x) is n.Call for x in every_node(enc.do))
+    assert render_text(made.run(seed=1, record=True).engine)
 
 
 @pytest.mark.parametrize("path", WITH_CODE, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -27,7 +27,7 @@ from .code import REACTOR, unmarked
 from .formats import build_format
 from .hoisting import emit_preferences
 from .inplace import InPlace
-from .optimizer import PLAIN, optimize as optimize_pass, snippet_plan
+from .optimizer import PLAIN, declared, optimize as optimize_pass, snippet_plan
 from .wholes import broken_by, outcomes_broken_by
 from .fieldnames import names_broken_by
 from .mapvars import maps_broken_by
@@ -795,6 +795,7 @@ class Snippets:
         self._requirements: dict = {}
         self._plan = None
         self._plain = None
+        self._declared = None
 
     def for_code(self, stmts=(), exprs=(), combatants=(), sides=()) -> Loaded:
         """The program an encounter's own code may run on: this one, unless the code gives a field or
@@ -814,7 +815,7 @@ class Snippets:
             if not (stmts or exprs):    # no code of its own: nothing to break
                 return loaded
             c = self._compiler()
-            bindings = script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver)
+            bindings = self._with_declared(script_bindings(loaded.ruleset, stmts, exprs, combatants, loaded.resolver))
             broken = (broken_by(c.plan.whole, (*stmts, *exprs), bindings, bindings.of)
                       or outcomes_broken_by(c.plan.outcomes, (*stmts, *exprs))
                       or names_broken_by(c.plan.names, (*stmts, *exprs), bindings, bindings.of)
@@ -827,6 +828,15 @@ class Snippets:
         if self._plain is None:
             self._plain = load(compile_program(loaded.ruleset, loaded.warnings, optimize=False))
         return self._plain
+
+    def _with_declared(self, bindings):
+        """An encounter's bindings, the slots of the program's parameters as it kept them (Declared)."""
+        kept = self.loaded.program.plan
+        if kept is None:
+            return bindings
+        if self._declared is None:
+            self._declared = declared(kept, self.loaded.ruleset)
+        return Declared(bindings, self._declared)
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
         program = self.for_code(stmts, exprs, combatants)
@@ -868,6 +878,28 @@ class Snippets:
                 if p.optimized else PLAIN
         c.plan = self._plan
         return c
+
+
+class Declared:
+    """An encounter's bindings (`own`), where a rule's or a check's parameter and a check's roll have
+    the slots the program kept (`kept`: optimizer.declared): what Snippets.for_code asks of them,
+    told without resolving the whole ruleset again (its bindings, `own.base`, are walked anew in a
+    process that read the program back). The rest is `own`'s."""
+
+    def __init__(self, own, kept: dict):
+        self.own, self.kept = own, kept
+        self.of, self.slots, self.resolver = own.of, own.slots, own.resolver
+
+    def has_slot(self, node, part=None) -> bool:
+        key = id(node) if part is None else (id(node), part)
+        if key in self.own.slots or key not in self.kept:
+            return self.own.has_slot(node, part)
+        return self.kept[key] is not None
+
+    def slot(self, node, part=None) -> str:
+        key = id(node) if part is None else (id(node), part)
+        found = self.kept.get(key) if key not in self.own.slots else None
+        return found if found is not None else self.own.slot(node, part)
 
 
 # What a snippet's compiler reads of the loaded program as it is.

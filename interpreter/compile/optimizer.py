@@ -74,17 +74,20 @@ class Plan:
         return replace(self, numeric=self.numeric | numeric(nodes, bound, self.whole),
                        fits=self.fits | fits(nodes, builtin_of(bound)))
 
-    def kept(self) -> dict | None:
-        """What `snippet_plan` takes of this plan (a program's), with no node id in it, as plain
-        data (dicts, frozensets, texts, numbers: reading a program imports no compiler module):
-        kept with the compiled program (program.py), so a program read back need not work its
-        facts out again. `snippet_plan` gives the ids back (`restored`). None for the plain path."""
+    def kept(self, ruleset, bindings) -> dict | None:
+        """What `snippet_plan` takes of this plan (a program's, of `ruleset` and the resolver's
+        `bindings`), with no node id in it, as plain data (dicts, tuples, frozensets, texts,
+        numbers: reading a program imports no compiler module): kept with the compiled program
+        (program.py), so a program read back need not work its facts out again. `snippet_plan`
+        gives the ids back (`restored`); with them, the slots the facts know the rules' and
+        checks' parameters by (`declared_slots`). None for the plain path."""
         if not self.in_place:
             return None
         return {"whole": _values(self.whole, ("owner", "index")), "outcomes": self.outcomes,
                 "names": _values(self.names), "maps": self.maps,
                 "combatants": _values(self.combatants, ("offered",)), "text_sides": self.text_sides,
-                "members": self.members, "memo": self.memo, "inline": self.inline}
+                "members": self.members, "memo": self.memo, "inline": self.inline,
+                "declared": declared_slots(ruleset, bindings)}
 
 
 def _values(record, leave=()) -> dict:
@@ -162,6 +165,30 @@ def restored(kept: dict, ruleset) -> Plan:
     return Plan(in_place=True, whole=whole, outcomes=kept["outcomes"], names=names, maps=kept["maps"],
                 combatants=combatants, text_sides=kept["text_sides"], members=kept["members"],
                 memo=kept["memo"], inline=kept["inline"])
+
+
+def declared_slots(ruleset, bindings) -> tuple:
+    """The slots of the rules' parameters, of the checks' parameters and of their rolls (None where
+    the resolver gave none), in the ruleset's order: what code compiled later asks of them when
+    it calls one (wholes.broken_by and the others), kept so a program read back need not resolve
+    its whole ruleset again to tell them."""
+    def slot(node, part=None):
+        return bindings.slot(node, part) if bindings.has_slot(node, part) else None
+    return (tuple(tuple(slot(p) for p in r.params) for r in ruleset.all(n.Rule)),
+            tuple((tuple(slot(p) for p in c.params), slot(c, "roll")) for c in ruleset.all(n.Check)))
+
+
+def declared(kept: dict, ruleset) -> dict:
+    """The kept `declared_slots` of `ruleset` by the keys of the resolver's bindings (Bindings.slots):
+    id() of a parameter, (id() of a check, "roll") -> its slot or None."""
+    rules, checks = kept["declared"]
+    found = {}
+    for r, slots in zip(ruleset.all(n.Rule), rules, strict=True):
+        found.update(zip(map(id, r.params), slots, strict=True))
+    for c, (slots, roll) in zip(ruleset.all(n.Check), checks, strict=True):
+        found.update(zip(map(id, c.params), slots, strict=True))
+        found[(id(c), "roll")] = roll
+    return found
 
 
 def whole_index(names, combatants):

@@ -73,7 +73,7 @@ def program_of(compiler, code, warnings=(), optimize: bool = True, facts=None) -
         else:
             consts[name] = value
     return Program(
-        ruleset=compiler.ruleset, optimized=optimize, text_sides=compiler.plan.text_sides, plan=compiler.plan.kept(),
+        ruleset=compiler.ruleset, optimized=optimize, text_sides=compiler.plan.text_sides, plan=compiler.plan.kept(compiler.ruleset, compiler.bindings),
         warnings=tuple(warnings), facts=facts,
         fields=frozenset(compiler.resolver.fields), **{k: getattr(compiler, k) for k in _KEPT_AS_IS},
         event_types={k: struct_shape(v) for k, v in compiler.event_types.items()},
