@@ -6,19 +6,16 @@ cards a saved state gives (a condition given no card there is none held); tests 
 sides of an `and`, split by one, and of two combatants."""
 from __future__ import annotations
 
-import functools
 import json
 
 import pytest
 
 from grimorio.dsl.check.front import load_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.editions.loader import load_edition
-from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.run.encounter import Prepared
 from grimorio.interpreter.run.state import StateFile
 from grimorio.interpreter.tools.cli import main
-from tests.temp_guard import scratch, write_edition
+from tests.temp_guard import TEST_ENCOUNTER, small_edition
 
 RULES = """
 sheet ficha:
@@ -48,16 +45,9 @@ rule ambos(a, b):
 
 rule libres():
   return [c.name for c in combatants() if not has(c, caido) and not has(c, Miedo) and not has(c, herido)]
-
-round r:
-  step s:
-    pass
 """
 
-ENCOUNTER = """encounter "x"
-edition prueba
-rounds 1
-combatant Ana:
+ENCOUNTER = TEST_ENCOUNTER + """combatant Ana:
   side rojos
 combatant Beto:
   side azules
@@ -71,14 +61,7 @@ do:
 """
 
 
-@functools.lru_cache(maxsize=None)
-def folder():
-    return write_edition(scratch("grimorio-cards-") / "prueba", RULES)
-
-
-@functools.lru_cache(maxsize=None)
-def program(optimize: bool):
-    return compile_checked(load_edition("prueba", roots=[folder().parent]), optimize=optimize)
+folder, program = small_edition("grimorio-cards-", RULES)
 
 
 def answers(holds: str, do: str, optimize: bool, state=None):
