@@ -43,6 +43,9 @@ rule partido(c):
 rule ambos(a, b):
   return not has(a, caido) and not has(b, caido)
 
+rule tres(a, b):
+  return not has(a, herido) and not has(a, caido) and not has(b, caido)
+
 rule libres():
   return [c.name for c in combatants() if not has(c, caido) and not has(c, Miedo) and not has(c, herido)]
 """
@@ -57,7 +60,7 @@ do:
   set Beto.FUE = 5
 {do}
   expect [libre(Ana), sano(Ana), sereno(Ana), libre(Beto), sano(Beto), sereno(Beto), libres(),
-          mixto(Ana), mixto(Beto), partido(Beto), ambos(Ana, Beto)] == none
+          mixto(Ana), mixto(Beto), partido(Beto), ambos(Ana, Beto), tres(Ana, Beto)] == none
 """
 
 
@@ -75,16 +78,16 @@ def answers(holds: str, do: str, optimize: bool, state=None):
 
 
 CASES = [
-    ("herido", "  pass", [True, True, True, False, False, False, ["Ana"], True, False, False, True]),
-    ("caido", "  pass", [True, True, True, False, False, True, ["Ana"], True, False, False, False]),
+    ("herido", "  pass", [True, True, True, False, False, False, ["Ana"], True, False, False, True, True]),
+    ("caido", "  pass", [True, True, True, False, False, True, ["Ana"], True, False, False, False, False]),
     # Beto holds only the condition `sano` does not name: sano, not libre.
-    ("Miedo Leve", "  pass", [True, True, True, False, True, False, ["Ana"], True, False, True, True]),
+    ("Miedo Leve", "  pass", [True, True, True, False, True, False, ["Ana"], True, False, True, True, True]),
     ("Miedo Grave", "  add Ana herido\n  remove Beto Miedo Grave",
-     [False, False, False, True, True, True, ["Beto"], False, True, True, True]),
+     [False, False, False, True, True, True, ["Beto"], False, True, True, True, False]),
     ("herido", "  add Ana Miedo Leve\n  add Ana Miedo Grave\n  remove Ana Miedo Leve",
-     [False, True, False, False, False, False, [], False, False, False, True]),
+     [False, True, False, False, False, False, [], False, False, False, True, True]),
     ("caido", "  add Ana caido\n  remove Ana caido\n  remove Beto caido",
-     [True, True, True, True, True, True, ["Ana", "Beto"], True, True, True, True]),
+     [True, True, True, True, True, True, ["Ana", "Beto"], True, True, True, True, True]),
 ]
 
 
@@ -107,4 +110,4 @@ def test_a_saved_states_cards_are_held_as_its_conditions_say(tmp_path):
     for optimize in (True, False):
         state = StateFile(saved, program(optimize), Sources(), load_encounter(enc, Sources()).span, ["Ana", "Beto"])
         assert answers("caido", "  pass", optimize, state) == [False, True, False, True, True, True, ["Beto"],
-                                                               False, True, True, True]
+                                                               False, True, True, True, True]
