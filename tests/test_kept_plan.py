@@ -184,3 +184,20 @@ def test_code_keeping_the_kept_facts_runs_on_the_program_read_back(tmp_path):
     again, made = prepared_read_back(tmp_path, "  let r = doble(Ana.FUE)")
     assert made.p is again
     assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]
+
+
+def test_within_scanning_each_walk_is_made_once_and_is_that_of_its_arguments(tmp_path, monkeypatch):
+    # optimizer.optimize asks wholes.scan of every fact: within wholes.scanning() it walks the same
+    # declarations once, and other declarations (or bindings) are walked for themselves.
+    from grimorio.interpreter.compile import wholes as W
+    rs = load_edition("prueba", roots=[write_edition(tmp_path / "prueba", RULES).parent])
+    b = bindings_of(rs)
+    decls = [d for space in rs.spaces.values() for d in space.values()]
+    rules = list(rs.all(n.Rule))
+    alone = [W.scan(rs, decls, b), W.scan(rs, rules, b)]
+    walks = []
+    monkeypatch.setattr(W, "_scan", lambda *a: walks.append(a[1]) or alone[0 if a[1] is decls else 1])
+    with W.scanning():
+        found = [W.scan(rs, decls, b), W.scan(rs, rules, b), W.scan(rs, decls, b), W.scan(rs, list(rules), b)]
+    assert found[:3] == [alone[0], alone[1], alone[0]] and walks[:2] == [decls, rules] and len(walks) == 3
+    assert W.scan(rs, decls, b) is alone[0] and len(walks) == 4      # (outside: walked each time)

@@ -40,7 +40,7 @@ from ...dsl.syntax.nodes import every_node
 from ..run import semantics as S
 from .hoisting import preference_parts
 from .invariant import memo_kinds
-from .wholes import NONE as NO_WHOLES, Owners, Wholes, outcome_fields, wholes
+from .wholes import NONE as NO_WHOLES, Owners, Wholes, outcome_fields, scanning, wholes
 from .fieldnames import NONE as NO_NAMES, Names, field_names
 from .mapvars import map_vars
 from .combatants import NONE as NO_COMBATANTS, Combatants, combatant_slots, offered_nodes
@@ -110,7 +110,9 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
     tactics, actions = ruleset.all(n.Tactic), ruleset.space("action")
     rules = ruleset.all(n.Rule)
-    whole, names, combatants = whole_facts(ruleset, decls, bindings)
+    with scanning():                    # (one walk of the declarations for every fact)
+        whole, names, combatants = whole_facts(ruleset, decls, bindings)
+        sides = text_sides(ruleset, decls, bindings, combatants)
     return Plan(
         in_place=True,
         whole=whole,
@@ -118,7 +120,7 @@ def optimize(ruleset, bindings, purity, counted_by_caller) -> Plan:
         names=names,
         maps=map_vars(ruleset, decls, bindings),
         combatants=combatants,
-        text_sides=text_sides(ruleset, decls, bindings, combatants),
+        text_sides=sides,
         members=member_slots(decls, bindings),
         numeric=numeric(decls, bound, whole),
         fits=fits(decls, builtin_of(bound)),
@@ -144,10 +146,12 @@ def snippet_plan(kept, ruleset, bindings, purity, counted_by_caller) -> Plan:
     bound = bindings.of
     rules = ruleset.all(n.Rule)
     decls = [d for space in ruleset.spaces.values() for d in space.values()]
-    whole, names, combatants = whole_facts(ruleset, decls, bindings)
+    with scanning():
+        whole, names, combatants = whole_facts(ruleset, decls, bindings)
+        sides = text_sides(ruleset, decls, bindings, combatants)
     return Plan(in_place=True, whole=whole, outcomes=outcome_fields(ruleset, decls, bindings),
                 names=names, maps=map_vars(ruleset, decls, bindings), combatants=combatants,
-                text_sides=text_sides(ruleset, decls, bindings, combatants),
+                text_sides=sides,
                 members=member_slots(decls, bindings),
                 memo={r.name: k for r in rules if (k := memo_kinds(r, bound)) is not None},
                 inline=frozenset(r.name for r in rules if inlinable(r, purity, counted_by_caller)))

@@ -39,6 +39,9 @@ a value they do not show whole; that encounter then runs on the plain program (c
 """
 from __future__ import annotations
 
+import contextlib
+import threading
+
 from ...dsl.records import dataclass, field, replace
 
 from ...dsl.syntax import nodes as n
@@ -265,12 +268,39 @@ def candidate_fields(ruleset, nodes, records=None) -> set:
     return names - {f for f, ok in declared.items() if not ok} - other_cols - other_fields(ruleset, nodes, records)
 
 
+_scans = threading.local()      # within `scanning()`: the scans made, by their arguments (scan)
+
+
+@contextlib.contextmanager
+def scanning():
+    """Within it, `scan` of the same ruleset, declarations and bindings (the same objects) walks them
+    once: the optimizer's pass asks it of every fact (wholes twice, writes for the field names, the
+    combatants and the sides). What it gives is read, never changed, by every caller."""
+    outer = getattr(_scans, "made", None)
+    _scans.made = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _scans.made = outer
+
+
 def scan(ruleset, nodes, bindings):
     """One walk of the declarations: the facts' keys (each node's declaration, the slots statements
     bind, one per name: a Wholes with no facts yet), what gives values to fields and slots
     ({field: [value nodes]}, {slot's key: [value nodes]}), the keys of the slots something else
     binds (a loop, a table's output, an action's parameter...), whose values are not all in the
-    text, and the field names of the records written in the text."""
+    text, and the field names of the records written in the text. Made once within `scanning()`."""
+    made = getattr(_scans, "made", None)
+    if made is None:
+        return _scan(ruleset, nodes, bindings)
+    key = (id(ruleset), id(nodes), id(bindings))
+    found = made.get(key)
+    if found is None or found[0] is not ruleset or found[1] is not nodes or found[2] is not bindings:
+        found = made[key] = (ruleset, nodes, bindings, _scan(ruleset, nodes, bindings))
+    return found[3]
+
+
+def _scan(ruleset, nodes, bindings):
     owner, frame, records = {}, set(), set()
     fields: dict[str, list] = {}
     given = []                          # (node, slot, value or None): a slot's key needs every frame slot
