@@ -22,8 +22,9 @@ from tests.test_modules import HOJA_UNO, MODULE, REGLAS, UNO
 ROOT = Path(__file__).resolve().parent.parent
 DUELO = str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")
 
-# What a warm run never needs: the parser, the checker of an edition, the compile stage, the version's tomllib.
-REFUSED = ("lark", "interegular", "tomllib", "grimorio.dsl.syntax.builder", "grimorio.dsl.syntax.parser",
+# What a warm run never needs: the parser, the checker of an edition, the compile stage, the version's tomllib,
+# shutil (argparse's help formatter would import it: arguments.py).
+REFUSED = ("lark", "interegular", "tomllib", "shutil", "grimorio.dsl.syntax.builder", "grimorio.dsl.syntax.parser",
            "grimorio.dsl.check.checker", "grimorio.dsl.check.resolver", "grimorio.interpreter.compile.compiler",
            "grimorio.interpreter.compile.optimizer", "grimorio.interpreter.compile.wholes")
 
@@ -89,6 +90,17 @@ def test_a_warm_run_imports_neither_the_parser_nor_the_compiler(capsys, monkeypa
         loaded = [m for m in sys.modules if _under(m, REFUSED)]
     assert asked == [] and loaded == []
     assert got == expected
+
+
+@pytest.mark.parametrize("columns", [None, "100", "0", "-5", "wide"])
+def test_the_help_is_as_wide_as_shutil_would_make_it(monkeypatch, columns):
+    import shutil
+    from grimorio.interpreter.tools.arguments import terminal_columns
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
 
 
 def test_the_refusal_is_seen(capsys, monkeypatch):
