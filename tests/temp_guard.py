@@ -7,6 +7,7 @@ whole folder is removed. tests/conftest.py installs it; tests/test_temp_guard.py
 is one test's): removed when the process that made it ends its session."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -46,6 +47,28 @@ def write_edition(folder: Path, rules: str) -> Path:
                                           encoding="utf-8")
     (folder / "reglas.rules").write_text(rules, encoding="utf-8")
     return folder
+
+
+# The round every small test edition ends with (one step that does nothing), and the head of
+# the encounters the tests run on it.
+ONE_ROUND = "\nround r:\n  step s:\n    pass\n"
+TEST_ENCOUNTER = 'encounter "x"\nedition prueba\nrounds 1\n'
+
+
+def small_edition(prefix: str, rules: str):
+    """The small test edition holding `rules` and ONE_ROUND, written once in a scratch folder, and
+    its program compiled each way once: (folder(), program(optimize))."""
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.interpreter.compile.compiler import compile_checked
+
+    @functools.lru_cache(maxsize=None)
+    def folder() -> Path:
+        return write_edition(scratch(prefix) / "prueba", rules + ONE_ROUND)
+
+    @functools.lru_cache(maxsize=None)
+    def program(optimize: bool):
+        return compile_checked(load_edition("prueba", roots=[folder().parent]), optimize=optimize)
+    return folder, program
 
 
 def _remove_scratch() -> None:

@@ -572,7 +572,7 @@ def test_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(c
 @given(DUEL_CONDITIONS, st.sampled_from(SEEDS))
 def test_many_tactics_and_reactions_with_side_effects_run_alike_plain_and_optimized(conditions, seed):
     # Derandomized so that CI runs the same duels every time; GRIMORIO_EXPLORE=1 draws new ones
-    # (which found the divergence below, not yet mended).
+    # (which found the divergence below, now mended).
     plain, fast = duel_transcripts(conditions, seed)
     assert plain == fast, conditions
 

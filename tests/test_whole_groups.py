@@ -3,18 +3,15 @@ groups S.groups makes, in its order, ties kept in the list's order; a key that m
 number keeps S.groups (and its ordering of texts and mixed keys)."""
 from __future__ import annotations
 
-import functools
 from operator import attrgetter
 
 from hypothesis import given, strategies as st
 
 from grimorio.dsl.check.front import load_encounter
 from grimorio.dsl.diagnostics import Sources
-from grimorio.dsl.editions.loader import load_edition
-from grimorio.interpreter.compile.compiler import compile_checked
 from grimorio.interpreter.run import semantics as S
 from grimorio.interpreter.run.encounter import Prepared
-from tests.temp_guard import scratch, write_edition
+from tests.temp_guard import TEST_ENCOUNTER, small_edition
 
 
 class Item:
@@ -66,16 +63,9 @@ rule por_apodo():
 rule aligera(c):
   set c.PESO = c.PESO / 2
   return c.PESO
-
-round r:
-  step s:
-    pass
 """
 
-ENCOUNTER = """encounter "x"
-edition prueba
-rounds 1
-combatant Ana:
+ENCOUNTER = TEST_ENCOUNTER + """combatant Ana:
   INI 3, PESO 3, APODO "bote"
 combatant Beto:
   INI 7, PESO 2, APODO "Beatriz"
@@ -90,16 +80,13 @@ do:
 """
 
 
-@functools.lru_cache(maxsize=None)
-def folder():
-    return write_edition(scratch("grimorio-groups-") / "prueba", RULES)
+folder, program = small_edition("grimorio-groups-", RULES)
 
 
 def answer(optimize: bool):
     path = folder() / "x.enc"
     path.write_text(ENCOUNTER, encoding="utf-8")
-    program = compile_checked(load_edition("prueba", roots=[folder().parent]), optimize=optimize)
-    made = Prepared(load_encounter(path, Sources()), program)
+    made = Prepared(load_encounter(path, Sources()), program(optimize))
     (verdict,) = made.run(seed=1, record=True).expectations
     return made.p.optimized, verdict.left
 

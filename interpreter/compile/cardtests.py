@@ -32,3 +32,10 @@ def not_held(x, bound):
     cond = call.args[1].value
     held = bound(cond) if type(cond) is n.Name else None
     return (call.args[0].value, cond.id) if held is not None and held.kind == "condition" else None
+
+
+def reads_only(node) -> bool:
+    """A name, or a field of one (`c`, `e.defensor`, `e.atacante.arma`): no call, nothing computed."""
+    while type(node) is n.Attr:
+        node = node.obj
+    return type(node) is n.Name

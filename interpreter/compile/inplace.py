@@ -20,7 +20,7 @@ from ...dsl.syntax import nodes as n
 from ...dsl.check.names import Resolved, walk
 
 from ..run import semantics as S
-from .cardtests import conjuncts, not_held
+from .cardtests import conjuncts, not_held, reads_only
 from .sides import member, side_read
 from .code import Code, is_, is_whole, marked, name, same_in_place, type_of
 from ..run.values import hash_key, mangle
@@ -324,24 +324,33 @@ class InPlace:
     def holds_none(self, x):
         """An `and` whose sides test, one after another, that one combatant (read purely) does not
         hold conditions (`not has(c, A) and not has(c, B)`, cardtests.py): those tests asked at
-        once, the other sides as they are; None where no two such tests stand together."""
+        once, the other sides as they are; None (nothing compiled) where no two such tests of one
+        combatant stand together."""
         sides = conjuncts(x)
+        tests = [self.card_test(side) for side in sides]
+        if not any(a is not None and b is not None and a[0] == b[0] for a, b in zip(tests, tests[1:])):
+            return None
         parts, run = [], []
-        for side in sides:
-            test = not_held(side, self.bound)
-            who = self.expr(test[0]) if test is not None and type(test[0]) in (n.Name, n.Attr) else None
-            if run and (who is None or who != run[0][0]):
+        for side, test in zip(sides, tests):
+            if run and (test is None or test[0] != run[0][0]):
                 parts.append(self.none_of(run))
                 run = []
-            if who is not None and self.pure(who):
-                run.append((who, test[1], side))
+            if test is not None:
+                run.append((*test, side))
             else:
                 parts.append(self.expr(side))
         if run:
             parts.append(self.none_of(run))
-        if len(parts) == len(sides):
-            return None
         return f"({' and '.join(parts)})" if len(parts) > 1 else parts[0]
+
+    def card_test(self, side):
+        """(the combatant's code, the condition) of a side `not has(W, C)` whose W reads names and
+        fields only (compiling it asks nothing), read purely; else None."""
+        test = not_held(side, self.bound)
+        if test is None or not reads_only(test[0]):
+            return None
+        who = self.expr(test[0])
+        return (who, test[1]) if self.pure(who) else None
 
     def none_of(self, run) -> str:
         """Tests that a combatant holds none of some conditions (holds_none): "holds no condition"

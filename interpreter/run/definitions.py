@@ -29,7 +29,8 @@ class TacticDef:
 
     def __init__(self, name, act, choose, react, answer=None):
         # choose: event -> the tactic's compiled choice among the reactions allowed (compiler._tactic_react);
-        # react: event -> the same choice testing each reaction as it comes to it, where the event allows it;
+        # react: event -> the choice of a reactor the script does not answer, testing each reaction as its
+        # preferences come to it (an event with one reactor: compiler.chooses_lazily);
         # answer: its answer to choose(c, list) (compiler._tactic_choose), or None: the first item
         self.name, self.act, self.choose, self.react, self.answer = name, act, choose, react, answer
 
