@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grimorio.dsl import store
+from grimorio.dsl.editions import cache
 from grimorio.interpreter.compile import programs
 from grimorio.interpreter.compile import stored
 from grimorio.interpreter.tools.cli import main
@@ -73,11 +74,14 @@ def _run(capsys, run_main, *argv):
 
 
 def _warm(capsys, monkeypatch, *argv):
-    """A run with this process's programs forgotten: its program read from the cache folder (kept, if
-    this is the first run of the edition there)."""
+    """A run with what this process keeps in memory forgotten (its programs, its built files: an earlier
+    test may have built them under another cache folder): read from the cache folder, or made and kept
+    there, as a fresh process finds them next."""
     if store.place("x") is None:
         pytest.skip("no cache folder (GRIMORIO_CACHE_DIR is empty)")
     monkeypatch.setattr(programs, "_programs", {})
+    monkeypatch.setattr(store, "_memory", {})
+    monkeypatch.setattr(cache, "_memory", store._memory)
     return _run(capsys, main, *argv)
 
 
