@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DUELO = str(ROOT / "rulesets" / "aquelarre" / "duelo.enc")
 
 # What a warm run never needs: the parser, the checker of an edition, the compile stage, the version's tomllib,
-# shutil (argparse's help formatter would import it: arguments.py).
-REFUSED = ("lark", "interegular", "tomllib", "shutil", "grimorio.dsl.syntax.builder", "grimorio.dsl.syntax.parser",
+# shutil (argparse's help formatter would import it: arguments.py), copy (names.py, for records of a script's).
+REFUSED = ("lark", "interegular", "tomllib", "shutil", "copy", "grimorio.dsl.syntax.builder", "grimorio.dsl.syntax.parser",
            "grimorio.dsl.check.checker", "grimorio.dsl.check.resolver", "grimorio.interpreter.compile.compiler",
            "grimorio.interpreter.compile.optimizer", "grimorio.interpreter.compile.wholes")
 
