@@ -59,13 +59,15 @@ def check_encounter(enc: n.Encounter, rs, facts, settings=(), names=None, loaded
     are clean, its own statements and expectations (names, kinds), as a run would meet them.
     `names`: the ruleset's Resolver, if one is at hand; `loaded`: the combatants a state file gives
     (encounter_check.check_encounter)."""
-    from .resolver import resolve_script
-    from .sheets import sheet_texts
     diags = check_names(enc) + check_settings(settings, facts) + _combatants_and_pins(enc, facts, loaded) \
         + check_script(enc, facts)
     if diags:
         return diags
     exprs = [x.expr for x in expectations(enc) if x.expr is not None]
+    if not (enc.do or exprs):           # no code of its own: nothing to resolve (nor to import the resolver for)
+        return []
+    from .resolver import resolve_script
+    from .sheets import sheet_texts
     return resolve_script(rs, enc.do, exprs, [c.name for c in enc.combatants], names) \
         + sheet_texts(rs, (tuple(enc.do), tuple(exprs)))
 

@@ -8,7 +8,6 @@ must be called); a builtin. A called name is a rule, else a builtin (`callee`).
 """
 from __future__ import annotations
 
-import copy
 
 from ..syntax import nodes as n
 from ..syntax.nodes import walk
@@ -153,6 +152,7 @@ class Resolver:
         extra = {f for x in walk(nodes) if isinstance(x, n.RecordExp) for f, _ in x.fields} - self.fields
         if not extra:
             return self
+        import copy             # (here: a run of an encounter without records of its own never imports it)
         out = copy.copy(self)
         out.fields = self.fields | extra
         return out

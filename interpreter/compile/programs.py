@@ -1,6 +1,7 @@
 """One compiled program per edition (and house-rule files) in a process, loaded to run: every
 encounter that names the edition runs on it. Built, or read from the program cache (stored.py)
-or the package's shipped programs (shipped.py), then loaded once (compiler.load)."""
+or the package's shipped programs (shipped.py), then loaded once (as compiler.load loads one; the
+compiler itself imported only when an encounter has code of its own to compile)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,6 @@ from pathlib import Path
 from ...dsl.diagnostics import Sources, Span
 from ...dsl.editions.files import bundled_root
 from . import shipped, stored
-from .compiler import load
 from ..run.loaded import Loaded
 
 _programs: dict = {}
@@ -26,7 +26,7 @@ def program_for(edition: str, span: Span | None = None, sources: Sources | None 
     if prog is None:
         own = Sources()
         try:
-            prog = load(stored.program(edition, span, own, roots, houses, shipped.program))
+            prog = Loaded(stored.program(edition, span, own, roots, houses, shipped.program), _snippets)
         finally:
             if sources is not None:
                 sources.texts.update(own.texts)
@@ -41,3 +41,10 @@ def _text_or_none(path) -> str | None:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None            # the loader reports it, at the command line
+
+
+def _snippets(loaded: Loaded):
+    """What compiles the encounters' own code on `loaded` (compiler.Snippets, as compiler.load gives it),
+    imported when an encounter first has some: a run of one without any never imports the compiler."""
+    from .compiler import Snippets
+    return Snippets(loaded)

@@ -23,10 +23,8 @@ from pathlib import Path
 
 from ...dsl.editions import cache
 from ...dsl import store
-from ...dsl.check.front import check_edition
 from ...dsl.diagnostics import Sources
 from ...dsl.pause import collector_paused
-from .compiler import compile_program
 from .program import Program
 
 FORMAT = 5      # bump when the layout below changes
@@ -56,6 +54,9 @@ def _program(edition: str, span, own: Sources, roots, houses=(), shipped=None) -
     found = shipped(edition, roots, houses, own) if shipped is not None else None
     if found is not None:           # a bundled edition, compiled when the package was built
         return found
+    # The checker and the compiler, imported only to build: a run on a kept program never imports them.
+    from ...dsl.check.front import check_edition
+    from .compiler import compile_program
     with cache.recording() as notes:
         rs = load_edition(edition, roots, span, own, houses)
         built = compile_program(rs, check_edition(rs))

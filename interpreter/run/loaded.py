@@ -67,7 +67,7 @@ class Loaded:
         ns["__spans__"] = list(p.line_spans)
         exec(marshal.loads(p.code), ns)  # noqa: S102 - generated from a checked ruleset
         self._link(ns, p)
-        self.snippets = snippets(self) if snippets is not None else None
+        self._snippets, self._make_snippets = None, snippets      # made when first asked (`snippets`)
         self._done = True
 
     def __setattr__(self, name, value):
@@ -82,6 +82,14 @@ class Loaded:
         return getattr(self.program, name)
 
     @property
+    def snippets(self):
+        """The compile stage's compiler of this program's encounters' own code, made when first asked:
+        an encounter without code of its own (or a refused scripted decision) never needs it."""
+        if self._snippets is None and self._make_snippets is not None:
+            self.__dict__["_snippets"] = self._make_snippets(self)
+        return self._snippets
+
+    @property
     def resolver(self):
         """The names of the rules, for the front end's check of an encounter (dsl/check/names.py)."""
         if self._resolver is None:
@@ -90,7 +98,10 @@ class Loaded:
         return self._resolver
 
     def compile_snippet(self, name: str, stmts=(), exprs=(), combatants=()) -> dict:
-        """An encounter's own code, compiled against this program by the compile stage."""
+        """An encounter's own code, compiled against this program by the compile stage. None at all
+        compiles to nothing: a `do` that does nothing, and no expectations."""
+        if not (stmts or exprs):
+            return {"do": _nothing, "expects": []}
         return self.snippets.compile_snippet(name, stmts, exprs, combatants)
 
     def requirement_checks(self, d) -> list:
@@ -100,7 +111,10 @@ class Loaded:
         """The program an encounter with this code of its own runs on: this one, or, where that code
         would break a fact this one was optimized on (a whole-number field set to a fraction), the
         same rules compiled on the plain path (the compile stage's Snippets.for_code); `sides`: each
-        combatant's side (a side that is no text breaks a fact too)."""
+        combatant's side (a side that is no text breaks a fact too). No code of its own and every side a
+        text break none: this one, without asking the compile stage."""
+        if not (stmts or exprs) and all(side.__class__ is str for side in sides):
+            return self
         return self if self.snippets is None else self.snippets.for_code(stmts, exprs, combatants, sides)
 
     def _link(self, g: dict, p):
@@ -138,6 +152,10 @@ class Loaded:
         self.fill_sheet_by = {name: g[f"fill_sheet_{i}"] for i, name in enumerate(self.sheet_fields_by)}
         self.sheet_defaults, self.fill_sheet = self.sheet_defaults_by[self.sheet.name], self.fill_sheet_by[self.sheet.name]
         self.init_vars = g["init_vars"]
+
+
+def _nothing(_E):
+    """The `do` of an encounter with no code of its own (never run: the encounter has no `do:` block)."""
 
 
 def _copy(ct: ConditionType) -> ConditionType:

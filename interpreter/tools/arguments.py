@@ -5,10 +5,34 @@ it imports nothing of grimorio's but the diagnostics.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
 from ...dsl.diagnostics import Diagnostic, Sources, Span
+
+
+def terminal_columns() -> int:
+    """shutil.get_terminal_size().columns, worked out as it works it out (COLUMNS, else the terminal of
+    standard output, else 80), without importing shutil (and the compression modules it imports)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as it makes itself (the terminal's width less 2): argparse makes
+    one for every argument added, and the standard one imports shutil to learn that width."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position, terminal_columns() - 2 if width is None else width)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -16,6 +40,10 @@ class _Parser(argparse.ArgumentParser):
     that argument, never found again in argparse's message)."""
 
     offending: str | None = None
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         raise _UsageError(self, message, self.offending)

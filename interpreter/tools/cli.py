@@ -5,11 +5,13 @@ Each command imports what it needs when it runs, so `--help` and
 """
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
 from ...dsl.bounds import TooLongToShow
 from ...dsl.diagnostics import Diagnostic, GrimorioError, Sources, escape, render, render_all
+from ...dsl.pause import collector_paused
 
 from . import colour, stdio
 from .arguments import CommandLine, _UsageError, _named, _parser
@@ -21,7 +23,12 @@ def cmd_run(args, sources: Sources, cl: CommandLine) -> int:
         raise GrimorioError(Diagnostic("E0002", "--load-state needs a file name", cl.span("--load-state"),
                                        "--load-state FILE; an empty name is often a variable that was not set"))
     outputs = _outputs(args, cl)
-    prepared = prepare(args, sources, cl)
+    with collector_paused():
+        prepared = prepare(args, sources, cl)
+        if args.whole_process:
+            # The process ends after this one run: what preparing loaded lives to its end, and the cyclic
+            # collector's next pass would only walk it (a tenth of a warm run), so it never will.
+            gc.freeze()
     if args.run_index is not None:
         from .simulate import run_seed
         if args.run_index < 0:
@@ -85,14 +92,16 @@ def _write_failed(outcome, sources: Sources):
 def _write_transcript(outcome, args, prepared):
     """The transcript after its header: a line of text (unless --quiet), or the JSON lines' header event."""
     from ..run.transcript import header, header_line, render_jsonl, render_text
-    from ..._version import version
     engine = outcome.engine
-    head = header(prepared.enc.title, args.encounter, prepared.p, engine.seed, version())
-    if args.format == "jsonl":
-        sys.stdout.write(render_jsonl(engine, head))
+    if args.format == "jsonl":       # the version is read for the JSON header only: the text one does not name it
+        from ..._version import version
+        sys.stdout.write(render_jsonl(engine, header(prepared.enc.title, args.encounter, prepared.p, engine.seed,
+                                                     version())))
     else:                   # a header above the transcript; none above a run that said nothing
         text = render_text(engine, args.explain)
-        sys.stdout.write(escape(("" if args.quiet or not text else header_line(head)) + text))
+        head = "" if args.quiet or not text else header_line(
+            header(prepared.enc.title, args.encounter, prepared.p, engine.seed, None))
+        sys.stdout.write(escape(head + text))
     sys.stdout.flush()
 
 
@@ -231,6 +240,7 @@ COMMANDS = {"run": cmd_run, "simulate": cmd_simulate, "diff": cmd_diff, "check":
 def main(argv=None) -> int:
     """The command line: exit 0 (ok), 1 (an expectation failed), 2 (diagnostics), 130 (interrupted);
     never a traceback, whatever happens to the process's streams (see stdio.py)."""
+    whole_process = argv is None            # the process's own command line: it ends with the command
     argv = sys.argv[1:] if argv is None else list(argv)
     sources = Sources()
     cl = CommandLine(argv, sources)
@@ -238,7 +248,7 @@ def main(argv=None) -> int:
         stdio.write_error(render(stdio.closed_output(), sources))
         return 2
     try:
-        code = _command(argv, sources, cl)
+        code = _command(argv, sources, cl, whole_process)
         sys.stdout.flush()
     except KeyboardInterrupt:
         stdio.silence_output()
@@ -251,9 +261,10 @@ def main(argv=None) -> int:
     return code
 
 
-def _command(argv, sources: Sources, cl: CommandLine) -> int:
+def _command(argv, sources: Sources, cl: CommandLine, whole_process: bool = False) -> int:
     try:
         args = _parser(_named(argv)).parse_args(argv)
+        args.whole_process = whole_process
     except _UsageError as exc:
         exc.parser.print_usage(sys.stderr)
         colour.error(render(cl.usage_error(exc), sources))

@@ -79,12 +79,15 @@ def _shadowing(program, roots, named: int, at: Span, sources: Sources) -> None:
     others may write) and differs from the bundled one: in a shared folder (/tmp) it may be someone else's."""
     from ...dsl.editions.files import bundled_root, edition_heads
     edition = program.ruleset.edition
-    if not roots[named:-1] or edition.name not in edition_heads([bundled_root()]):
+    if not roots[named:-1]:
         return
     shown = Path(edition.span.file)           # as the loader names it: from the working folder, or rulesets/...
     entry = (shown if shown.is_file() else bundled_root().parent / shown).resolve()
     if any(entry.is_relative_to(Path(r).resolve()) for r in [*roots[:named], roots[-1]]):
-        return                                 # the bundled edition itself, or one --rules names
+        return                  # the bundled edition itself, or one --rules names (asked before the bundled
+                                # editions' heads are read: a run of a bundled encounter reads none of them)
+    if edition.name not in edition_heads([bundled_root()]):
+        return
     if _same_files(entry.parent, bundled_root() / entry.parent.name) or _own_folder(entry.parent):
         return        # a copy of the bundled edition (grimorio's own checkout), or the user's own edition
     print(render(Diagnostic("E0011", f'edition "{edition.name}" is taken from {entry}, beside the encounter, '
