@@ -9,8 +9,10 @@ and rules change nothing; magnitude below, how large a number can be):
 - `numeric`: the operands of `-`, the sides of comparisons and a decision table's inputs and
   cells whose kind is a number (dsl/check/kinds.py): compared with Python's own operator;
 - `fits`: the nodes of + - * whose result the text shows within the bound: no bound check;
-- `lazy`: the events whose unscripted reactor may choose testing only what its choice needs
-  (every reaction's `by`, costs and requirements and every tactic's `when` for it pure);
+- `lazy`: the events whose reactor's choice (every reactor the script does not answer tests each
+  reaction as its tactic comes to it: compiler.chooses_lazily) asks each question of the reactor
+  and the event once (every reaction's `by`, costs and requirements and every tactic's `when`
+  for it pure);
 - `hoisted`: the tactics' `act:` preferences whose conditions are tested once each, as soon as
   the parameters they name are chosen (hoisting.py);
 - `asked_once`: the tactics whose choice changes nothing until it runs the action it chose, so
@@ -222,9 +224,9 @@ def whole_facts(ruleset, decls, bindings):
 
 
 def lazy(ruleset, event: str, purity) -> bool:
-    """Whether a reactor may choose its reaction to `event` testing only what its choice needs:
-    every reaction's `by`, costs and requirements, and every tactic's `when` for it, are pure.
-    Testing a pure condition fewer times changes no answer (hoisting.py)."""
+    """Whether a reactor's choice of its reaction to `event` may ask each question of the reactor
+    and the event once (compiler._tactic_react): every reaction's `by`, costs and requirements,
+    and every tactic's `when` for it, are pure, so nothing changes while it chooses."""
     reactions = [r for r in ruleset.all(n.Reaction) if r.event == event]
     parts = [x for r in reactions for x in (r.by, *r.requires, *(a for _f, a in r.costs))]
     parts += [p.when for t in ruleset.all(n.Tactic) for ev, prefs in t.react if ev == event
