@@ -59,3 +59,13 @@ def engine(program):
     """An engine of the program with no combatants: enough to call a rule's function."""
     from grimorio.interpreter.run.engine import Engine
     return Engine(program, [], 7, False)
+
+
+def verdicts(made, seed: int = 7) -> list:
+    """One run of a prepared encounter: its expectations' verdicts (True or False), or the codes
+    of the diagnostics it stopped on."""
+    from grimorio.dsl.diagnostics import GrimorioError
+    try:
+        return [v.ok for v in made.run(seed=seed, record=False).expectations]
+    except GrimorioError as exc:
+        return [d.code for d in exc.diagnostics]

@@ -19,7 +19,7 @@ from grimorio.interpreter.compile.stored import dumps, loads
 from grimorio.interpreter.compile.wholes import wholes
 from grimorio.interpreter.run import semantics as S
 from grimorio.interpreter.run.encounter import Prepared
-from tests.compiled import calls_into
+from tests.compiled import calls_into, verdicts
 from tests.temp_guard import write_edition
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,16 +127,9 @@ def test_an_encounter_that_breaks_a_fact_runs_on_the_plain_program(tmp_path, do)
     # Python's own `>` (a Python error on none, E0003); the encounter runs on the plain one.
     program, made = prepared(tmp_path, do)
     assert made.p is not program and not made.p.optimized
-    try:
-        verdicts = [v.ok for v in made.run(seed=7, record=False).expectations]
-    except GrimorioError as exc:
-        verdicts = [d.code for d in exc.diagnostics]
-    assert "E0003" not in verdicts
-    plain = prepared(tmp_path / "p", do, optimize=False)[1]
-    try:
-        assert verdicts == [v.ok for v in plain.run(seed=7, record=False).expectations]
-    except GrimorioError as exc:
-        assert verdicts == [d.code for d in exc.diagnostics]
+    got = verdicts(made)
+    assert "E0003" not in got
+    assert got == verdicts(prepared(tmp_path / "p", do, optimize=False)[1])
 
 
 def test_an_encounter_that_keeps_the_facts_runs_on_the_shared_program(tmp_path):
@@ -419,16 +412,13 @@ def test_rules_on_the_new_facts_run_alike_plain_and_optimized(tmp_path, fue):
     for optimize in (True, False):
         folder = edition(tmp_path / str(optimize), MORE, enc)
         program = compile_checked(load_edition("prueba", roots=[folder.parent]), optimize=optimize)
-        verdicts = []
+        each = []
         for i in range(len(exprs)):
             one = edition(tmp_path / f"{optimize}{i}", MORE, enc.split("expect")[0] + f"expect {exprs[i]}\n")
             made = Prepared(load_encounter(one / "x.enc", Sources()), program)
             assert made.p is program
-            try:
-                verdicts.append([v.ok for v in made.run(seed=3, record=False).expectations])
-            except GrimorioError as exc:
-                verdicts.append([d.code for d in exc.diagnostics])
-        got[optimize] = verdicts
+            each.append(verdicts(made, seed=3))
+        got[optimize] = each
     assert got[True] == got[False]
     assert "E0003" not in str(got[True])
     if fue == 8:
