@@ -35,7 +35,7 @@ def not_held(x, bound):
 
 
 def reads_only(node) -> bool:
-    """A name, or a field of one (`c`, `e.defensor`, `e.atacante.arma`): no call, nothing computed."""
+    """A name, or a field of one (`c`, `e.who`, `x.y.z`): no call, nothing computed."""
     while type(node) is n.Attr:
         node = node.obj
     return type(node) is n.Name
