@@ -69,3 +69,37 @@ def verdicts(made, seed: int = 7) -> list:
         return [v.ok for v in made.run(seed=seed, record=False).expectations]
     except GrimorioError as exc:
         return [d.code for d in exc.diagnostics]
+
+
+def counted_runs(folder, rules: str, encounter: str, speakers: tuple, counted: str | None = None) -> list:
+    """`encounter` run once (seed 1) on the small test edition holding `rules` (written in `folder`),
+    plain then optimized: each run's transcript lines said by `speakers` (or the refusal it stopped
+    on), with `counted`, as (how many times the rule of that name was called, those lines)."""
+    from grimorio.dsl.diagnostics import GrimorioError
+    from grimorio.dsl.editions.loader import load_edition
+    from grimorio.dsl.syntax.builder import build_encounter
+    from grimorio.interpreter.compile.compiler import compile_checked
+    from grimorio.interpreter.run.encounter import Prepared
+    from grimorio.interpreter.run.transcript import render_text
+    from tests.test_checker import write_edition
+    write_edition(folder, rules)
+    enc, diags = build_encounter(encounter, "x.enc")
+    assert not diags
+    out = []
+    for optimize in (False, True):
+        program = compile_checked(load_edition("prueba", roots=[folder]), optimize=optimize)
+        calls = []
+        if counted is not None:
+            name = program.gids[("rule", counted)]
+            sys.setprofile(lambda frame, event, _a: calls.append(1) if event == "call"
+                           and frame.f_code.co_name == name else None)
+        try:
+            ran = Prepared(enc, program).run(seed=1)
+        except GrimorioError as exc:
+            out.append([(d.code, d.message) for d in exc.diagnostics])
+            continue
+        finally:
+            sys.setprofile(None)
+        lines = [line for line in render_text(ran.engine).splitlines() if line.startswith(speakers)]
+        out.append((len(calls), lines) if counted is not None else lines)
+    return out

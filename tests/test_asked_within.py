@@ -4,17 +4,10 @@ decision asks (`mejor(yo, rival(yo))` asks `fuerza(yo, r)`): compiler.within, ex
 Each tactic runs alike plain and optimized; the optimized one works the question out once."""
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.editions.loader import load_edition
-from grimorio.dsl.syntax.builder import build_encounter
-from grimorio.interpreter.compile.compiler import compile_checked
-from grimorio.interpreter.run.encounter import Prepared
-from grimorio.interpreter.run.transcript import render_text
-from tests.test_checker import write_edition
+from tests.compiled import counted_runs
+from tests.test_tactic_decision import ACTIONS
 
 RULES = """
 sheet ficha:
@@ -44,17 +37,7 @@ rule gasta(yo, r):
   set yo.acciones = 0
   return ok
 
-action suave(yo):
-  cost acciones 1
-  say hace(yo, "suave")
-
-action leve(yo):
-  cost acciones 1
-  say hace(yo, "leve")
-
-action mirar(yo):
-  say hace(yo, "mira")
-
+""" + ACTIONS + """
 tactic t:
 {prefs}
 
@@ -71,25 +54,7 @@ ENCOUNTER = ('encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  side a\
 
 def runs(tmp_path, prefs: str, counted: str):
     """Plain and optimized: how many times rule `counted` was called, and the transcript's lines."""
-    write_edition(tmp_path, RULES.replace("{prefs}", prefs))
-    enc, diags = build_encounter(ENCOUNTER, "x.enc")
-    assert not diags
-    out = []
-    for optimize in (False, True):
-        program = compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=optimize)
-        name, calls = program.gids[("rule", counted)], []
-        sys.setprofile(lambda frame, event, _a: calls.append(1) if event == "call"
-                       and frame.f_code.co_name == name else None)
-        try:
-            ran = Prepared(enc, program).run(seed=1)
-        except GrimorioError as exc:
-            out.append([(d.code, d.message) for d in exc.diagnostics])
-            continue
-        finally:
-            sys.setprofile(None)
-        out.append((len(calls), [line for line in render_text(ran.engine).splitlines()
-                                 if line.startswith(("Ana", "Beto"))]))
-    return out
+    return counted_runs(tmp_path, RULES.replace("{prefs}", prefs), ENCOUNTER, ("Ana", "Beto"), counted)
 
 
 @pytest.mark.parametrize(("prefs", "plain_calls", "fast_calls", "lines"), [

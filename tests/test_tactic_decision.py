@@ -4,17 +4,22 @@ the preferences after it, and a value given by the actor alone is tested, not wa
 (hoisting.emit_preferences). Each tactic here runs alike plain and optimized, and as written."""
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from grimorio.dsl.diagnostics import GrimorioError
-from grimorio.dsl.editions.loader import load_edition
-from grimorio.dsl.syntax.builder import build_encounter
-from grimorio.interpreter.compile.compiler import compile_checked
-from grimorio.interpreter.run.encounter import Prepared
-from grimorio.interpreter.run.transcript import render_text
-from tests.test_checker import write_edition
+from tests.compiled import counted_runs
+
+# Actions that cost one action, or none, each saying its name: the decisions choose among them.
+ACTIONS = """action suave(yo):
+  cost acciones 1
+  say hace(yo, "suave")
+
+action leve(yo):
+  cost acciones 1
+  say hace(yo, "leve")
+
+action mirar(yo):
+  say hace(yo, "mira")
+"""
 
 RULES = """
 sheet ficha:
@@ -40,17 +45,7 @@ action fuerte(yo):
   cost acciones 2
   say hace(yo, "fuerte")
 
-action suave(yo):
-  cost acciones 1
-  say hace(yo, "suave")
-
-action leve(yo):
-  cost acciones 1
-  say hace(yo, "leve")
-
-action mirar(yo):
-  say hace(yo, "mira")
-
+""" + ACTIONS + """
 action pegar(yo, rival in enemies(yo)):
   cost acciones 1
   say hace(yo, "pega")
@@ -80,27 +75,8 @@ ENCOUNTER = ('encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  side a\
 def runs(tmp_path, prefs: str, acciones: int = 1, counted: str | None = None):
     """The transcript's lines (or the refusal) of one round, plain and optimized; with `counted`,
     each with how many times the rule of that name was called."""
-    write_edition(tmp_path, RULES.replace("{prefs}", prefs).replace("{acciones}", str(acciones)))
-    enc, diags = build_encounter(ENCOUNTER, "x.enc")
-    assert not diags
-    out = []
-    for optimize in (False, True):
-        program = compile_checked(load_edition("prueba", roots=[tmp_path]), optimize=optimize)
-        calls = []
-        if counted is not None:
-            name = program.gids[("rule", counted)]
-            sys.setprofile(lambda frame, event, _a: calls.append(1) if event == "call"
-                           and frame.f_code.co_name == name else None)
-        try:
-            ran = Prepared(enc, program).run(seed=1)
-        except GrimorioError as exc:
-            out.append([(d.code, d.message) for d in exc.diagnostics])
-            continue
-        finally:
-            sys.setprofile(None)
-        lines = [line for line in render_text(ran.engine).splitlines() if line.startswith(("Ana", "Beto", "Carla"))]
-        out.append((len(calls), lines) if counted is not None else lines)
-    return out
+    rules = RULES.replace("{prefs}", prefs).replace("{acciones}", str(acciones))
+    return counted_runs(tmp_path, rules, ENCOUNTER, ("Ana", "Beto", "Carla"), counted)
 
 
 @pytest.mark.parametrize(("prefs", "acciones", "lines"), [

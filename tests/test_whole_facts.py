@@ -187,15 +187,13 @@ def test_abs_in_place_gives_what_the_semantics_give():
             assert outcome(body, True, [v, 0, 0], False) == outcome(body, False, [v, 0, 0], False), (body, v)
 
 
-CHECK = """
-outcomes grado: mal < bien
+def checks(dice: str, *names: str) -> str:
+    """Checks of one parameter x, each `bien` when its roll t is at most x, `mal` otherwise."""
+    return "".join(f"check {name}(x) rolls t = {dice}:\n  | t      | grado |\n  |--------|-------|\n"
+                   f"  | <= x   | bien  |\n  | any    | mal   |\n\n" for name in names)
 
-check tira(x) rolls t = 1D6:
-  | t      | grado |
-  |--------|-------|
-  | <= x   | bien  |
-  | any    | mal   |
-"""
+
+CHECK = "\noutcomes grado: mal < bien\n\n" + checks("1D6", "tira")
 
 
 def outcome_facts(rs):
@@ -241,25 +239,7 @@ option nombre = "x"
 
 outcomes grado: mal < bien
 
-check tira(x) rolls t = 1D6:
-  | t      | grado |
-  |--------|-------|
-  | <= x   | bien  |
-  | any    | mal   |
-
-check otra(x) rolls t = 1D6:
-  | t      | grado |
-  |--------|-------|
-  | <= x   | bien  |
-  | any    | mal   |
-
-check tercera(x) rolls t = 1D6:
-  | t      | grado |
-  |--------|-------|
-  | <= x   | bien  |
-  | any    | mal   |
-
-rule tira_tercera(c):
+""" + checks("1D6", "tira", "otra", "tercera") + """rule tira_tercera(c):
   let r = check tercera(3, t: c.nombre_corto if c.FUE < 10 else 2) by c as "x"
   return r.grado >= bien
 
@@ -425,17 +405,23 @@ def test_rules_on_the_new_facts_run_alike_plain_and_optimized(tmp_path, fue):
         assert got[True][0] != [True] and got[True][2] != [True]      # refused: none < 5, none + 1
 
 
-@pytest.mark.parametrize("do, shared", [('  let r = check tira(1 / 2) by Ana as "x"', False),
-                                        ('  let r = check tira(3, t: 1 / 2) by Ana as "x"', False),
-                                        ('  let r = check tira(3, t: 4) by Ana as "x"', True),
-                                        ('  let r = check tira(Ana.FUE) by Ana as "x"', True)])
-def test_an_encounter_that_gives_a_check_what_its_facts_do_not_show_runs_plain(tmp_path, do, shared):
+def runs_shared_or_plain(tmp_path, do: str, shared: bool):
+    """An encounter on MORE whose `do` is `do`: it runs on the shared (optimized) program, or on
+    the plain one, as `shared` says, and its expectation holds."""
     enc = f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE 9\ndo:\n{do}\nexpect Ana.FUE == 9\n'
     folder = edition(tmp_path, MORE, enc)
     program = compile_checked(load_edition("prueba", roots=[folder.parent]))
     made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
     assert (made.p is program) == shared
     assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]
+
+
+@pytest.mark.parametrize("do, shared", [('  let r = check tira(1 / 2) by Ana as "x"', False),
+                                        ('  let r = check tira(3, t: 1 / 2) by Ana as "x"', False),
+                                        ('  let r = check tira(3, t: 4) by Ana as "x"', True),
+                                        ('  let r = check tira(Ana.FUE) by Ana as "x"', True)])
+def test_an_encounter_that_gives_a_check_what_its_facts_do_not_show_runs_plain(tmp_path, do, shared):
+    runs_shared_or_plain(tmp_path, do, shared)
 
 
 def test_quotients_and_remainders_of_whole_numbers_ask_no_semantics(tmp_path):
@@ -468,12 +454,7 @@ def test_a_field_local_or_rule_result_is_held_a_list_where_every_value_is_one(tm
 @pytest.mark.parametrize("do, shared", [("  set Ana.lista = 3", False), ("  set Ana.lista = [3]", True),
                                         ("  let r = {lista: 1}", False), ("  set Ana.otra_lista = 3", True)])
 def test_an_encounter_that_gives_a_list_field_what_is_not_a_list_runs_plain(tmp_path, do, shared):
-    enc = f'encounter "x"\nedition prueba\nrounds 1\ncombatant Ana:\n  FUE 9\ndo:\n{do}\nexpect Ana.FUE == 9\n'
-    folder = edition(tmp_path, MORE, enc)
-    program = compile_checked(load_edition("prueba", roots=[folder.parent]))
-    made = Prepared(load_encounter(folder / "x.enc", Sources()), program)
-    assert (made.p is program) == shared
-    assert [v.ok for v in made.run(seed=7, record=False).expectations] == [True]
+    runs_shared_or_plain(tmp_path, do, shared)
 
 
 INDEXED = """
@@ -490,19 +471,7 @@ table armas:
 
 outcomes grado: mal < bien
 
-check tira(x) rolls t = 1D100:
-  | t      | grado |
-  |--------|-------|
-  | <= x   | bien  |
-  | any    | mal   |
-
-check otra(x) rolls t = 1D100:
-  | t      | grado |
-  |--------|-------|
-  | <= x   | bien  |
-  | any    | mal   |
-
-action atacar(yo):
+""" + checks("1D100", "tira", "otra") + """action atacar(yo):
   let r = check tira(yo[yo.arma.competencia]) by yo as "ataque"
 
 rule de_cualquiera(c, quien):
