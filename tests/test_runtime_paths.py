@@ -112,13 +112,13 @@ def test_index_of_a_list_and_a_map_first_and_anything_else_as_before():
 
 def test_a_dice_stream_is_made_on_its_first_use_and_drawn_on_after():
     # `streams[who, purpose]` makes the stream on its first use and keeps it (as generated code and
-    # Engine.roll ask it; Engine.stream alike): the draws go on from where they were, never from
-    # the start again, and each (who, purpose) has its own.
+    # Engine.roll ask it): the draws go on from where they were, never from the start again, and
+    # each (who, purpose) has its own.
     from grimorio.interpreter.run.dice import stream
     e, c = _engine(), _fighter("a")
     c.a_name = "Ana"
     assert not e.streams
-    draws = [e.streams[c, "p"](), e.stream(c, "p")(), e.streams[c, "p"](), e.stream(c, "p")()]
+    draws = [e.streams[c, "p"]() for _ in range(4)]
     fresh = stream(e.seed, "Ana", "p")
     assert draws == [fresh() for _ in range(4)] and len(e.streams) == 1
     other = stream(e.seed, "Ana", "q")

@@ -93,11 +93,6 @@ class Engine:
             raise Budget(self.budget)
 
     # ------------------------------------------------------------ dice
-    def stream(self, by, purpose):
-        """The draw function of the dice stream of (who rolls, purpose), made on its first use and kept
-        for the run (dice.stream): `streams[by, purpose]`, as generated code and `roll` ask it."""
-        return self.streams[by, purpose]
-
     def roll(self, dice, by, purpose):
         if not isinstance(dice, Dice):
             raise H.RuleFailure("only dice can be rolled, not {0} (" + H.kind(dice) + ")",
